@@ -1,0 +1,139 @@
+//! The format-independent edit model.
+//!
+//! Every format parser produces [`Edit`]s; the planner consumes nothing else.
+//! An edit names its target path (relative to the workspace root, as the
+//! model wrote it), says what to do ([`EditOp`]), and remembers where it came
+//! from in the model's response ([`Origin`]) so failures can quote it.
+
+use serde::{Deserialize, Serialize};
+
+/// One requested change to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Edit {
+    /// Target path, relative to the workspace root, with `/` separators.
+    pub path: String,
+    /// What to do.
+    pub op: EditOp,
+    /// Where the edit came from in the input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where an edit was found in the model's response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// The format that produced it (`search-replace`, `str-replace`, …).
+    pub format: String,
+    /// 1-based line of the input where the edit starts (0 when unknown, as
+    /// for JSON input).
+    pub line: usize,
+    /// The edit as the model sent it, for retry messages.
+    pub text: String,
+}
+
+/// The kinds of change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EditOp {
+    /// Replace a located region.
+    Replace(Replace),
+    /// Create a file that does not exist (or is empty).
+    Create {
+        /// The new file's content.
+        content: String,
+    },
+    /// Delete the file.
+    Delete,
+    /// Move the file to another path.
+    Rename {
+        /// The new path.
+        to: String,
+    },
+    /// Replace the whole file's content (or create it).
+    WriteFile {
+        /// The new content.
+        content: String,
+    },
+}
+
+/// A located replacement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Replace {
+    /// How the region is found.
+    pub target: Target,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    pub replace_all: bool,
+    /// Optional hints.
+    #[serde(default)]
+    pub hints: Hints,
+}
+
+/// How a replacement finds its region, and what replaces it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "target", rename_all = "snake_case")]
+pub enum Target {
+    /// A block of whole lines (SEARCH/REPLACE, diff hunks). The search may
+    /// contain elision markers.
+    Lines {
+        /// Lines to find.
+        search: Vec<String>,
+        /// Lines to put in their place.
+        replace: Vec<String>,
+    },
+    /// A substring that may start or end inside a line (`old_string`).
+    Text {
+        /// Text to find.
+        old: String,
+        /// Text to put in its place.
+        new: String,
+    },
+    /// A region from a start anchor through an optional end anchor
+    /// (`modify_file`). `content` replaces the whole region, anchors
+    /// included.
+    Region {
+        /// 1–4 lines that begin the region.
+        start: Vec<String>,
+        /// 1–4 lines that end it; empty means the region is `start` alone.
+        end: Vec<String>,
+        /// The region's new lines.
+        content: Vec<String>,
+    },
+}
+
+/// Optional hints that narrow matching.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hints {
+    /// 1-based line where the search is expected to start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<usize>,
+}
+
+impl Edit {
+    /// A short description of the operation for messages.
+    pub fn describe(&self) -> &'static str {
+        match &self.op {
+            EditOp::Replace(r) => match r.target {
+                Target::Lines { .. } => "search/replace block",
+                Target::Text { .. } => "string replacement",
+                Target::Region { .. } => "anchored change",
+            },
+            EditOp::Create { .. } => "file creation",
+            EditOp::Delete => "file deletion",
+            EditOp::Rename { .. } => "file rename",
+            EditOp::WriteFile { .. } => "whole-file write",
+        }
+    }
+
+    /// Whether applying the edit can change nothing, whatever the file holds.
+    pub fn is_noop(&self) -> bool {
+        match &self.op {
+            EditOp::Replace(r) => match &r.target {
+                Target::Lines { search, replace } => search == replace,
+                Target::Text { old, new } => old == new,
+                Target::Region { .. } => false,
+            },
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The crate's error type: reasons parsing cannot proceed.
+//!
+//! Failures to *locate* an edit are not errors: they are data in the
+//! [`crate::report::EditReport`], because the other edits still have a
+//! result and the model needs all of them.
+
+/// Why input could not be turned into edits.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input does not follow its format's grammar.
+    #[error("{format} input, line {line}: {message}")]
+    Parse {
+        /// The format being parsed.
+        format: &'static str,
+        /// 1-based line of the input (0 for JSON paths, which the message names).
+        line: usize,
+        /// What was expected and what was found.
+        message: String,
+    },
+    /// The format name is not one mend knows.
+    #[error("unknown format `{0}`; expected one of: auto, search-replace, str-replace, anchored")]
+    UnknownFormat(String),
+    /// Auto-detection could not tell the format.
+    #[error("could not detect the edit format: {0}; pass --format explicitly")]
+    Undetected(String),
+    /// The input holds no edit at all.
+    #[error(
+        "no edits found: the input has no SEARCH/REPLACE block and is not edit JSON (old_string/new_string or modify_file/write_file)"
+    )]
+    NoEdits,
+}

@@ -1,0 +1,194 @@
+//! Anchored region edits: seed 000's `modify_file` and `write_file`.
+//!
+//! # Grammar
+//!
+//! ```text
+//! input       := call | [ call, … ]
+//! call        := modify_file | write_file
+//! modify_file := { "path": P, "changes": [ change, … ] }
+//! change      := { "start": [line, …], "end"?: [line, …], "content": [line, …] }
+//! write_file  := { "path": P, "content": "whole file text" }
+//! ```
+//!
+//! The region runs from the first `start` line through the last `end` line
+//! (or the last `start` line when `end` is absent), and `content` replaces
+//! it exactly: an anchor survives only if `content` repeats it. Anchors are
+//! matched line by line with the ladder's per-line passes (exact, trailing
+//! whitespace, whitespace, Unicode, line numbers) but never by similarity:
+//! an anchor is short, and a merely similar line is a different line. Each
+//! anchor must match exactly once; the end anchor is searched after the
+//! start anchor.
+//!
+//! # Tolerated deviations
+//!
+//! - Tool-call envelopes (`{"name": "modify_file", "arguments": …}`).
+//! - `start`, `end` and `content` given as one string instead of an array of
+//!   lines (split on newlines).
+//! - `file_path`/`filePath`/`file` for `path`.
+//! - The JSON may sit in a ```` ```json ```` fence.
+
+use serde_json::Value;
+
+use super::json::{self, PATH_KEYS};
+use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
+use crate::error::Error;
+
+/// The name used in reports.
+pub const NAME: &str = "anchored";
+
+/// Whether a JSON value looks like this format.
+pub fn matches(v: &Value) -> bool {
+    if matches!(json::call_name(v), Some("modify_file" | "write_file")) {
+        return true;
+    }
+    let v = json::unwrap_call(v).unwrap_or_else(|_| v.clone());
+    match &v {
+        Value::Array(items) => items.iter().any(matches),
+        Value::Object(o) => {
+            o.contains_key("changes")
+                || (o.get("content").is_some_and(Value::is_string)
+                    && !o.keys().any(|k| k.starts_with("old")))
+        }
+        _ => false,
+    }
+}
+
+/// Parses anchored JSON.
+pub fn parse(text: &str) -> Result<Vec<Edit>, Error> {
+    let v = json::parse_value(text, NAME)?;
+    parse_value(&v)
+}
+
+/// Parses an already-decoded JSON value.
+pub fn parse_value(v: &Value) -> Result<Vec<Edit>, Error> {
+    let mut out = Vec::new();
+    collect(v, "$", &mut out).map_err(|message| Error::Parse {
+        format: NAME,
+        line: 0,
+        message,
+    })?;
+    Ok(out)
+}
+
+fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
+    let unwrapped = json::unwrap_call(v).map_err(|e| format!("{at}: {e}"))?;
+    match &unwrapped {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect(item, &format!("{at}[{i}]"), out)?;
+            }
+            Ok(())
+        }
+        Value::Object(obj) => {
+            let path = json::string(obj, PATH_KEYS, at)?;
+            if let Some(changes) = obj.get("changes") {
+                let Value::Array(items) = changes else {
+                    return Err(format!(
+                        "{at}.changes must be an array, found {}",
+                        json::kind(changes)
+                    ));
+                };
+                if items.is_empty() {
+                    return Err(format!("{at}.changes is empty; give at least one change"));
+                }
+                for (i, c) in items.iter().enumerate() {
+                    let here = format!("{at}.changes[{i}]");
+                    let Value::Object(co) = c else {
+                        return Err(format!(
+                            "{here} must be an object with start and content, found {}",
+                            json::kind(c)
+                        ));
+                    };
+                    let start = json::lines(
+                        co.get("start")
+                            .ok_or_else(|| format!("{here}: missing `start` (1-4 lines that begin the region)"))?,
+                        &format!("{here}.start"),
+                    )?;
+                    let end = match co.get("end") {
+                        Some(e) => json::lines(e, &format!("{here}.end"))?,
+                        None => Vec::new(),
+                    };
+                    let content = json::lines(
+                        co.get("content").ok_or_else(|| {
+                            format!("{here}: missing `content` (use [] to delete the region)")
+                        })?,
+                        &format!("{here}.content"),
+                    )?;
+                    if start.is_empty() {
+                        return Err(format!("{here}.start is empty; give 1-4 lines of the file"));
+                    }
+                    out.push(Edit {
+                        path: path.clone(),
+                        op: EditOp::Replace(Replace {
+                            target: Target::Region {
+                                start,
+                                end,
+                                content,
+                            },
+                            replace_all: false,
+                            hints: Hints::default(),
+                        }),
+                        origin: Some(Origin {
+                            format: NAME.into(),
+                            line: 0,
+                            text: format!(
+                                "{here} of modify_file({path}): {}",
+                                serde_json::to_string_pretty(c).unwrap_or_default()
+                            ),
+                        }),
+                    });
+                }
+                return Ok(());
+            }
+            match obj.get("content") {
+                Some(Value::String(content)) => {
+                    out.push(Edit {
+                        path: path.clone(),
+                        op: EditOp::WriteFile {
+                            content: content.clone(),
+                        },
+                        origin: Some(Origin {
+                            format: NAME.into(),
+                            line: 0,
+                            text: format!("{at}: write_file({path}, …)"),
+                        }),
+                    });
+                    Ok(())
+                }
+                Some(other) => Err(format!(
+                    "{at}.content must be the whole file as a string, found {}",
+                    json::kind(other)
+                )),
+                None => Err(format!(
+                    "{at}: expected `changes` (modify_file) or `content` (write_file)"
+                )),
+            }
+        }
+        other => Err(format!(
+            "{at}: expected a modify_file or write_file object, found {}",
+            json::kind(other)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modify_and_write() {
+        let t = r#"[{"name":"modify_file","arguments":{"path":"m.py","changes":[{"start":["def hello():"],"end":["def goodbye():"],"content":["def hello(name):","    print(name)","","def goodbye():"]}]}},
+                   {"path":"new.py","content":"print(1)\n"}]"#;
+        let e = parse(t).unwrap();
+        assert_eq!(e.len(), 2);
+        assert!(matches!(e[1].op, EditOp::WriteFile { .. }));
+    }
+
+    #[test]
+    fn errors() {
+        let e = parse(r#"{"path":"a","changes":[{"start":["x"]}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing `content`"), "{e}");
+    }
+}

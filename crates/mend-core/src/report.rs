@@ -1,0 +1,387 @@
+//! Reports: what happened to each edit, as data.
+//!
+//! # JSON schema
+//!
+//! `mend apply --json` prints one [`ApplyReport`] object. Its fields:
+//!
+//! ```text
+//! {
+//!   "ok": bool,                 // every edit applied (or was a no-op)
+//!   "written": bool,            // files were changed on disk
+//!   "dry_run": bool,
+//!   "format": "search-replace", // the format of the input
+//!   "applied": 2, "requested": 3,
+//!   "files": [ { "path": "src/a.py", "status": "M",      // M, A, D or R
+//!                "renamed_to": null, "diff": "--- a/src/a.py\n+++ …" } ],
+//!   "edits": [ EditReport, … ],
+//!   "retry_context": "…"        // present when an edit failed
+//! }
+//! ```
+//!
+//! An [`EditReport`]:
+//!
+//! ```text
+//! {
+//!   "index": 0,                       // position in the input, 0-based
+//!   "path": "src/a.py",
+//!   "kind": "search/replace block",
+//!   "status": "applied",              // applied | noop | failed | skipped
+//!   "pass": "whitespace",             // exact | trailing_whitespace |
+//!                                     // whitespace | unicode | line_numbers |
+//!                                     // elision | similarity | null
+//!   "lines": {"start": 12, "end": 15},// 1-based, inclusive, in the original
+//!   "occurrences": 1,                 // regions replaced (replace_all)
+//!   "similarity": 1.0,
+//!   "origin": {"format": "search-replace", "line": 3, "text": "…"},
+//!   "failure": {                      // only when status is failed/skipped
+//!     "kind": "not_found",            // see FailureKind
+//!     "message": "…",
+//!     "locations": [{"start": 4, "end": 6}, …],   // every ambiguous match
+//!     "best": {"line": 40, "similarity": 0.82,
+//!              "lines": [{"number": 40, "text": "…"}, …]},
+//!     "fix": "…"                      // what to send instead
+//!   }
+//! }
+//! ```
+
+use serde::Serialize;
+
+use crate::edit::{Edit, Origin};
+use crate::locate::MatchPass;
+
+/// What happened to one edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditStatus {
+    /// The edit was located and its change is in the plan.
+    Applied,
+    /// The replacement equals the search: nothing to change.
+    Noop,
+    /// The edit could not be applied.
+    Failed,
+    /// The edit was not tried because an earlier edit to the file failed.
+    Skipped,
+}
+
+/// Why an edit failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// No pass found the search.
+    NotFound,
+    /// Several locations matched equally well.
+    Ambiguous,
+    /// The edit's region overlaps another edit's region.
+    Overlap,
+    /// The edit itself is unusable (empty search, bad markers, …).
+    Malformed,
+    /// The target file does not exist.
+    FileNotFound,
+    /// A creation targets a file that already has content.
+    FileExists,
+    /// The target is a binary file.
+    Binary,
+    /// The target is not valid UTF-8 text.
+    NotText,
+    /// The target is larger than the size limit.
+    TooLarge,
+    /// The path is outside the workspace or otherwise refused.
+    PathRefused,
+    /// An earlier edit to the same file failed.
+    PreviousFailed,
+    /// Reading the file failed.
+    Io,
+}
+
+impl FailureKind {
+    /// Short human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            FailureKind::NotFound => "not found",
+            FailureKind::Ambiguous => "ambiguous",
+            FailureKind::Overlap => "overlap",
+            FailureKind::Malformed => "malformed",
+            FailureKind::FileNotFound => "file not found",
+            FailureKind::FileExists => "file exists",
+            FailureKind::Binary => "binary file",
+            FailureKind::NotText => "not UTF-8 text",
+            FailureKind::TooLarge => "file too large",
+            FailureKind::PathRefused => "path refused",
+            FailureKind::PreviousFailed => "previous edit failed",
+            FailureKind::Io => "read error",
+        }
+    }
+}
+
+/// An inclusive, 1-based line range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LineSpan {
+    /// First line.
+    pub start: usize,
+    /// Last line (equal to `start` for one line).
+    pub end: usize,
+}
+
+impl LineSpan {
+    /// From a 0-based half-open range; an empty range shows as its start.
+    pub fn from_range(start: usize, end: usize) -> Self {
+        LineSpan {
+            start: start + 1,
+            end: end.max(start + 1),
+        }
+    }
+}
+
+impl std::fmt::Display for LineSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.start == self.end {
+            write!(f, "{}", self.start)
+        } else {
+            write!(f, "{}-{}", self.start, self.end)
+        }
+    }
+}
+
+/// A numbered file line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NumberedLine {
+    /// 1-based line number.
+    pub number: usize,
+    /// The line's content.
+    pub text: String,
+}
+
+/// The closest location to a search that was not found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BestCandidate {
+    /// 1-based first line.
+    pub line: usize,
+    /// Similarity in `0.0..=1.0`.
+    pub similarity: f64,
+    /// The candidate's lines.
+    pub lines: Vec<NumberedLine>,
+}
+
+/// A failed (or skipped) edit, explained for a model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    /// Category.
+    pub kind: FailureKind,
+    /// What went wrong, with line numbers.
+    pub message: String,
+    /// Every location of an ambiguous match, or the regions that overlap.
+    pub locations: Vec<LineSpan>,
+    /// The closest candidate, when the search was not found.
+    pub best: Option<BestCandidate>,
+    /// What to send instead.
+    pub fix: String,
+}
+
+impl Failure {
+    /// A failure with only a kind, message and fix.
+    pub fn new(kind: FailureKind, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        Failure {
+            kind,
+            message: message.into(),
+            locations: Vec::new(),
+            best: None,
+            fix: fix.into(),
+        }
+    }
+}
+
+/// The outcome of one edit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EditReport {
+    /// Position of the edit in the input, 0-based.
+    pub index: usize,
+    /// Target path.
+    pub path: String,
+    /// Kind of edit, for humans.
+    pub kind: &'static str,
+    /// What happened.
+    pub status: EditStatus,
+    /// The pass that located it.
+    pub pass: Option<MatchPass>,
+    /// Where it applied in the original file (the first region when several).
+    pub lines: Option<LineSpan>,
+    /// How many regions were replaced.
+    pub occurrences: usize,
+    /// Similarity of the located region to the search.
+    pub similarity: Option<f64>,
+    /// Where the edit came from.
+    pub origin: Option<Origin>,
+    /// Why it failed.
+    pub failure: Option<Failure>,
+}
+
+impl EditReport {
+    /// A report for `edit` with the given status and nothing else filled in.
+    pub fn new(index: usize, edit: &Edit, status: EditStatus) -> Self {
+        EditReport {
+            index,
+            path: edit.path.clone(),
+            kind: edit.describe(),
+            status,
+            pass: None,
+            lines: None,
+            occurrences: 0,
+            similarity: None,
+            origin: edit.origin.clone(),
+            failure: None,
+        }
+    }
+
+    /// A failed report.
+    pub fn failed(index: usize, edit: &Edit, failure: Failure) -> Self {
+        let status = if failure.kind == FailureKind::PreviousFailed {
+            EditStatus::Skipped
+        } else {
+            EditStatus::Failed
+        };
+        EditReport {
+            failure: Some(failure),
+            ..EditReport::new(index, edit, status)
+        }
+    }
+
+    /// Whether the edit did not fail.
+    pub fn is_ok(&self) -> bool {
+        matches!(self.status, EditStatus::Applied | EditStatus::Noop)
+    }
+
+    /// One line for humans: status, path, lines and pass.
+    pub fn summary(&self) -> String {
+        let n = self.index + 1;
+        match self.status {
+            EditStatus::Applied => {
+                let mut s = format!("applied  #{n} {}", self.path);
+                if let Some(l) = self.lines {
+                    s.push_str(&format!(":{l}"));
+                }
+                if let Some(p) = self.pass {
+                    s.push_str(&format!(" (pass: {p}"));
+                    if p == MatchPass::Similarity
+                        && let Some(sim) = self.similarity
+                    {
+                        s.push_str(&format!(", {:.0}% similar", sim * 100.0));
+                    }
+                    s.push(')');
+                }
+                if self.occurrences > 1 {
+                    s.push_str(&format!(" ×{}", self.occurrences));
+                }
+                s
+            }
+            EditStatus::Noop => format!("no-op    #{n} {} (replacement equals search)", self.path),
+            EditStatus::Failed | EditStatus::Skipped => {
+                let word = if self.status == EditStatus::Failed {
+                    "FAILED "
+                } else {
+                    "skipped"
+                };
+                let why = self
+                    .failure
+                    .as_ref()
+                    .map_or(String::new(), |f| format!(": {}", f.message));
+                format!("{word}  #{n} {}{why}", self.path)
+            }
+        }
+    }
+}
+
+/// One file's change, as reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileSummary {
+    /// Path.
+    pub path: String,
+    /// `M` modified, `A` added, `D` deleted, `R` renamed.
+    pub status: char,
+    /// New path for a rename.
+    pub renamed_to: Option<String>,
+    /// Unified diff of the change.
+    pub diff: String,
+}
+
+/// The report of a whole `apply`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ApplyReport {
+    /// Every edit applied or was a no-op.
+    pub ok: bool,
+    /// Files were changed on disk.
+    pub written: bool,
+    /// This was a dry run.
+    pub dry_run: bool,
+    /// The input format.
+    pub format: String,
+    /// Edits applied (no-ops included).
+    pub applied: usize,
+    /// Edits requested.
+    pub requested: usize,
+    /// Changed files.
+    pub files: Vec<FileSummary>,
+    /// Per-edit outcomes, in input order.
+    pub edits: Vec<EditReport>,
+    /// The model-ready explanation of the failures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_context: Option<String>,
+}
+
+/// Renders failures as one block a model can act on: for each failed edit,
+/// the error, the edit as it was sent, and an instruction to fix it (the
+/// retry context of seed 000).
+pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
+    let failed: Vec<&EditReport> = reports.iter().filter(|r| !r.is_ok()).collect();
+    if failed.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{} of {} edits could not be applied, so no file was changed. Fix the edits below and send all of the edits again.\n",
+        failed.len(),
+        reports.len()
+    ));
+    for r in failed {
+        let Some(f) = &r.failure else { continue };
+        out.push_str(&format!(
+            "\n## Edit #{} ({} for {}) — {}\n",
+            r.index + 1,
+            r.kind,
+            r.path,
+            f.kind.label()
+        ));
+        if let Some(o) = &r.origin
+            && o.line > 0
+        {
+            out.push_str(&format!("(at line {} of your response)\n", o.line));
+        }
+        out.push_str(&f.message);
+        out.push('\n');
+        if let Some(best) = &f.best {
+            out.push_str(&format!(
+                "\nClosest match in the file, {:.0}% similar, at line {}:\n",
+                best.similarity * 100.0,
+                best.line
+            ));
+            let width = best
+                .lines
+                .last()
+                .map_or(1, |l| l.number.to_string().len());
+            for l in &best.lines {
+                out.push_str(&format!("{:>width$} | {}\n", l.number, l.text));
+            }
+        }
+        if let Some(o) = &r.origin
+            && !o.text.is_empty()
+        {
+            out.push_str("\nYour edit was:\n");
+            out.push_str(&o.text);
+            if !o.text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        out.push_str(&format!("\nFix: {}\n", f.fix));
+    }
+    Some(out)
+}

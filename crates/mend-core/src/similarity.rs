@@ -1,0 +1,326 @@
+//! The similarity pass: Levenshtein similarity of line windows.
+//!
+//! A window is `m` consecutive file lines, where `m` is the number of search
+//! lines. Both sides are compared in their most tolerant form (each line
+//! Unicode-folded and trimmed, lines joined by `\n`), and the score is
+//! `1 - distance / max(len)` in characters.
+//!
+//! Computing the distance for every window of a 100,000-line file would take
+//! seconds, so windows are ranked first by a cheap *upper bound* on their
+//! score and evaluated best-bound-first until no unevaluated window can
+//! matter. The bound combines the length difference with the q-gram lemma: an
+//! edit operation destroys at most `q` of the search's q-grams, so a window
+//! sharing only `s` of the search's `G` q-grams is at least `(G - s) / q`
+//! edits away. q-grams are counted in hashed buckets, which can only
+//! over-count shared grams, so the bound stays sound. The exact distance uses
+//! `rapidfuzz`'s bit-parallel Levenshtein with a cutoff.
+
+use rapidfuzz::distance::levenshtein::{Args, BatchComparator};
+
+const Q: usize = 3;
+const BUCKETS: usize = 1 << 12;
+
+/// Windows whose bound is below this are not worth showing as a candidate.
+pub const REPORT_FLOOR: f64 = 0.5;
+
+/// How many windows may be scored exactly before the pass gives up. Only
+/// pathological inputs (thousands of near-identical windows) reach it.
+const EVAL_BUDGET: usize = 4000;
+
+/// A scored window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scored {
+    /// Index of the window's first line.
+    pub start: usize,
+    /// Similarity in `0.0..=1.0`.
+    pub score: f64,
+}
+
+/// The outcome of a best-window search.
+#[derive(Debug, Clone, Default)]
+pub struct WindowSearch {
+    /// The best window, if any window scored at least [`REPORT_FLOOR`].
+    pub best: Option<Scored>,
+    /// Windows that do not overlap `best` and score within `margin` of it,
+    /// best first.
+    pub rivals: Vec<Scored>,
+    /// True when the evaluation budget ran out before the bound proved that
+    /// no unevaluated window could be a rival.
+    pub exhausted: bool,
+}
+
+/// Precomputed per-line data of the file side, reusable across searches.
+#[derive(Debug, Clone)]
+pub struct LineGrams {
+    /// Normalized line text.
+    norm: Vec<String>,
+    /// Character count of each normalized line.
+    chars: Vec<usize>,
+    /// Flattened q-gram buckets of every line.
+    grams: Vec<u16>,
+    /// `grams[offsets[i]..offsets[i + 1]]` are line `i`'s buckets.
+    offsets: Vec<usize>,
+}
+
+fn bucket(a: u32, b: u32, c: u32) -> u16 {
+    let h = (a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77) ^ c.wrapping_mul(0xC2B2_AE3D))
+        .wrapping_mul(0x2545_F491);
+    (h >> 20) as u16 & (BUCKETS as u16 - 1)
+}
+
+fn push_grams(line: &str, out: &mut Vec<u16>) {
+    if line.is_ascii() {
+        for w in line.as_bytes().windows(Q) {
+            out.push(bucket(u32::from(w[0]), u32::from(w[1]), u32::from(w[2])));
+        }
+    } else {
+        let cs: Vec<u32> = line.chars().map(u32::from).collect();
+        for w in cs.windows(Q) {
+            out.push(bucket(w[0], w[1], w[2]));
+        }
+    }
+}
+
+impl LineGrams {
+    /// Builds the index from already-normalized lines.
+    pub fn new(norm: Vec<String>) -> Self {
+        let mut grams = Vec::with_capacity(norm.iter().map(String::len).sum());
+        let mut offsets = Vec::with_capacity(norm.len() + 1);
+        let mut chars = Vec::with_capacity(norm.len());
+        offsets.push(0);
+        for line in &norm {
+            push_grams(line, &mut grams);
+            offsets.push(grams.len());
+            chars.push(if line.is_ascii() {
+                line.len()
+            } else {
+                line.chars().count()
+            });
+        }
+        LineGrams {
+            norm,
+            chars,
+            grams,
+            offsets,
+        }
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.norm.len()
+    }
+
+    /// Whether there are no lines.
+    pub fn is_empty(&self) -> bool {
+        self.norm.is_empty()
+    }
+
+    /// Normalized text of line `i`.
+    pub fn line(&self, i: usize) -> &str {
+        &self.norm[i]
+    }
+
+    fn line_grams(&self, i: usize) -> &[u16] {
+        &self.grams[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    fn window_text(&self, start: usize, m: usize) -> String {
+        self.norm[start..start + m].join("\n")
+    }
+}
+
+/// Similarity of two normalized texts, `1 - distance / max(len)`.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let la = a.chars().count();
+    let lb = b.chars().count();
+    let max = la.max(lb);
+    if max == 0 {
+        return 1.0;
+    }
+    let d = rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars());
+    1.0 - d as f64 / max as f64
+}
+
+/// Finds the windows of `hay` most similar to `search` (normalized lines),
+/// and every non-overlapping rival within `margin` of the best.
+///
+/// `range` limits window starts (for searches after an anchor).
+pub fn best_windows(
+    hay: &LineGrams,
+    search: &[String],
+    margin: f64,
+    range: std::ops::Range<usize>,
+) -> WindowSearch {
+    let m = search.len();
+    let n = hay.len();
+    if m == 0 || n < m {
+        return WindowSearch::default();
+    }
+    let first = range.start.min(n - m + 1);
+    let last = range.end.min(n - m + 1);
+    if first >= last {
+        return WindowSearch::default();
+    }
+
+    let search_text = search.join("\n");
+    let a: usize = search.iter().map(|l| l.chars().count()).sum::<usize>() + m - 1;
+    let mut want = vec![0u16; BUCKETS];
+    let mut search_grams = Vec::new();
+    for line in search {
+        push_grams(line, &mut search_grams);
+    }
+    for &g in &search_grams {
+        want[g as usize] += 1;
+    }
+    let g_a = search_grams.len();
+
+    // Slide the window over the file, keeping the shared-gram count and the
+    // window length current.
+    let mut have = vec![0u16; BUCKETS];
+    let mut shared = 0usize;
+    let mut w_len = 0usize;
+    let add = |i: usize, have: &mut [u16], shared: &mut usize| {
+        for &g in hay.line_grams(i) {
+            let g = g as usize;
+            if have[g] < want[g] {
+                *shared += 1;
+            }
+            have[g] += 1;
+        }
+    };
+    let remove = |i: usize, have: &mut [u16], shared: &mut usize| {
+        for &g in hay.line_grams(i) {
+            let g = g as usize;
+            have[g] -= 1;
+            if have[g] < want[g] {
+                *shared -= 1;
+            }
+        }
+    };
+    for i in first..first + m {
+        add(i, &mut have, &mut shared);
+        w_len += hay.chars[i];
+    }
+    let mut bounds: Vec<(f64, usize)> = Vec::new();
+    for k in first..last {
+        if k > first {
+            remove(k - 1, &mut have, &mut shared);
+            w_len -= hay.chars[k - 1];
+            add(k + m - 1, &mut have, &mut shared);
+            w_len += hay.chars[k + m - 1];
+        }
+        let w = w_len + m - 1;
+        let max = a.max(w).max(1);
+        let by_grams = g_a.saturating_sub(shared).div_ceil(Q);
+        let by_len = a.abs_diff(w);
+        let upper = 1.0 - by_grams.max(by_len) as f64 / max as f64;
+        if upper >= REPORT_FLOOR {
+            bounds.push((upper, k));
+        }
+    }
+    bounds.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+
+    let scorer = BatchComparator::new(search_text.chars());
+    let mut scored: Vec<Scored> = Vec::new();
+    let mut best: Option<Scored> = None;
+    let mut exhausted = false;
+    for (evaluated, &(upper, k)) in bounds.iter().enumerate() {
+        let floor = match best {
+            Some(b) => (b.score - margin).max(REPORT_FLOOR),
+            None => REPORT_FLOOR,
+        };
+        if upper < floor {
+            break;
+        }
+        if evaluated >= EVAL_BUDGET {
+            exhausted = true;
+            break;
+        }
+        let text = hay.window_text(k, m);
+        let w = text.chars().count();
+        let max = a.max(w).max(1);
+        let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
+        let Some(d) = scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))
+        else {
+            continue;
+        };
+        let score = 1.0 - d as f64 / max as f64;
+        let s = Scored { start: k, score };
+        if best.is_none_or(|b| score > b.score) {
+            best = Some(s);
+        }
+        scored.push(s);
+    }
+    let Some(best) = best else {
+        return WindowSearch {
+            best: None,
+            rivals: Vec::new(),
+            exhausted,
+        };
+    };
+    let mut rivals: Vec<Scored> = scored
+        .into_iter()
+        .filter(|s| s.start.abs_diff(best.start) >= m && s.score >= best.score - margin)
+        .collect();
+    rivals.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.start.cmp(&y.start)));
+    // Rivals that overlap each other stand for one region: keep the best of each.
+    let mut kept: Vec<Scored> = Vec::new();
+    for r in rivals {
+        if kept.iter().all(|k| k.start.abs_diff(r.start) >= m) {
+            kept.push(r);
+        }
+    }
+    WindowSearch {
+        best: Some(best),
+        rivals: kept,
+        exhausted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(s: &str) -> Vec<String> {
+        s.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn scores_match_direct_levenshtein() {
+        assert!((similarity("abcd", "abce") - 0.75).abs() < 1e-9);
+        assert_eq!(similarity("", ""), 1.0);
+    }
+
+    #[test]
+    fn finds_drifted_window_and_rival() {
+        let hay_lines = lines(
+            "fn a() {\nlet x = compute_total(items);\nreturn x;\n}\nfn b() {\nlet y = 2;\n}\nfn c() {\nlet x = compute_total(items);\nreturn x;\n}",
+        );
+        let hay = LineGrams::new(hay_lines);
+        let search = lines("let x = compute_totals(items);\nreturn x;");
+        let found = best_windows(&hay, &search, 0.05, 0..usize::MAX);
+        let best = found.best.unwrap();
+        assert!(best.score > 0.9);
+        assert_eq!(found.rivals.len(), 1);
+        let starts = [best.start, found.rivals[0].start];
+        assert!(starts.contains(&1) && starts.contains(&8));
+    }
+
+    #[test]
+    fn bound_never_prunes_the_true_best() {
+        // Exhaustive comparison on a small input.
+        let hay_lines: Vec<String> = (0..60)
+            .map(|i| format!("value_{} = compute({}, {})", i % 7, i, i * 3 % 11))
+            .collect();
+        let hay = LineGrams::new(hay_lines.clone());
+        let search: Vec<String> = hay_lines[20..24]
+            .iter()
+            .map(|l| l.replace("compute", "computer"))
+            .collect();
+        let found = best_windows(&hay, &search, 0.0, 0..usize::MAX);
+        let exhaustive = (0..=hay_lines.len() - 4)
+            .map(|k| similarity(&hay_lines[k..k + 4].join("\n"), &search.join("\n")))
+            .fold(0.0f64, f64::max);
+        assert!((found.best.unwrap().score - exhaustive).abs() < 1e-9);
+    }
+}
