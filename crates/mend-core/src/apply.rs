@@ -126,7 +126,10 @@ pub fn plan_file(
                 e,
                 Failure::new(
                     FailureKind::PreviousFailed,
-                    format!("Previous edit to {} failed, so this one was not tried", e.path),
+                    format!(
+                        "Previous edit to {} failed, so this one was not tried",
+                        e.path
+                    ),
                     "Fix the earlier edit to this file first, then send both again.",
                 ),
             ));
@@ -143,7 +146,10 @@ pub fn plan_file(
                 e,
                 Failure::new(
                     FailureKind::PreviousFailed,
-                    format!("Previous edit to {} failed, so this one was not tried", e.path),
+                    format!(
+                        "Previous edit to {} failed, so this one was not tried",
+                        e.path
+                    ),
                     "Fix the earlier edit to this file first, then send both again.",
                 ),
             ));
@@ -267,7 +273,11 @@ struct Planned {
     similarity: f64,
 }
 
-fn plan_batch(text: &str, batch: &[(usize, &Edit, &Replace)], opts: &PlanOptions) -> (String, Vec<EditReport>) {
+fn plan_batch(
+    text: &str,
+    batch: &[(usize, &Edit, &Replace)],
+    opts: &PlanOptions,
+) -> (String, Vec<EditReport>) {
     let doc = Document::new(text);
     let hay = Haystack::new(doc.contents());
     let unit = OnceCell::new();
@@ -434,11 +444,15 @@ impl Ctx<'_, '_> {
             1 => hits.clone(),
             _ if r.replace_all => hits.clone(),
             _ => {
-                let line_of = |o: usize| self.doc.line_of_offset(self.doc.logical_to_original(&starts, o));
+                let line_of = |o: usize| {
+                    self.doc
+                        .line_of_offset(self.doc.logical_to_original(&starts, o))
+                };
                 let lines: Vec<usize> = hits.iter().map(|&o| line_of(o)).collect();
-                let picked = r.hints.start_line.and_then(|h| {
-                    crate::locate::nearest(&lines, h, self.opts.locate.hint_window)
-                });
+                let picked = r
+                    .hints
+                    .start_line
+                    .and_then(|h| crate::locate::nearest(&lines, h, self.opts.locate.hint_window));
                 match picked {
                     Some(l) => vec![hits[lines.iter().position(|&x| x == l).expect("picked")]],
                     None => {
@@ -470,17 +484,22 @@ impl Ctx<'_, '_> {
                 let a = self.doc.logical_to_original(&starts, o);
                 let b = self.doc.logical_to_original(&starts, o + old_n.len());
                 let l0 = self.doc.line_of_offset(a);
-                let l1 = if b > a { self.doc.line_of_offset(b - 1) } else { l0 };
+                let l1 = if b > a {
+                    self.doc.line_of_offset(b - 1)
+                } else {
+                    l0
+                };
                 // Newlines inside the match keep the ending they replace when
                 // it is uniform; otherwise the file's dominant ending.
                 let region = &self.doc.text()[a..b];
-                let ending = if region.contains("\r\n") && !region.replace("\r\n", "").contains('\n') {
-                    "\r\n"
-                } else if region.contains('\n') && !region.contains("\r\n") {
-                    "\n"
-                } else {
-                    self.doc.dominant_ending()
-                };
+                let ending =
+                    if region.contains("\r\n") && !region.replace("\r\n", "").contains('\n') {
+                        "\r\n"
+                    } else if region.contains('\n') && !region.contains("\r\n") {
+                        "\n"
+                    } else {
+                        self.doc.dominant_ending()
+                    };
                 let text = if ending == "\n" {
                     new_n.clone()
                 } else {
@@ -697,7 +716,11 @@ impl Ctx<'_, '_> {
     fn explain(&self, miss: Miss, search: &[String], path: &str, what: &str) -> Failure {
         let lines = self.doc.lines();
         match miss {
-            Miss::NotFound { best } => {
+            Miss::NotFound {
+                best,
+                differs,
+                already,
+            } => {
                 let mut f = Failure::new(
                     FailureKind::NotFound,
                     format!(
@@ -721,6 +744,27 @@ impl Ctx<'_, '_> {
                     });
                     f.fix = format!(
                         "If the closest match shown is the place you mean, copy its lines exactly into the {what} and make your change to that copy. Otherwise re-read {path}."
+                    );
+                }
+                if !differs.is_empty() {
+                    let names: Vec<String> = differs.iter().map(|d| format!("`{d}`")).collect();
+                    f.message = format!(
+                        "The {what} was not found in {path}. The closest region is similar, but where the {what} has {} the file has something else, and {} used elsewhere in the file, so the {what} may describe a different place; mend will not guess",
+                        names.join(", "),
+                        if names.len() == 1 {
+                            "that name is"
+                        } else {
+                            "those names are"
+                        }
+                    );
+                }
+                if let Some(at) = already {
+                    f.message.push_str(&format!(
+                        ". The replacement's lines are already in the file at line {}: this edit may have been applied before",
+                        at + 1
+                    ));
+                    f.fix = format!(
+                        "Re-read {path}. If the change is already there, send nothing for it; otherwise copy the current lines into the {what}."
                     );
                 }
                 f

@@ -68,10 +68,7 @@ fn levels(indent: &str, unit: Unit) -> (usize, usize) {
             (tabs + stray, rest)
         }
         Unit::Spaces(n) => {
-            let w: usize = indent
-                .chars()
-                .map(|c| if c == '\t' { n } else { 1 })
-                .sum();
+            let w: usize = indent.chars().map(|c| if c == '\t' { n } else { 1 }).sum();
             (w / n, w % n)
         }
     }

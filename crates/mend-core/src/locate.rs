@@ -28,7 +28,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::normalize::{fold_trim, is_elision_marker, split_line_number, strip_line_numbers};
-use crate::similarity::{LineGrams, best_windows};
+use crate::similarity::{LineGrams, best_windows, meaningful_differences, token_counts};
 
 /// The matching pass that located an edit, in ladder order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -140,6 +140,11 @@ pub enum Miss {
     NotFound {
         /// The most similar window, if any was at least 50% similar.
         best: Option<Candidate>,
+        /// Tokens of the search that `best` lacks but the file has elsewhere:
+        /// why a similar-enough window was still refused.
+        differs: Vec<String>,
+        /// Where the replacement already stands in the file, if it does.
+        already: Option<usize>,
     },
     /// A pass found several equally good locations.
     Ambiguous {
@@ -319,7 +324,11 @@ fn one_to_one(start: usize, m: usize) -> Vec<Range<usize>> {
 /// Returns one match, or with `replace_all` every non-overlapping match of
 /// the first pass that finds any (only passes up to [`MatchPass::Unicode`]
 /// may replace several occurrences).
-pub fn locate(hay: &Haystack<'_>, q: &LineQuery<'_>, opts: &LocateOptions) -> Result<Vec<Match>, Miss> {
+pub fn locate(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    opts: &LocateOptions,
+) -> Result<Vec<Match>, Miss> {
     if q.search.iter().all(|l| is_blank(l)) {
         return Err(Miss::Unusable(
             "the search is empty or only blank lines, so it matches everywhere".into(),
@@ -424,7 +433,7 @@ pub fn locate(hay: &Haystack<'_>, q: &LineQuery<'_>, opts: &LocateOptions) -> Re
     }
 
     if q.max_pass >= MatchPass::Similarity && !q.replace_all && similarity_eligible(&trimmed.0) {
-        let (s, r) = trimmed;
+        let (s, r) = (&trimmed.0, trimmed.1.as_slice());
         let norm: Vec<String> = s.iter().map(|l| fold_trim(l).into_owned()).collect();
         let found = best_windows(hay.grams(), &norm, opts.margin, q.from..usize::MAX);
         if let Some(best) = found.best
@@ -449,6 +458,37 @@ pub fn locate(hay: &Haystack<'_>, q: &LineQuery<'_>, opts: &LocateOptions) -> Re
                 q.hint.and_then(|h| nearest(&all, h, opts.hint_window))
             };
             if let Some(start) = accept {
+                if let Some(at) = already_applied(hay, r, start, m) {
+                    return Err(Miss::NotFound {
+                        best: Some(Candidate {
+                            start,
+                            len: m,
+                            similarity: best.score,
+                        }),
+                        differs: Vec::new(),
+                        already: Some(at),
+                    });
+                }
+                let window: Vec<&str> = (start..start + m).map(|i| hay.grams().line(i)).collect();
+                let lo = start.saturating_sub(2);
+                let hi = (start + m + 2).min(hay.lines().len());
+                let outside = token_counts(
+                    (0..lo)
+                        .chain(hi..hay.lines().len())
+                        .map(|i| hay.grams().line(i)),
+                );
+                let differs = meaningful_differences(&norm, &window, |t| outside.contains_key(t));
+                if !differs.is_empty() {
+                    return Err(Miss::NotFound {
+                        best: Some(Candidate {
+                            start,
+                            len: m,
+                            similarity: best.score,
+                        }),
+                        differs: differs.into_iter().map(str::to_owned).collect(),
+                        already: None,
+                    });
+                }
                 let score = if start == best.start {
                     best.score
                 } else {
@@ -464,7 +504,7 @@ pub fn locate(hay: &Haystack<'_>, q: &LineQuery<'_>, opts: &LocateOptions) -> Re
                     end: start + m,
                     similarity: score,
                     search: s.clone(),
-                    replace: r.clone(),
+                    replace: r.to_vec(),
                     map: one_to_one(start, m),
                 }]);
             }
@@ -490,6 +530,8 @@ pub fn locate(hay: &Haystack<'_>, q: &LineQuery<'_>, opts: &LocateOptions) -> Re
                 len: s.len(),
                 similarity: b.score,
             }),
+            differs: Vec::new(),
+            already: already_applied(hay, r, 0, hay.lines().len()),
         });
     }
     Err(not_found(hay, &variants, q, opts))
@@ -532,13 +574,45 @@ fn not_found(
         .map(|l| fold_trim(l).into_owned())
         .collect();
     let found = best_windows(hay.grams(), &pieces, opts.margin, q.from..usize::MAX);
+    let r = &variants.last().expect("a variant").1;
     Miss::NotFound {
         best: found.best.map(|b| Candidate {
             start: b.start,
             len: pieces.len(),
             similarity: b.score,
         }),
+        differs: Vec::new(),
+        already: already_applied(hay, r, 0, hay.lines().len()),
     }
+}
+
+/// Where the replacement already stands in the file, near `start..start+m`
+/// (or anywhere when the range is the whole file): a search that is gone
+/// because the same edit was applied before must not be applied again.
+fn already_applied(
+    hay: &Haystack<'_>,
+    replace: &[String],
+    start: usize,
+    m: usize,
+) -> Option<usize> {
+    let core: Vec<String> = replace
+        .iter()
+        .skip_while(|l| is_blank(l))
+        .cloned()
+        .collect();
+    let core: Vec<String> = {
+        let mut c = core;
+        while c.last().is_some_and(|l| is_blank(l)) {
+            c.pop();
+        }
+        c
+    };
+    if core.is_empty() {
+        return None;
+    }
+    let lo = start.saturating_sub(core.len());
+    let hi = start + m + core.len();
+    find(hay, &core, fold_trim, lo..hi).first().copied()
 }
 
 /// Elided search: pieces between markers, each found in order.
@@ -625,8 +699,18 @@ fn locate_elided(
         _ => {
             let starts: Vec<usize> = chains.iter().map(|c| c[0]).collect();
             match q.hint.and_then(|h| nearest(&starts, h, opts.hint_window)) {
-                Some(s) => chains.into_iter().find(|c| c[0] == s).expect("chosen chain"),
-                None => return Err(ambiguous(MatchPass::Elision, starts, pieces[0].len(), q.hint)),
+                Some(s) => chains
+                    .into_iter()
+                    .find(|c| c[0] == s)
+                    .expect("chosen chain"),
+                None => {
+                    return Err(ambiguous(
+                        MatchPass::Elision,
+                        starts,
+                        pieces[0].len(),
+                        q.hint,
+                    ));
+                }
             }
         }
     };
@@ -650,7 +734,10 @@ fn locate_elided(
         if j >= pieces[last].end {
             return end..end;
         }
-        let k = pieces.iter().rposition(|p| p.end <= j).expect("a piece before");
+        let k = pieces
+            .iter()
+            .rposition(|p| p.end <= j)
+            .expect("a piece before");
         chosen[k] + pieces[k].len()..chosen[k + 1]
     };
     // Within one gap, the first marker owns the elided lines; blank lines

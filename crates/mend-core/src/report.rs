@@ -364,10 +364,7 @@ pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
                 best.similarity * 100.0,
                 best.line
             ));
-            let width = best
-                .lines
-                .last()
-                .map_or(1, |l| l.number.to_string().len());
+            let width = best.lines.last().map_or(1, |l| l.number.to_string().len());
             for l in &best.lines {
                 out.push_str(&format!("{:>width$} | {}\n", l.number, l.text));
             }

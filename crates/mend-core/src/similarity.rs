@@ -63,8 +63,9 @@ pub struct LineGrams {
 }
 
 fn bucket(a: u32, b: u32, c: u32) -> u16 {
-    let h = (a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77) ^ c.wrapping_mul(0xC2B2_AE3D))
-        .wrapping_mul(0x2545_F491);
+    let h =
+        (a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77) ^ c.wrapping_mul(0xC2B2_AE3D))
+            .wrapping_mul(0x2545_F491);
     (h >> 20) as u16 & (BUCKETS as u16 - 1)
 }
 
@@ -240,7 +241,8 @@ pub fn best_windows(
         let w = text.chars().count();
         let max = a.max(w).max(1);
         let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
-        let Some(d) = scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))
+        let Some(d) =
+            scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))
         else {
             continue;
         };
@@ -277,12 +279,173 @@ pub fn best_windows(
     }
 }
 
+/// Word tokens of a line: runs of letters, digits and `_`.
+fn words(line: &str) -> Vec<&str> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+fn is_comment(line: &str) -> bool {
+    ["//", "#", "/*", "*", "--", ";", "<!--", "%"]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
+/// Meaningful differences between a search and a similar window: search
+/// tokens (identifiers, numbers, words in string literals) that the window
+/// lacks at that position but that exist elsewhere in the file.
+///
+/// Model drift misspells (`compute_totals`, which names nothing) or
+/// reformats; a near-identical *other* region differs in names and values
+/// the file really has (`ImplGenerics` vs `TypeGenerics`, `[T; 9]` vs
+/// `[T; 21]`, `"true"` and `"false"` swapped). Both look alike to an edit
+/// distance, so the similarity pass refuses a window with any such token.
+/// Lines that are comments on both sides are exempt: reworded comments are
+/// common, harmless drift.
+///
+/// `file_has(token)` tells whether the token occurs in the file outside the
+/// window's immediate surroundings.
+pub fn meaningful_differences<'s>(
+    search: &'s [String],
+    window: &[&'s str],
+    file_has: impl Fn(&str) -> bool,
+) -> Vec<&'s str> {
+    use similar::{Algorithm, DiffOp, capture_diff_slices};
+    let s: Vec<&str> = search.iter().map(String::as_str).collect();
+    let line_ops = capture_diff_slices(Algorithm::Myers, &s, window);
+    // Reworded comments are forgiven only in a block anchored by at least
+    // one identical code line; a block of comments alone has no anchor.
+    let anchored = line_ops.iter().any(|op| match *op {
+        DiffOp::Equal { old_index, len, .. } => search[old_index..old_index + len]
+            .iter()
+            .any(|l| !l.trim().is_empty() && !is_comment(l)),
+        _ => false,
+    });
+    let mut out: Vec<&'s str> = Vec::new();
+    let check_pair = |sl: &'s str, wl: &'s str, out: &mut Vec<&'s str>| {
+        if anchored && is_comment(sl) && is_comment(wl) {
+            return;
+        }
+        let ts = words(sl);
+        let tw = words(wl);
+        let flag = |t: &'s str, out: &mut Vec<&'s str>| {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        };
+        for op in capture_diff_slices(Algorithm::Myers, &ts, &tw) {
+            match op {
+                DiffOp::Equal { .. } => {}
+                // The window has a token where the search has none: the
+                // search does not describe this line.
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => {
+                    for &t in &tw[new_index..new_index + new_len] {
+                        flag(t, out);
+                    }
+                }
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                }
+                | DiffOp::Replace {
+                    old_index, old_len, ..
+                } => {
+                    for &t in &ts[old_index..old_index + old_len] {
+                        if file_has(t) {
+                            flag(t, out);
+                        }
+                    }
+                }
+            }
+        }
+    };
+    for op in line_ops {
+        match op {
+            DiffOp::Equal { .. } | DiffOp::Insert { .. } => {}
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => {
+                for sl in &search[old_index..old_index + old_len] {
+                    check_pair(sl, "", &mut out);
+                }
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                for k in 0..old_len.max(new_len) {
+                    let sl = if k < old_len {
+                        search[old_index + k].as_str()
+                    } else {
+                        ""
+                    };
+                    let wl = if k < new_len {
+                        window[new_index + k]
+                    } else {
+                        ""
+                    };
+                    check_pair(sl, wl, &mut out);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Counts of word tokens over a set of lines.
+pub fn token_counts<'a>(
+    lines: impl Iterator<Item = &'a str>,
+) -> std::collections::HashMap<&'a str, usize> {
+    let mut m = std::collections::HashMap::new();
+    for l in lines {
+        for t in words(l) {
+            *m.entry(t).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn lines(s: &str) -> Vec<String> {
         s.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn meaningful_differences_spot_twins_not_typos() {
+        let file = [
+            "struct ImplGenerics;",
+            "struct TypeGenerics;",
+            "let t = compute_total(x);",
+        ];
+        let has = |t: &str| file.iter().any(|l| words(l).contains(&t));
+        let twin = vec!["struct ImplGenerics;".to_owned()];
+        assert_eq!(
+            meaningful_differences(&twin, &["struct TypeGenerics;"], has),
+            vec!["ImplGenerics"]
+        );
+        let typo = vec!["let t = compute_totals(x);".to_owned()];
+        assert!(meaningful_differences(&typo, &["let t = compute_total(x);"], has).is_empty());
+        let anchored = vec![
+            "// compute the struct".to_owned(),
+            "let t = compute_total(x);".to_owned(),
+        ];
+        assert!(
+            meaningful_differences(
+                &anchored,
+                &["// struct compute", "let t = compute_total(x);"],
+                has
+            )
+            .is_empty()
+        );
+        let lone_comment = vec!["// compute the struct".to_owned()];
+        assert!(!meaningful_differences(&lone_comment, &["// struct compute"], has).is_empty());
     }
 
     #[test]

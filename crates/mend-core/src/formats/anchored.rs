@@ -100,8 +100,9 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                         ));
                     };
                     let start = json::lines(
-                        co.get("start")
-                            .ok_or_else(|| format!("{here}: missing `start` (1-4 lines that begin the region)"))?,
+                        co.get("start").ok_or_else(|| {
+                            format!("{here}: missing `start` (1-4 lines that begin the region)")
+                        })?,
                         &format!("{here}.start"),
                     )?;
                     let end = match co.get("end") {

@@ -50,7 +50,10 @@ pub fn call_name(v: &Value) -> Option<&str> {
 }
 
 /// The first present key among `keys`, with its value.
-pub fn field<'v, 'k>(obj: &'v Map<String, Value>, keys: &[&'k str]) -> Option<(&'k str, &'v Value)> {
+pub fn field<'v, 'k>(
+    obj: &'v Map<String, Value>,
+    keys: &[&'k str],
+) -> Option<(&'k str, &'v Value)> {
     keys.iter().find_map(|&k| obj.get(k).map(|v| (k, v)))
 }
 

@@ -81,9 +81,7 @@ pub struct Parsed {
 
 fn looks_like_json(text: &str) -> bool {
     let t = text.trim_start();
-    t.starts_with('{')
-        || t.starts_with('[')
-        || (t.starts_with("```json") && t.contains('{'))
+    t.starts_with('{') || t.starts_with('[') || (t.starts_with("```json") && t.contains('{'))
 }
 
 /// Decides which format a whole input is in.

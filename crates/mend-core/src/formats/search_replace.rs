@@ -125,7 +125,15 @@ pub(crate) fn path_from_line(line: &str) -> Option<String> {
         }
     }
     t = t.trim_start_matches('#').trim();
-    for prefix in ["File:", "file:", "Path:", "path:", "Filename:", "filename:", "FILE:"] {
+    for prefix in [
+        "File:",
+        "file:",
+        "Path:",
+        "path:",
+        "Filename:",
+        "filename:",
+        "FILE:",
+    ] {
         if let Some(r) = t.strip_prefix(prefix) {
             t = r.trim();
         }
@@ -229,7 +237,9 @@ pub fn parse(text: &str) -> Result<Vec<Edit>, Error> {
             }
             break;
         }
-        let (path, block_start) = match path_line.and_then(|j| path_from_line(lines[j]).map(|p| (p, j))) {
+        let (path, block_start) = match path_line
+            .and_then(|j| path_from_line(lines[j]).map(|p| (p, j)))
+        {
             Some(found) => found,
             None => match &last_path {
                 Some(p) => (p.clone(), open),
@@ -431,10 +441,22 @@ mod tests {
     fn marker_order_errors() {
         let cases = [
             ("a.py\n=======\n", "line 2: found ======= before"),
-            ("a.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n", "line 4: found >>>>>>> REPLACE, expected ======="),
-            ("a.py\n<<<<<<< SEARCH\nx\n=======\n=======\n", "line 5: found =======, expected >>>>>>> REPLACE"),
-            ("a.py\n<<<<<<< SEARCH\nx\n", "line 2: unexpected end of input"),
-            ("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE", "line 1: this SEARCH block has no file path"),
+            (
+                "a.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n",
+                "line 4: found >>>>>>> REPLACE, expected =======",
+            ),
+            (
+                "a.py\n<<<<<<< SEARCH\nx\n=======\n=======\n",
+                "line 5: found =======, expected >>>>>>> REPLACE",
+            ),
+            (
+                "a.py\n<<<<<<< SEARCH\nx\n",
+                "line 2: unexpected end of input",
+            ),
+            (
+                "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE",
+                "line 1: this SEARCH block has no file path",
+            ),
         ];
         for (input, want) in cases {
             let msg = parse(input).unwrap_err().to_string();
@@ -462,8 +484,14 @@ mod tests {
     #[test]
     fn path_lines() {
         assert_eq!(path_from_line("**src/a.py**").as_deref(), Some("src/a.py"));
-        assert_eq!(path_from_line("`my dir/a.py`:").as_deref(), Some("my dir/a.py"));
-        assert_eq!(path_from_line("File: lib/x.rs").as_deref(), Some("lib/x.rs"));
+        assert_eq!(
+            path_from_line("`my dir/a.py`:").as_deref(),
+            Some("my dir/a.py")
+        );
+        assert_eq!(
+            path_from_line("File: lib/x.rs").as_deref(),
+            Some("lib/x.rs")
+        );
         assert_eq!(path_from_line("Here is the change.").as_deref(), None);
         assert_eq!(path_from_line("Makefile").as_deref(), Some("Makefile"));
     }

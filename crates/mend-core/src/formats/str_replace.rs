@@ -43,7 +43,8 @@ pub fn matches(v: &Value) -> bool {
         Value::Array(items) => items.iter().any(matches),
         Value::Object(o) => {
             OLD.iter().any(|k| o.contains_key(*k))
-                || o.get("edits").is_some_and(|e| e.as_array().is_some_and(|a| a.iter().any(matches)))
+                || o.get("edits")
+                    .is_some_and(|e| e.as_array().is_some_and(|a| a.iter().any(matches)))
                 || o.get("command").and_then(Value::as_str) == Some("str_replace")
         }
         _ => false,
@@ -126,7 +127,12 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
     }
 }
 
-fn change_edit(path: &str, obj: &Map<String, Value>, raw: &Value, at: &str) -> Result<Edit, String> {
+fn change_edit(
+    path: &str,
+    obj: &Map<String, Value>,
+    raw: &Value,
+    at: &str,
+) -> Result<Edit, String> {
     let old = json::string(obj, OLD, at)?;
     let new = json::string(obj, NEW, at)?;
     let replace_all = match json::field(obj, &["replace_all", "replaceAll"]) {
@@ -177,7 +183,9 @@ mod tests {
         let list = r#"[{"file_path":"a.py","old_str":"x","new_str":"y"},{"path":"b.py","oldText":"1","newText":"2","replace_all":true}]"#;
         let e = parse(list).unwrap();
         assert_eq!(e[1].path, "b.py");
-        let EditOp::Replace(r) = &e[1].op else { panic!() };
+        let EditOp::Replace(r) = &e[1].op else {
+            panic!()
+        };
         assert!(r.replace_all);
         let multi = r#"{"path":"a.py","edits":[{"old_string":"a","new_string":"b"},{"old_string":"c","new_string":"d"}]}"#;
         assert_eq!(parse(multi).unwrap().len(), 2);
@@ -187,11 +195,16 @@ mod tests {
 
     #[test]
     fn errors_name_the_location() {
-        let e = parse(r#"[{"path":"a","old_string":"x"}]"#).unwrap_err().to_string();
+        let e = parse(r#"[{"path":"a","old_string":"x"}]"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("$[0]: missing `new_string`"), "{e}");
         let e = parse(r#"{"path":"a","old_string":1,"new_string":""}"#)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`old_string` must be a string, found a number"), "{e}");
+        assert!(
+            e.contains("`old_string` must be a string, found a number"),
+            "{e}"
+        );
     }
 }
