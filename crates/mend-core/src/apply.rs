@@ -636,7 +636,10 @@ impl Ctx<'_, '_> {
             }
             Ok(())
         };
-        let insert = |k: usize, out: &mut Vec<(String, &'static str)>| -> Result<(), Failure> {
+        let insert = |k: usize,
+                      ending: &'static str,
+                      out: &mut Vec<(String, &'static str)>|
+         -> Result<(), Failure> {
             let line = &m.replace[k];
             if is_elision_marker(line) && line.chars().any(char::is_alphabetic) {
                 return Err(Failure::new(
@@ -648,7 +651,7 @@ impl Ctx<'_, '_> {
                     "Write the replacement out in full, or use the same elision markers in the search and the replacement.",
                 ));
             }
-            out.push((rebase.apply(line), ""));
+            out.push((rebase.apply(line), ending));
             Ok(())
         };
         for op in capture_diff_slices(Algorithm::Myers, &s_keys, &r_keys) {
@@ -669,7 +672,7 @@ impl Ctx<'_, '_> {
                     new_index, new_len, ..
                 } => {
                     for k in new_index..new_index + new_len {
-                        insert(k, &mut out)?;
+                        insert(k, "", &mut out)?;
                     }
                 }
                 DiffOp::Replace {
@@ -681,8 +684,16 @@ impl Ctx<'_, '_> {
                     for j in old_index..old_index + old_len {
                         drop(j)?;
                     }
-                    for k in new_index..new_index + new_len {
-                        insert(k, &mut out)?;
+                    // A line changed in place keeps the ending of the line it
+                    // replaces; lines beyond the pairing are new.
+                    for (o, k) in (new_index..new_index + new_len).enumerate() {
+                        let ending = match m.map.get(old_index + o) {
+                            Some(r) if o < old_len && r.len() == 1 => {
+                                static_ending(lines[r.start].ending)
+                            }
+                            _ => "",
+                        };
+                        insert(k, ending, &mut out)?;
                     }
                 }
             }

@@ -94,7 +94,7 @@ impl Default for LocateOptions {
     fn default() -> Self {
         LocateOptions {
             threshold: 0.85,
-            margin: 0.05,
+            margin: 0.10,
             hint_window: 40,
         }
     }

@@ -94,10 +94,15 @@ fn main() {
         walk(d, &mut files);
     }
     files.sort();
+    let margin: f64 = std::env::var("MARGIN")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0.05);
+    println!("margin {margin}");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut drifted: Vec<(String, f64, bool, f64)> = Vec::new();
     let mut impostor: Vec<(f64, bool, f64)> = Vec::new();
-    let mut examples: Vec<(f64, f64, String, String)> = Vec::new();
+    let mut examples: Vec<(f64, String, String)> = Vec::new();
     let mut used = 0;
     for f in files.iter() {
         let Ok(text) = std::fs::read_to_string(f) else {
@@ -148,7 +153,7 @@ fn main() {
                         s.insert(k, "log(\"debug\");".into());
                     }
                 }
-                let found = best_windows(&hay, &s, 0.05, 0..usize::MAX);
+                let found = best_windows(&hay, &s, margin, 0..usize::MAX);
                 if let Some(b) = found.best {
                     let right = b.start.abs_diff(start) <= 1;
                     let score = if right { b.score } else { 0.0 };
@@ -169,7 +174,7 @@ fn main() {
             let mut rest = norm.clone();
             rest.drain(start..start + m);
             let hay2 = LineGrams::new(rest);
-            let found = best_windows(&hay2, &block, 0.05, 0..usize::MAX);
+            let found = best_windows(&hay2, &block, margin, 0..usize::MAX);
             // Ignore exact duplicates elsewhere (the earlier passes would call
             // those ambiguous or exact, not fuzzy).
             if let Some(b) = found.best
@@ -185,15 +190,17 @@ fn main() {
                 };
                 impostor.push((b.score, found.rivals.is_empty(), lf));
                 if b.score >= 0.85 && found.rivals.is_empty() && lf > 0.5 {
-                    examples.push((b.score, lf, block.join("\n"), w.join("\n")));
+                    examples.push((b.score, block.join("\n"), w.join("\n")));
                 }
             }
         }
     }
     println!("files used: {used}");
     examples.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for (sc, lf, a, b) in examples.iter().take(14) {
-        println!("--- impostor {sc:.3} lines {lf:.2}\n{a}\n+++\n{b}");
+    if std::env::var_os("SHOW_IMPOSTORS").is_some() {
+        for (sc, a, b) in examples.iter().take(14) {
+            println!("--- impostor accepted at {sc:.3}\n{a}\n+++ window\n{b}");
+        }
     }
     for l in [0.0, 1.0] {
         println!("== identifier guard: {}", l > 0.5);
@@ -238,17 +245,4 @@ fn hay2_lines(norm: &[String], start: usize, m: usize) -> Vec<String> {
     let mut rest = norm.to_vec();
     rest.drain(start..start + m);
     rest
-}
-
-/// Fraction of search lines that a line diff pairs with an equal window line.
-fn line_fraction(search: &[String], window: &[String]) -> f64 {
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, search, window);
-    let equal: usize = ops
-        .iter()
-        .map(|op| match op {
-            similar::DiffOp::Equal { len, .. } => *len,
-            _ => 0,
-        })
-        .sum();
-    equal as f64 / search.len().max(1) as f64
 }

@@ -1,0 +1,186 @@
+//! Command-line behaviour beyond single fixtures: exit codes, stdin, JSON
+//! reports, dry runs, binary and non-UTF-8 files, permissions.
+
+use crate::run_mend;
+
+const EDIT: &str = "a.txt\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
+
+fn root_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, b) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, b).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn reads_stdin_and_exits_zero() {
+    let dir = root_with(&[("a.txt", b"old\n")]);
+    let out = run_mend(dir.path(), &["apply"], Some(EDIT.as_bytes()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"new\n");
+}
+
+#[test]
+fn dry_run_prints_diff_and_writes_nothing() {
+    let dir = root_with(&[("a.txt", b"old\n")]);
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--dry-run", "-"],
+        Some(EDIT.as_bytes()),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout.contains("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"old\n");
+}
+
+#[test]
+fn json_report_has_documented_fields() {
+    let dir = root_with(&[("a.txt", b"old\n")]);
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--json", "--dry-run"],
+        Some(EDIT.as_bytes()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["written"], false);
+    assert_eq!(v["format"], "search-replace");
+    assert_eq!(v["applied"], 1);
+    assert_eq!(v["requested"], 1);
+    assert_eq!(v["files"][0]["status"], "M");
+    let e = &v["edits"][0];
+    assert_eq!(e["status"], "applied");
+    assert_eq!(e["pass"], "exact");
+    assert_eq!(e["lines"]["start"], 1);
+    assert_eq!(e["similarity"], 1.0);
+}
+
+#[test]
+fn json_failure_carries_best_candidate() {
+    let dir = root_with(&[("a.txt", b"alpha\nbeta gamma delta\nepsilon zeta\n")]);
+    let edit = "a.txt\n<<<<<<< SEARCH\nbeta gamma deltaa\nepsilon zeta eta theta\n=======\nx\n>>>>>>> REPLACE\n";
+    let out = run_mend(dir.path(), &["apply", "--json"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["edits"][0]["failure"];
+    assert_eq!(f["kind"], "not_found");
+    assert_eq!(f["best"]["line"], 2);
+    assert_eq!(f["best"]["lines"][0]["text"], "beta gamma delta");
+    assert!(
+        v["retry_context"]
+            .as_str()
+            .unwrap()
+            .contains("Your edit was:")
+    );
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    let dir = root_with(&[]);
+    let out = run_mend(dir.path(), &["apply", "--format", "klingon"], Some(b""));
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_mend(dir.path(), &["apply", "no-such-input.txt"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--root", "no/such/dir"],
+        Some(EDIT.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = run_mend(dir.path(), &["apply"], Some(b"\xff\xfe bad"));
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn binary_and_non_utf8_files_are_refused() {
+    let dir = root_with(&[("a.txt", b"old\0\x01\x02\n")]);
+    let out = run_mend(dir.path(), &["apply"], Some(EDIT.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Cannot edit binary file a.txt"));
+    let dir = root_with(&[("a.txt", b"old caf\xe9\n")]);
+    let out = run_mend(dir.path(), &["apply"], Some(EDIT.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not valid UTF-8"));
+    assert_eq!(
+        std::fs::read(dir.path().join("a.txt")).unwrap(),
+        b"old caf\xe9\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn file_mode_is_preserved() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = root_with(&[("a.txt", b"old\n")]);
+    let p = dir.path().join("a.txt");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = run_mend(dir.path(), &["apply"], Some(EDIT.as_bytes()));
+    assert_eq!(out.status.code(), Some(0));
+    let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o755);
+    // No temporary files are left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_out_of_root_is_refused() {
+    let outside = root_with(&[("secret.txt", b"old\n")]);
+    let dir = root_with(&[]);
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+    let edit = "link/secret.txt\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
+    let out = run_mend(dir.path(), &["apply"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("symbolic link"));
+    assert_eq!(
+        std::fs::read(outside.path().join("secret.txt")).unwrap(),
+        b"old\n"
+    );
+}
+
+#[test]
+fn both_formats_work_on_real_files() {
+    let dir = root_with(&[("src/main.rs", b"fn main() {\n    println!(\"hi\");\n}\n")]);
+    let sr = "src/main.rs\n<<<<<<< SEARCH\n    println!(\"hi\");\n=======\n    println!(\"hello\");\n>>>>>>> REPLACE\n";
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--format", "search-replace"],
+        Some(sr.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let js = r#"{"path":"src/main.rs","old_string":"\"hello\"","new_string":"\"bye\""}"#;
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--format", "str-replace"],
+        Some(js.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/main.rs")).unwrap(),
+        "fn main() {\n    println!(\"bye\");\n}\n"
+    );
+    // The wrong format for the input is a clear failure, not a guess.
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--format", "str-replace"],
+        Some(sr.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

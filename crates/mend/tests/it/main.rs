@@ -1,0 +1,65 @@
+//! Integration tests for the `mend` binary (one test binary, several modules).
+
+mod cli;
+mod fixtures;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Path of the built `mend` binary.
+pub fn mend_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mend"))
+}
+
+/// Runs `mend` with `args` in `cwd`, feeding `stdin`.
+pub fn run_mend(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    let mut cmd = Command::new(mend_bin());
+    cmd.args(args).current_dir(cwd);
+    cmd.stdin(std::process::Stdio::piped());
+    cmd.stdout(std::process::Stdio::piped());
+    cmd.stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn mend");
+    {
+        let mut sin = child.stdin.take().expect("stdin");
+        if let Some(data) = stdin {
+            sin.write_all(data).expect("write stdin");
+        }
+    }
+    child.wait_with_output().expect("wait for mend")
+}
+
+/// Every file under `root` (relative path → bytes), sorted.
+pub fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// Copies a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for (rel, bytes) in read_tree(from) {
+        let dest = to.join(&rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::write(dest, bytes).unwrap();
+    }
+}
