@@ -23,7 +23,7 @@ use crate::indent::{Rebase, Unit, detect_unit};
 use crate::locate::{
     Candidate, Haystack, LineQuery, LocateOptions, Match, MatchPass, Miss, locate,
 };
-use crate::normalize::is_elision_marker;
+use crate::normalize::{indent_of, is_elision_marker};
 use crate::report::{
     BestCandidate, EditReport, EditStatus, Failure, FailureKind, LineSpan, NumberedLine,
 };
@@ -636,7 +636,27 @@ impl Ctx<'_, '_> {
             }
             Ok(())
         };
+        // Where the global mapping does not explain a search line's
+        // indentation (the model's drift was not uniform), lines near it are
+        // re-based on that line alone.
+        let indent_for = |anchor: Option<usize>, line: &str| -> String {
+            let Some(j) = anchor.filter(|&j| m.map[j].len() == 1 && !m.search[j].trim().is_empty())
+            else {
+                return rebase.apply(line);
+            };
+            if rebase == Rebase::Identity {
+                return line.to_owned();
+            }
+            let file_line = lines[m.map[j].start].content;
+            let explained = indent_of(&rebase.apply(&m.search[j])) == indent_of(file_line);
+            if explained {
+                rebase.apply(line)
+            } else {
+                Rebase::infer(&[(m.search[j].as_str(), file_line)], self.unit()).apply(line)
+            }
+        };
         let insert = |k: usize,
+                      anchor: Option<usize>,
                       ending: &'static str,
                       out: &mut Vec<(String, &'static str)>|
          -> Result<(), Failure> {
@@ -651,7 +671,7 @@ impl Ctx<'_, '_> {
                     "Write the replacement out in full, or use the same elision markers in the search and the replacement.",
                 ));
             }
-            out.push((rebase.apply(line), ending));
+            out.push((indent_for(anchor, line), ending));
             Ok(())
         };
         for op in capture_diff_slices(Algorithm::Myers, &s_keys, &r_keys) {
@@ -669,10 +689,19 @@ impl Ctx<'_, '_> {
                     }
                 }
                 DiffOp::Insert {
-                    new_index, new_len, ..
+                    old_index,
+                    new_index,
+                    new_len,
                 } => {
+                    let anchor = if old_index > 0 {
+                        Some(old_index - 1)
+                    } else if old_index < m.search.len() {
+                        Some(old_index)
+                    } else {
+                        None
+                    };
                     for k in new_index..new_index + new_len {
-                        insert(k, "", &mut out)?;
+                        insert(k, anchor, "", &mut out)?;
                     }
                 }
                 DiffOp::Replace {
@@ -693,7 +722,8 @@ impl Ctx<'_, '_> {
                             }
                             _ => "",
                         };
-                        insert(k, ending, &mut out)?;
+                        let anchor = old_index + o.min(old_len - 1);
+                        insert(k, Some(anchor), ending, &mut out)?;
                     }
                 }
             }

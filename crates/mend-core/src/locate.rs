@@ -28,7 +28,9 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::normalize::{fold_trim, is_elision_marker, split_line_number, strip_line_numbers};
-use crate::similarity::{LineGrams, best_windows, meaningful_differences, token_counts};
+use crate::similarity::{
+    LineGrams, anchored_windows, best_windows, has_word, meaningful_differences,
+};
 
 /// The matching pass that located an edit, in ladder order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -180,7 +182,7 @@ pub struct LineQuery<'q> {
 #[derive(Debug)]
 pub struct Haystack<'a> {
     lines: Vec<&'a str>,
-    grams: OnceCell<LineGrams>,
+    grams: OnceCell<LineGrams<'a>>,
 }
 
 impl<'a> Haystack<'a> {
@@ -197,15 +199,9 @@ impl<'a> Haystack<'a> {
         &self.lines
     }
 
-    fn grams(&self) -> &LineGrams {
-        self.grams.get_or_init(|| {
-            LineGrams::new(
-                self.lines
-                    .iter()
-                    .map(|l| fold_trim(l).into_owned())
-                    .collect(),
-            )
-        })
+    fn grams(&self) -> &LineGrams<'a> {
+        self.grams
+            .get_or_init(|| LineGrams::new(self.lines.iter().map(|l| fold_trim(l)).collect()))
     }
 }
 
@@ -435,7 +431,7 @@ pub fn locate(
     if q.max_pass >= MatchPass::Similarity && !q.replace_all && similarity_eligible(&trimmed.0) {
         let (s, r) = (&trimmed.0, trimmed.1.as_slice());
         let norm: Vec<String> = s.iter().map(|l| fold_trim(l).into_owned()).collect();
-        let found = best_windows(hay.grams(), &norm, opts.margin, q.from..usize::MAX);
+        let found = anchored_windows(hay.grams(), &norm, opts.margin, q.from..usize::MAX);
         if let Some(best) = found.best
             && best.score >= opts.threshold
         {
@@ -472,12 +468,10 @@ pub fn locate(
                 let window: Vec<&str> = (start..start + m).map(|i| hay.grams().line(i)).collect();
                 let lo = start.saturating_sub(2);
                 let hi = (start + m + 2).min(hay.lines().len());
-                let outside = token_counts(
-                    (0..lo)
-                        .chain(hi..hay.lines().len())
-                        .map(|i| hay.grams().line(i)),
-                );
-                let differs = meaningful_differences(&norm, &window, |t| outside.contains_key(t));
+                let n = hay.lines().len();
+                let differs = meaningful_differences(&norm, &window, |t| {
+                    has_word((0..lo).chain(hi..n).map(|i| hay.grams().line(i)), t)
+                });
                 if !differs.is_empty() {
                     return Err(Miss::NotFound {
                         best: Some(Candidate {
@@ -524,15 +518,6 @@ pub fn locate(
                 hint: q.hint,
             });
         }
-        return Err(Miss::NotFound {
-            best: found.best.map(|b| Candidate {
-                start: b.start,
-                len: s.len(),
-                similarity: b.score,
-            }),
-            differs: Vec::new(),
-            already: already_applied(hay, r, 0, hay.lines().len()),
-        });
     }
     Err(not_found(hay, &variants, q, opts))
 }

@@ -5,27 +5,39 @@
 //! Unicode-folded and trimmed, lines joined by `\n`), and the score is
 //! `1 - distance / max(len)` in characters.
 //!
-//! Computing the distance for every window of a 100,000-line file would take
-//! seconds, so windows are ranked first by a cheap *upper bound* on their
-//! score and evaluated best-bound-first until no unevaluated window can
-//! matter. The bound combines the length difference with the q-gram lemma: an
-//! edit operation destroys at most `q` of the search's q-grams, so a window
-//! sharing only `s` of the search's `G` q-grams is at least `(G - s) / q`
-//! edits away. q-grams are counted in hashed buckets, which can only
-//! over-count shared grams, so the bound stays sound. The exact distance uses
-//! `rapidfuzz`'s bit-parallel Levenshtein with a cutoff.
+//! Candidates for a match are **anchored** windows ([`anchored_windows`]):
+//! windows where at least one distinctive search line appears verbatim (after
+//! normalization) within two lines of its position. A drifted copy of a
+//! region shares most of its lines with it; a twin that differs on every line,
+//! or some other region standing in for one that was deleted, shares none and
+//! is not a candidate. The anchors come from one hash join of the search
+//! lines against the file, so a 100,000-line file costs one pass plus a few
+//! exact scores. The exact distance uses `rapidfuzz`'s bit-parallel
+//! Levenshtein with a cutoff.
+//!
+//! Failure reports use [`best_windows`], which looks at every window: windows
+//! are ranked by a cheap upper bound on their score (the length difference
+//! and the q-gram lemma: an edit destroys at most `q` of the search's
+//! q-grams) and scored best-bound-first within a budget.
 
 use rapidfuzz::distance::levenshtein::{Args, BatchComparator};
 
 const Q: usize = 3;
-const BUCKETS: usize = 1 << 12;
+const BUCKETS: usize = 1 << 16;
 
 /// Windows whose bound is below this are not worth showing as a candidate.
 pub const REPORT_FLOOR: f64 = 0.5;
 
-/// How many windows may be scored exactly before the pass gives up. Only
-/// pathological inputs (thousands of near-identical windows) reach it.
-const EVAL_BUDGET: usize = 4000;
+/// How many windows a failure report may score exactly.
+const EVAL_BUDGET: usize = 400;
+
+/// A search line occurring more often than this in the file is boilerplate
+/// (`}`, `return None`), not an anchor.
+const MAX_ANCHOR_HITS: usize = 32;
+
+/// How far (in lines) an anchor may sit from its position in the search, so
+/// a dropped or invented line does not lose the anchors after it.
+const ANCHOR_SLACK: usize = 2;
 
 /// A scored window.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,58 +63,56 @@ pub struct WindowSearch {
 
 /// Precomputed per-line data of the file side, reusable across searches.
 #[derive(Debug, Clone)]
-pub struct LineGrams {
-    /// Normalized line text.
-    norm: Vec<String>,
+pub struct LineGrams<'a> {
+    /// Normalized line text (borrowed for the ASCII lines that need no folding).
+    norm: Vec<std::borrow::Cow<'a, str>>,
     /// Character count of each normalized line.
     chars: Vec<usize>,
-    /// Flattened q-gram buckets of every line.
-    grams: Vec<u16>,
-    /// `grams[offsets[i]..offsets[i + 1]]` are line `i`'s buckets.
-    offsets: Vec<usize>,
+    /// Flattened q-gram buckets of every line and the offset of each line's
+    /// slice, built on first use: only failure reports need them.
+    grams: std::cell::OnceCell<(Vec<u16>, Vec<usize>)>,
 }
 
-fn bucket(a: u32, b: u32, c: u32) -> u16 {
-    let h =
-        (a.wrapping_mul(0x9E37_79B1) ^ b.wrapping_mul(0x85EB_CA77) ^ c.wrapping_mul(0xC2B2_AE3D))
-            .wrapping_mul(0x2545_F491);
-    (h >> 20) as u16 & (BUCKETS as u16 - 1)
+fn bucket(gram: impl Iterator<Item = u32>) -> u16 {
+    let mut h: u32 = 0x811C_9DC5;
+    for c in gram {
+        h = (h ^ c).wrapping_mul(0x0100_0193);
+    }
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    (h >> 16) as u16
 }
 
 fn push_grams(line: &str, out: &mut Vec<u16>) {
     if line.is_ascii() {
         for w in line.as_bytes().windows(Q) {
-            out.push(bucket(u32::from(w[0]), u32::from(w[1]), u32::from(w[2])));
+            out.push(bucket(w.iter().map(|&b| u32::from(b))));
         }
     } else {
         let cs: Vec<u32> = line.chars().map(u32::from).collect();
         for w in cs.windows(Q) {
-            out.push(bucket(w[0], w[1], w[2]));
+            out.push(bucket(w.iter().copied()));
         }
     }
 }
 
-impl LineGrams {
+impl<'a> LineGrams<'a> {
     /// Builds the index from already-normalized lines.
-    pub fn new(norm: Vec<String>) -> Self {
-        let mut grams = Vec::with_capacity(norm.iter().map(String::len).sum());
-        let mut offsets = Vec::with_capacity(norm.len() + 1);
-        let mut chars = Vec::with_capacity(norm.len());
-        offsets.push(0);
-        for line in &norm {
-            push_grams(line, &mut grams);
-            offsets.push(grams.len());
-            chars.push(if line.is_ascii() {
-                line.len()
-            } else {
-                line.chars().count()
-            });
-        }
+    pub fn new(norm: Vec<std::borrow::Cow<'a, str>>) -> Self {
+        let chars = norm
+            .iter()
+            .map(|line| {
+                if line.is_ascii() {
+                    line.len()
+                } else {
+                    line.chars().count()
+                }
+            })
+            .collect();
         LineGrams {
             norm,
             chars,
-            grams,
-            offsets,
+            grams: std::cell::OnceCell::new(),
         }
     }
 
@@ -118,15 +128,32 @@ impl LineGrams {
 
     /// Normalized text of line `i`.
     pub fn line(&self, i: usize) -> &str {
-        &self.norm[i]
+        self.norm[i].as_ref()
     }
 
     fn line_grams(&self, i: usize) -> &[u16] {
-        &self.grams[self.offsets[i]..self.offsets[i + 1]]
+        let (grams, offsets) = self.grams.get_or_init(|| {
+            let mut grams = Vec::with_capacity(self.norm.iter().map(|l| l.len()).sum());
+            let mut offsets = Vec::with_capacity(self.norm.len() + 1);
+            offsets.push(0);
+            for line in &self.norm {
+                push_grams(line, &mut grams);
+                offsets.push(grams.len());
+            }
+            (grams, offsets)
+        });
+        &grams[offsets[i]..offsets[i + 1]]
     }
 
     fn window_text(&self, start: usize, m: usize) -> String {
-        self.norm[start..start + m].join("\n")
+        let mut out = String::with_capacity(self.chars[start..start + m].iter().sum::<usize>() + m);
+        for (i, l) in self.norm[start..start + m].iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(l);
+        }
+        out
     }
 }
 
@@ -147,7 +174,7 @@ pub fn similarity(a: &str, b: &str) -> f64 {
 ///
 /// `range` limits window starts (for searches after an anchor).
 pub fn best_windows(
-    hay: &LineGrams,
+    hay: &LineGrams<'_>,
     search: &[String],
     margin: f64,
     range: std::ops::Range<usize>,
@@ -253,6 +280,107 @@ pub fn best_windows(
         }
         scored.push(s);
     }
+    finish(best, scored, m, margin, exhausted)
+}
+
+/// Whether a line is distinctive enough to anchor a window: it holds at
+/// least three letters or digits.
+fn distinctive(line: &str) -> bool {
+    line.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+}
+
+/// Scores every anchored window (see the module doc) of `hay` against
+/// `search` and returns the best with its non-overlapping rivals within
+/// `margin`. `range` limits window starts.
+pub fn anchored_windows(
+    hay: &LineGrams<'_>,
+    search: &[String],
+    margin: f64,
+    range: std::ops::Range<usize>,
+) -> WindowSearch {
+    use std::collections::HashMap;
+    let m = search.len();
+    let n = hay.len();
+    if m == 0 || n < m {
+        return WindowSearch::default();
+    }
+    let first = range.start.min(n - m + 1);
+    let last = range.end.min(n - m + 1);
+    let mut wanted: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, l) in search.iter().enumerate() {
+        if distinctive(l) {
+            wanted.entry(l.as_str()).or_default().push(j);
+        }
+    }
+    let mut hits: HashMap<&str, Vec<usize>> = HashMap::new();
+    for p in 0..n {
+        let line = hay.line(p);
+        if let Some((k, _)) = wanted.get_key_value(line) {
+            hits.entry(k).or_default().push(p);
+        }
+    }
+    let mut starts: Vec<usize> = Vec::new();
+    for (line, ps) in &hits {
+        if ps.len() > MAX_ANCHOR_HITS {
+            continue;
+        }
+        for &j in &wanted[line] {
+            for &p in ps {
+                let base = p as isize - j as isize;
+                for d in -(ANCHOR_SLACK as isize)..=ANCHOR_SLACK as isize {
+                    let k = base + d;
+                    if k >= first as isize && k < last as isize {
+                        starts.push(k as usize);
+                    }
+                }
+            }
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+
+    let search_text = search.join("\n");
+    let a = search_text.chars().count();
+    let scorer = BatchComparator::new(search_text.chars());
+    let floor_of = |best: Option<Scored>| match best {
+        Some(b) => (b.score - margin).max(REPORT_FLOOR),
+        None => REPORT_FLOOR,
+    };
+    let mut scored: Vec<Scored> = Vec::new();
+    let mut best: Option<Scored> = None;
+    for k in starts {
+        let floor = floor_of(best);
+        let w = hay.chars[k..k + m].iter().sum::<usize>() + m - 1;
+        let max = a.max(w).max(1);
+        if 1.0 - (a.abs_diff(w) as f64) / (max as f64) < floor {
+            continue;
+        }
+        let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
+        let text = hay.window_text(k, m);
+        let Some(d) =
+            scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))
+        else {
+            continue;
+        };
+        let s = Scored {
+            start: k,
+            score: 1.0 - d as f64 / max as f64,
+        };
+        if best.is_none_or(|b| s.score > b.score) {
+            best = Some(s);
+        }
+        scored.push(s);
+    }
+    finish(best, scored, m, margin, false)
+}
+
+fn finish(
+    best: Option<Scored>,
+    scored: Vec<Scored>,
+    m: usize,
+    margin: f64,
+    exhausted: bool,
+) -> WindowSearch {
     let Some(best) = best else {
         return WindowSearch {
             best: None,
@@ -396,17 +524,9 @@ pub fn meaningful_differences<'s>(
     out
 }
 
-/// Counts of word tokens over a set of lines.
-pub fn token_counts<'a>(
-    lines: impl Iterator<Item = &'a str>,
-) -> std::collections::HashMap<&'a str, usize> {
-    let mut m = std::collections::HashMap::new();
-    for l in lines {
-        for t in words(l) {
-            *m.entry(t).or_insert(0) += 1;
-        }
-    }
-    m
+/// Whether `token` occurs as a whole word in any of `lines`.
+pub fn has_word<'a>(mut lines: impl Iterator<Item = &'a str>, token: &str) -> bool {
+    lines.any(|l| l.contains(token) && words(l).contains(&token))
 }
 
 #[cfg(test)]
@@ -459,7 +579,7 @@ mod tests {
         let hay_lines = lines(
             "fn a() {\nlet x = compute_total(items);\nreturn x;\n}\nfn b() {\nlet y = 2;\n}\nfn c() {\nlet x = compute_total(items);\nreturn x;\n}",
         );
-        let hay = LineGrams::new(hay_lines);
+        let hay = LineGrams::new(hay_lines.into_iter().map(Into::into).collect());
         let search = lines("let x = compute_totals(items);\nreturn x;");
         let found = best_windows(&hay, &search, 0.05, 0..usize::MAX);
         let best = found.best.unwrap();
@@ -475,7 +595,7 @@ mod tests {
         let hay_lines: Vec<String> = (0..60)
             .map(|i| format!("value_{} = compute({}, {})", i % 7, i, i * 3 % 11))
             .collect();
-        let hay = LineGrams::new(hay_lines.clone());
+        let hay = LineGrams::new(hay_lines.iter().map(|l| l.as_str().into()).collect());
         let search: Vec<String> = hay_lines[20..24]
             .iter()
             .map(|l| l.replace("compute", "computer"))

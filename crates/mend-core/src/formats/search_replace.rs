@@ -154,7 +154,7 @@ fn looks_like_path(s: &str, quoted: bool) -> bool {
     if s.is_empty() || s.len() > 4096 || marker(s).is_some() {
         return false;
     }
-    if s.chars().any(|c| c.is_control()) {
+    if s.chars().any(char::is_control) {
         return false;
     }
     if !quoted && s.chars().any(char::is_whitespace) {

@@ -1,0 +1,3 @@
+//! Integration tests of mend-core's public API.
+
+mod properties;
