@@ -97,6 +97,7 @@ fn run(lines: &[String], search: &[String]) -> MatchPass {
         replace_all: false,
         max_pass: MatchPass::Similarity,
         from: 0,
+        literal: false,
     };
     let m = locate(&hay, &q, &LocateOptions::default()).expect("located");
     m[0].pass

@@ -23,7 +23,7 @@ use crate::indent::{Rebase, Unit, detect_unit};
 use crate::locate::{
     Candidate, Haystack, LineQuery, LocateOptions, Match, MatchPass, Miss, locate,
 };
-use crate::normalize::{indent_of, is_elision_marker};
+use crate::normalize::{fold_with_offsets, indent_of, is_elision_marker};
 use crate::report::{
     BestCandidate, EditReport, EditStatus, Failure, FailureKind, LineSpan, NumberedLine,
 };
@@ -404,14 +404,15 @@ impl Ctx<'_, '_> {
             replace_all: r.replace_all,
             max_pass: MatchPass::Similarity,
             from: 0,
+            literal: r.hints.literal,
         };
-        let matches = locate(self.hay, &q, &self.opts.locate)
-            .map_err(|m| self.explain(m, search, path, "search"))?;
+        let matches =
+            locate(self.hay, &q, &self.opts.locate).map_err(|m| self.explain(m, path, "search"))?;
         let pass = matches[0].pass;
         let similarity = matches[0].similarity;
         let splices = matches
             .iter()
-            .map(|m| self.render(m, owner))
+            .map(|m| self.render(m, owner, r.hints.literal))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Planned {
             splices,
@@ -456,72 +457,146 @@ impl Ctx<'_, '_> {
                 match picked {
                     Some(l) => vec![hits[lines.iter().position(|&x| x == l).expect("picked")]],
                     None => {
-                        let m = split_lines(&old_n).len().max(1);
-                        return Err(self.explain(
-                            Miss::Ambiguous {
-                                pass: MatchPass::Exact,
-                                candidates: lines
-                                    .iter()
-                                    .map(|&start| Candidate {
-                                        start,
-                                        len: m,
-                                        similarity: 1.0,
-                                    })
-                                    .collect(),
-                                hint: r.hints.start_line,
-                            },
-                            &split_lines(&old_n),
-                            path,
-                            "old_string",
-                        ));
+                        return Err(self.text_ambiguity(MatchPass::Exact, lines, &old_n, r, path));
                     }
                 }
             }
         };
         if !chosen.is_empty() {
-            let mut splices = Vec::new();
-            for o in chosen {
-                let a = self.doc.logical_to_original(&starts, o);
-                let b = self.doc.logical_to_original(&starts, o + old_n.len());
-                let l0 = self.doc.line_of_offset(a);
-                let l1 = if b > a {
-                    self.doc.line_of_offset(b - 1)
-                } else {
-                    l0
-                };
-                // Newlines inside the match keep the ending they replace when
-                // it is uniform; otherwise the file's dominant ending.
-                let region = &self.doc.text()[a..b];
-                let ending =
-                    if region.contains("\r\n") && !region.replace("\r\n", "").contains('\n') {
-                        "\r\n"
-                    } else if region.contains('\n') && !region.contains("\r\n") {
-                        "\n"
-                    } else {
-                        self.doc.dominant_ending()
-                    };
-                let text = if ending == "\n" {
-                    new_n.clone()
-                } else {
-                    new_n.replace('\n', ending)
-                };
-                splices.push(Splice {
-                    range: a..b,
-                    text,
-                    lines: l0..l1 + 1,
-                    owner,
-                });
-            }
+            let splices = chosen
+                .into_iter()
+                .map(|o| {
+                    let a = self.doc.logical_to_original(&starts, o);
+                    let b = self.doc.logical_to_original(&starts, o + old_n.len());
+                    self.substring_splice(a..b, &new_n, owner)
+                })
+                .collect();
             return Ok(Planned {
                 splices,
                 pass: MatchPass::Exact,
                 similarity: 1.0,
             });
         }
-        // Not an exact substring: climb the line ladder with whole lines.
+        if let Some(p) = self.plan_folded_text(&old_n, &new_n, &logical, &starts, r, path, owner)? {
+            return Ok(p);
+        }
+        // Not a substring: climb the line ladder with whole lines.
         let search = split_lines(&old_n);
         let replace = split_lines(&new_n);
         self.plan_lines(&search, &replace, r, path, owner)
+    }
+
+    /// The Unicode pass for substrings: `old_string` may start or end inside
+    /// a line, so it is matched on folded text and mapped back to bytes.
+    #[allow(clippy::too_many_arguments)]
+    fn plan_folded_text(
+        &self,
+        old: &str,
+        new: &str,
+        logical: &str,
+        starts: &[usize],
+        r: &Replace,
+        path: &str,
+        owner: usize,
+    ) -> Result<Option<Planned>, Failure> {
+        let (folded_file, map) = fold_with_offsets(logical);
+        let (folded_old, _) = fold_with_offsets(old);
+        if folded_old.trim().is_empty() || (folded_file == logical && folded_old == old) {
+            return Ok(None);
+        }
+        // Only matches that begin and end on character boundaries of the
+        // original count (a folded `…` is three bytes).
+        let aligned = |o: usize| o == 0 || o >= map.len() - 1 || map[o - 1] != map[o];
+        let hits: Vec<usize> = folded_file
+            .match_indices(&folded_old)
+            .map(|(o, _)| o)
+            .filter(|&o| aligned(o) && aligned(o + folded_old.len()))
+            .collect();
+        let line_of = |o: usize| {
+            self.doc
+                .line_of_offset(self.doc.logical_to_original(starts, map[o]))
+        };
+        if hits.len() > 1 && !r.replace_all {
+            let lines = hits.iter().map(|&o| line_of(o)).collect();
+            return Err(self.text_ambiguity(MatchPass::Unicode, lines, old, r, path));
+        }
+        if hits.is_empty() {
+            return Ok(None);
+        }
+        let splices = hits
+            .into_iter()
+            .map(|o| {
+                let a = self.doc.logical_to_original(starts, map[o]);
+                let b = self
+                    .doc
+                    .logical_to_original(starts, map[o + folded_old.len()]);
+                self.substring_splice(a..b, new, owner)
+            })
+            .collect();
+        Ok(Some(Planned {
+            splices,
+            pass: MatchPass::Unicode,
+            similarity: 1.0,
+        }))
+    }
+
+    /// Replaces bytes `range` of the original with `new` (whose `\n` become
+    /// the ending the region used, when uniform, else the dominant one).
+    fn substring_splice(&self, range: Range<usize>, new: &str, owner: usize) -> Splice {
+        let (a, b) = (range.start, range.end);
+        let l0 = self.doc.line_of_offset(a);
+        let l1 = if b > a {
+            self.doc.line_of_offset(b - 1)
+        } else {
+            l0
+        };
+        let region = &self.doc.text()[a..b];
+        let ending = if region.contains("\r\n") && !region.replace("\r\n", "").contains('\n') {
+            "\r\n"
+        } else if region.contains('\n') && !region.contains("\r\n") {
+            "\n"
+        } else {
+            self.doc.dominant_ending()
+        };
+        let text = if ending == "\n" {
+            new.to_owned()
+        } else {
+            new.replace('\n', ending)
+        };
+        Splice {
+            range,
+            text,
+            lines: l0..l1 + 1,
+            owner,
+        }
+    }
+
+    /// A substring that occurs at several `lines` (0-based).
+    fn text_ambiguity(
+        &self,
+        pass: MatchPass,
+        lines: Vec<usize>,
+        old: &str,
+        r: &Replace,
+        path: &str,
+    ) -> Failure {
+        let m = split_lines(old).len().max(1);
+        self.explain(
+            Miss::Ambiguous {
+                pass,
+                candidates: lines
+                    .into_iter()
+                    .map(|start| Candidate {
+                        start,
+                        len: m,
+                        similarity: 1.0,
+                    })
+                    .collect(),
+                hint: r.hints.start_line,
+            },
+            path,
+            "old_string",
+        )
     }
 
     fn plan_region(
@@ -547,10 +622,11 @@ impl Ctx<'_, '_> {
                 replace_all: false,
                 max_pass: MatchPass::LineNumbers,
                 from,
+                literal: true,
             }
         }
         let ms = locate(self.hay, &anchor_query(start, 0), &self.opts.locate)
-            .map_err(|m| self.explain(m, start, path, "start anchor"))?;
+            .map_err(|m| self.explain(m, path, "start anchor"))?;
         let ms = ms.into_iter().next().expect("one match");
         let located = if end.iter().all(|l| l.trim().is_empty()) {
             Match {
@@ -560,7 +636,7 @@ impl Ctx<'_, '_> {
         } else {
             let me = locate(self.hay, &anchor_query(end, ms.end), &self.opts.locate)
                 .map_err(|m| {
-                    let mut f = self.explain(m, end, path, "end anchor");
+                    let mut f = self.explain(m, path, "end anchor");
                     f.message.push_str(&format!(
                         " (the end anchor is searched after the start anchor, which matched line {})",
                         ms.start + 1
@@ -582,7 +658,7 @@ impl Ctx<'_, '_> {
                 map,
             }
         };
-        let splice = self.render(&located, owner)?;
+        let splice = self.render(&located, owner, false)?;
         Ok(Planned {
             splices: vec![splice],
             pass: located.pass,
@@ -591,11 +667,17 @@ impl Ctx<'_, '_> {
     }
 
     /// Builds the new bytes for a located match.
-    fn render(&self, m: &Match, owner: usize) -> Result<Splice, Failure> {
+    /// `literal` says elision-looking lines are text (a format without
+    /// elision); otherwise a replacement may not introduce a marker the
+    /// search lacks, since the lines it stands for would be lost.
+    fn render(&self, m: &Match, owner: usize, literal: bool) -> Result<Splice, Failure> {
+        // Search markers stand for file lines only when the elision pass
+        // matched; otherwise they matched file text literally.
+        let elided = m.pass == MatchPass::Elision;
         let lines = self.doc.lines();
         let dominant = self.doc.dominant_ending();
         let key = |l: &String| {
-            if is_elision_marker(l) {
+            if elided && is_elision_marker(l) {
                 "\u{0}elided".to_owned()
             } else {
                 l.clone()
@@ -608,7 +690,7 @@ impl Ctx<'_, '_> {
                 .search
                 .iter()
                 .zip(&m.map)
-                .filter(|(s, r)| r.len() == 1 && !is_elision_marker(s))
+                .filter(|(s, r)| r.len() == 1 && !(elided && is_elision_marker(s)))
                 .map(|(s, r)| (s.as_str(), lines[r.start].content))
                 .collect();
             Rebase::infer(&pairs, self.unit())
@@ -623,7 +705,7 @@ impl Ctx<'_, '_> {
             }
         };
         let drop = |j: usize| -> Result<(), Failure> {
-            if is_elision_marker(&m.search[j]) && !m.map[j].is_empty() {
+            if elided && is_elision_marker(&m.search[j]) && !m.map[j].is_empty() {
                 return Err(Failure::new(
                     FailureKind::Malformed,
                     format!(
@@ -661,7 +743,7 @@ impl Ctx<'_, '_> {
                       out: &mut Vec<(String, &'static str)>|
          -> Result<(), Failure> {
             let line = &m.replace[k];
-            if is_elision_marker(line) && line.chars().any(char::is_alphabetic) {
+            if !literal && is_elision_marker(line) && line.chars().any(char::is_alphabetic) {
                 return Err(Failure::new(
                     FailureKind::Malformed,
                     format!(
@@ -754,7 +836,7 @@ impl Ctx<'_, '_> {
     }
 
     /// Turns a locator miss into a model-ready failure.
-    fn explain(&self, miss: Miss, search: &[String], path: &str, what: &str) -> Failure {
+    fn explain(&self, miss: Miss, path: &str, what: &str) -> Failure {
         let lines = self.doc.lines();
         match miss {
             Miss::NotFound {
@@ -847,14 +929,11 @@ impl Ctx<'_, '_> {
                 f.locations = spans;
                 f
             }
-            Miss::Unusable(msg) => {
-                let _ = search;
-                Failure::new(
-                    FailureKind::Malformed,
-                    format!("The {what} cannot be used: {msg}"),
-                    format!("Put real lines of {path} in the {what}."),
-                )
-            }
+            Miss::Unusable(msg) => Failure::new(
+                FailureKind::Malformed,
+                format!("The {what} cannot be used: {msg}"),
+                format!("Put real lines of {path} in the {what}."),
+            ),
         }
     }
 }

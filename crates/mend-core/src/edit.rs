@@ -107,6 +107,11 @@ pub struct Hints {
     /// 1-based line where the search is expected to start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<usize>,
+    /// Lines that look like elision markers (`...`, `// ... existing code
+    /// ...`) are literal text, not elided code. Set by formats that have no
+    /// elision, such as diff hunks, where such a line is real content.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub literal: bool,
 }
 
 impl Edit {

@@ -176,6 +176,8 @@ pub struct LineQuery<'q> {
     pub max_pass: MatchPass,
     /// Only consider locations starting at or after this line (0-based).
     pub from: usize,
+    /// Elision-looking lines are literal text: skip the elision pass.
+    pub literal: bool,
 }
 
 /// The file side of matching, with lazily built indexes.
@@ -407,7 +409,10 @@ pub fn locate(
     }
 
     let trimmed = variants.last().expect("at least one variant");
-    if q.max_pass >= MatchPass::Elision && trimmed.0.iter().any(|l| is_elision_marker(l)) {
+    if q.max_pass >= MatchPass::Elision
+        && !q.literal
+        && trimmed.0.iter().any(|l| is_elision_marker(l))
+    {
         match locate_elided(hay, &trimmed.0, q, opts) {
             Ok(Some((start, end, map))) => {
                 return Ok(vec![Match {
@@ -769,6 +774,7 @@ mod tests {
             replace_all: false,
             max_pass: MatchPass::Similarity,
             from: 0,
+            literal: false,
         };
         locate(&hay, &q, &LocateOptions::default())
     }

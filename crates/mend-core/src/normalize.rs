@@ -22,30 +22,50 @@ pub fn fold_unicode(s: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{2035}' => {
-                out.push('\'');
-            }
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{2036}' => {
-                out.push('"');
-            }
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => out.push('-'),
-            '\u{2026}' => out.push_str("..."),
-            '\u{00A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}' => out.push(' '),
-            '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' => {}
-            c => out.push(c),
-        }
+        fold_char(c, &mut out);
     }
     if is_nfc_quick(out.chars()) == unicode_normalization::IsNormalized::Yes {
         Cow::Owned(out)
     } else {
         Cow::Owned(out.nfc().collect())
     }
+}
+
+/// Appends the folded form of one character.
+fn fold_char(c: char, out: &mut String) {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{2035}' => {
+            out.push('\'');
+        }
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{2036}' => {
+            out.push('"');
+        }
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => out.push('-'),
+        '\u{2026}' => out.push_str("..."),
+        '\u{00A0}'
+        | '\u{1680}'
+        | '\u{2000}'..='\u{200A}'
+        | '\u{202F}'
+        | '\u{205F}'
+        | '\u{3000}' => out.push(' '),
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' => {}
+        c => out.push(c),
+    }
+}
+
+/// Folds `s` character by character (no NFC, so offsets stay meaningful)
+/// and returns, for every byte of the result, the byte offset in `s` of the
+/// character it came from, plus one final entry for `s.len()`.
+pub fn fold_with_offsets(s: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(s.len());
+    let mut map = Vec::with_capacity(s.len() + 1);
+    for (i, c) in s.char_indices() {
+        let before = out.len();
+        fold_char(c, &mut out);
+        map.extend(std::iter::repeat_n(i, out.len() - before));
+    }
+    map.push(s.len());
+    (out, map)
 }
 
 /// The most tolerant per-line form: Unicode folded, then trimmed.

@@ -169,6 +169,20 @@ pub fn similarity(a: &str, b: &str) -> f64 {
     1.0 - d as f64 / max as f64
 }
 
+/// The valid starts of `m`-line windows in `n` lines, limited to `range`.
+fn window_starts(
+    n: usize,
+    m: usize,
+    range: std::ops::Range<usize>,
+) -> Option<std::ops::Range<usize>> {
+    if m == 0 || n < m {
+        return None;
+    }
+    let first = range.start.min(n - m + 1);
+    let last = range.end.min(n - m + 1);
+    (first < last).then_some(first..last)
+}
+
 /// Finds the windows of `hay` most similar to `search` (normalized lines),
 /// and every non-overlapping rival within `margin` of the best.
 ///
@@ -180,15 +194,10 @@ pub fn best_windows(
     range: std::ops::Range<usize>,
 ) -> WindowSearch {
     let m = search.len();
-    let n = hay.len();
-    if m == 0 || n < m {
+    let Some(starts) = window_starts(hay.len(), m, range) else {
         return WindowSearch::default();
-    }
-    let first = range.start.min(n - m + 1);
-    let last = range.end.min(n - m + 1);
-    if first >= last {
-        return WindowSearch::default();
-    }
+    };
+    let (first, last) = (starts.start, starts.end);
 
     let search_text = search.join("\n");
     let a: usize = search.iter().map(|l| l.chars().count()).sum::<usize>() + m - 1;
@@ -301,11 +310,13 @@ pub fn anchored_windows(
     use std::collections::HashMap;
     let m = search.len();
     let n = hay.len();
-    if m == 0 || n < m {
+    let Some(std::ops::Range {
+        start: first,
+        end: last,
+    }) = window_starts(n, m, range)
+    else {
         return WindowSearch::default();
-    }
-    let first = range.start.min(n - m + 1);
-    let last = range.end.min(n - m + 1);
+    };
     let mut wanted: HashMap<&str, Vec<usize>> = HashMap::new();
     for (j, l) in search.iter().enumerate() {
         if distinctive(l) {
