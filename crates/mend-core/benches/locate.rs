@@ -98,6 +98,8 @@ fn run(lines: &[String], search: &[String]) -> MatchPass {
         max_pass: MatchPass::Similarity,
         from: 0,
         literal: false,
+        within: None,
+        at_eof: false,
     };
     let m = locate(&hay, &q, &LocateOptions::default()).expect("located");
     m[0].pass

@@ -23,7 +23,7 @@ use crate::indent::{Rebase, Unit, detect_unit};
 use crate::locate::{
     Candidate, Haystack, LineQuery, LocateOptions, Match, MatchPass, Miss, locate,
 };
-use crate::normalize::{fold_with_offsets, indent_of, is_elision_marker};
+use crate::normalize::{fold_trim, fold_with_offsets, indent_of, is_elision_marker};
 use crate::report::{
     BestCandidate, EditReport, EditStatus, Failure, FailureKind, LineSpan, NumberedLine,
 };
@@ -47,6 +47,8 @@ pub struct FilePlan {
     pub existed: bool,
     /// The content after the plan; `None` when the file is deleted.
     pub content: Option<String>,
+    /// A requested change of the executable bits.
+    pub executable: Option<bool>,
     /// One report per edit, in input order.
     pub reports: Vec<EditReport>,
 }
@@ -64,6 +66,7 @@ impl FilePlan {
             (false, Some(_), _) => Some('A'),
             (true, Some(_), Some(_)) => Some('R'),
             (true, Some(c), None) if Some(c.as_str()) != original => Some('M'),
+            (true, Some(_), None) if self.executable.is_some() => Some('M'),
             _ => None,
         }
     }
@@ -83,6 +86,7 @@ pub fn plan_file(
 ) -> FilePlan {
     let mut text: Option<String> = original.map(str::to_owned);
     let mut new_path: Option<String> = None;
+    let mut executable: Option<bool> = None;
     let mut reports: Vec<EditReport> = Vec::new();
     let mut batch: Vec<(usize, &Edit, &Replace)> = Vec::new();
     let mut failed = false;
@@ -181,6 +185,11 @@ pub fn plan_file(
                 }
             },
             EditOp::WriteFile { content } => {
+                if let Some(f) = lazy_whole_file(text.as_deref(), content, &e.path) {
+                    failed = true;
+                    reports.push(EditReport::failed(i, e, f));
+                    continue;
+                }
                 text = Some(match text.as_deref() {
                     Some(old) => conform_whole_file(old, content),
                     None => content.clone(),
@@ -188,6 +197,25 @@ pub fn plan_file(
                 let mut r = EditReport::new(i, e, EditStatus::Applied);
                 r.occurrences = 1;
                 reports.push(r);
+            }
+            EditOp::SetMode { executable: x } => {
+                if text.is_none() {
+                    failed = true;
+                    reports.push(EditReport::failed(
+                        i,
+                        e,
+                        Failure::new(
+                            FailureKind::FileNotFound,
+                            format!("File not found: {} (cannot change its mode)", e.path),
+                            "Check the path.",
+                        ),
+                    ));
+                } else {
+                    executable = Some(*x);
+                    let mut r = EditReport::new(i, e, EditStatus::Applied);
+                    r.occurrences = 1;
+                    reports.push(r);
+                }
             }
             EditOp::Delete => {
                 if text.is_none() {
@@ -236,8 +264,31 @@ pub fn plan_file(
         new_path,
         existed: original.is_some(),
         content: text,
+        executable,
         reports,
     }
+}
+
+/// A whole-file write that stands in for code with an elision comment
+/// (`# ... existing code ...`) would delete that code: refuse it.
+fn lazy_whole_file(old: Option<&str>, new: &str, path: &str) -> Option<Failure> {
+    let old = old?;
+    let (n, line) = new
+        .lines()
+        .enumerate()
+        .find(|(_, l)| is_elision_marker(l) && l.chars().any(char::is_alphabetic))?;
+    if old.lines().any(|l| l.trim() == line.trim()) {
+        return None;
+    }
+    Some(Failure::new(
+        FailureKind::Malformed,
+        format!(
+            "The new content of {path} elides code with `{}` (line {}); writing it would delete the code it stands for",
+            line.trim(),
+            n + 1
+        ),
+        "Send the entire file, or edit only the part that changes with a search/replace block.",
+    ))
 }
 
 /// A whole-file write replaces every byte, but a model writes `\n` and no
@@ -273,6 +324,13 @@ struct Planned {
     similarity: f64,
 }
 
+impl Planned {
+    /// One past the last original line the edit covers.
+    fn end_line(&self) -> usize {
+        self.splices.iter().map(|s| s.lines.end).max().unwrap_or(0)
+    }
+}
+
 fn plan_batch(
     text: &str,
     batch: &[(usize, &Edit, &Replace)],
@@ -289,13 +347,34 @@ fn plan_batch(
     };
     let mut reports = Vec::with_capacity(batch.len());
     let mut splices: Vec<Splice> = Vec::new();
+    let mut prev_end = 0;
+    let mut failed = false;
     for (pos, &(i, e, r)) in batch.iter().enumerate() {
+        // Seed 001: after a failed block, later blocks for the same file are
+        // not tried (their anchors may depend on the failed change).
+        if failed && e.origin.as_ref().is_some_and(|o| o.format == "edit-block") {
+            reports.push(EditReport::failed(
+                i,
+                e,
+                Failure::new(
+                    FailureKind::PreviousFailed,
+                    format!(
+                        "Previous edit to {} failed, so this one was not tried",
+                        e.path
+                    ),
+                    "Fix the earlier edit to this file first, then send both again.",
+                ),
+            ));
+            continue;
+        }
         if e.is_noop() {
             reports.push(EditReport::new(i, e, EditStatus::Noop));
             continue;
         }
-        match ctx.plan_replace(r, &e.path, pos) {
+        let from = if r.hints.after_previous { prev_end } else { 0 };
+        match ctx.plan_replace(r, &e.path, pos, from) {
             Ok(p) => {
+                prev_end = prev_end.max(p.end_line());
                 let mut rep = EditReport::new(i, e, EditStatus::Applied);
                 rep.pass = Some(p.pass);
                 rep.similarity = Some(p.similarity);
@@ -307,7 +386,10 @@ fn plan_batch(
                 splices.extend(p.splices);
                 reports.push(rep);
             }
-            Err(f) => reports.push(EditReport::failed(i, e, f)),
+            Err(f) => {
+                failed = true;
+                reports.push(EditReport::failed(i, e, f));
+            }
         }
     }
 
@@ -368,9 +450,18 @@ impl Ctx<'_, '_> {
         *self.unit.get_or_init(|| detect_unit(self.hay.lines()))
     }
 
-    fn plan_replace(&self, r: &Replace, path: &str, owner: usize) -> Result<Planned, Failure> {
+    fn plan_replace(
+        &self,
+        r: &Replace,
+        path: &str,
+        owner: usize,
+        from: usize,
+    ) -> Result<Planned, Failure> {
         match &r.target {
             Target::Lines { search, replace } => {
+                if search.is_empty() && r.hints.at_eof {
+                    return Ok(self.append(replace, &r.hints, owner));
+                }
                 if search.iter().all(|l| l.trim().is_empty()) {
                     return Err(Failure::new(
                         FailureKind::Malformed,
@@ -378,7 +469,7 @@ impl Ctx<'_, '_> {
                         "Put the exact lines to replace in the search. An empty search only creates a new file.",
                     ));
                 }
-                self.plan_lines(search, replace, r, path, owner)
+                self.plan_lines(search, replace, r, path, owner, from)
             }
             Target::Text { old, new } => self.plan_text(old, new, r, path, owner),
             Target::Region {
@@ -396,29 +487,181 @@ impl Ctx<'_, '_> {
         r: &Replace,
         path: &str,
         owner: usize,
+        from: usize,
     ) -> Result<Planned, Failure> {
+        let (from, within) = self.narrow(&r.hints.context, from, path)?;
         let q = LineQuery {
             search,
             replace,
             hint: r.hints.start_line,
             replace_all: r.replace_all,
             max_pass: MatchPass::Similarity,
-            from: 0,
+            from,
             literal: r.hints.literal,
+            within,
+            at_eof: r.hints.at_eof,
         };
-        let matches =
-            locate(self.hay, &q, &self.opts.locate).map_err(|m| self.explain(m, path, "search"))?;
+        let matches = locate(self.hay, &q, &self.opts.locate).map_err(|m| {
+            let f = self.explain(m, path, "search");
+            self.explain_anchor(f, search, r.hints.anchor_lines)
+        })?;
         let pass = matches[0].pass;
         let similarity = matches[0].similarity;
         let splices = matches
             .iter()
-            .map(|m| self.render(m, owner, r.hints.literal))
+            .map(|m| self.render(m, owner, &r.hints))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Planned {
             splices,
             pass,
             similarity,
         })
+    }
+
+    /// Follows apply-patch `@@` context lines: each is the first occurrence
+    /// at or after the previous one. Returns where the search may start and
+    /// the scope of the last context line (its indented block).
+    fn narrow(
+        &self,
+        context: &[String],
+        mut from: usize,
+        path: &str,
+    ) -> Result<(usize, Option<Range<usize>>), Failure> {
+        let mut within = None;
+        for c in context {
+            if c.trim().is_empty() {
+                continue;
+            }
+            let line = std::slice::from_ref(c);
+            let q = LineQuery {
+                search: line,
+                replace: line,
+                hint: None,
+                replace_all: true,
+                max_pass: MatchPass::Unicode,
+                from,
+                literal: true,
+                within: None,
+                at_eof: false,
+            };
+            let found = locate(self.hay, &q, &self.opts.locate).map_err(|_| {
+                Failure::new(
+                    FailureKind::NotFound,
+                    format!(
+                        "The context line `@@ {}` was not found in {path}{}",
+                        c.trim(),
+                        if from > 0 {
+                            format!(" after line {from}")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    "Use an `@@` line copied exactly from the file (a function or class header above the change), or leave it out.",
+                )
+            })?;
+            let at = found[0].start;
+            from = at + 1;
+            within = Some(from..self.scope_end(at));
+        }
+        Ok((from, within))
+    }
+
+    /// The end of the indented block opened by line `at`: the first later
+    /// non-blank line indented no deeper (included, so a closing `}` counts).
+    fn scope_end(&self, at: usize) -> usize {
+        let lines = self.hay.lines();
+        let width = |l: &str| indent_of(l).chars().count();
+        let base = width(lines[at]);
+        (at + 1..lines.len())
+            .find(|&i| !lines[i].trim().is_empty() && width(lines[i]) <= base)
+            .map_or(lines.len(), |i| i + 1)
+    }
+
+    /// Appends lines at the end of the file (a pure-addition patch chunk
+    /// without context).
+    fn append(&self, lines: &[String], hints: &crate::edit::Hints, owner: usize) -> Planned {
+        let ending = self.doc.dominant_ending();
+        let ends_nl = self.doc.ends_with_newline();
+        let mut text = String::new();
+        if !ends_nl {
+            text.push_str(ending);
+        }
+        for (k, l) in lines.iter().enumerate() {
+            text.push_str(l);
+            let last = k + 1 == lines.len();
+            if !last || hints.final_newline.unwrap_or(ends_nl) {
+                text.push_str(ending);
+            }
+        }
+        let end = self.doc.text().len();
+        let n = self.doc.len();
+        Planned {
+            splices: vec![Splice {
+                range: end..end,
+                text,
+                lines: n..n,
+                owner,
+            }],
+            pass: MatchPass::Exact,
+            similarity: 1.0,
+        }
+    }
+
+    /// For edit-block searches (anchor + old lines), says which part failed,
+    /// in seed 001's terms.
+    fn explain_anchor(&self, mut f: Failure, search: &[String], anchor: usize) -> Failure {
+        if f.kind != FailureKind::NotFound || anchor == 0 || anchor >= search.len() {
+            return f;
+        }
+        let head = &search[..anchor];
+        let q = LineQuery {
+            search: head,
+            replace: head,
+            hint: None,
+            replace_all: false,
+            max_pass: MatchPass::Unicode,
+            from: 0,
+            literal: true,
+            within: None,
+            at_eof: false,
+        };
+        match locate(self.hay, &q, &self.opts.locate) {
+            Ok(m) => {
+                let at = m[0].end;
+                let lines = self.doc.lines();
+                let hi = (at + search.len() - anchor).min(lines.len());
+                f.message = format!(
+                    "Old lines don't match content after anchor: the anchor ({} line(s)) matches at line {}, but the lines after it differ from the old lines of the edit",
+                    anchor,
+                    m[0].start + 1
+                );
+                f.best = Some(BestCandidate {
+                    line: at + 1,
+                    similarity: f.best.as_ref().map_or(0.0, |b| b.similarity),
+                    lines: (at..hi)
+                        .map(|i| NumberedLine {
+                            number: i + 1,
+                            text: lines[i].content.to_owned(),
+                        })
+                        .collect(),
+                });
+                f.fix = "Copy the lines that follow the anchor exactly from the file (shown above) into the edit's old lines.".into();
+            }
+            Err(Miss::Ambiguous { candidates, .. }) => {
+                let at: Vec<String> = candidates
+                    .iter()
+                    .map(|c| (c.start + 1).to_string())
+                    .collect();
+                f.message = format!(
+                    "Anchor is ambiguous (matches at lines {}) and the old lines match after none of them",
+                    at.join(", ")
+                );
+            }
+            Err(_) => {
+                f.message = "Anchor not found in file: the edit's leading context lines are not in the file".into();
+            }
+        }
+        f
     }
 
     fn plan_text(
@@ -483,7 +726,7 @@ impl Ctx<'_, '_> {
         // Not a substring: climb the line ladder with whole lines.
         let search = split_lines(&old_n);
         let replace = split_lines(&new_n);
-        self.plan_lines(&search, &replace, r, path, owner)
+        self.plan_lines(&search, &replace, r, path, owner, 0)
     }
 
     /// The Unicode pass for substrings: `old_string` may start or end inside
@@ -623,6 +866,8 @@ impl Ctx<'_, '_> {
                 max_pass: MatchPass::LineNumbers,
                 from,
                 literal: true,
+                within: None,
+                at_eof: false,
             }
         }
         let ms = locate(self.hay, &anchor_query(start, 0), &self.opts.locate)
@@ -658,7 +903,7 @@ impl Ctx<'_, '_> {
                 map,
             }
         };
-        let splice = self.render(&located, owner, false)?;
+        let splice = self.render(&located, owner, &crate::edit::Hints::default())?;
         Ok(Planned {
             splices: vec![splice],
             pass: located.pass,
@@ -670,7 +915,13 @@ impl Ctx<'_, '_> {
     /// `literal` says elision-looking lines are text (a format without
     /// elision); otherwise a replacement may not introduce a marker the
     /// search lacks, since the lines it stands for would be lost.
-    fn render(&self, m: &Match, owner: usize, literal: bool) -> Result<Splice, Failure> {
+    fn render(
+        &self,
+        m: &Match,
+        owner: usize,
+        hints: &crate::edit::Hints,
+    ) -> Result<Splice, Failure> {
+        let literal = hints.literal;
         // Search markers stand for file lines only when the elision pass
         // matched; otherwise they matched file text literally.
         let elided = m.pass == MatchPass::Elision;
@@ -705,6 +956,21 @@ impl Ctx<'_, '_> {
             }
         };
         let drop = |j: usize| -> Result<(), Failure> {
+            if hints.exact_removals && m.map[j].len() == 1 {
+                let file_line = lines[m.map[j].start].content;
+                if fold_trim(&m.search[j]) != fold_trim(file_line) {
+                    return Err(Failure::new(
+                        FailureKind::NotFound,
+                        format!(
+                            "The line the edit removes, `{}`, does not match line {} of the file, `{}`; the surrounding lines match, but mend will not remove a line that differs",
+                            m.search[j].trim(),
+                            m.map[j].start + 1,
+                            file_line.trim()
+                        ),
+                        "Re-read the file and copy the line to remove exactly.",
+                    ));
+                }
+            }
             if elided && is_elision_marker(&m.search[j]) && !m.map[j].is_empty() {
                 return Err(Failure::new(
                     FailureKind::Malformed,
@@ -811,7 +1077,10 @@ impl Ctx<'_, '_> {
             }
         }
 
-        let at_eof_unterminated = m.end == lines.len() && !self.doc.ends_with_newline();
+        let at_eof_unterminated = m.end == lines.len()
+            && !hints
+                .final_newline
+                .unwrap_or_else(|| self.doc.ends_with_newline());
         let n = out.len();
         let mut text = String::new();
         for (idx, (content, ending)) in out.iter().enumerate() {

@@ -49,6 +49,11 @@ pub enum EditOp {
         /// The new path.
         to: String,
     },
+    /// Set or clear the executable bits (a diff's mode change).
+    SetMode {
+        /// Whether the file becomes executable (`100755`).
+        executable: bool,
+    },
     /// Replace the whole file's content (or create it).
     WriteFile {
         /// The new content.
@@ -112,6 +117,36 @@ pub struct Hints {
     /// elision, such as diff hunks, where such a line is real content.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub literal: bool,
+    /// The first this-many search lines are an anchor the replacement
+    /// repeats (seed 001's common prefix); used to explain failures.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub anchor_lines: usize,
+    /// Lines that must be found, in order, before the search (apply-patch's
+    /// `@@ def f():` lines); the search is then looked for after the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
+    /// The search is looked for after the previous edit of the same batch
+    /// (chunks of one patch apply in order).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub after_previous: bool,
+    /// The search must end at the end of the file (`*** End of File`); with
+    /// an empty search, the replacement is appended.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_eof: bool,
+    /// Lines the edit removes must equal the file's lines up to whitespace
+    /// and Unicode folding, even when the similarity pass located the block
+    /// (a diff's `-` lines say exactly what is removed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact_removals: bool,
+    /// Whether the file must end with a newline after the edit, when the
+    /// edit reaches the end of the file (a diff's `\ No newline at end of
+    /// file`). `None` keeps the file's own state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_newline: Option<bool>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Edit {
@@ -127,6 +162,7 @@ impl Edit {
             EditOp::Delete => "file deletion",
             EditOp::Rename { .. } => "file rename",
             EditOp::WriteFile { .. } => "whole-file write",
+            EditOp::SetMode { .. } => "mode change",
         }
     }
 

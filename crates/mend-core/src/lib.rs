@@ -20,7 +20,7 @@
 //! let file = "def add(a, b):\n\treturn a + b\n";
 //! let response = "math.py\n<<<<<<< SEARCH\n    return a + b\n=======\n    return a + b + 0\n>>>>>>> REPLACE\n";
 //! let parsed = formats::parse(response, formats::Format::Auto).unwrap();
-//! let edits: Vec<_> = parsed.edits.iter().enumerate().collect();
+//! let edits: Vec<_> = parsed.edits().enumerate().collect();
 //! let plan = plan_file("math.py", Some(file), &edits, &PlanOptions::default());
 //! assert_eq!(plan.content.as_deref(), Some("def add(a, b):\n\treturn a + b + 0\n"));
 //! assert_eq!(plan.reports[0].status, EditStatus::Applied);
@@ -42,6 +42,7 @@ pub mod text;
 pub use apply::{FilePlan, PlanOptions, plan_file};
 pub use edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 pub use error::Error;
+pub use formats::{Entry, Format, Malformed, Parsed, ShellSuggestion, StreamParser};
 pub use locate::{LocateOptions, MatchPass};
 pub use report::{
     ApplyReport, EditReport, EditStatus, Failure, FailureKind, FileSummary, LineSpan,

@@ -162,7 +162,7 @@ pub enum Miss {
 }
 
 /// What to locate.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LineQuery<'q> {
     /// Search lines.
     pub search: &'q [String],
@@ -178,6 +178,12 @@ pub struct LineQuery<'q> {
     pub from: usize,
     /// Elision-looking lines are literal text: skip the elision pass.
     pub literal: bool,
+    /// When several locations match, the one starting in this range (and
+    /// only it) is taken: the scope of an apply-patch `@@` context line.
+    pub within: Option<Range<usize>>,
+    /// Only locations that end at the end of the file (trailing blank lines
+    /// aside) count.
+    pub at_eof: bool,
 }
 
 /// The file side of matching, with lazily built indexes.
@@ -282,7 +288,25 @@ enum Selection {
     Ambiguous(Vec<usize>),
 }
 
-fn select(starts: Vec<usize>, m: usize, q: &LineQuery<'_>, all: bool, window: usize) -> Selection {
+fn select(
+    mut starts: Vec<usize>,
+    m: usize,
+    q: &LineQuery<'_>,
+    all: bool,
+    window: usize,
+    eof: usize,
+) -> Selection {
+    if q.at_eof {
+        starts.retain(|&s| s + m >= eof);
+    }
+    if starts.len() > 1
+        && let Some(w) = &q.within
+    {
+        let inside: Vec<usize> = starts.iter().copied().filter(|s| w.contains(s)).collect();
+        if inside.len() == 1 && !q.replace_all {
+            return Selection::Found(inside);
+        }
+    }
     match starts.len() {
         0 => Selection::Empty,
         1 => Selection::Found(starts),
@@ -334,6 +358,8 @@ pub fn locate(
     }
     let variants = edge_variants(q.search, q.replace);
     let full_range = q.from..usize::MAX;
+    // End of the file for `at_eof`, ignoring trailing blank lines.
+    let eof = hay.lines().len() - hay.lines().iter().rev().take_while(|l| is_blank(l)).count();
 
     for pass in [
         MatchPass::Exact,
@@ -346,7 +372,7 @@ pub fn locate(
         }
         for (s, r) in &variants {
             let starts = find(hay, s, norm_for(pass), full_range.clone());
-            match select(starts, s.len(), q, true, opts.hint_window) {
+            match select(starts, s.len(), q, true, opts.hint_window, eof) {
                 Selection::Empty => continue,
                 Selection::Found(v) => {
                     return Ok(v
@@ -380,14 +406,14 @@ pub fn locate(
         };
         let hinted = LineQuery {
             hint: q.hint.or(Some(first)),
-            ..*q
+            ..q.clone()
         };
         for (s, r) in edge_variants(&stripped, &replace) {
             if s.iter().all(|l| is_blank(l)) {
                 continue;
             }
             let starts = find(hay, &s, fold_trim, full_range.clone());
-            match select(starts, s.len(), &hinted, false, opts.hint_window) {
+            match select(starts, s.len(), &hinted, false, opts.hint_window, eof) {
                 Selection::Empty => continue,
                 Selection::Found(v) => {
                     let start = v[0];
@@ -433,7 +459,11 @@ pub fn locate(
         return Err(not_found(hay, &variants, q, opts));
     }
 
-    if q.max_pass >= MatchPass::Similarity && !q.replace_all && similarity_eligible(&trimmed.0) {
+    if q.max_pass >= MatchPass::Similarity
+        && !q.replace_all
+        && !q.at_eof
+        && similarity_eligible(&trimmed.0)
+    {
         let (s, r) = (&trimmed.0, trimmed.1.as_slice());
         let norm: Vec<String> = s.iter().map(|l| fold_trim(l).into_owned()).collect();
         let found = anchored_windows(hay.grams(), &norm, opts.margin, q.from..usize::MAX);
@@ -775,6 +805,8 @@ mod tests {
             max_pass: MatchPass::Similarity,
             from: 0,
             literal: false,
+            within: None,
+            at_eof: false,
         };
         locate(&hay, &q, &LocateOptions::default())
     }

@@ -9,12 +9,13 @@
 //!   "ok": bool,                 // every edit applied (or was a no-op)
 //!   "written": bool,            // files were changed on disk
 //!   "dry_run": bool,
-//!   "format": "search-replace", // the format of the input
+//!   "format": "search-replace", // the input's format, or "mixed (a, b)"
 //!   "applied": 2, "requested": 3,
 //!   "files": [ { "path": "src/a.py", "status": "M",      // M, A, D or R
 //!                "renamed_to": null, "diff": "--- a/src/a.py\n+++ …" } ],
 //!   "edits": [ EditReport, … ],
-//!   "retry_context": "…"        // present when an edit failed
+//!   "retry_context": "…",       // present when an edit failed
+//!   "shell_suggestions": [{"line": 12, "command": "cargo test"}]  // never run
 //! }
 //! ```
 //!
@@ -233,6 +234,30 @@ impl EditReport {
         }
     }
 
+    /// A failed report for a block the parser could not read.
+    pub fn malformed(index: usize, m: &crate::formats::Malformed) -> Self {
+        EditReport {
+            index,
+            path: m.path.clone().unwrap_or_default(),
+            kind: "malformed block",
+            status: EditStatus::Failed,
+            pass: None,
+            lines: None,
+            occurrences: 0,
+            similarity: None,
+            origin: Some(Origin {
+                format: m.format.to_owned(),
+                line: m.line,
+                text: m.text.clone(),
+            }),
+            failure: Some(Failure::new(
+                FailureKind::Malformed,
+                format!("{} block unreadable, {}", m.format, m.message),
+                "Send the block again, following the format exactly (see `mend prompt <format>`).",
+            )),
+        }
+    }
+
     /// A failed report.
     pub fn failed(index: usize, edit: &Edit, failure: Failure) -> Self {
         let status = if failure.kind == FailureKind::PreviousFailed {
@@ -326,6 +351,8 @@ pub struct ApplyReport {
     /// The model-ready explanation of the failures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_context: Option<String>,
+    /// Shell commands the response proposed; mend never runs them.
+    pub shell_suggestions: Vec<crate::formats::ShellSuggestion>,
 }
 
 /// Renders failures as one block a model can act on: for each failed edit,

@@ -6,16 +6,18 @@
 mod apply;
 mod workspace;
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Read, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
-use mend_core::formats::Format;
+use mend_core::formats::{self, Entry, Event, Format, Parsed, StreamParser};
+use mend_core::{ApplyReport, Edit, EditReport, PlanOptions, plan_file};
 
 use crate::apply::{ApplyError, ApplyOptions};
-use crate::workspace::Workspace;
+use crate::workspace::{Refusal, Workspace};
 
 /// Exit code: every edit applied.
 const EXIT_OK: u8 = 0;
@@ -40,9 +42,27 @@ struct Cli {
 enum Command {
     /// Apply the edits in a model's response to files under a root.
     ///
-    /// Exit status: 0 when every edit applied, 1 when any edit failed (then
-    /// nothing is written), 2 for a usage error or unreadable input.
+    /// Exit status: 0 when every edit applied, 1 when any edit failed or the
+    /// response held no edits (then nothing is written), 2 for a usage error
+    /// or unreadable input.
     Apply(ApplyArgs),
+    /// Print the edits a response holds, as JSON, without touching files.
+    ///
+    /// Exit status: 0 when every block was read, 1 when a block is malformed
+    /// or there are no edits, 2 for a usage error or unreadable input.
+    Parse(ParseArgs),
+    /// Print instructions that teach a model an edit format.
+    Prompt {
+        /// The format to teach.
+        #[arg(value_enum)]
+        format: FormatArg,
+    },
+    /// Print the JSON Schemas of the JSON edit formats.
+    Schema {
+        /// Only this format's schema (`str-replace` or `anchored`).
+        #[arg(value_enum)]
+        format: Option<FormatArg>,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -50,7 +70,7 @@ struct ApplyArgs {
     /// Workspace root; every path in the edits is relative to it.
     #[arg(long, default_value = ".")]
     root: PathBuf,
-    /// Edit format of the input.
+    /// Edit format of the input; `auto` decides per block.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     format: FormatArg,
     /// Print the unified diff that would be written, and write nothing.
@@ -59,13 +79,26 @@ struct ApplyArgs {
     /// Print the report as JSON (schema: mend_core::report).
     #[arg(long)]
     json: bool,
+    /// Read standard input as it arrives, checking each block against the
+    /// files as soon as it is complete; still writes all or nothing at the end.
+    #[arg(long)]
+    stream: bool,
+    /// The model's response; `-` or nothing reads standard input.
+    input: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ParseArgs {
+    /// Edit format of the input; `auto` decides per block.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
     /// The model's response; `-` or nothing reads standard input.
     input: Option<PathBuf>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum FormatArg {
-    /// Detect the format from the input.
+    /// Decide per block.
     Auto,
     /// SEARCH/REPLACE blocks (aider, Roo Code, Cline).
     SearchReplace,
@@ -73,6 +106,14 @@ enum FormatArg {
     StrReplace,
     /// modify_file/write_file JSON (anchored regions).
     Anchored,
+    /// ««« EDIT / ═══════ REPL / »»» EDIT END blocks.
+    EditBlock,
+    /// Codex *** Begin Patch envelopes.
+    ApplyPatch,
+    /// Unified diffs.
+    UnifiedDiff,
+    /// A path line and a fence holding the whole file.
+    WholeFile,
 }
 
 impl From<FormatArg> for Format {
@@ -82,6 +123,10 @@ impl From<FormatArg> for Format {
             FormatArg::SearchReplace => Format::SearchReplace,
             FormatArg::StrReplace => Format::StrReplace,
             FormatArg::Anchored => Format::Anchored,
+            FormatArg::EditBlock => Format::EditBlock,
+            FormatArg::ApplyPatch => Format::ApplyPatch,
+            FormatArg::UnifiedDiff => Format::UnifiedDiff,
+            FormatArg::WholeFile => Format::WholeFile,
         }
     }
 }
@@ -95,41 +140,30 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match cli.command {
-        Command::Apply(args) => match run_apply(&args) {
-            Ok(code) => ExitCode::from(code),
-            Err(e) => {
-                eprintln_safe(&format!("mend: {e:#}"));
-                ExitCode::from(EXIT_USAGE)
-            }
-        },
+    let result = match cli.command {
+        Command::Apply(args) => run_apply(&args),
+        Command::Parse(args) => run_parse(&args),
+        Command::Prompt { format } => {
+            print(&formats::prompt::prompt(format.into())).map(|()| EXIT_OK)
+        }
+        Command::Schema { format } => run_schema(format),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "mend: {e:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 
-fn eprintln_safe(msg: &str) {
-    let _ = writeln!(std::io::stderr(), "{msg}");
+fn print(s: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(s.as_bytes())?;
+    Ok(())
 }
 
-fn read_input(input: Option<&PathBuf>) -> anyhow::Result<String> {
-    let bytes = match input {
-        Some(p) if p.as_os_str() != "-" => {
-            std::fs::read(p).with_context(|| format!("cannot read input {}", p.display()))?
-        }
-        _ => {
-            let stdin = std::io::stdin();
-            if stdin.is_terminal() {
-                anyhow::bail!(
-                    "no input: pass a file with the model's response, or pipe it to standard input"
-                );
-            }
-            let mut buf = Vec::new();
-            stdin
-                .lock()
-                .read_to_end(&mut buf)
-                .context("cannot read standard input")?;
-            buf
-        }
-    };
+fn decode(bytes: Vec<u8>) -> anyhow::Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "the input is not valid UTF-8 (invalid byte at offset {})",
@@ -138,8 +172,71 @@ fn read_input(input: Option<&PathBuf>) -> anyhow::Result<String> {
     })
 }
 
-fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
+fn open_input(input: Option<&PathBuf>) -> anyhow::Result<Box<dyn Read>> {
+    match input {
+        Some(p) if p.as_os_str() != "-" => {
+            Ok(Box::new(std::fs::File::open(p).with_context(|| {
+                format!("cannot read input {}", p.display())
+            })?))
+        }
+        _ => {
+            let stdin = std::io::stdin();
+            if stdin.is_terminal() {
+                anyhow::bail!(
+                    "no input: pass a file with the model's response, or pipe it to standard input"
+                );
+            }
+            Ok(Box::new(stdin))
+        }
+    }
+}
+
+fn read_input(input: Option<&PathBuf>) -> anyhow::Result<String> {
+    let mut buf = Vec::new();
+    open_input(input)?
+        .read_to_end(&mut buf)
+        .context("cannot read the input")?;
+    decode(buf)
+}
+
+fn run_schema(format: Option<FormatArg>) -> anyhow::Result<u8> {
+    let all = formats::schema::schemas();
+    let value = match format.map(Format::from) {
+        None => all,
+        Some(f) => match all.get(f.name()) {
+            Some(v) => v.clone(),
+            None => anyhow::bail!(
+                "{} is not a JSON format; schemas exist for str-replace and anchored",
+                f.name()
+            ),
+        },
+    };
+    print(&(serde_json::to_string_pretty(&value)? + "\n"))?;
+    Ok(EXIT_OK)
+}
+
+fn run_parse(args: &ParseArgs) -> anyhow::Result<u8> {
     let input = read_input(args.input.as_ref())?;
+    match formats::parse(&input, args.format.into()) {
+        Ok(p) => {
+            let bad = p.entries.iter().any(|e| matches!(e, Entry::Malformed(_)));
+            let v = serde_json::json!({
+                "format": p.format_name(),
+                "entries": p.entries,
+                "shell_suggestions": p.shell,
+            });
+            print(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+            Ok(if bad { EXIT_FAILED } else { EXIT_OK })
+        }
+        Err(e) => {
+            let v = serde_json::json!({ "error": e.to_string(), "entries": [] });
+            print(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+            Ok(EXIT_FAILED)
+        }
+    }
+}
+
+fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     let ws = Workspace::open(&args.root)
         .with_context(|| format!("cannot open root {}", args.root.display()))?;
     let opts = ApplyOptions {
@@ -147,8 +244,18 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         dry_run: args.dry_run,
     };
     let mut out = std::io::stdout().lock();
-    let outcome = match apply::run(&ws, &input, &opts) {
-        Ok(o) => o,
+    let (result, streamed) = if args.stream {
+        let (parsed, lines) = stream_parse(&ws, args, &mut out)?;
+        match parsed {
+            Ok(p) => (apply::run_parsed(&ws, &p, &opts), lines),
+            Err(e) => (Err(ApplyError::Parse(e)), lines),
+        }
+    } else {
+        let input = read_input(args.input.as_ref())?;
+        (apply::run(&ws, &input, &opts), HashMap::new())
+    };
+    let report = match result {
+        Ok(r) => r,
         Err(ApplyError::Parse(e)) => {
             if args.json {
                 let v = serde_json::json!({
@@ -167,38 +274,165 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
             return Err(anyhow::Error::new(e).context("writing the planned files failed"));
         }
     };
-    let report = &outcome.report;
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(report)?)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        for e in &report.edits {
-            writeln!(out, "{}", e.summary())?;
-        }
-        if args.dry_run && report.ok {
-            for f in &report.files {
-                write!(out, "{}", f.diff)?;
-            }
-        }
-        if let Some(ctx) = &report.retry_context {
-            writeln!(out)?;
-            write!(out, "{ctx}")?;
-        }
-        let verb = if report.written {
-            "written"
-        } else if report.dry_run && report.ok {
-            "dry run, nothing written"
-        } else if report.ok {
-            "nothing to write"
-        } else {
-            "nothing written"
-        };
-        writeln!(
-            out,
-            "{} of {} edits applied, {} file(s) changed ({verb})",
-            report.applied,
-            report.requested,
-            report.files.len()
-        )?;
+        print_human(&mut out, &report, &streamed)?;
     }
     Ok(if report.ok { EXIT_OK } else { EXIT_FAILED })
+}
+
+fn print_human(
+    out: &mut impl std::io::Write,
+    report: &ApplyReport,
+    streamed: &HashMap<usize, String>,
+) -> anyhow::Result<()> {
+    for e in &report.edits {
+        let line = e.summary();
+        // Lines already printed while streaming are not repeated.
+        if streamed.get(&e.index) != Some(&line) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if report.dry_run && report.ok {
+        for f in &report.files {
+            write!(out, "{}", f.diff)?;
+        }
+    }
+    if let Some(ctx) = &report.retry_context {
+        writeln!(out)?;
+        write!(out, "{ctx}")?;
+    }
+    if !report.shell_suggestions.is_empty() {
+        writeln!(out, "\nSuggested shell commands (not run):")?;
+        for s in &report.shell_suggestions {
+            writeln!(out, "  $ {}", s.command)?;
+        }
+    }
+    let verb = if report.written {
+        "written"
+    } else if report.dry_run && report.ok {
+        "dry run, nothing written"
+    } else if report.ok {
+        "nothing to write"
+    } else {
+        "nothing written"
+    };
+    writeln!(
+        out,
+        "{} of {} edits applied, {} file(s) changed ({verb})",
+        report.applied,
+        report.requested,
+        report.files.len()
+    )?;
+    Ok(())
+}
+
+/// Files as read for early checks while streaming, by normalized path.
+type Originals = HashMap<String, Result<Option<String>, Refusal>>;
+
+/// Reads the input as it arrives, printing each block's status as soon as
+/// it is complete. Returns the parsed response and the lines printed.
+#[allow(clippy::type_complexity)]
+fn stream_parse(
+    ws: &Workspace,
+    args: &ApplyArgs,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<(Result<Parsed, mend_core::Error>, HashMap<usize, String>)> {
+    let mut reader = open_input(args.input.as_ref())?;
+    let mut parser = StreamParser::new(args.format.into());
+    let mut events: Vec<Event> = Vec::new();
+    let mut carry: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 8192];
+    let mut originals: Originals = HashMap::new();
+    let mut by_file: BTreeMap<String, Vec<(usize, Edit)>> = BTreeMap::new();
+    let mut printed: HashMap<usize, String> = HashMap::new();
+    let mut entries = 0usize;
+    let mut check = |evs: Vec<Event>,
+                     events: &mut Vec<Event>,
+                     out: &mut dyn std::io::Write|
+     -> anyhow::Result<()> {
+        for ev in evs {
+            if let Event::Entry(entry) = &ev {
+                let index = entries;
+                entries += 1;
+                let line = match entry {
+                    Entry::Malformed(m) => EditReport::malformed(index, m).summary(),
+                    Entry::Edit(e) => {
+                        early_check(ws, &mut originals, &mut by_file, index, e).summary()
+                    }
+                };
+                if !args.json {
+                    writeln!(out, "{line}")?;
+                    out.flush()?;
+                }
+                printed.insert(index, line);
+            }
+            events.push(ev);
+        }
+        Ok(())
+    };
+    loop {
+        let n = reader.read(&mut buf).context("cannot read the input")?;
+        if n == 0 {
+            break;
+        }
+        carry.extend_from_slice(&buf[..n]);
+        let valid = match std::str::from_utf8(&carry) {
+            Ok(s) => s.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) => anyhow::bail!(
+                "the input is not valid UTF-8 (invalid byte near offset {})",
+                e.valid_up_to()
+            ),
+        };
+        let text = std::str::from_utf8(&carry[..valid]).expect("validated");
+        let evs = parser.push(text);
+        carry.drain(..valid);
+        check(evs, &mut events, out)?;
+    }
+    if !carry.is_empty() {
+        anyhow::bail!("the input ends in the middle of a UTF-8 character");
+    }
+    let tail = match parser.finish() {
+        Ok(t) => t,
+        Err(e) => return Ok((Err(e), printed)),
+    };
+    check(tail, &mut events, out)?;
+    let parsed = Parsed::from_events(events);
+    if parsed.entries.is_empty() {
+        return Ok((Err(mend_core::Error::NoEdits), printed));
+    }
+    Ok((Ok(parsed), printed))
+}
+
+/// Plans the file with every edit seen so far, and reports on the newest.
+fn early_check(
+    ws: &Workspace,
+    originals: &mut Originals,
+    by_file: &mut BTreeMap<String, Vec<(usize, Edit)>>,
+    index: usize,
+    e: &Edit,
+) -> EditReport {
+    let key = apply::normalize_key(&e.path);
+    let original = originals
+        .entry(key.clone())
+        .or_insert_with(|| apply::read_original(ws, &e.path).map(|(_, t)| t));
+    let list = by_file.entry(key).or_default();
+    list.push((index, e.clone()));
+    match original {
+        Err(f) => EditReport::failed(
+            index,
+            e,
+            mend_core::Failure::new(f.kind, f.message.clone(), f.fix.clone()),
+        ),
+        Ok(text) => {
+            let refs: Vec<(usize, &Edit)> = list.iter().map(|(i, e)| (*i, e)).collect();
+            let plan = plan_file(&e.path, text.as_deref(), &refs, &PlanOptions::default());
+            plan.reports
+                .into_iter()
+                .find(|r| r.index == index)
+                .expect("a report per edit")
+        }
+    }
 }

@@ -224,6 +224,8 @@ pub enum FileWrite {
         content: Vec<u8>,
         /// Copy permissions from this file.
         mode_from: Option<PathBuf>,
+        /// Set (`true`) or clear (`false`) the executable bits.
+        executable: Option<bool>,
     },
     /// Remove `path`.
     Remove {
@@ -244,6 +246,7 @@ pub fn commit(root: &Path, writes: Vec<FileWrite>) -> std::io::Result<()> {
                 path,
                 content,
                 mode_from,
+                executable,
             } => {
                 let dir = path.parent().unwrap_or(root).to_path_buf();
                 create_dirs_inside(root, &dir)?;
@@ -258,6 +261,9 @@ pub fn commit(root: &Path, writes: Vec<FileWrite>) -> std::io::Result<()> {
                 };
                 if let Some(p) = perms {
                     fs::set_permissions(tmp.path(), p)?;
+                }
+                if let Some(x) = executable {
+                    set_executable(tmp.path(), x)?;
                 }
                 tmp.as_file().sync_all()?;
                 staged.push((tmp, path));
@@ -280,6 +286,26 @@ pub fn commit(root: &Path, writes: Vec<FileWrite>) -> std::io::Result<()> {
             Err(e) => return Err(e),
         }
     }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path, on: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut p = fs::metadata(path)?.permissions();
+    let mode = p.mode();
+    // Executable for whoever may read it, as git does for 100755.
+    let mode = if on {
+        mode | ((mode & 0o444) >> 2)
+    } else {
+        mode & !0o111
+    };
+    p.set_mode(mode);
+    fs::set_permissions(path, p)
+}
+
+#[cfg(not(unix))]
+fn set_executable(_path: &Path, _on: bool) -> std::io::Result<()> {
     Ok(())
 }
 

@@ -35,33 +35,40 @@
 //! # Errors
 //!
 //! Marker order is validated with seed 003's state machine, and each error
-//! names the line and what was expected there, e.g. `line 7: found
-//! >>>>>>> REPLACE, expected =======`.
+//! names the line and what was expected there, e.g.
+//! `line 7: found >>>>>>> REPLACE, expected =======`. A malformed block is
+//! reported (and fails the response); parsing resumes after it, and a SEARCH
+//! marker that interrupted a block starts the next one.
 
+use super::stream::{Feed, PartialBlock, malformed};
+use super::{Entry, Event};
 use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
-use crate::error::Error;
 
 /// The name used in reports.
 pub const NAME: &str = "search-replace";
 
+/// The three SEARCH/REPLACE marker lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Marker {
+pub(crate) enum MarkerKind {
+    /// `<<<<<<< SEARCH` or `------- SEARCH`.
     Open,
+    /// `=======`.
     Divider,
+    /// `>>>>>>> REPLACE` or `+++++++ REPLACE`.
     Close,
 }
 
-fn marker(line: &str) -> Option<Marker> {
+pub(crate) fn marker_kind(line: &str) -> Option<MarkerKind> {
     let t = line.trim();
     let run = |s: &str, c: char| s.chars().take_while(|&x| x == c).count();
     if t.len() == 7 && run(t, '=') == 7 {
-        return Some(Marker::Divider);
+        return Some(MarkerKind::Divider);
     }
     for (c, lo, word, m) in [
-        ('<', 5, "SEARCH", Marker::Open),
-        ('-', 3, "SEARCH", Marker::Open),
-        ('>', 5, "REPLACE", Marker::Close),
-        ('+', 3, "REPLACE", Marker::Close),
+        ('<', 5, "SEARCH", MarkerKind::Open),
+        ('-', 3, "SEARCH", MarkerKind::Open),
+        ('>', 5, "REPLACE", MarkerKind::Close),
+        ('+', 3, "REPLACE", MarkerKind::Close),
     ] {
         let n = run(t, c);
         if (lo..=9).contains(&n) {
@@ -78,9 +85,9 @@ fn marker(line: &str) -> Option<Marker> {
     None
 }
 
-/// Whether the text contains at least one SEARCH marker line.
-pub fn looks_like(text: &str) -> bool {
-    text.lines().any(|l| marker(l) == Some(Marker::Open))
+/// Whether a line opens a SEARCH/REPLACE block.
+pub(crate) fn is_open(line: &str) -> bool {
+    marker_kind(line) == Some(MarkerKind::Open)
 }
 
 fn unescape(line: &str) -> String {
@@ -98,11 +105,6 @@ fn unescape(line: &str) -> String {
         }
     }
     line.to_owned()
-}
-
-fn is_fence(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with("```") || t.starts_with("~~~")
 }
 
 /// Extracts a file path from a line above a block, if it looks like one.
@@ -151,7 +153,7 @@ fn non_empty(s: &str) -> Option<String> {
 }
 
 fn looks_like_path(s: &str, quoted: bool) -> bool {
-    if s.is_empty() || s.len() > 4096 || marker(s).is_some() {
+    if s.is_empty() || s.len() > 4096 || marker_kind(s).is_some() {
         return false;
     }
     if s.chars().any(char::is_control) {
@@ -179,185 +181,184 @@ fn looks_like_path(s: &str, quoted: bool) -> bool {
         && (s.contains('/') || last.contains('.') || bare_names.contains(&last))
 }
 
-/// Parses every SEARCH/REPLACE block of a response.
-pub fn parse(text: &str) -> Result<Vec<Edit>, Error> {
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    let err = |line: usize, message: String| Error::Parse {
-        format: NAME,
-        line,
-        message,
-    };
-    let mut edits = Vec::new();
-    let mut last_path: Option<String> = None;
-    let mut i = 0;
-    while i < lines.len() {
-        match marker(lines[i]) {
-            None => {
-                i += 1;
-                continue;
+#[derive(Debug, PartialEq, Eq)]
+enum Phase {
+    /// Right after the open marker: Roo's `:start_line:` and `-------`.
+    Hints,
+    Search,
+    Replace,
+}
+
+/// A SEARCH/REPLACE block being read.
+pub(crate) struct Block {
+    open: usize,
+    first_line: usize,
+    path: Option<String>,
+    text: Vec<String>,
+    phase: Phase,
+    hints: Hints,
+    saw_hint: bool,
+    search: Vec<String>,
+    replace: Vec<String>,
+}
+
+impl Block {
+    /// Starts a block at its open marker. `path` is the path line above it,
+    /// `fallback` the previous block's file.
+    pub(crate) fn start(
+        n: usize,
+        line: &str,
+        path: Option<(usize, String)>,
+        fallback: Option<String>,
+    ) -> Self {
+        let mut text = Vec::new();
+        let (first_line, path) = match path {
+            Some((pn, p)) => {
+                text.push(p.clone());
+                (pn, Some(p))
             }
-            Some(Marker::Divider) => {
-                return Err(err(
-                    i + 1,
-                    "found ======= before <<<<<<< SEARCH; a block starts with <<<<<<< SEARCH (escape a content line as \\=======)".into(),
-                ));
-            }
-            Some(Marker::Close) => {
-                return Err(err(
-                    i + 1,
-                    format!(
-                        "found {} before <<<<<<< SEARCH; every block needs <<<<<<< SEARCH, then =======, then >>>>>>> REPLACE",
-                        lines[i].trim()
-                    ),
-                ));
-            }
-            Some(Marker::Open) => {}
-        }
-        let open = i;
-        // The path: nearest non-blank line above, past one fence opening,
-        // unless that line ends the previous block.
-        let mut path_line = None;
-        let mut j = open;
-        let mut fences = 0;
-        while j > 0 {
-            j -= 1;
-            let l = lines[j];
-            if l.trim().is_empty() {
-                continue;
-            }
-            if is_fence(l) && fences == 0 {
-                fences += 1;
-                continue;
-            }
-            if marker(l).is_none() {
-                path_line = Some(j);
-            }
-            break;
-        }
-        let (path, block_start) = match path_line
-            .and_then(|j| path_from_line(lines[j]).map(|p| (p, j)))
-        {
-            Some(found) => found,
-            None => match &last_path {
-                Some(p) => (p.clone(), open),
-                None => {
-                    return Err(err(
-                        open + 1,
-                        "this SEARCH block has no file path; put the path alone on the line before the block (or before its ``` fence)".into(),
-                    ));
-                }
-            },
+            None => (n, fallback),
         };
+        text.push(line.to_owned());
+        Block {
+            open: n,
+            first_line,
+            path,
+            text,
+            phase: Phase::Hints,
+            hints: Hints::default(),
+            saw_hint: false,
+            search: Vec::new(),
+            replace: Vec::new(),
+        }
+    }
 
-        // Roo hints directly after the open marker.
-        i = open + 1;
-        let mut hints = Hints::default();
-        let mut saw_hint = false;
-        while i < lines.len() {
-            let t = lines[i].trim();
-            if let Some(n) = t.strip_prefix(":start_line:") {
-                let n: usize = n.trim().parse().map_err(|_| {
-                    err(
-                        i + 1,
-                        format!("`{t}`: expected a line number after :start_line:"),
-                    )
-                })?;
-                hints.start_line = Some(n.max(1));
-                saw_hint = true;
-                i += 1;
-            } else if t.starts_with(":end_line:") {
-                saw_hint = true;
-                i += 1;
-            } else {
-                break;
-            }
+    pub(crate) fn partial(&self) -> PartialBlock {
+        PartialBlock {
+            format: NAME,
+            path: self.path.clone(),
+            start_line: self.first_line,
+            lines: self.text.len(),
         }
-        if i < lines.len() && lines[i].trim() == "-------" && (saw_hint || i == open + 1) {
-            i += 1;
-        }
+    }
 
-        let mut search: Vec<String> = Vec::new();
-        loop {
-            let Some(&l) = lines.get(i) else {
-                return Err(err(
-                    open + 1,
-                    "unexpected end of input: the block opened here has no ======= line".into(),
-                ));
-            };
-            match marker(l) {
-                Some(Marker::Divider) => break,
-                Some(Marker::Open) => {
-                    return Err(err(
-                        i + 1,
-                        format!(
-                            "found {}, expected ======= (the block opened at line {} is still in its SEARCH part)",
-                            l.trim(),
-                            open + 1
-                        ),
-                    ));
-                }
-                Some(Marker::Close) => {
-                    return Err(err(
-                        i + 1,
-                        format!(
-                            "found {}, expected ======= between the SEARCH and REPLACE parts",
-                            l.trim()
-                        ),
-                    ));
-                }
-                None => search.push(unescape(l)),
-            }
-            i += 1;
-        }
-        let divider = i;
-        i += 1;
-        let mut replace: Vec<String> = Vec::new();
-        loop {
-            let Some(&l) = lines.get(i) else {
-                return Err(err(
-                    divider + 1,
-                    "unexpected end of input: expected >>>>>>> REPLACE after this ======= line"
-                        .into(),
-                ));
-            };
-            match marker(l) {
-                Some(Marker::Close) => break,
-                Some(Marker::Open) => {
-                    return Err(err(
-                        i + 1,
-                        format!("found {}, expected >>>>>>> REPLACE", l.trim()),
-                    ));
-                }
-                Some(Marker::Divider) => {
-                    return Err(err(
-                        i + 1,
-                        "found =======, expected >>>>>>> REPLACE (escape a content line as \\=======)"
-                            .into(),
-                    ));
-                }
-                None => {
-                    let t = l.trim_start();
-                    if t.starts_with(":start_line:") || t.starts_with(":end_line:") {
-                        return Err(err(
-                            i + 1,
-                            "line markers like :start_line: belong after <<<<<<< SEARCH, not in the REPLACE part (escape content as \\:start_line:)".into(),
+    fn fail(&self, n: usize, message: String) -> Vec<Event> {
+        vec![malformed(
+            NAME,
+            n,
+            self.path.clone(),
+            message,
+            &self.text.join("\n"),
+        )]
+    }
+
+    pub(crate) fn feed(&mut self, n: usize, line: &str) -> Feed {
+        let t = line.trim();
+        if self.phase == Phase::Hints {
+            if let Some(num) = t.strip_prefix(":start_line:") {
+                self.text.push(line.to_owned());
+                match num.trim().parse::<usize>() {
+                    Ok(v) => self.hints.start_line = Some(v.max(1)),
+                    Err(_) => {
+                        return Feed::Done(self.fail(
+                            n,
+                            format!("line {n}: `{t}`: expected a line number after :start_line:"),
                         ));
                     }
-                    replace.push(unescape(l));
                 }
+                self.saw_hint = true;
+                return Feed::More(Vec::new());
             }
-            i += 1;
+            if t.starts_with(":end_line:") {
+                self.text.push(line.to_owned());
+                self.saw_hint = true;
+                return Feed::More(Vec::new());
+            }
+            self.phase = Phase::Search;
+            if t == "-------" && (self.saw_hint || n == self.open + 1) {
+                self.text.push(line.to_owned());
+                return Feed::More(Vec::new());
+            }
         }
-        let close = i;
-        i += 1;
-        let origin = Origin {
-            format: NAME.into(),
-            line: block_start + 1,
-            text: lines[block_start..=close].join("\n"),
+        let kind = marker_kind(line);
+        match (&self.phase, kind) {
+            (Phase::Search, Some(MarkerKind::Divider)) => {
+                self.text.push(line.to_owned());
+                self.phase = Phase::Replace;
+                Feed::More(Vec::new())
+            }
+            (Phase::Search, Some(MarkerKind::Open)) => Feed::Reject(self.fail(
+                n,
+                format!(
+                    "line {n}: found {t}, expected ======= (the block opened at line {} is still in its SEARCH part)",
+                    self.open
+                ),
+            )),
+            (Phase::Search, Some(MarkerKind::Close)) => {
+                self.text.push(line.to_owned());
+                Feed::Done(self.fail(
+                    n,
+                    format!("line {n}: found {t}, expected ======= between the SEARCH and REPLACE parts"),
+                ))
+            }
+            (Phase::Replace, Some(MarkerKind::Close)) => {
+                self.text.push(line.to_owned());
+                Feed::Done(self.finish())
+            }
+            (Phase::Replace, Some(MarkerKind::Open)) => Feed::Reject(self.fail(
+                n,
+                format!("line {n}: found {t}, expected >>>>>>> REPLACE"),
+            )),
+            (Phase::Replace, Some(MarkerKind::Divider)) => {
+                self.text.push(line.to_owned());
+                Feed::Done(self.fail(
+                    n,
+                    format!("line {n}: found =======, expected >>>>>>> REPLACE (escape a content line as \\=======)"),
+                ))
+            }
+            (Phase::Replace, None)
+                if t.starts_with(":start_line:") || t.starts_with(":end_line:") =>
+            {
+                self.text.push(line.to_owned());
+                Feed::Done(self.fail(
+                    n,
+                    format!("line {n}: line markers like :start_line: belong after <<<<<<< SEARCH, not in the REPLACE part (escape content as \\:start_line:)"),
+                ))
+            }
+            (_, _) => {
+                self.text.push(line.to_owned());
+                let l = unescape(line);
+                if self.phase == Phase::Replace {
+                    self.replace.push(l);
+                } else {
+                    self.search.push(l);
+                }
+                Feed::More(Vec::new())
+            }
+        }
+    }
+
+    pub(crate) fn eof(self, _n: usize) -> Vec<Event> {
+        let message = if self.phase == Phase::Replace {
+            "unexpected end of input: expected >>>>>>> REPLACE to close this block"
+        } else {
+            "unexpected end of input: the block opened here has no ======= line"
         };
+        self.fail(self.open, format!("line {}: {message}", self.open))
+    }
+
+    fn finish(&mut self) -> Vec<Event> {
+        let Some(path) = self.path.clone() else {
+            return self.fail(
+                self.open,
+                format!(
+                    "line {}: this SEARCH block has no file path; put the path alone on the line before the block (or before its ``` fence)",
+                    self.open
+                ),
+            );
+        };
+        let search = std::mem::take(&mut self.search);
+        let replace = std::mem::take(&mut self.replace);
         let op = if search.iter().all(|l| l.trim().is_empty()) {
             let mut content = replace.join("\n");
             if !replace.is_empty() {
@@ -368,22 +369,53 @@ pub fn parse(text: &str) -> Result<Vec<Edit>, Error> {
             EditOp::Replace(Replace {
                 target: Target::Lines { search, replace },
                 replace_all: false,
-                hints,
+                hints: std::mem::take(&mut self.hints),
             })
         };
-        edits.push(Edit {
-            path: path.clone(),
+        vec![Event::Entry(Entry::Edit(Edit {
+            path,
             op,
-            origin: Some(origin),
-        });
-        last_path = Some(path);
+            origin: Some(Origin {
+                format: NAME.into(),
+                line: self.first_line,
+                text: self.text.join("\n"),
+            }),
+        }))]
     }
-    Ok(edits)
+}
+
+/// Parses every SEARCH/REPLACE block of a response (a convenience over
+/// [`super::parse`] with this format).
+pub fn parse(text: &str) -> Result<Vec<super::Entry>, crate::Error> {
+    super::parse(text, super::Format::SearchReplace).map(|p| p.entries)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::Entry;
+
+    fn edits(t: &str) -> Vec<Edit> {
+        parse(t)
+            .unwrap()
+            .into_iter()
+            .map(|e| match e {
+                Entry::Edit(e) => e,
+                Entry::Malformed(m) => panic!("malformed: {}", m.message),
+            })
+            .collect()
+    }
+
+    fn first_error(t: &str) -> String {
+        parse(t)
+            .unwrap()
+            .into_iter()
+            .find_map(|e| match e {
+                Entry::Malformed(m) => Some(m.message),
+                Entry::Edit(_) => None,
+            })
+            .expect("a malformed block")
+    }
 
     fn lines_of(e: &Edit) -> (Vec<String>, Vec<String>) {
         match &e.op {
@@ -398,7 +430,7 @@ mod tests {
     #[test]
     fn aider_block_with_fence() {
         let t = "Here is the change:\n\nsrc/app.py\n```python\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n```\n";
-        let e = parse(t).unwrap();
+        let e = edits(t);
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].path, "src/app.py");
         assert_eq!(lines_of(&e[0]), (vec!["old".into()], vec!["new".into()]));
@@ -408,7 +440,7 @@ mod tests {
     #[test]
     fn second_block_reuses_path() {
         let t = "a.py\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n\n<<<<<<< SEARCH\nz\n=======\nw\n>>>>>>> REPLACE\n```";
-        let e = parse(t).unwrap();
+        let e = edits(t);
         assert_eq!(e.len(), 2);
         assert_eq!(e[1].path, "a.py");
     }
@@ -416,7 +448,7 @@ mod tests {
     #[test]
     fn roo_hints_and_escapes() {
         let t = "f.txt\n<<<<<<< SEARCH\n:start_line:12\n-------\n\\=======\nkeep\n=======\n\\>>>>>>> theirs\n>>>>>>> REPLACE";
-        let e = parse(t).unwrap();
+        let e = edits(t);
         let EditOp::Replace(r) = &e[0].op else {
             panic!()
         };
@@ -433,7 +465,7 @@ mod tests {
     #[test]
     fn cline_markers() {
         let t = "lib.rs\n------- SEARCH\nfn a() {}\n=======\nfn b() {}\n+++++++ REPLACE\n";
-        let e = parse(t).unwrap();
+        let e = edits(t);
         assert_eq!(e[0].path, "lib.rs");
     }
 
@@ -459,7 +491,7 @@ mod tests {
             ),
         ];
         for (input, want) in cases {
-            let msg = parse(input).unwrap_err().to_string();
+            let msg = first_error(input);
             assert!(msg.contains(want), "{input:?}: {msg}");
         }
     }
@@ -467,12 +499,12 @@ mod tests {
     #[test]
     fn marker_mid_line_is_content() {
         let t = "a.md\n<<<<<<< SEARCH\nx ======= y\n=======\nz\n>>>>>>> REPLACE";
-        assert_eq!(lines_of(&parse(t).unwrap()[0]).0, vec!["x ======= y"]);
+        assert_eq!(lines_of(&edits(t)[0]).0, vec!["x ======= y"]);
     }
 
     #[test]
     fn empty_search_creates() {
-        let e = parse("new.txt\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE").unwrap();
+        let e = edits("new.txt\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE");
         assert_eq!(
             e[0].op,
             EditOp::Create {

@@ -1,0 +1,604 @@
+//! Unified diffs: git-style and plain.
+//!
+//! # Grammar
+//!
+//! ```text
+//! diff     := { file }
+//! file     := [ "diff --git a/" old " b/" new { extended-header } ]
+//!             [ "--- " old-path "+++ " new-path ]
+//!             { hunk }
+//! extended := "old mode " m | "new mode " m | "new file mode " m
+//!           | "deleted file mode " m | "rename from " p | "rename to " p
+//!           | "similarity index " n | "index " …
+//! hunk     := "@@ -" a [ "," b ] " +" c [ "," d ] " @@" [ section ]
+//!             { " " line | "-" line | "+" line | "\ No newline at end of file" }
+//! ```
+//!
+//! `/dev/null` as the old path creates the file, as the new path deletes
+//! it. Each hunk becomes one edit: context and `-` lines are the search,
+//! context and `+` lines the replacement. Line numbers are only a start-line
+//! hint: hunks are located with the ladder, and the counts are recomputed
+//! from the lines. A hunk's `-` lines must match the file (up to whitespace
+//! and Unicode folding) even when the hunk was located by similarity: aider's
+//! udiff applier reports success there, mend refuses.
+//!
+//! # Tolerated deviations
+//!
+//! - aider's `@@ ... @@` (and bare `@@ @@`) hunk headers without numbers.
+//! - Wrong counts: a hunk ends at the first line that is not a hunk line.
+//!   Counts are only used to read a `--- ` line inside a hunk as a removed
+//!   `-- ` line while the hunk still expects removed lines.
+//! - A blank line inside a hunk is an empty context line; blank lines at a
+//!   hunk's end are separators.
+//! - `a/` and `b/` prefixes are stripped in git diffs (and in plain diffs
+//!   when both sides carry them); a tab and timestamp after a path are
+//!   ignored.
+//! - A diff inside a ```` ```diff ```` fence.
+
+use super::stream::{Feed, PartialBlock, malformed};
+use super::{Entry, Event};
+use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
+
+/// The name used in reports.
+pub const NAME: &str = "unified-diff";
+
+#[derive(Default)]
+struct Hunk {
+    line: usize,
+    old_start: usize,
+    old_count: Option<usize>,
+    new_count: Option<usize>,
+    body: Vec<(char, String)>,
+    /// Trailing blank lines seen but not yet known to belong to the hunk.
+    blanks: usize,
+    old_no_newline: bool,
+    new_no_newline: bool,
+}
+
+impl Hunk {
+    fn counted(&self, kind: char) -> usize {
+        self.body
+            .iter()
+            .filter(|(k, _)| *k == kind || *k == ' ')
+            .count()
+    }
+
+    /// Whether the header's old count still expects lines.
+    fn expects_old(&self) -> bool {
+        self.old_count.is_some_and(|c| self.counted('-') < c)
+    }
+}
+
+#[derive(Default)]
+struct FileDiff {
+    start: usize,
+    git: bool,
+    old: Option<String>,
+    new: Option<String>,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    old_mode: Option<String>,
+    new_mode: Option<String>,
+    created: bool,
+    deleted: bool,
+    hunks: Vec<Hunk>,
+    text: Vec<String>,
+    error: Option<(usize, String)>,
+}
+
+/// A diff being read: one or more file sections.
+pub(crate) struct Block {
+    open: usize,
+    file: FileDiff,
+    lines: usize,
+}
+
+fn clean_path(raw: &str, prefix: &str, strip: bool) -> Option<String> {
+    let p = raw.split('\t').next().unwrap_or(raw).trim();
+    let p = p.trim_matches('"');
+    if p == "/dev/null" {
+        return None;
+    }
+    let p = if strip {
+        p.strip_prefix(prefix).unwrap_or(p)
+    } else {
+        p
+    };
+    Some(p.to_owned())
+}
+
+/// Parses `@@ -a,b +c,d @@`; `None` for aider's number-less headers.
+fn hunk_header(line: &str) -> Option<(usize, Option<usize>, Option<usize>)> {
+    let rest = line.strip_prefix("@@")?.trim_start();
+    let rest = rest.strip_prefix('-')?;
+    let (old, rest) = rest.split_once(' ')?;
+    let new = rest
+        .trim_start()
+        .strip_prefix('+')?
+        .split_whitespace()
+        .next()?;
+    let parse = |s: &str| -> Option<(usize, Option<usize>)> {
+        match s.split_once(',') {
+            Some((a, b)) => Some((a.parse().ok()?, Some(b.parse().ok()?))),
+            None => Some((s.parse().ok()?, None)),
+        }
+    };
+    let (a, b) = parse(old)?;
+    let (_, d) = parse(new)?;
+    Some((a, Some(b.unwrap_or(1)), Some(d.unwrap_or(1))))
+}
+
+impl Block {
+    /// Starts at a `diff --git a/x b/y` line.
+    pub(crate) fn from_git(n: usize, line: &str) -> Self {
+        let mut b = Block {
+            open: n,
+            file: FileDiff::default(),
+            lines: 0,
+        };
+        b.begin_git(n, line);
+        b
+    }
+
+    /// Starts at a `--- ` line followed by a `+++ ` line.
+    pub(crate) fn from_headers(pn: usize, minus: &str, n: usize, plus: &str) -> Self {
+        let mut b = Block {
+            open: pn,
+            file: FileDiff {
+                start: pn,
+                ..FileDiff::default()
+            },
+            lines: 0,
+        };
+        b.file.text.push(minus.to_owned());
+        b.set_paths(minus, plus);
+        b.file.text.push(plus.to_owned());
+        let _ = n;
+        b
+    }
+
+    fn begin_git(&mut self, n: usize, line: &str) {
+        self.file = FileDiff {
+            start: n,
+            git: true,
+            ..FileDiff::default()
+        };
+        self.file.text.push(line.to_owned());
+        let rest = line.trim_start_matches("diff --git ").trim();
+        if let Some((a, b)) = rest.split_once(" b/") {
+            self.file.old = clean_path(a, "a/", true);
+            self.file.new = clean_path(&format!("b/{b}"), "b/", true);
+        }
+    }
+
+    fn set_paths(&mut self, minus: &str, plus: &str) {
+        let old_raw = &minus[4..];
+        let new_raw = &plus[4..];
+        let side = |raw: &str, prefix: &str| {
+            let r = raw.trim_start();
+            r.starts_with(prefix) || r.starts_with("/dev/null")
+        };
+        let strip = self.file.git || (side(old_raw, "a/") && side(new_raw, "b/"));
+        self.file.old = clean_path(old_raw, "a/", strip);
+        self.file.new = clean_path(new_raw, "b/", strip);
+        if self.file.old.is_none() {
+            self.file.created = true;
+        }
+        if self.file.new.is_none() {
+            self.file.deleted = true;
+        }
+    }
+
+    pub(crate) fn partial(&self) -> PartialBlock {
+        PartialBlock {
+            format: NAME,
+            path: self.file.new.clone().or_else(|| self.file.old.clone()),
+            start_line: self.open,
+            lines: self.lines,
+        }
+    }
+
+    fn in_hunk(&self) -> bool {
+        !self.file.hunks.is_empty()
+    }
+
+    pub(crate) fn feed(&mut self, n: usize, line: &str) -> Feed {
+        self.lines += 1;
+        // A `--- ` line inside a hunk that still expects removed lines is a
+        // removed `-- …` line, not a header.
+        let hunk_wants_minus = self.file.hunks.last().is_some_and(Hunk::expects_old);
+        if line.starts_with("diff --git ") {
+            let out = self.finish_file();
+            self.begin_git(n, line);
+            return Feed::More(out);
+        }
+        if line.starts_with("--- ") && !hunk_wants_minus {
+            if self.in_hunk() || self.file.old.is_some() && !self.file.git {
+                // The next file's headers.
+                let out = self.finish_file();
+                self.file = FileDiff {
+                    start: n,
+                    ..FileDiff::default()
+                };
+                self.file.text.push(line.to_owned());
+                self.file.old = Some(line.to_owned());
+                return Feed::More(out);
+            }
+            self.file.text.push(line.to_owned());
+            self.file.old = Some(line.to_owned());
+            return Feed::More(Vec::new());
+        }
+        if line.starts_with("+++ ") && !self.in_hunk() {
+            let minus = self
+                .file
+                .text
+                .iter()
+                .rev()
+                .find(|l| l.starts_with("--- "))
+                .cloned()
+                .unwrap_or_else(|| "--- /dev/null".into());
+            self.set_paths(&minus, line);
+            self.file.text.push(line.to_owned());
+            return Feed::More(Vec::new());
+        }
+        if line.starts_with("@@") {
+            self.close_hunk_blanks();
+            self.file.text.push(line.to_owned());
+            let mut h = Hunk {
+                line: n,
+                ..Hunk::default()
+            };
+            match hunk_header(line) {
+                Some((a, b, d)) => {
+                    h.old_start = a;
+                    h.old_count = b;
+                    h.new_count = d;
+                }
+                None if line.trim_end().ends_with("@@") => {}
+                None => {
+                    self.file.error.get_or_insert((
+                        n,
+                        format!(
+                            "`{}` is not a hunk header; expected `@@ -a,b +c,d @@`",
+                            line.trim()
+                        ),
+                    ));
+                }
+            }
+            self.file.hunks.push(h);
+            return Feed::More(Vec::new());
+        }
+        if !self.in_hunk() {
+            let t = line.trim();
+            let header = [
+                "old mode ",
+                "new mode ",
+                "new file mode ",
+                "deleted file mode ",
+                "rename from ",
+                "rename to ",
+                "similarity index ",
+                "dissimilarity index ",
+                "index ",
+                "copy from ",
+                "copy to ",
+            ]
+            .iter()
+            .find(|h| line.starts_with(**h));
+            if let Some(h) = header {
+                self.file.text.push(line.to_owned());
+                let v = line[h.len()..].trim().to_owned();
+                match *h {
+                    "old mode " => self.file.old_mode = Some(v),
+                    "new mode " => self.file.new_mode = Some(v),
+                    "new file mode " => {
+                        self.file.created = true;
+                        self.file.new_mode = Some(v);
+                    }
+                    "deleted file mode " => self.file.deleted = true,
+                    "rename from " => self.file.rename_from = Some(v),
+                    "rename to " => self.file.rename_to = Some(v),
+                    "copy from " | "copy to " => {
+                        self.file.error.get_or_insert((
+                            n,
+                            "copies are not supported; send the new file as an added file".into(),
+                        ));
+                    }
+                    _ => {}
+                }
+                return Feed::More(Vec::new());
+            }
+            if t.starts_with("Binary files ") || t == "GIT binary patch" {
+                self.file.text.push(line.to_owned());
+                self.file.error.get_or_insert((
+                    n,
+                    "binary patches are not supported; mend edits text files".into(),
+                ));
+                return Feed::More(Vec::new());
+            }
+            if self.file.git && t.is_empty() {
+                return Feed::More(Vec::new());
+            }
+            // Not a diff line: the diff is over.
+            return Feed::Reject(self.finish_file());
+        }
+        let hunk = self.file.hunks.last_mut().expect("in a hunk");
+        match line.chars().next() {
+            Some(c @ (' ' | '-' | '+')) => {
+                for _ in 0..hunk.blanks {
+                    hunk.body.push((' ', String::new()));
+                }
+                hunk.blanks = 0;
+                hunk.body.push((c, line[1..].to_owned()));
+                self.file.text.push(line.to_owned());
+                Feed::More(Vec::new())
+            }
+            Some('\\') => {
+                match hunk.body.last().map(|(k, _)| *k) {
+                    Some('-') => hunk.old_no_newline = true,
+                    Some('+') => hunk.new_no_newline = true,
+                    _ => {
+                        hunk.old_no_newline = true;
+                        hunk.new_no_newline = true;
+                    }
+                }
+                self.file.text.push(line.to_owned());
+                Feed::More(Vec::new())
+            }
+            None => {
+                hunk.blanks += 1;
+                self.file.text.push(String::new());
+                Feed::More(Vec::new())
+            }
+            Some(_) => Feed::Reject(self.finish_file()),
+        }
+    }
+
+    /// Blank lines at the end of a hunk were separators.
+    fn close_hunk_blanks(&mut self) {
+        if let Some(h) = self.file.hunks.last_mut() {
+            h.blanks = 0;
+        }
+    }
+
+    pub(crate) fn eof(mut self, _n: usize) -> Vec<Event> {
+        self.finish_file()
+    }
+
+    fn origin(&self, line: usize) -> Origin {
+        Origin {
+            format: NAME.into(),
+            line,
+            text: self.file.text.join("\n"),
+        }
+    }
+
+    fn edit(&self, path: &str, op: EditOp, line: usize) -> Event {
+        Event::Entry(Entry::Edit(Edit {
+            path: path.to_owned(),
+            op,
+            origin: Some(self.origin(line)),
+        }))
+    }
+
+    fn finish_file(&mut self) -> Vec<Event> {
+        self.close_hunk_blanks();
+        let f = std::mem::take(&mut self.file);
+        let mut b = Block {
+            open: self.open,
+            file: f,
+            lines: self.lines,
+        };
+        let out = b.file_events();
+        self.open = b.open;
+        out
+    }
+
+    fn file_events(&mut self) -> Vec<Event> {
+        let f = &self.file;
+        if f.text.is_empty() {
+            return Vec::new();
+        }
+        let path = f
+            .new
+            .clone()
+            .filter(|_| !f.deleted)
+            .or_else(|| f.old.clone())
+            .filter(|p| !p.starts_with("--- "));
+        let Some(path) = path else {
+            return vec![malformed(
+                NAME,
+                f.start,
+                None,
+                format!(
+                    "line {}: this diff names no file (both sides are /dev/null or missing)",
+                    f.start
+                ),
+                &f.text.join("\n"),
+            )];
+        };
+        if let Some((line, msg)) = &f.error {
+            return vec![malformed(
+                NAME,
+                *line,
+                Some(path),
+                format!("line {line}: {msg}"),
+                &f.text.join("\n"),
+            )];
+        }
+        let mut out = Vec::new();
+        if f.deleted {
+            let target = f.old.clone().unwrap_or(path);
+            out.push(self.edit(&target, EditOp::Delete, f.start));
+            return out;
+        }
+        if f.created {
+            let mut lines: Vec<&str> = Vec::new();
+            let mut no_nl = false;
+            for h in &f.hunks {
+                lines.extend(
+                    h.body
+                        .iter()
+                        .filter(|(k, _)| *k == '+')
+                        .map(|(_, l)| l.as_str()),
+                );
+                no_nl |= h.new_no_newline;
+            }
+            let mut content = lines.join("\n");
+            if !lines.is_empty() && !no_nl {
+                content.push('\n');
+            }
+            out.push(self.edit(&path, EditOp::Create { content }, f.start));
+            if let Some(m) = &f.new_mode {
+                out.push(self.edit(
+                    &path,
+                    EditOp::SetMode {
+                        executable: m.ends_with("755"),
+                    },
+                    f.start,
+                ));
+            }
+            return out;
+        }
+        // Content edits apply to the file as it is now: the old path when
+        // the diff renames it.
+        let renamed_to = f
+            .rename_to
+            .clone()
+            .or_else(|| (f.git && f.old != f.new).then(|| f.new.clone()).flatten());
+        let target = if renamed_to.is_some() {
+            f.rename_from
+                .clone()
+                .or_else(|| f.old.clone())
+                .unwrap_or(path)
+        } else {
+            path
+        };
+        for h in &f.hunks {
+            let search: Vec<String> = h
+                .body
+                .iter()
+                .filter(|(k, _)| *k != '+')
+                .map(|(_, l)| l.clone())
+                .collect();
+            let replace: Vec<String> = h
+                .body
+                .iter()
+                .filter(|(k, _)| *k != '-')
+                .map(|(_, l)| l.clone())
+                .collect();
+            if search.is_empty() {
+                out.push(malformed(
+                    NAME,
+                    h.line,
+                    Some(target.clone()),
+                    format!(
+                        "line {}: this hunk only adds lines and has no context line, so it cannot be located; include the unchanged line above or below the addition",
+                        h.line
+                    ),
+                    &f.text.join("\n"),
+                ));
+                continue;
+            }
+            let final_newline = if h.new_no_newline {
+                Some(false)
+            } else if h.old_no_newline {
+                Some(true)
+            } else {
+                None
+            };
+            out.push(self.edit(
+                &target,
+                EditOp::Replace(Replace {
+                    target: Target::Lines { search, replace },
+                    replace_all: false,
+                    hints: Hints {
+                        start_line: (h.old_start > 0).then_some(h.old_start),
+                        literal: true,
+                        exact_removals: true,
+                        final_newline,
+                        ..Hints::default()
+                    },
+                }),
+                h.line,
+            ));
+        }
+        if let (Some(old), Some(new)) = (&f.old_mode, &f.new_mode)
+            && old != new
+        {
+            out.push(self.edit(
+                &target,
+                EditOp::SetMode {
+                    executable: new.ends_with("755"),
+                },
+                f.start,
+            ));
+        }
+        if let Some(to) = renamed_to {
+            out.push(self.edit(&target, EditOp::Rename { to }, f.start));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::formats::{Entry, Format, parse};
+    use crate::{Edit, EditOp, Target};
+
+    fn edits(t: &str) -> Vec<Edit> {
+        parse(t, Format::UnifiedDiff)
+            .unwrap()
+            .entries
+            .into_iter()
+            .map(|e| match e {
+                Entry::Edit(e) => e,
+                Entry::Malformed(m) => panic!("{}", m.message),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn git_diff_with_rename_and_mode() {
+        let t = "diff --git a/old.sh b/new.sh\nold mode 100644\nnew mode 100755\nsimilarity index 90%\nrename from old.sh\nrename to new.sh\n--- a/old.sh\n+++ b/new.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo hi\n+echo bye\n";
+        let e = edits(t);
+        assert_eq!(e[0].path, "old.sh");
+        assert!(matches!(&e[0].op, EditOp::Replace(r) if r.hints.start_line == Some(1)));
+        assert!(matches!(&e[1].op, EditOp::SetMode { executable: true }));
+        assert!(matches!(&e[2].op, EditOp::Rename { to } if to == "new.sh"));
+    }
+
+    #[test]
+    fn dev_null_and_no_newline() {
+        let t = "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n";
+        let e = edits(t);
+        assert!(matches!(&e[0].op, EditOp::Create { content } if content == "a\nb"));
+        assert_eq!(e[1].path, "gone.txt");
+        assert!(matches!(&e[1].op, EditOp::Delete));
+    }
+
+    #[test]
+    fn aider_hunks_and_prose_after() {
+        let t = "```diff\n--- src/a.py\n+++ src/a.py\n@@ ... @@\n def f():\n-    return 1\n+    return 2\n```\nDone!\n";
+        let e = parse(t, Format::Auto).unwrap();
+        let edits: Vec<&Edit> = e.edits().collect();
+        assert_eq!(edits.len(), 1);
+        let EditOp::Replace(r) = &edits[0].op else {
+            panic!()
+        };
+        assert!(matches!(&r.target, Target::Lines { search, .. } if search.len() == 2));
+        assert_eq!(r.hints.start_line, None);
+    }
+
+    #[test]
+    fn minus_minus_line_inside_hunk() {
+        let t = "--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,1 @@\n--- a comment\n keep\n";
+        let e = edits(t);
+        let EditOp::Replace(r) = &e[0].op else {
+            panic!()
+        };
+        assert!(
+            matches!(&r.target, Target::Lines { search, replace } if search.len() == 2 && replace.len() == 1)
+        );
+    }
+}
