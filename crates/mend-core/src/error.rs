@@ -26,7 +26,7 @@ pub enum Error {
     Undetected(String),
     /// The input holds no edit at all.
     #[error(
-        "no edits found: the input has no SEARCH/REPLACE block and is not edit JSON (old_string/new_string or modify_file/write_file)"
+        "no edits found: the input has no SEARCH/REPLACE or EDIT block, patch, diff or whole-file fence, and is not edit JSON (old_string/new_string or modify_file/write_file)"
     )]
     NoEdits,
 }

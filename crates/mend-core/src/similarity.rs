@@ -418,11 +418,41 @@ fn finish(
     }
 }
 
-/// Word tokens of a line: runs of letters, digits and `_`.
+/// Tokens of a line that carry meaning: runs of letters, digits and `_`
+/// (names, numbers, words in literals), and runs of operator characters
+/// (`+`, `<=`, `->`, `!=`). Brackets, quotes, commas, semicolons and spaces
+/// are left out: models drift in those without meaning anything.
 fn words(line: &str) -> Vec<&str> {
-    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|t| !t.is_empty())
-        .collect()
+    const OPS: &str = "+-*/%<>=!&|^~";
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            1
+        } else if OPS.contains(c) {
+            2
+        } else {
+            0
+        }
+    };
+    let mut out = Vec::new();
+    let mut start: Option<(usize, u8)> = None;
+    for (i, c) in line.char_indices() {
+        let k = class(c);
+        match start {
+            Some((s, sk)) if sk == k => {
+                let _ = s;
+            }
+            Some((s, _)) => {
+                out.push(&line[s..i]);
+                start = (k != 0).then_some((i, k));
+            }
+            None if k != 0 => start = Some((i, k)),
+            None => {}
+        }
+    }
+    if let Some((s, _)) = start {
+        out.push(&line[s..]);
+    }
+    out
 }
 
 fn is_comment(line: &str) -> bool {
@@ -433,7 +463,8 @@ fn is_comment(line: &str) -> bool {
 
 /// Meaningful differences between a search and a similar window: search
 /// tokens (identifiers, numbers, words in string literals) that the window
-/// lacks at that position but that exist elsewhere in the file.
+/// lacks at that position but that exist elsewhere in the file, and any
+/// operator that differs.
 ///
 /// Model drift misspells (`compute_totals`, which names nothing) or
 /// reformats; a near-identical *other* region differs in names and values
@@ -492,7 +523,10 @@ pub fn meaningful_differences<'s>(
                     old_index, old_len, ..
                 } => {
                     for &t in &ts[old_index..old_index + old_len] {
-                        if file_has(t) {
+                        // A misspelt name names nothing in the file; a
+                        // different operator is never a typo.
+                        let operator = !t.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+                        if operator || file_has(t) {
                             flag(t, out);
                         }
                     }
@@ -535,7 +569,7 @@ pub fn meaningful_differences<'s>(
     out
 }
 
-/// Whether `token` occurs as a whole word in any of `lines`.
+/// Whether `token` occurs as a whole token in any of `lines`.
 pub fn has_word<'a>(mut lines: impl Iterator<Item = &'a str>, token: &str) -> bool {
     lines.any(|l| l.contains(token) && words(l).contains(&token))
 }
@@ -577,6 +611,19 @@ mod tests {
         );
         let lone_comment = vec!["// compute the struct".to_owned()];
         assert!(!meaningful_differences(&lone_comment, &["// struct compute"], has).is_empty());
+    }
+
+    #[test]
+    fn operators_are_meaningful() {
+        assert_eq!(
+            words("if a<=b { x += 1; }"),
+            vec!["if", "a", "<=", "b", "x", "+=", "1"]
+        );
+        let search = vec!["return a - b".to_owned()];
+        assert_eq!(
+            meaningful_differences(&search, &["return a + b"], |_| true),
+            vec!["-"]
+        );
     }
 
     #[test]

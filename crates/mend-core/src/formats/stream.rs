@@ -404,9 +404,10 @@ impl StreamParser {
     }
 
     fn whole_file_candidate(&self, f: &Fence) -> bool {
+        let explicit = self.mode == Format::WholeFile;
         self.on(Format::WholeFile)
             && !SHELL_LANGS.contains(&f.lang.as_str())
-            && !matches!(f.lang.as_str(), "diff" | "patch" | "udiff" | "json")
+            && (explicit || !matches!(f.lang.as_str(), "diff" | "patch" | "udiff" | "json"))
     }
 
     fn close_fence(&mut self, f: &Fence, out: &mut Vec<Event>) {

@@ -1,3 +1,4 @@
 //! Integration tests of mend-core's public API.
 
 mod properties;
+mod streaming;

@@ -89,7 +89,7 @@ fn fixture_scenarios() {
         .collect();
     dirs.sort();
     assert!(
-        dirs.len() >= 40,
+        dirs.len() >= 80,
         "expected the fixture suite, found {}",
         dirs.len()
     );
