@@ -34,6 +34,9 @@ use crate::text::{Document, split_lines};
 pub struct PlanOptions {
     /// Locator tunables.
     pub locate: LocateOptions,
+    /// After an edit to a file fails, skip that file's later edits
+    /// ("previous edit to this file failed"); the partial-apply policy.
+    pub skip_after_failure: bool,
 }
 
 /// The planned outcome for one path.
@@ -352,7 +355,10 @@ fn plan_batch(
     for (pos, &(i, e, r)) in batch.iter().enumerate() {
         // Seed 001: after a failed block, later blocks for the same file are
         // not tried (their anchors may depend on the failed change).
-        if failed && e.origin.as_ref().is_some_and(|o| o.format == "edit-block") {
+        if failed
+            && (opts.skip_after_failure
+                || e.origin.as_ref().is_some_and(|o| o.format == "edit-block"))
+        {
             reports.push(EditReport::failed(
                 i,
                 e,

@@ -93,6 +93,8 @@ pub enum FailureKind {
     PreviousFailed,
     /// Reading the file failed.
     Io,
+    /// The file changed since the content the edit was based on.
+    Stale,
 }
 
 impl FailureKind {
@@ -111,6 +113,7 @@ impl FailureKind {
             FailureKind::PathRefused => "path refused",
             FailureKind::PreviousFailed => "previous edit failed",
             FailureKind::Io => "read error",
+            FailureKind::Stale => "file changed since read",
         }
     }
 }

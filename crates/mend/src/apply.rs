@@ -1,7 +1,7 @@
-//! `mend apply`: parse a response, plan every file, write all or nothing.
+//! `mend apply`: parse a response, plan every file, commit all or nothing
+//! (or, with `--partial`, what succeeded) through one workspace transaction.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap};
 
 use mend_core::formats::{self, Entry, Format, Parsed};
 use mend_core::report::FileSummary;
@@ -9,16 +9,20 @@ use mend_core::{
     ApplyReport, Edit, EditReport, Failure, FilePlan, PlanOptions, diff, plan_file,
     render_retry_context,
 };
-
-use crate::workspace::{FileState, FileWrite, Refusal, Workspace, commit};
+use mend_workspace::{Base, Change, Lock, Snapshot, Workspace};
 
 /// Options of one apply run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ApplyOptions {
     /// Input format.
-    pub format: Format,
+    pub format: Option<Format>,
     /// Plan only.
     pub dry_run: bool,
+    /// Write the edits that succeed, skipping a file's edits after its first
+    /// failure.
+    pub partial: bool,
+    /// Hashes the edits were based on, by normalized path.
+    pub expect: HashMap<String, String>,
 }
 
 /// Why an apply run could not produce a report.
@@ -26,63 +30,48 @@ pub struct ApplyOptions {
 pub enum ApplyError {
     /// The input could not be parsed into edits (a model error: exit 1).
     Parse(mend_core::Error),
-    /// Writing failed after planning succeeded.
-    Write(std::io::Error),
+    /// The commit failed (a file changed under the lock, or I/O).
+    Commit(mend_workspace::Error),
 }
 
 /// Parses `input` and applies it to `ws`.
-pub fn run(ws: &Workspace, input: &str, opts: &ApplyOptions) -> Result<ApplyReport, ApplyError> {
-    let parsed = formats::parse(input, opts.format).map_err(ApplyError::Parse)?;
-    run_parsed(ws, &parsed, opts)
+pub fn run(
+    ws: &Workspace,
+    lock: &Lock,
+    input: &str,
+    opts: &ApplyOptions,
+) -> Result<ApplyReport, ApplyError> {
+    let parsed =
+        formats::parse(input, opts.format.unwrap_or(Format::Auto)).map_err(ApplyError::Parse)?;
+    run_parsed(ws, lock, &parsed, opts)
 }
 
-/// Paths that name the same file group together: `./a.py` and `a.py`.
-pub fn normalize_key(p: &str) -> String {
-    let parts: Vec<&str> = p
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    if parts.is_empty() {
-        p.to_owned()
-    } else {
-        parts.join("/")
-    }
-}
-
-/// Reads a file for planning, as the plan sees it.
-pub fn read_original(ws: &Workspace, display: &str) -> Result<(PathBuf, Option<String>), Refusal> {
-    let path = ws.resolve(display)?;
-    match ws.read(&path, display)? {
-        FileState::Missing => Ok((path, None)),
-        FileState::Text(t) => Ok((path, Some(t))),
-    }
-}
-
-fn refuse_all(reports: &mut Vec<EditReport>, edits: &[(usize, &Edit)], f: &Refusal) {
+fn refuse_all(reports: &mut Vec<EditReport>, edits: &[(usize, &Edit)], f: &mend_workspace::Error) {
     for &(i, e) in edits {
         reports.push(EditReport::failed(
             i,
             e,
-            Failure::new(f.kind, f.message.clone(), f.fix.clone()),
+            Failure::new(f.kind(), f.to_string(), f.fix()),
         ));
     }
 }
 
-/// Plans and (unless a dry run, or an edit failed) writes a parsed response.
+/// Plans and (unless a dry run, or an edit failed) commits a parsed response.
 pub fn run_parsed(
     ws: &Workspace,
+    lock: &Lock,
     parsed: &Parsed,
     opts: &ApplyOptions,
 ) -> Result<ApplyReport, ApplyError> {
-    // Group edits by path, keeping input order within each path; malformed
-    // blocks are failures of their own.
+    // Group edits by normalized path, keeping input order within each path;
+    // malformed blocks are failures of their own.
     let mut groups: BTreeMap<String, Vec<(usize, &Edit)>> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut reports: Vec<EditReport> = Vec::new();
     for (i, entry) in parsed.entries.iter().enumerate() {
         match entry {
             Entry::Edit(e) => {
-                let key = normalize_key(&e.path);
+                let key = ws.normalize(&e.path).unwrap_or_else(|_| e.path.clone());
                 if !groups.contains_key(&key) {
                     order.push(key.clone());
                 }
@@ -92,19 +81,34 @@ pub fn run_parsed(
         }
     }
 
-    let plan_opts = PlanOptions::default();
-    let mut planned: Vec<(PathBuf, String, Option<String>, FilePlan)> = Vec::new();
+    let plan_opts = PlanOptions {
+        skip_after_failure: opts.partial,
+        ..PlanOptions::default()
+    };
+    let mut planned: Vec<(Snapshot, FilePlan)> = Vec::new();
     for key in &order {
         let edits = &groups[key];
-        let display = &edits[0].1.path;
-        let (path, original) = match read_original(ws, display) {
-            Ok(x) => x,
+        let snap = match ws.read(&edits[0].1.path) {
+            Ok(s) => s,
             Err(f) => {
                 refuse_all(&mut reports, edits, &f);
                 continue;
             }
         };
-        let plan = plan_file(display, original.as_deref(), edits, &plan_opts);
+        if let Some(expected) = opts.expect.get(&snap.rel) {
+            let current = snap.text().map(|f| f.hash.as_str()).unwrap_or("absent");
+            if current != expected {
+                let now = snap.text().map_or("", |f| f.text.as_str());
+                refuse_all(
+                    &mut reports,
+                    edits,
+                    &ws.stale(&snap.rel, expected, None, now),
+                );
+                continue;
+            }
+        }
+        let original = snap.text().map(|f| f.text.as_str());
+        let plan = plan_file(&snap.rel, original, edits, &plan_opts);
         if let Some(to) = &plan.new_path
             && let Err(f) = ws.resolve(to)
         {
@@ -112,63 +116,77 @@ pub fn run_parsed(
             continue;
         }
         reports.extend(plan.reports.iter().cloned());
-        planned.push((path, display.clone(), original, plan));
+        planned.push((snap, plan));
     }
     reports.sort_by_key(|r| r.index);
 
     let ok = reports.iter().all(EditReport::is_ok);
     let mut files = Vec::new();
-    let mut writes = Vec::new();
-    for (path, display, original, plan) in &planned {
-        let Some(status) = plan.status(original.as_deref()) else {
+    let mut changes = Vec::new();
+    for (snap, plan) in &planned {
+        // In partial mode, a file is written with the edits that succeeded.
+        let original = snap.text().map(|f| f.text.as_str());
+        let Some(status) = plan.status(original) else {
             continue;
         };
-        let old = original.as_deref().unwrap_or("");
-        let new = plan.content.as_deref().unwrap_or("");
+        let display = &snap.rel;
+        let base = snap
+            .text()
+            .map_or(Base::Absent, |f| Base::Hash(f.hash.clone()));
+        let encoding = snap
+            .text()
+            .map_or(mend_workspace::Encoding::Utf8, |f| f.encoding);
         files.push(FileSummary {
             path: display.clone(),
             status,
             renamed_to: plan.new_path.clone(),
             diff: diff::unified(
-                original.as_ref().map(|_| display.as_str()),
+                original.map(|_| display.as_str()),
                 plan.content
                     .as_ref()
                     .map(|_| plan.new_path.as_deref().unwrap_or(display)),
-                old,
-                new,
+                original.unwrap_or(""),
+                plan.content.as_deref().unwrap_or(""),
             ),
         });
         match (&plan.content, &plan.new_path) {
-            (None, _) => writes.push(FileWrite::Remove { path: path.clone() }),
+            (None, _) => changes.push(Change::Delete {
+                path: display.clone(),
+                base,
+            }),
             (Some(c), Some(to)) => {
-                let dest = ws
-                    .resolve(to)
-                    .map_err(|r| ApplyError::Write(std::io::Error::other(r.message)))?;
-                writes.push(FileWrite::Put {
-                    path: dest,
-                    content: c.as_bytes().to_vec(),
-                    mode_from: Some(path.clone()),
+                changes.push(Change::Write {
+                    path: to.clone(),
+                    text: c.clone(),
+                    encoding,
+                    base: Base::Absent,
+                    mode_from: Some(display.clone()),
                     executable: plan.executable,
                 });
-                writes.push(FileWrite::Remove { path: path.clone() });
+                changes.push(Change::Delete {
+                    path: display.clone(),
+                    base,
+                });
             }
-            (Some(c), None) => writes.push(FileWrite::Put {
-                path: path.clone(),
-                content: c.as_bytes().to_vec(),
+            (Some(c), None) => changes.push(Change::Write {
+                path: display.clone(),
+                text: c.clone(),
+                encoding,
+                base,
                 mode_from: None,
                 executable: plan.executable,
             }),
         }
     }
 
-    let written = ok && !opts.dry_run && !writes.is_empty();
-    if written {
-        commit(ws.root(), writes).map_err(ApplyError::Write)?;
+    let write = (ok || opts.partial) && !opts.dry_run && !changes.is_empty();
+    if write {
+        commit(ws, lock, changes).map_err(ApplyError::Commit)?;
     }
     let applied = reports.iter().filter(|r| r.is_ok()).count();
     Ok(ApplyReport {
         ok,
-        written,
+        written: write,
         dry_run: opts.dry_run,
         format: parsed.format_name(),
         applied,
@@ -178,4 +196,22 @@ pub fn run_parsed(
         edits: reports,
         shell_suggestions: parsed.shell.clone(),
     })
+}
+
+/// Commits, pausing between steps when `MEND_TEST_COMMIT_DELAY_MS` is set:
+/// a hook for the crash-injection tests, which kill mend mid-commit.
+fn commit(
+    ws: &Workspace,
+    lock: &Lock,
+    changes: Vec<Change>,
+) -> Result<usize, mend_workspace::Error> {
+    let delay = std::env::var("MEND_TEST_COMMIT_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok());
+    match delay {
+        Some(ms) => ws.commit_with_hook(lock, changes, &|_| {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }),
+        None => ws.commit(lock, changes),
+    }
 }

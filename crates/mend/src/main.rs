@@ -4,7 +4,6 @@
 //! terminals and exit codes; the engine lives in `mend-core`.
 
 mod apply;
-mod workspace;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Read, Write as _};
@@ -16,8 +15,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use mend_core::formats::{self, Entry, Event, Format, Parsed, StreamParser};
 use mend_core::{ApplyReport, Edit, EditReport, PlanOptions, plan_file};
 
+use mend_workspace::{Lock, Options, Workspace};
+
 use crate::apply::{ApplyError, ApplyOptions};
-use crate::workspace::{Refusal, Workspace};
 
 /// Exit code: every edit applied.
 const EXIT_OK: u8 = 0;
@@ -57,6 +57,24 @@ enum Command {
         #[arg(value_enum)]
         format: FormatArg,
     },
+    /// Finish a transaction that a killed mend left unfinished (every
+    /// command that writes does this first).
+    Recover {
+        /// Workspace root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
+    /// Print the content hash of files, to pass back later as
+    /// `apply --expect PATH=HASH`; mend remembers the content so a stale
+    /// edit can be shown what changed.
+    Hash {
+        /// Workspace root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+        /// Files, relative to the root.
+        #[arg(required = true)]
+        paths: Vec<String>,
+    },
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
         /// Only this format's schema (`str-replace` or `anchored`).
@@ -83,6 +101,21 @@ struct ApplyArgs {
     /// files as soon as it is complete; still writes all or nothing at the end.
     #[arg(long)]
     stream: bool,
+    /// Write the edits that succeed even if others fail; after an edit to a
+    /// file fails, that file's later edits are skipped. Exit status is still
+    /// 1 when any edit failed.
+    #[arg(long)]
+    partial: bool,
+    /// Refuse to edit PATH unless its content still hashes to HASH (from
+    /// `mend hash` or an earlier read): "file changed since you read it".
+    #[arg(long, value_name = "PATH=HASH")]
+    expect: Vec<String>,
+    /// Seconds to wait for another mend process writing in the same root.
+    #[arg(long, default_value_t = 30)]
+    lock_timeout: u64,
+    /// Refuse files larger than this many bytes.
+    #[arg(long, default_value_t = 20 * 1024 * 1024)]
+    max_bytes: u64,
     /// The model's response; `-` or nothing reads standard input.
     input: Option<PathBuf>,
 }
@@ -147,6 +180,8 @@ fn main() -> ExitCode {
             print(&formats::prompt::prompt(format.into())).map(|()| EXIT_OK)
         }
         Command::Schema { format } => run_schema(format),
+        Command::Recover { root } => run_recover(&root),
+        Command::Hash { root, paths } => run_hash(&root, &paths),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -236,23 +271,94 @@ fn run_parse(args: &ParseArgs) -> anyhow::Result<u8> {
     }
 }
 
+fn open_workspace(root: &std::path::Path, opts: Options) -> anyhow::Result<Workspace> {
+    Workspace::open(root, opts).with_context(|| format!("cannot open root {}", root.display()))
+}
+
+/// Takes the lock and finishes any interrupted transaction first.
+fn lock_and_recover(ws: &Workspace) -> anyhow::Result<Lock> {
+    let lock = ws.lock()?;
+    if let Some(r) = ws.recover(&lock)? {
+        let what = match r {
+            mend_workspace::Recovery::RolledBack => "rolled back an interrupted transaction",
+            mend_workspace::Recovery::RolledForward => "completed an interrupted transaction",
+        };
+        let _ = writeln!(std::io::stderr(), "mend: {what}");
+    }
+    Ok(lock)
+}
+
+fn run_recover(root: &std::path::Path) -> anyhow::Result<u8> {
+    let ws = open_workspace(root, Options::default())?;
+    let lock = ws.lock()?;
+    let msg = match ws.recover(&lock)? {
+        None => "nothing to recover",
+        Some(mend_workspace::Recovery::RolledBack) => "rolled back an interrupted transaction",
+        Some(mend_workspace::Recovery::RolledForward) => "completed an interrupted transaction",
+    };
+    print(&format!("{msg}\n"))?;
+    Ok(EXIT_OK)
+}
+
+fn run_hash(root: &std::path::Path, paths: &[String]) -> anyhow::Result<u8> {
+    let ws = open_workspace(root, Options::default())?;
+    let mut code = EXIT_OK;
+    let mut out = String::new();
+    for p in paths {
+        match ws.read(p) {
+            Ok(snap) => match snap.text() {
+                Some(f) => {
+                    ws.remember(f)?;
+                    out.push_str(&format!("{}  {}\n", f.hash, snap.rel));
+                }
+                None => {
+                    out.push_str(&format!("absent  {}\n", snap.rel));
+                }
+            },
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "mend: {e}");
+                code = EXIT_FAILED;
+            }
+        }
+    }
+    print(&out)?;
+    Ok(code)
+}
+
 fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
-    let ws = Workspace::open(&args.root)
-        .with_context(|| format!("cannot open root {}", args.root.display()))?;
+    let ws = open_workspace(
+        &args.root,
+        Options {
+            max_bytes: args.max_bytes,
+            lock_timeout: std::time::Duration::from_secs(args.lock_timeout),
+        },
+    )?;
+    let mut expect = HashMap::new();
+    for e in &args.expect {
+        let Some((path, hash)) = e.rsplit_once('=') else {
+            anyhow::bail!("--expect takes PATH=HASH, got `{e}`");
+        };
+        expect.insert(ws.normalize(path)?, hash.to_owned());
+    }
     let opts = ApplyOptions {
-        format: args.format.into(),
+        format: Some(args.format.into()),
         dry_run: args.dry_run,
+        partial: args.partial,
+        expect,
     };
     let mut out = std::io::stdout().lock();
+    // The lock is held from the first read to the commit, so concurrent mend
+    // processes apply one after the other and none loses an edit.
+    let lock = lock_and_recover(&ws)?;
     let (result, streamed) = if args.stream {
         let (parsed, lines) = stream_parse(&ws, args, &mut out)?;
         match parsed {
-            Ok(p) => (apply::run_parsed(&ws, &p, &opts), lines),
+            Ok(p) => (apply::run_parsed(&ws, &lock, &p, &opts), lines),
             Err(e) => (Err(ApplyError::Parse(e)), lines),
         }
     } else {
         let input = read_input(args.input.as_ref())?;
-        (apply::run(&ws, &input, &opts), HashMap::new())
+        (apply::run(&ws, &lock, &input, &opts), HashMap::new())
     };
     let report = match result {
         Ok(r) => r,
@@ -270,8 +376,18 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
             }
             return Ok(EXIT_FAILED);
         }
-        Err(ApplyError::Write(e)) => {
-            return Err(anyhow::Error::new(e).context("writing the planned files failed"));
+        Err(ApplyError::Commit(e @ mend_workspace::Error::Stale { .. })) => {
+            if args.json {
+                let v =
+                    serde_json::json!({ "ok": false, "written": false, "error": e.to_string() });
+                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+            } else {
+                writeln!(out, "mend: nothing written: {e}")?;
+            }
+            return Ok(EXIT_FAILED);
+        }
+        Err(ApplyError::Commit(e)) => {
+            return Err(anyhow::Error::new(e).context("committing the planned files failed"));
         }
     };
     if args.json {
@@ -309,7 +425,9 @@ fn print_human(
             writeln!(out, "  $ {}", s.command)?;
         }
     }
-    let verb = if report.written {
+    let verb = if report.written && !report.ok {
+        "partial: the successful edits were written"
+    } else if report.written {
         "written"
     } else if report.dry_run && report.ok {
         "dry run, nothing written"
@@ -329,7 +447,7 @@ fn print_human(
 }
 
 /// Files as read for early checks while streaming, by normalized path.
-type Originals = HashMap<String, Result<Option<String>, Refusal>>;
+type Originals = HashMap<String, Result<Option<String>, mend_workspace::Error>>;
 
 /// Reads the input as it arrives, printing each block's status as soon as
 /// it is complete. Returns the parsed response and the lines printed.
@@ -414,17 +532,17 @@ fn early_check(
     index: usize,
     e: &Edit,
 ) -> EditReport {
-    let key = apply::normalize_key(&e.path);
+    let key = ws.normalize(&e.path).unwrap_or_else(|_| e.path.clone());
     let original = originals
         .entry(key.clone())
-        .or_insert_with(|| apply::read_original(ws, &e.path).map(|(_, t)| t));
+        .or_insert_with(|| ws.read(&e.path).map(|s| s.file.map(|f| f.text)));
     let list = by_file.entry(key).or_default();
     list.push((index, e.clone()));
     match original {
         Err(f) => EditReport::failed(
             index,
             e,
-            mend_core::Failure::new(f.kind, f.message.clone(), f.fix.clone()),
+            mend_core::Failure::new(f.kind(), f.to_string(), f.fix()),
         ),
         Ok(text) => {
             let refs: Vec<(usize, &Edit)> = list.iter().map(|(i, e)| (*i, e)).collect();

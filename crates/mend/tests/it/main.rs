@@ -31,7 +31,8 @@ pub fn run_mend(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("wait for mend")
 }
 
-/// Every file under `root` (relative path → bytes), sorted.
+/// Every file under `root` (relative path → bytes), sorted; mend's own
+/// `.mend/` bookkeeping is left out.
 pub fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
@@ -40,6 +41,9 @@ pub fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
+                if p.file_name().is_some_and(|n| n == ".mend") {
+                    continue;
+                }
                 walk(base, &p, out);
             } else {
                 let rel = p
