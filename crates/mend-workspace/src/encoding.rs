@@ -29,7 +29,7 @@ pub(crate) enum Undecodable {
 /// Decodes bytes; the result round-trips through [`encode`].
 pub(crate) fn decode(bytes: &[u8]) -> Result<(String, Encoding), Undecodable> {
     let utf16 = |le: bool| -> Result<String, Undecodable> {
-        if bytes.len() % 2 != 0 {
+        if !bytes.len().is_multiple_of(2) {
             return Err(Undecodable::NotText(
                 "UTF-16 with an odd number of bytes".into(),
             ));

@@ -26,7 +26,7 @@
 //! let snap = ws.read("src/lib.rs")?;
 //! if let Some(file) = snap.text() {
 //!     let new = file.text.replace("old", "new");
-//!     ws.commit(&lock, vec![Change::Write {
+//!     ws.commit(&lock, &[Change::Write {
 //!         path: snap.rel.clone(),
 //!         text: new,
 //!         encoding: file.encoding,
@@ -279,7 +279,7 @@ impl Workspace {
         } else {
             "\n"
         };
-        write!(f, "{sep}.mend/\n").map_err(|e| Error::io("writing .git/info/exclude", e))
+        writeln!(f, "{sep}.mend/").map_err(|e| Error::io("writing .git/info/exclude", e))
     }
 
     /// Takes the workspace lock, waiting up to the configured timeout.
@@ -362,7 +362,7 @@ impl Workspace {
     /// Applies `changes` as one transaction. Every target is re-resolved and
     /// re-read first; one that changed since its `base` fails the whole
     /// commit before anything is written.
-    pub fn commit(&self, lock: &Lock, changes: Vec<Change>) -> Result<usize, Error> {
+    pub fn commit(&self, lock: &Lock, changes: &[Change]) -> Result<usize, Error> {
         self.commit_with_hook(lock, changes, &|_| {})
     }
 
@@ -372,7 +372,7 @@ impl Workspace {
     pub fn commit_with_hook(
         &self,
         _lock: &Lock,
-        changes: Vec<Change>,
+        changes: &[Change],
         hook: &dyn Fn(&str),
     ) -> Result<usize, Error> {
         if changes.is_empty() {

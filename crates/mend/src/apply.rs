@@ -181,7 +181,7 @@ pub fn run_parsed(
 
     let write = (ok || opts.partial) && !opts.dry_run && !changes.is_empty();
     if write {
-        commit(ws, lock, changes).map_err(ApplyError::Commit)?;
+        commit(ws, lock, &changes).map_err(ApplyError::Commit)?;
     }
     let applied = reports.iter().filter(|r| r.is_ok()).count();
     Ok(ApplyReport {
@@ -200,11 +200,7 @@ pub fn run_parsed(
 
 /// Commits, pausing between steps when `MEND_TEST_COMMIT_DELAY_MS` is set:
 /// a hook for the crash-injection tests, which kill mend mid-commit.
-fn commit(
-    ws: &Workspace,
-    lock: &Lock,
-    changes: Vec<Change>,
-) -> Result<usize, mend_workspace::Error> {
+fn commit(ws: &Workspace, lock: &Lock, changes: &[Change]) -> Result<usize, mend_workspace::Error> {
     let delay = std::env::var("MEND_TEST_COMMIT_DELAY_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok());
