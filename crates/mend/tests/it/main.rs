@@ -3,6 +3,7 @@
 mod cli;
 mod fixtures;
 mod formats;
+mod transactions;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,188 @@
+//! Transactions: staleness, all-or-nothing, recovery, locking.
+
+use std::time::Duration;
+
+use mend_workspace::{Base, Change, Encoding, Error, Options, Recovery, Workspace};
+
+use crate::{put, workspace};
+
+fn write_change(path: &str, text: &str, base: Base) -> Change {
+    Change::Write {
+        path: path.into(),
+        text: text.into(),
+        encoding: Encoding::Utf8,
+        base,
+        mode_from: None,
+        executable: None,
+    }
+}
+
+#[test]
+fn stale_file_is_refused_with_a_diff_and_nothing_written() {
+    let (dir, ws) = workspace();
+    put(dir.path(), "a.txt", b"one\ntwo\n");
+    put(dir.path(), "b.txt", b"b\n");
+    let a = ws.read("a.txt").unwrap();
+    let a_file = a.text().unwrap().clone();
+    ws.remember(&a_file).unwrap();
+    let b_hash = ws.read("b.txt").unwrap().text().unwrap().hash.clone();
+    // Someone edits a.txt after the read.
+    put(dir.path(), "a.txt", b"one\nTWO\n");
+    let lock = ws.lock().unwrap();
+    let err = ws
+        .commit(
+            &lock,
+            &[
+                write_change("b.txt", "B\n", Base::Hash(b_hash)),
+                write_change("a.txt", "x\n", Base::Hash(a_file.hash.clone())),
+            ],
+        )
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Stale { .. }));
+    assert!(msg.contains("file changed since you read it"), "{msg}");
+    assert!(msg.contains("-two\n+TWO"), "{msg}");
+    assert_eq!(std::fs::read(dir.path().join("b.txt")).unwrap(), b"b\n");
+    assert_eq!(
+        std::fs::read(dir.path().join("a.txt")).unwrap(),
+        b"one\nTWO\n"
+    );
+}
+
+#[test]
+fn creation_over_an_existing_file_is_stale() {
+    let (dir, ws) = workspace();
+    put(dir.path(), "n.txt", b"appeared\n");
+    let lock = ws.lock().unwrap();
+    let err = ws
+        .commit(&lock, &[write_change("n.txt", "mine\n", Base::Absent)])
+        .unwrap_err();
+    assert!(matches!(err, Error::Stale { .. }), "{err}");
+}
+
+#[test]
+fn creates_deletes_and_renames_in_one_transaction() {
+    let (dir, ws) = workspace();
+    put(dir.path(), "old.txt", b"move me\n");
+    put(dir.path(), "gone.txt", b"bye\n");
+    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash.clone());
+    let (old, gone) = (h("old.txt"), h("gone.txt"));
+    let lock = ws.lock().unwrap();
+    ws.commit(
+        &lock,
+        &[
+            write_change("new/place.txt", "move me\n", Base::Absent),
+            Change::Delete {
+                path: "old.txt".into(),
+                base: old,
+            },
+            Change::Delete {
+                path: "gone.txt".into(),
+                base: gone,
+            },
+            write_change("fresh.txt", "hi\n", Base::Absent),
+        ],
+    )
+    .unwrap();
+    assert!(!dir.path().join("old.txt").exists());
+    assert!(!dir.path().join("gone.txt").exists());
+    assert_eq!(
+        std::fs::read(dir.path().join("new/place.txt")).unwrap(),
+        b"move me\n"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("fresh.txt")).unwrap(),
+        b"hi\n"
+    );
+    assert!(!dir.path().join(".mend/journal.json").exists());
+}
+
+/// Simulates a crash at each step of a commit by failing the hook's step,
+/// then checks recovery leaves all-old or all-new.
+#[test]
+fn recovery_after_a_crash_at_every_step() {
+    let steps = ["journal-pending", "staged", "journal-committed", "applied"];
+    for (k, step) in steps.iter().enumerate() {
+        let (dir, ws) = workspace();
+        for i in 0..5 {
+            put(
+                dir.path(),
+                &format!("f{i}.txt"),
+                format!("old {i}\n").as_bytes(),
+            );
+        }
+        let changes: Vec<Change> = (0..5)
+            .map(|i| {
+                let p = format!("f{i}.txt");
+                let h = ws.read(&p).unwrap().text().unwrap().hash.clone();
+                write_change(&p, &format!("new {i}\n"), Base::Hash(h))
+            })
+            .collect();
+        let lock = ws.lock().unwrap();
+        // "Crash": unwind out of the hook at the first matching step.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.commit_with_hook(&lock, &changes, &|s| {
+                if s == *step {
+                    panic!("simulated crash at {s}");
+                }
+            })
+        }));
+        assert!(result.is_err(), "step {step} was never reached");
+        let recovered = ws.recover(&lock).unwrap();
+        let contents: Vec<String> = (0..5)
+            .map(|i| std::fs::read_to_string(dir.path().join(format!("f{i}.txt"))).unwrap())
+            .collect();
+        let all_old = contents
+            .iter()
+            .enumerate()
+            .all(|(i, c)| *c == format!("old {i}\n"));
+        let all_new = contents
+            .iter()
+            .enumerate()
+            .all(|(i, c)| *c == format!("new {i}\n"));
+        if k < 2 {
+            assert_eq!(recovered, Some(Recovery::RolledBack), "{step}");
+            assert!(all_old, "{step}: {contents:?}");
+        } else {
+            assert_eq!(recovered, Some(Recovery::RolledForward), "{step}");
+            assert!(all_new, "{step}: {contents:?}");
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".mend-"))
+            .collect();
+        assert!(leftovers.is_empty(), "{step}: {leftovers:?}");
+        assert_eq!(ws.recover(&lock).unwrap(), None);
+    }
+}
+
+#[test]
+fn a_second_locker_times_out_with_a_clear_message() {
+    let (dir, ws) = workspace();
+    let _held = ws.lock().unwrap();
+    let other = Workspace::open(
+        dir.path(),
+        Options {
+            lock_timeout: Duration::from_millis(100),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let err = other.lock().unwrap_err().to_string();
+    assert!(err.contains("another mend process is writing"), "{err}");
+}
+
+#[test]
+fn mend_dir_is_ignored_by_git() {
+    let (dir, ws) = workspace();
+    std::fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+    std::fs::write(dir.path().join(".git/info/exclude"), "# local\n*.log").unwrap();
+    let _lock = ws.lock().unwrap();
+    let exclude = std::fs::read_to_string(dir.path().join(".git/info/exclude")).unwrap();
+    assert_eq!(exclude, "# local\n*.log\n.mend/\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".mend/.gitignore")).unwrap(),
+        "*\n"
+    );
+}
