@@ -509,6 +509,56 @@ impl Workspace {
     }
 }
 
+/// Replaces one file's bytes atomically, outside any workspace (for
+/// `mend merge`, which writes a file named on the command line as git
+/// merge-file does): a synced temporary file beside it, renamed over it,
+/// keeping its mode; a file with several hard links is rewritten in place.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let show = path.display().to_string();
+    let target = if path
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        path.canonicalize()
+            .map_err(|e| Error::io(format!("resolving {show}"), e))?
+    } else {
+        path.to_path_buf()
+    };
+    let meta = fs::metadata(&target).ok();
+    if meta.as_ref().is_some_and(hard_linked) {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&target)
+            .map_err(|e| Error::io(format!("opening {show}"), e))?;
+        return f
+            .write_all(bytes)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| Error::io(format!("writing {show}"), e));
+    }
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".mend-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| Error::io(format!("creating a temporary file beside {show}"), e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| Error::io(format!("writing {show}"), e))?;
+    if let Some(m) = meta {
+        fs::set_permissions(tmp.path(), m.permissions())
+            .map_err(|e| Error::io(format!("setting the mode of {show}"), e))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io(format!("syncing {show}"), e))?;
+    tmp.persist(&target)
+        .map_err(|e| Error::io(format!("replacing {show}"), e.error))?;
+    txn::sync_dir(&dir)
+}
+
 #[cfg(unix)]
 fn hard_linked(m: &fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;

@@ -4,6 +4,7 @@
 //! terminals and exit codes; the engine lives in `mend-core`.
 
 mod apply;
+mod merge;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Read, Write as _};
@@ -75,6 +76,16 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<String>,
     },
+    /// Merge three versions of a file, as `git merge-file`.
+    ///
+    /// Writes the result into CURRENT unless -p. Exit status: the number of
+    /// conflicts (at most 127); 255 on an error (unreadable or binary input).
+    Merge(merge::MergeArgs),
+    /// Print a unified diff from OLD to NEW that `git apply` accepts.
+    ///
+    /// Exit status: 0 when the files are equal, 1 when they differ, 2 on an
+    /// error.
+    Diff(merge::DiffArgs),
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
         /// Only this format's schema (`str-replace` or `anchored`).
@@ -181,6 +192,16 @@ fn main() -> ExitCode {
         }
         Command::Schema { format } => run_schema(format),
         Command::Recover { root } => run_recover(&root),
+        Command::Merge(args) => {
+            return match merge::run_merge(&args) {
+                Ok(code) => ExitCode::from(code),
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "mend merge: {e:#}");
+                    ExitCode::from(255)
+                }
+            };
+        }
+        Command::Diff(args) => merge::run_diff(&args),
         Command::Hash { root, paths } => run_hash(&root, &paths),
     };
     match result {

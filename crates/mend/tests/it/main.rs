@@ -3,6 +3,7 @@
 mod cli;
 mod fixtures;
 mod formats;
+mod merge;
 mod transactions;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,655 @@
+//! Line-level three-way merge with structured regions and git-compatible
+//! conflict markers.
+//!
+//! [`merge`] compares `base` with two descendants, `ours` and `theirs`, and
+//! returns a [`Merge`]: a list of [`Region`]s covering all three inputs, each
+//! unchanged, changed on one side, changed identically on both, or in
+//! conflict, with its line range in every input. [`Merge::render`] writes the
+//! result with git's conflict markers in the `merge`, `diff3` or `zdiff3`
+//! style.
+//!
+//! The default output equals `git merge-file`'s byte for byte (see
+//! `tests/it/git.rs` for the differential test and the asserted deviations).
+//! To get there the merge follows git's rules, re-expressed here:
+//!
+//! - each side is diffed against the base with Myers' algorithm and git's
+//!   slider compaction (`imara-diff`, which reproduces both);
+//! - changes from the two sides that overlap **or touch** form a conflict
+//!   (touching is [`Adjacent::Conflict`]; [`Adjacent::Merge`] lets touching,
+//!   non-overlapping changes through);
+//! - identical changes on both sides are not a conflict;
+//! - in the `merge` style, a conflict is refined: ours and theirs are
+//!   diffed against each other and only the lines that differ stay in
+//!   conflict; conflicts then separated by at most three lines, or by lines
+//!   without a letter or digit, are joined again;
+//! - in the `zdiff3` style, lines common to the start and end of both sides
+//!   are moved out of the conflict; `diff3` keeps conflicts whole;
+//! - markers end with `\r\n` when the surrounding lines do, and a conflict
+//!   side whose last line has no newline gets one.
+//!
+//! Inputs are bytes: git merges any text, and so does this crate. The crate
+//! is pure: no filesystem, processes or clock.
+
+mod render;
+
+use std::ops::Range;
+
+use imara_diff::{Algorithm, Diff, InternedInput};
+use serde::Serialize;
+
+pub use render::{Labels, Style};
+
+/// What to do with changes from the two sides that touch but do not
+/// overlap (one ends on the line where the other starts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Adjacent {
+    /// A conflict, as git does.
+    #[default]
+    Conflict,
+    /// Merge them: both changes are kept. Two insertions at the same place
+    /// still conflict, because their order is a choice.
+    Merge,
+}
+
+/// Merge settings.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Conflict style; it also decides how conflicts are refined.
+    pub style: Style,
+    /// Policy for touching changes.
+    pub adjacent: Adjacent,
+}
+
+/// How a region was resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegionKind {
+    /// No side changed these lines.
+    Unchanged,
+    /// Only ours changed them; ours is taken.
+    Ours,
+    /// Only theirs changed them; theirs is taken.
+    Theirs,
+    /// Both changed them the same way.
+    BothSame,
+    /// Both changed them differently.
+    Conflict,
+}
+
+/// A region of the merge, with its half-open line ranges (0-based) in each
+/// input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Region {
+    /// How it was resolved.
+    pub kind: RegionKind,
+    /// Lines of the base.
+    pub base: Range<usize>,
+    /// Lines of ours.
+    pub ours: Range<usize>,
+    /// Lines of theirs.
+    pub theirs: Range<usize>,
+}
+
+/// The lines of an input, each with its terminator.
+pub(crate) fn split_lines(text: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'\n' {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// One change of a side against the base: base lines `base.0..base.0+base.1`
+/// became side lines `side.0..side.0+side.1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Change {
+    pub b: usize,
+    pub blen: usize,
+    pub s: usize,
+    pub slen: usize,
+}
+
+/// The two-way line diff the merge uses (Myers with git's slider
+/// compaction), as `(base start, base len, side start, side len)` hunks.
+/// Exposed so tests can compare it with `git diff`.
+pub fn line_hunks(before: &[u8], after: &[u8]) -> Vec<(usize, usize, usize, usize)> {
+    diff_lines(&split_lines(before), &split_lines(after))
+        .iter()
+        .map(|c| (c.b, c.blen, c.s, c.slen))
+        .collect()
+}
+
+/// Myers diff with git's slider compaction, as a list of changes.
+pub(crate) fn diff_lines(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
+    let mut input: InternedInput<&[u8]> = InternedInput::default();
+    input.update_before(before.iter().copied());
+    input.update_after(after.iter().copied());
+    let mut diff = Diff::compute(Algorithm::Myers, &input);
+    diff.postprocess_no_heuristic(&input);
+    diff.hunks()
+        .map(|h| Change {
+            b: h.before.start as usize,
+            blen: h.before.len(),
+            s: h.after.start as usize,
+            slen: h.after.len(),
+        })
+        .collect()
+}
+
+/// How a merge step was resolved, before regions are laid out. Mirrors the
+/// modes of git's merge: conflict, ours, theirs, and identical.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Conflict,
+    Ours,
+    Theirs,
+    Same,
+}
+
+/// A change of the merge, positions in base (0), ours (1) and theirs (2).
+/// Positions are signed: the position a one-sided change maps to on the
+/// other side can be transiently negative while steps are joined, and only
+/// ever takes part in comparisons then (as in git).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub mode: Mode,
+    pub i0: isize,
+    pub c0: isize,
+    pub i1: isize,
+    pub c1: isize,
+    pub i2: isize,
+    pub c2: isize,
+}
+
+impl Step {
+    pub(crate) fn base(&self) -> Range<usize> {
+        span(self.i0, self.c0)
+    }
+    pub(crate) fn ours(&self) -> Range<usize> {
+        span(self.i1, self.c1)
+    }
+    pub(crate) fn theirs(&self) -> Range<usize> {
+        span(self.i2, self.c2)
+    }
+}
+
+fn span(i: isize, c: isize) -> Range<usize> {
+    let a = i.max(0) as usize;
+    a..(i + c).max(i.max(0)) as usize
+}
+
+/// The result of a merge.
+#[derive(Debug, Clone)]
+pub struct Merge<'a> {
+    pub(crate) base: Vec<&'a [u8]>,
+    pub(crate) ours: Vec<&'a [u8]>,
+    pub(crate) theirs: Vec<&'a [u8]>,
+    pub(crate) steps: Vec<Step>,
+    /// Set when one side did not change anything: the result is the other
+    /// side's bytes as they are (git copies them whole).
+    pub(crate) whole: Option<&'a [u8]>,
+    regions: Vec<Region>,
+}
+
+impl Merge<'_> {
+    /// The regions, in order, covering every line of the three inputs.
+    pub fn regions(&self) -> &[Region] {
+        &self.regions
+    }
+
+    /// The number of conflicts.
+    pub fn conflicts(&self) -> usize {
+        self.regions
+            .iter()
+            .filter(|r| r.kind == RegionKind::Conflict)
+            .count()
+    }
+
+    /// Whether the merge is clean.
+    pub fn is_clean(&self) -> bool {
+        self.conflicts() == 0
+    }
+}
+
+fn append(steps: &mut Vec<Step>, s: Step, touching_merges: bool) {
+    if let Some(m) = steps.last_mut() {
+        // git joins a change to the previous one when they overlap or touch
+        // in ours or in theirs.
+        let joins = if touching_merges {
+            s.i1 <= m.i1 + m.c1 || s.i2 <= m.i2 + m.c2
+        } else {
+            s.i1 < m.i1 + m.c1 || s.i2 < m.i2 + m.c2
+        };
+        if joins {
+            if s.mode != m.mode {
+                m.mode = Mode::Conflict;
+            }
+            m.c0 = s.i0 + s.c0 - m.i0;
+            m.c1 = s.i1 + s.c1 - m.i1;
+            m.c2 = s.i2 + s.c2 - m.i2;
+            return;
+        }
+    }
+    steps.push(s);
+}
+
+fn contains_alnum(lines: &[&[u8]]) -> bool {
+    lines
+        .iter()
+        .any(|l| l.iter().any(u8::is_ascii_alphanumeric))
+}
+
+/// Merges `ours` and `theirs`, two descendants of `base`.
+pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Options) -> Merge<'a> {
+    let b = split_lines(base);
+    let o = split_lines(ours);
+    let t = split_lines(theirs);
+    let d1 = diff_lines(&b, &o);
+    let d2 = diff_lines(&b, &t);
+    let mut m = Merge {
+        base: b,
+        ours: o,
+        theirs: t,
+        steps: Vec::new(),
+        whole: None,
+        regions: Vec::new(),
+    };
+    if d1.is_empty() {
+        m.whole = Some(theirs);
+    } else if d2.is_empty() {
+        m.whole = Some(ours);
+    }
+    let conflict_touching = opts.adjacent == Adjacent::Conflict;
+    let mut steps: Vec<Step> = Vec::new();
+    let mut same: Vec<Step> = Vec::new();
+    let (mut a, mut c) = (0, 0);
+    let theirs_offset = m.theirs.len() as isize - m.base.len() as isize;
+    let ours_offset = m.ours.len() as isize - m.base.len() as isize;
+    let z = |v: usize| v as isize;
+    // Is x entirely before y in the base, so the two do not interact?
+    let before = |x: &Change, y: &Change| {
+        let end = x.b + x.blen;
+        if conflict_touching {
+            end < y.b
+        } else {
+            // Touching counts as separate, except two insertions at the
+            // same place, whose order would be a guess.
+            end < y.b || (end == y.b && !(x.blen == 0 && y.blen == 0))
+        }
+    };
+    while a < d1.len() && c < d2.len() {
+        let (x, y) = (d1[a], d2[c]);
+        if before(&x, &y) {
+            append(
+                &mut steps,
+                Step {
+                    mode: Mode::Ours,
+                    i0: z(x.b),
+                    c0: z(x.blen),
+                    i1: z(x.s),
+                    c1: z(x.slen),
+                    i2: z(y.s) - z(y.b) + z(x.b),
+                    c2: z(x.blen),
+                },
+                conflict_touching,
+            );
+            a += 1;
+            continue;
+        }
+        if before(&y, &x) {
+            append(
+                &mut steps,
+                Step {
+                    mode: Mode::Theirs,
+                    i0: z(y.b),
+                    c0: z(y.blen),
+                    i1: z(x.s) - z(x.b) + z(y.b),
+                    c1: z(y.blen),
+                    i2: z(y.s),
+                    c2: z(y.slen),
+                },
+                conflict_touching,
+            );
+            c += 1;
+            continue;
+        }
+        let identical = x.b == y.b
+            && x.blen == y.blen
+            && x.slen == y.slen
+            && m.ours[x.s..x.s + x.slen] == m.theirs[y.s..y.s + y.slen];
+        if identical {
+            same.push(Step {
+                mode: Mode::Same,
+                i0: z(x.b),
+                c0: z(x.blen),
+                i1: z(x.s),
+                c1: z(x.slen),
+                i2: z(y.s),
+                c2: z(y.slen),
+            });
+        } else {
+            // The union of the two changes, in all three inputs.
+            let off = x.b as isize - y.b as isize;
+            let ffo = off + x.blen as isize - y.blen as isize;
+            let (mut i0, mut i1, mut i2) = (x.b as isize, x.s as isize, y.s as isize);
+            if off > 0 {
+                i0 -= off;
+                i1 -= off;
+            } else {
+                i2 += off;
+            }
+            let mut c0 = x.b as isize + x.blen as isize - i0;
+            let mut c1 = x.s as isize + x.slen as isize - i1;
+            let mut c2 = y.s as isize + y.slen as isize - i2;
+            if ffo < 0 {
+                c0 -= ffo;
+                c1 -= ffo;
+            } else {
+                c2 += ffo;
+            }
+            append(
+                &mut steps,
+                Step {
+                    mode: Mode::Conflict,
+                    i0,
+                    c0,
+                    i1,
+                    c1,
+                    i2,
+                    c2,
+                },
+                conflict_touching,
+            );
+        }
+        let (e1, e2) = (x.b + x.blen, y.b + y.blen);
+        if e1 >= e2 {
+            c += 1;
+        }
+        if e2 >= e1 {
+            a += 1;
+        }
+    }
+    for x in &d1[a..] {
+        append(
+            &mut steps,
+            Step {
+                mode: Mode::Ours,
+                i0: z(x.b),
+                c0: z(x.blen),
+                i1: z(x.s),
+                c1: z(x.slen),
+                i2: z(x.b) + theirs_offset,
+                c2: z(x.blen),
+            },
+            conflict_touching,
+        );
+    }
+    for y in &d2[c..] {
+        append(
+            &mut steps,
+            Step {
+                mode: Mode::Theirs,
+                i0: z(y.b),
+                c0: z(y.blen),
+                i1: z(y.b) + ours_offset,
+                c1: z(y.blen),
+                i2: z(y.s),
+                c2: z(y.slen),
+            },
+            conflict_touching,
+        );
+    }
+    match opts.style {
+        Style::Merge => {
+            steps = refine(&m.ours, &m.theirs, steps);
+            simplify(&m.ours, &mut steps);
+        }
+        Style::Zdiff3 => trim_common(&m.ours, &m.theirs, &mut steps),
+        Style::Diff3 => {}
+    }
+    // Identical changes take part in the layout but never join others.
+    steps.extend(same);
+    steps.sort_by_key(|s| (s.i1, s.i1 + s.c1));
+    m.steps = steps;
+    m.regions = layout(&m);
+    m
+}
+
+/// The `merge` style's refinement: diff ours against theirs inside each
+/// conflict and keep only the differing lines in conflict.
+fn refine(ours: &[&[u8]], theirs: &[&[u8]], steps: Vec<Step>) -> Vec<Step> {
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        if s.mode != Mode::Conflict || s.c1 == 0 || s.c2 == 0 {
+            out.push(s);
+            continue;
+        }
+        let o = &ours[s.ours()];
+        let t = &theirs[s.theirs()];
+        let parts = diff_lines(o, t);
+        if parts.is_empty() {
+            out.push(Step {
+                mode: Mode::Same,
+                ..s
+            });
+            continue;
+        }
+        // The base lines are attributed to the first part.
+        for (k, p) in parts.iter().enumerate() {
+            let (i0, c0) = if k == 0 {
+                (s.i0, s.c0)
+            } else {
+                (s.i0 + s.c0, 0)
+            };
+            out.push(Step {
+                mode: Mode::Conflict,
+                i0,
+                c0,
+                i1: s.i1 + p.b as isize,
+                c1: p.blen as isize,
+                i2: s.i2 + p.s as isize,
+                c2: p.slen as isize,
+            });
+        }
+    }
+    out
+}
+
+/// Joins conflicts separated by at most three lines, or by lines without a
+/// letter or digit.
+fn simplify(ours: &[&[u8]], steps: &mut Vec<Step>) {
+    let mut k = 0;
+    while k + 1 < steps.len() {
+        let (m, n) = (steps[k], steps[k + 1]);
+        let begin = m.i1 + m.c1;
+        let end = n.i1;
+        let keep_apart = m.mode != Mode::Conflict
+            || n.mode != Mode::Conflict
+            || (end - begin > 3 && contains_alnum(&ours[span(begin, end - begin)]));
+        if keep_apart {
+            k += 1;
+            continue;
+        }
+        let joined = Step {
+            mode: Mode::Conflict,
+            i0: m.i0,
+            c0: (n.i0 + n.c0).max(m.i0 + m.c0) - m.i0,
+            i1: m.i1,
+            c1: n.i1 + n.c1 - m.i1,
+            i2: m.i2,
+            c2: n.i2 + n.c2 - m.i2,
+        };
+        steps[k] = joined;
+        steps.remove(k + 1);
+    }
+}
+
+/// The `zdiff3` style: lines common to the start or end of both sides move
+/// out of the conflict.
+fn trim_common(ours: &[&[u8]], theirs: &[&[u8]], steps: &mut [Step]) {
+    for s in steps.iter_mut().filter(|s| s.mode == Mode::Conflict) {
+        while s.c1 > 0 && s.c2 > 0 && ours[s.i1 as usize] == theirs[s.i2 as usize] {
+            s.i1 += 1;
+            s.i2 += 1;
+            s.c1 -= 1;
+            s.c2 -= 1;
+        }
+        while s.c1 > 0
+            && s.c2 > 0
+            && ours[(s.i1 + s.c1 - 1) as usize] == theirs[(s.i2 + s.c2 - 1) as usize]
+        {
+            s.c1 -= 1;
+            s.c2 -= 1;
+        }
+    }
+}
+
+/// Regions covering all inputs, from the steps. Ours drives the walk, as
+/// in git's output. Lines between steps are unchanged when all three inputs
+/// supply them one for one; lines that a refined conflict shares between
+/// ours and theirs (its base lines belong to the conflict) are both-same.
+fn layout(m: &Merge<'_>) -> Vec<Region> {
+    fn push(
+        out: &mut Vec<Region>,
+        kind: RegionKind,
+        base: Range<usize>,
+        ours: Range<usize>,
+        theirs: Range<usize>,
+    ) {
+        if !(base.is_empty() && ours.is_empty() && theirs.is_empty()) {
+            out.push(Region {
+                kind,
+                base,
+                ours,
+                theirs,
+            });
+        }
+    }
+    let mut out = Vec::new();
+    let mut at = (0usize, 0usize, 0usize);
+    let ends = m
+        .steps
+        .iter()
+        .map(|s| (Some(s), s.base().start, s.ours().start, s.theirs().start))
+        .chain(std::iter::once((
+            None,
+            m.base.len(),
+            m.ours.len(),
+            m.theirs.len(),
+        )));
+    for (step, nb, no, nt) in ends {
+        // The lines before the step (or the end).
+        let (b, o, t) = at;
+        let (nb, no, nt) = (nb.max(b), no.max(o), nt.max(t));
+        let kind = if nb - b == no - o && no - o == nt - t {
+            RegionKind::Unchanged
+        } else {
+            RegionKind::BothSame
+        };
+        push(&mut out, kind, b..nb, o..no, t..nt);
+        at = (nb, no, nt);
+        let Some(s) = step else { break };
+        let (b, o, t) = at;
+        let (eb, eo, et) = (
+            s.base().end.max(b),
+            s.ours().end.max(o),
+            s.theirs().end.max(t),
+        );
+        let kind = match s.mode {
+            Mode::Conflict => RegionKind::Conflict,
+            Mode::Ours => RegionKind::Ours,
+            Mode::Theirs => RegionKind::Theirs,
+            Mode::Same => RegionKind::BothSame,
+        };
+        push(&mut out, kind, b..eb, o..eo, t..et);
+        at = (eb, eo, et);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(base: &str, ours: &str, theirs: &str, style: Style) -> (String, usize) {
+        let m = merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &Options {
+                style,
+                ..Options::default()
+            },
+        );
+        let labels = Labels::default();
+        (
+            String::from_utf8(m.render(&labels, style, 7)).unwrap(),
+            m.conflicts(),
+        )
+    }
+
+    #[test]
+    fn clean_and_conflict() {
+        let (out, n) = render("a\nb\nc\n", "A\nb\nc\n", "a\nb\nC\n", Style::Merge);
+        assert_eq!((out.as_str(), n), ("A\nb\nC\n", 0));
+        let (out, n) = render("a\nb\nc\n", "a\nX\nc\n", "a\nY\nc\n", Style::Merge);
+        assert_eq!(n, 1);
+        assert_eq!(out, "a\n<<<<<<<\nX\n=======\nY\n>>>>>>>\nc\n");
+    }
+
+    #[test]
+    fn adjacent_policy() {
+        let base = "1\n2\n3\n4\n";
+        let ours = "1\nTWO\n3\n4\n";
+        let theirs = "1\n2\nTHREE\n4\n";
+        let git = merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &Options::default(),
+        );
+        assert_eq!(git.conflicts(), 1);
+        let relaxed = merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &Options {
+                adjacent: Adjacent::Merge,
+                ..Options::default()
+            },
+        );
+        assert!(relaxed.is_clean());
+        assert_eq!(
+            relaxed.render(&Labels::default(), Style::Merge, 7),
+            b"1\nTWO\nTHREE\n4\n"
+        );
+    }
+
+    #[test]
+    fn regions_cover_every_line() {
+        let base = "a\nb\nc\nd\ne\n";
+        let ours = "a\nB\nc\nd\nE\n";
+        let theirs = "a\nb\nc\nD\nE\n";
+        let m = merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &Options::default(),
+        );
+        let r = m.regions();
+        assert_eq!(r.last().unwrap().base.end, 5);
+        for w in r.windows(2) {
+            assert_eq!(w[0].base.end, w[1].base.start);
+            assert_eq!(w[0].ours.end, w[1].ours.start);
+            assert_eq!(w[0].theirs.end, w[1].theirs.start);
+        }
+    }
+}

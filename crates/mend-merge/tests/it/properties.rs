@@ -1,0 +1,103 @@
+//! Merge properties.
+
+use mend_merge::{Adjacent, Labels, Options, RegionKind, Style, merge};
+use proptest::prelude::*;
+
+fn text(lines: &[String], crlf: bool, final_nl: bool) -> Vec<u8> {
+    let eol = if crlf { "\r\n" } else { "\n" };
+    let mut s = lines.join(eol);
+    if final_nl && !lines.is_empty() {
+        s.push_str(eol);
+    }
+    s.into_bytes()
+}
+
+fn lines() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec("[a-c}]{0,3}", 0..25)
+}
+
+fn run(b: &[u8], o: &[u8], t: &[u8], style: Style, adjacent: Adjacent) -> (Vec<u8>, usize) {
+    let m = merge(b, o, t, &Options { style, adjacent });
+    (m.render(&Labels::default(), style, 7), m.conflicts())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn trivial_merges(b in lines(), x in lines(), crlf in any::<bool>(), nl in any::<bool>(), nl2 in any::<bool>()) {
+        let (b, x) = (text(&b, crlf, nl), text(&x, crlf, nl2));
+        for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+            for adjacent in [Adjacent::Conflict, Adjacent::Merge] {
+                prop_assert_eq!(run(&b, &x, &b, style, adjacent), (x.clone(), 0));
+                prop_assert_eq!(run(&b, &b, &x, style, adjacent), (x.clone(), 0));
+                prop_assert_eq!(run(&b, &x, &x, style, adjacent), (x.clone(), 0));
+            }
+        }
+    }
+
+    #[test]
+    fn regions_cover_all_inputs(b in lines(), o in lines(), t in lines()) {
+        let (b, o, t) = (text(&b, false, true), text(&o, false, true), text(&t, false, true));
+        for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+            let m = merge(&b, &o, &t, &Options { style, ..Options::default() });
+            let (mut pb, mut po, mut pt) = (0, 0, 0);
+            for r in m.regions() {
+                prop_assert_eq!((r.base.start, r.ours.start, r.theirs.start), (pb, po, pt));
+                if r.kind == RegionKind::Unchanged {
+                    prop_assert_eq!(r.base.len(), r.ours.len());
+                    prop_assert_eq!(r.ours.len(), r.theirs.len());
+                }
+                pb = r.base.end;
+                po = r.ours.end;
+                pt = r.theirs.end;
+            }
+            let count = |t: &[u8]| t.iter().filter(|&&c| c == b'\n').count();
+            prop_assert_eq!((pb, po, pt), (count(&b), count(&o), count(&t)));
+        }
+    }
+
+    /// With `Adjacent::Merge`, edits to separate (possibly touching) parts of
+    /// the base merge cleanly and the result holds both sides' changes.
+    #[test]
+    fn adjacent_merge_keeps_both_sides(
+        n in 2usize..30,
+        cut in any::<prop::sample::Index>(),
+        ours_len in 0usize..4, ours_new in 0usize..4,
+        theirs_len in 0usize..4, theirs_new in 0usize..4,
+        gap in 0usize..3,
+    ) {
+        let base: Vec<String> = (0..n).map(|i| format!("base {i}")).collect();
+        let a = cut.index(n);
+        let a_end = (a + ours_len).min(n);
+        let b_start = (a_end + gap).min(n);
+        let b_end = (b_start + theirs_len).min(n);
+        // Two insertions at the same place have no right order: skip.
+        prop_assume!(!(a == a_end && b_start == b_end && a_end == b_start));
+        prop_assume!(a_end > a || ours_new > 0);
+        prop_assume!(b_end > b_start || theirs_new > 0);
+        let ours_lines: Vec<String> = (0..ours_new).map(|i| format!("ours {i}")).collect();
+        let theirs_lines: Vec<String> = (0..theirs_new).map(|i| format!("theirs {i}")).collect();
+        let mut ours = base.clone();
+        ours.splice(a..a_end, ours_lines.clone());
+        let mut theirs = base.clone();
+        theirs.splice(b_start..b_end, theirs_lines.clone());
+        let mut both = base.clone();
+        both.splice(b_start..b_end, theirs_lines);
+        both.splice(a..a_end, ours_lines);
+        let (b, o, t) = (text(&base, false, true), text(&ours, false, true), text(&theirs, false, true));
+        for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+            let (out, conflicts) = run(&b, &o, &t, style, Adjacent::Merge);
+            prop_assert_eq!(conflicts, 0);
+            prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(text(&both, false, true)).unwrap());
+            // git's policy may conflict on touching edits, but a clean
+            // result is the same text.
+            let (out, conflicts) = run(&b, &o, &t, style, Adjacent::Conflict);
+            if conflicts == 0 {
+                prop_assert_eq!(out, text(&both, false, true));
+            } else {
+                prop_assert_eq!(b_start, a_end, "only touching edits may conflict");
+            }
+        }
+    }
+}
