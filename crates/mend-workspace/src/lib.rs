@@ -115,6 +115,9 @@ pub enum Base {
     Absent,
     /// The file's bytes must still hash to this.
     Hash(String),
+    /// Whatever is there is replaced (a checkpoint restore, which saved the
+    /// current state first).
+    Any,
 }
 
 /// One change of a transaction.
@@ -132,6 +135,17 @@ pub enum Change {
         base: Base,
         /// Take the file mode from this file (a rename's source).
         mode_from: Option<String>,
+        /// Set (`true`) or clear (`false`) the executable bits.
+        executable: Option<bool>,
+    },
+    /// Write raw bytes (binary files included) at `path`.
+    Bytes {
+        /// Target, relative to the root.
+        path: String,
+        /// New content.
+        bytes: Vec<u8>,
+        /// What must be there now.
+        base: Base,
         /// Set (`true`) or clear (`false`) the executable bits.
         executable: Option<bool>,
     },
@@ -397,13 +411,20 @@ impl Workspace {
         let mut staged: Vec<Option<Staged>> = Vec::new();
         for (n, change) in changes.iter().enumerate() {
             let (raw, base) = match change {
-                Change::Write { path, base, .. } | Change::Delete { path, base } => (path, base),
+                Change::Write { path, base, .. }
+                | Change::Bytes { path, base, .. }
+                | Change::Delete { path, base } => (path, base),
             };
             let path = self.resolve(raw)?;
             let rel = self.normalize(raw)?;
             // Staleness, under the lock.
-            let now = self.read_at(&path, &rel)?;
+            let now = if *base == Base::Any {
+                None
+            } else {
+                self.read_at(&path, &rel)?
+            };
             match (base, &now) {
+                (Base::Any, _) => {}
                 (Base::Absent, None) => {}
                 (Base::Absent, Some(f)) => {
                     return Err(self.stale(&rel, "", Some(""), &f.text));
@@ -424,13 +445,24 @@ impl Workspace {
                     });
                     staged.push(None);
                 }
-                Change::Write {
-                    text,
-                    encoding,
-                    mode_from,
-                    executable,
-                    ..
-                } => {
+                Change::Write { .. } | Change::Bytes { .. } => {
+                    let (bytes, mode_from, executable) = match change {
+                        Change::Write {
+                            text,
+                            encoding,
+                            mode_from,
+                            executable,
+                            ..
+                        } => (
+                            encoding::encode(text, *encoding),
+                            mode_from.as_ref(),
+                            *executable,
+                        ),
+                        Change::Bytes {
+                            bytes, executable, ..
+                        } => (bytes.clone(), None, *executable),
+                        Change::Delete { .. } => unreachable!("handled above"),
+                    };
                     // A symlink inside the root is written through.
                     let target = if path
                         .symlink_metadata()
@@ -464,9 +496,9 @@ impl Workspace {
                     staged.push(Some(Staged {
                         temp,
                         target,
-                        bytes: encoding::encode(text, *encoding),
+                        bytes,
                         perms,
-                        executable: *executable,
+                        executable,
                     }));
                 }
             }

@@ -2,6 +2,7 @@
 //! (or, with `--partial`, what succeeded) through one workspace transaction.
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::Write as _;
 
 use mend_core::formats::{self, Entry, Format, Parsed};
 use mend_core::report::FileSummary;
@@ -12,8 +13,8 @@ use mend_core::{
 use mend_workspace::{Base, Change, Lock, Snapshot, Workspace};
 
 /// Options of one apply run.
-#[derive(Debug, Clone, Default)]
-pub struct ApplyOptions {
+#[derive(Default)]
+pub struct ApplyOptions<'a> {
     /// Input format.
     pub format: Option<Format>,
     /// Plan only.
@@ -23,6 +24,9 @@ pub struct ApplyOptions {
     pub partial: bool,
     /// Hashes the edits were based on, by normalized path.
     pub expect: HashMap<String, String>,
+    /// Runs right before files are written (a checkpoint); its id goes in
+    /// the report's log line.
+    pub before_write: Option<Box<dyn Fn() -> Result<String, String> + 'a>>,
 }
 
 /// Why an apply run could not produce a report.
@@ -39,7 +43,7 @@ pub fn run(
     ws: &Workspace,
     lock: &Lock,
     input: &str,
-    opts: &ApplyOptions,
+    opts: &ApplyOptions<'_>,
 ) -> Result<ApplyReport, ApplyError> {
     let parsed =
         formats::parse(input, opts.format.unwrap_or(Format::Auto)).map_err(ApplyError::Parse)?;
@@ -61,7 +65,7 @@ pub fn run_parsed(
     ws: &Workspace,
     lock: &Lock,
     parsed: &Parsed,
-    opts: &ApplyOptions,
+    opts: &ApplyOptions<'_>,
 ) -> Result<ApplyReport, ApplyError> {
     // Group edits by normalized path, keeping input order within each path;
     // malformed blocks are failures of their own.
@@ -181,6 +185,18 @@ pub fn run_parsed(
 
     let write = (ok || opts.partial) && !opts.dry_run && !changes.is_empty();
     if write {
+        if let Some(hook) = &opts.before_write {
+            let id = hook().map_err(|e| {
+                ApplyError::Commit(mend_workspace::Error::PathRefused {
+                    path: ".".into(),
+                    reason: format!("the checkpoint before writing failed: {e}"),
+                })
+            })?;
+            let _ = writeln!(
+                std::io::stderr(),
+                "mend: checkpoint {id} (restore it to undo this apply)"
+            );
+        }
         commit(ws, lock, &changes).map_err(ApplyError::Commit)?;
     }
     let applied = reports.iter().filter(|r| r.is_ok()).count();

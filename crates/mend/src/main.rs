@@ -4,6 +4,7 @@
 //! terminals and exit codes; the engine lives in `mend-core`.
 
 mod apply;
+mod checkpoint;
 mod merge;
 
 use std::collections::{BTreeMap, HashMap};
@@ -86,6 +87,9 @@ enum Command {
     /// Exit status: 0 when the files are equal, 1 when they differ, 2 on an
     /// error.
     Diff(merge::DiffArgs),
+    /// Snapshot and restore the worktree (private git refs; HEAD, branches,
+    /// the index and the stash are never touched).
+    Checkpoint(checkpoint::CheckpointArgs),
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
         /// Only this format's schema (`str-replace` or `anchored`).
@@ -127,6 +131,13 @@ struct ApplyArgs {
     /// Refuse files larger than this many bytes.
     #[arg(long, default_value_t = 20 * 1024 * 1024)]
     max_bytes: u64,
+    /// Checkpoint the worktree before writing, so the apply can be undone
+    /// with `mend checkpoint restore`.
+    #[arg(long)]
+    checkpoint: bool,
+    /// Add the changed files to the git index after writing.
+    #[arg(long)]
+    stage: bool,
     /// The model's response; `-` or nothing reads standard input.
     input: Option<PathBuf>,
 }
@@ -202,6 +213,7 @@ fn main() -> ExitCode {
             };
         }
         Command::Diff(args) => merge::run_diff(&args),
+        Command::Checkpoint(args) => checkpoint::run(&args),
         Command::Hash { root, paths } => run_hash(&root, &paths),
     };
     match result {
@@ -366,11 +378,35 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         dry_run: args.dry_run,
         partial: args.partial,
         expect,
+        before_write: None,
     };
     let mut out = std::io::stdout().lock();
+    // The checkpoint comes before the lock: it only reads the worktree.
+    let checkpointer = if args.checkpoint && !args.dry_run {
+        Some(mend_checkpoint::Checkpoints::open(ws.root())?)
+    } else {
+        None
+    };
     // The lock is held from the first read to the commit, so concurrent mend
     // processes apply one after the other and none loses an edit.
     let lock = lock_and_recover(&ws)?;
+    let opts = ApplyOptions {
+        before_write: checkpointer.as_ref().map(|c| {
+            let c: &mend_checkpoint::Checkpoints = c;
+            Box::new(move || {
+                checkpoint::create_with_progress(
+                    c,
+                    &mend_checkpoint::CreateOptions {
+                        label: Some("before mend apply".into()),
+                        ..mend_checkpoint::CreateOptions::default()
+                    },
+                )
+                .map(|cp| cp.id)
+                .map_err(|e| e.to_string())
+            }) as Box<dyn Fn() -> Result<String, String> + '_>
+        }),
+        ..opts
+    };
     let (result, streamed) = if args.stream {
         let (parsed, lines) = stream_parse(&ws, args, &mut out)?;
         match parsed {
@@ -411,6 +447,20 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
             return Err(anyhow::Error::new(e).context("committing the planned files failed"));
         }
     };
+    if args.stage && report.written {
+        let (mut changed, mut deleted) = (Vec::new(), Vec::new());
+        for f in &report.files {
+            match f.status {
+                'D' => deleted.push(f.path.clone()),
+                'R' => {
+                    deleted.push(f.path.clone());
+                    changed.extend(f.renamed_to.clone());
+                }
+                _ => changed.push(f.path.clone()),
+            }
+        }
+        checkpoint::stage(ws.root(), &changed, &deleted)?;
+    }
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {

@@ -1,5 +1,6 @@
 //! Integration tests for the `mend` binary (one test binary, several modules).
 
+mod checkpoint;
 mod cli;
 mod fixtures;
 mod formats;

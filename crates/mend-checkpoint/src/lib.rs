@@ -1,0 +1,775 @@
+//! Checkpoints: snapshot a worktree into private git refs and restore it
+//! without ever losing work.
+//!
+//! A checkpoint is a commit of the worktree's tracked files and its
+//! untracked, not-ignored files, made through a **private, persistent
+//! index** (`.git/mend/checkpoint-index`), so a repeat checkpoint re-hashes
+//! only the files that changed. Its parent is the previous checkpoint (or
+//! HEAD), it lives under `refs/mend/checkpoints/<id>`, and its message
+//! carries the label, time, anchor and HEAD as trailers.
+//!
+//! Guarantees:
+//!
+//! - HEAD, branches, the user's index and the stash are never touched.
+//! - [`Checkpoints::restore`] first checkpoints the current state, so every
+//!   restore can be undone by restoring that safety checkpoint.
+//! - A restore deletes only files that are untracked, not ignored now, not
+//!   ignored under the checkpoint's own `.gitignore` files, and absent from
+//!   the checkpoint. Ignored files are never deleted; `.git` is never
+//!   touched; nested repositories and submodules are skipped, never moved.
+//! - Files are written back through a `mend-workspace` transaction: all or
+//!   nothing, byte-exact, modes kept.
+//! - A folder that is not a git repository gets a private shadow repository
+//!   at `.mend/shadow.git` whose worktree is the folder.
+
+mod ignore_then;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use git2::{
+    Commit, Delta, DiffFormat, DiffOptions, FileMode, IndexAddOption, ObjectType, Oid, Repository,
+    Signature, Tree, TreeWalkMode, TreeWalkResult,
+};
+use serde::Serialize;
+
+const REF_PREFIX: &str = "refs/mend/checkpoints/";
+
+/// Why a checkpoint operation could not proceed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A git operation failed.
+    #[error("{context}: {source}")]
+    Git {
+        /// What was being done.
+        context: String,
+        /// The libgit2 error.
+        #[source]
+        source: git2::Error,
+    },
+    /// No checkpoint has that id.
+    #[error("no checkpoint `{0}`; `mend checkpoint list` shows the ids")]
+    NotFound(String),
+    /// Writing the restored files failed.
+    #[error(transparent)]
+    Workspace(#[from] mend_workspace::Error),
+    /// A filesystem operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn git(context: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {
+    let context = context.into();
+    move |source| Error::Git { context, source }
+}
+
+/// A checkpoint's metadata.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Checkpoint {
+    /// Short id (the first 12 hex digits of its commit).
+    pub id: String,
+    /// The commit.
+    pub commit: String,
+    /// Label given at creation.
+    pub label: Option<String>,
+    /// Anchor, such as a chat message id.
+    pub anchor: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub time: i64,
+    /// HEAD when it was made, if the repository had one.
+    pub head: Option<String>,
+    /// Files left out, with the reason.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A file a checkpoint left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Path relative to the root.
+    pub path: String,
+    /// Why (`too large`, `nested repository`).
+    pub reason: String,
+}
+
+/// Settings for creating a checkpoint.
+#[derive(Debug, Clone)]
+pub struct CreateOptions {
+    /// A label for humans.
+    pub label: Option<String>,
+    /// An anchor for clients, such as the chat message it precedes.
+    pub anchor: Option<String>,
+    /// Files larger than this are skipped and listed.
+    pub max_file_bytes: u64,
+}
+
+impl Default for CreateOptions {
+    fn default() -> Self {
+        CreateOptions {
+            label: None,
+            anchor: None,
+            max_file_bytes: 10 * 1024 * 1024,
+        }
+    }
+}
+
+/// One file a restore changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    /// Path relative to the root.
+    pub path: String,
+    /// `A` created, `M` modified, `D` deleted (as seen from now).
+    pub status: char,
+}
+
+/// What a restore did (or, for a dry run, would do).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Restored {
+    /// The checkpoint restored.
+    pub checkpoint: Checkpoint,
+    /// The safety checkpoint of the state before (absent for a dry run).
+    pub safety: Option<Checkpoint>,
+    /// Files changed.
+    pub changes: Vec<FileChange>,
+    /// Files absent from the checkpoint that were kept: ignored, tracked,
+    /// or ignored under the checkpoint's rules.
+    pub kept: Vec<String>,
+    /// Checkpoints dropped by `prune_later`.
+    pub pruned: Vec<Checkpoint>,
+}
+
+/// The checkpoints of one worktree.
+pub struct Checkpoints {
+    root: PathBuf,
+    repo: Repository,
+    index_path: PathBuf,
+    shadow: bool,
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn trailer(message: &str, key: &str) -> Option<String> {
+    message
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}: ")))
+        .map(str::to_owned)
+}
+
+impl Checkpoints {
+    /// Opens the checkpoints of `root`: its git repository, or a private
+    /// shadow repository when `root` is not one (created on first use).
+    pub fn open(root: &Path) -> Result<Self, Error> {
+        let root = root.canonicalize().map_err(|e| Error::Io {
+            context: format!("opening {}", root.display()),
+            source: e,
+        })?;
+        let (repo, shadow) = if root.join(".git").exists() {
+            (
+                Repository::open(&root).map_err(git("opening the git repository"))?,
+                false,
+            )
+        } else {
+            let dir = root.join(".mend/shadow.git");
+            let repo = if dir.exists() {
+                Repository::open_bare(&dir)
+            } else {
+                std::fs::create_dir_all(root.join(".mend")).map_err(|e| Error::Io {
+                    context: "creating .mend".into(),
+                    source: e,
+                })?;
+                let _ = std::fs::write(root.join(".mend/.gitignore"), "*\n");
+                Repository::init_bare(&dir)
+            }
+            .map_err(git("opening the shadow repository"))?;
+            repo.set_workdir(&root, false)
+                .map_err(git("setting the shadow worktree"))?;
+            (repo, true)
+        };
+        // mend's own bookkeeping is never part of a snapshot.
+        repo.add_ignore_rule(".mend/\n")
+            .map_err(git("adding the .mend ignore rule"))?;
+        let index_path = if shadow {
+            repo.path().join("mend-checkpoint-index")
+        } else {
+            let dir = repo.path().join("mend");
+            std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
+                context: "creating .git/mend".into(),
+                source: e,
+            })?;
+            dir.join("checkpoint-index")
+        };
+        Ok(Checkpoints {
+            root,
+            repo,
+            index_path,
+            shadow,
+        })
+    }
+
+    /// Whether this worktree uses a shadow repository.
+    pub fn is_shadow(&self) -> bool {
+        self.shadow
+    }
+
+    fn head(&self) -> Option<Commit<'_>> {
+        self.repo.head().ok()?.peel_to_commit().ok()
+    }
+
+    /// Snapshots the worktree. `progress` is called with the number of
+    /// files examined so far.
+    pub fn create(
+        &self,
+        opts: &CreateOptions,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Checkpoint, Error> {
+        let mut index =
+            git2::Index::open(&self.index_path).map_err(git("opening the private index"))?;
+        // A second handle on the same repository, attached to the private
+        // index in memory: the user's index file is never written.
+        let repo = if self.shadow {
+            let r =
+                Repository::open_bare(self.repo.path()).map_err(git("opening the repository"))?;
+            r.set_workdir(&self.root, false)
+                .map_err(git("setting the worktree"))?;
+            r
+        } else {
+            Repository::open(&self.root).map_err(git("opening the repository"))?
+        };
+        repo.add_ignore_rule(".mend/\n")
+            .map_err(git("adding the .mend ignore rule"))?;
+        repo.set_index(&mut index)
+            .map_err(git("attaching the private index"))?;
+        let mut index = repo.index().map_err(git("reading the private index"))?;
+        let mut skipped = Vec::new();
+        // One comparison of the private index with the worktree finds what
+        // changed, appeared or went; the index's stat data lets unchanged
+        // files go unread, so a repeat checkpoint re-hashes only changes.
+        let mut diff_opts = DiffOptions::new();
+        diff_opts
+            .include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_typechange(true);
+        let diff = repo
+            .diff_index_to_workdir(Some(&index), Some(&mut diff_opts))
+            .map_err(git("comparing the worktree with the last checkpoint"))?;
+        let mut seen = 0usize;
+        for delta in diff.deltas() {
+            seen += 1;
+            if seen.is_multiple_of(256) {
+                progress(seen);
+            }
+            let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
+                continue;
+            };
+            let rel = path.to_string_lossy().replace('\\', "/");
+            let full = self.root.join(path);
+            if delta.status() == Delta::Deleted {
+                let _ = index.remove_path(path);
+                continue;
+            }
+            // Nested repositories and submodules: recorded, never entered.
+            let nested = full.join(".git").exists()
+                || delta.new_file().mode() == FileMode::Commit
+                || full
+                    .ancestors()
+                    .skip(1)
+                    .take_while(|a| *a != self.root)
+                    .any(|a| a.join(".git").exists());
+            if nested {
+                let top = rel.split('/').next().unwrap_or(&rel).to_owned();
+                let shown = if full.join(".git").exists() {
+                    rel.trim_end_matches('/').to_owned()
+                } else {
+                    top
+                };
+                if !skipped.iter().any(|s: &Skipped| s.path == shown) {
+                    skipped.push(Skipped {
+                        path: shown,
+                        reason: "nested repository".into(),
+                    });
+                }
+                let _ = index.remove_path(path);
+                continue;
+            }
+            match std::fs::symlink_metadata(&full) {
+                Ok(m) if m.is_file() && m.len() > opts.max_file_bytes => {
+                    skipped.push(Skipped {
+                        path: rel,
+                        reason: format!("too large ({} bytes)", m.len()),
+                    });
+                    let _ = index.remove_path(path);
+                }
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => index
+                    .add_path(path)
+                    .map_err(git(format!("adding {rel} to the private index")))?,
+                Err(_) => {
+                    let _ = index.remove_path(path);
+                }
+            }
+        }
+        // The tree first: writing the index afterwards saves its tree cache,
+        // so the next checkpoint rebuilds only the folders that changed.
+        let tree_id = index
+            .write_tree_to(&repo)
+            .map_err(git("writing the tree"))?;
+        index.write().map_err(git("writing the private index"))?;
+        progress(seen);
+        let tree = self
+            .repo
+            .find_tree(tree_id)
+            .map_err(git("reading the tree"))?;
+        let parent = match self.list()?.first() {
+            Some(c) => Some(self.find_commit(&c.commit)?),
+            None => self.head(),
+        };
+        let head = self.head().map(|c| c.id().to_string());
+        let time = now();
+        let mut message = format!(
+            "mend checkpoint{}\n\n",
+            opts.label
+                .as_ref()
+                .map_or(String::new(), |l| format!(": {l}"))
+        );
+        if let Some(l) = &opts.label {
+            message.push_str(&format!("Mend-Label: {}\n", l.replace('\n', " ")));
+        }
+        if let Some(a) = &opts.anchor {
+            message.push_str(&format!("Mend-Anchor: {}\n", a.replace('\n', " ")));
+        }
+        message.push_str(&format!("Mend-Time: {time}\n"));
+        if let Some(h) = &head {
+            message.push_str(&format!("Mend-Head: {h}\n"));
+        }
+        for s in &skipped {
+            message.push_str(&format!("Mend-Skipped: {} ({})\n", s.path, s.reason));
+        }
+        let sig = Signature::new("mend", "mend@localhost", &git2::Time::new(time, 0))
+            .map_err(git("making the signature"))?;
+        let parents: Vec<&Commit<'_>> = parent.iter().collect();
+        let oid = self
+            .repo
+            .commit(None, &sig, &sig, &message, &tree, &parents)
+            .map_err(git("committing the checkpoint"))?;
+        let id = oid.to_string()[..12].to_owned();
+        self.repo
+            .reference(&format!("{REF_PREFIX}{id}"), oid, true, "mend checkpoint")
+            .map_err(git("writing the checkpoint ref"))?;
+        Ok(Checkpoint {
+            id,
+            commit: oid.to_string(),
+            label: opts.label.clone(),
+            anchor: opts.anchor.clone(),
+            time,
+            head,
+            skipped,
+        })
+    }
+
+    fn find_commit(&self, sha: &str) -> Result<Commit<'_>, Error> {
+        let oid = Oid::from_str(sha).map_err(git("reading a commit id"))?;
+        self.repo
+            .find_commit(oid)
+            .map_err(git("reading a checkpoint"))
+    }
+
+    fn describe(&self, id: &str, c: &Commit<'_>) -> Checkpoint {
+        let msg = c.message().unwrap_or("");
+        let skipped = msg
+            .lines()
+            .filter_map(|l| l.strip_prefix("Mend-Skipped: "))
+            .map(|s| {
+                let (path, reason) = s.rsplit_once(" (").unwrap_or((s, ""));
+                Skipped {
+                    path: path.to_owned(),
+                    reason: reason.trim_end_matches(')').to_owned(),
+                }
+            })
+            .collect();
+        Checkpoint {
+            id: id.to_owned(),
+            commit: c.id().to_string(),
+            label: trailer(msg, "Mend-Label"),
+            anchor: trailer(msg, "Mend-Anchor"),
+            time: trailer(msg, "Mend-Time")
+                .and_then(|t| t.parse().ok())
+                .unwrap_or_else(|| c.time().seconds()),
+            head: trailer(msg, "Mend-Head"),
+            skipped,
+        }
+    }
+
+    /// Every checkpoint, newest first.
+    pub fn list(&self) -> Result<Vec<Checkpoint>, Error> {
+        let mut out = Vec::new();
+        let refs = self
+            .repo
+            .references_glob(&format!("{REF_PREFIX}*"))
+            .map_err(git("listing checkpoints"))?;
+        for r in refs {
+            let r = r.map_err(git("reading a checkpoint ref"))?;
+            let Some(name) = r.name() else { continue };
+            let id = name.trim_start_matches(REF_PREFIX).to_owned();
+            let c = r.peel_to_commit().map_err(git("reading a checkpoint"))?;
+            out.push(self.describe(&id, &c));
+        }
+        // Newest first; ties (same second) by commit ancestry order.
+        out.sort_by(|a, b| b.time.cmp(&a.time).then_with(|| self.order(a, b)));
+        Ok(out)
+    }
+
+    fn order(&self, a: &Checkpoint, b: &Checkpoint) -> std::cmp::Ordering {
+        let (Ok(oa), Ok(ob)) = (Oid::from_str(&a.commit), Oid::from_str(&b.commit)) else {
+            return std::cmp::Ordering::Equal;
+        };
+        if self.repo.graph_descendant_of(oa, ob).unwrap_or(false) {
+            std::cmp::Ordering::Less
+        } else if self.repo.graph_descendant_of(ob, oa).unwrap_or(false) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }
+
+    /// The checkpoint with this id (or a unique prefix of it).
+    pub fn get(&self, id: &str) -> Result<Checkpoint, Error> {
+        let all = self.list()?;
+        let found: Vec<Checkpoint> = all
+            .into_iter()
+            .filter(|c| c.id.starts_with(id) && !id.is_empty())
+            .collect();
+        match found.len() {
+            1 => Ok(found.into_iter().next().expect("one")),
+            _ => Err(Error::NotFound(id.to_owned())),
+        }
+    }
+
+    fn tree_of(&self, c: &Checkpoint) -> Result<Tree<'_>, Error> {
+        self.find_commit(&c.commit)?
+            .tree()
+            .map_err(git("reading a checkpoint tree"))
+    }
+
+    /// The files a checkpoint changed compared with the previous one.
+    pub fn show(&self, id: &str) -> Result<Vec<FileChange>, Error> {
+        let cp = self.get(id)?;
+        let commit = self.find_commit(&cp.commit)?;
+        let tree = commit.tree().map_err(git("reading the tree"))?;
+        let parent_tree = commit.parent(0).ok().and_then(|p| p.tree().ok());
+        let diff = self
+            .repo
+            .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), None)
+            .map_err(git("comparing checkpoints"))?;
+        Ok(diff
+            .deltas()
+            .filter_map(|d| {
+                let status = match d.status() {
+                    Delta::Added => 'A',
+                    Delta::Deleted => 'D',
+                    Delta::Modified | Delta::Typechange => 'M',
+                    _ => return None,
+                };
+                let path = d.new_file().path().or_else(|| d.old_file().path())?;
+                Some(FileChange {
+                    path: path.to_string_lossy().into_owned(),
+                    status,
+                })
+            })
+            .collect())
+    }
+
+    /// A unified diff from a checkpoint to the worktree now (untracked,
+    /// not-ignored files included).
+    pub fn diff(&self, id: &str) -> Result<String, Error> {
+        let cp = self.get(id)?;
+        let tree = self.tree_of(&cp)?;
+        let mut opts = DiffOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .show_untracked_content(true);
+        let diff = self
+            .repo
+            .diff_tree_to_workdir(Some(&tree), Some(&mut opts))
+            .map_err(git("comparing with the worktree"))?;
+        let mut out = String::new();
+        diff.print(DiffFormat::Patch, |_, _, line| {
+            match line.origin() {
+                '+' | '-' | ' ' => out.push(line.origin()),
+                _ => {}
+            }
+            out.push_str(&String::from_utf8_lossy(line.content()));
+            true
+        })
+        .map_err(git("printing the diff"))?;
+        Ok(out)
+    }
+
+    /// Files of a tree: path → (blob id, mode).
+    fn files(&self, tree: &Tree<'_>) -> Result<BTreeMap<String, (Oid, i32)>, Error> {
+        let mut out = BTreeMap::new();
+        tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(ObjectType::Blob) {
+                let name = entry.name().unwrap_or("");
+                out.insert(format!("{dir}{name}"), (entry.id(), entry.filemode()));
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(git("walking a tree"))?;
+        Ok(out)
+    }
+
+    /// Restores the worktree to checkpoint `id`. See the crate doc for the
+    /// order of steps and the deletion rule.
+    pub fn restore(&self, id: &str, dry_run: bool, prune_later: bool) -> Result<Restored, Error> {
+        let target = self.get(id)?;
+        // 1. The state now, as a checkpoint (for a dry run, in memory only:
+        //    nothing changes, so nothing needs undoing).
+        let safety = if dry_run {
+            None
+        } else {
+            Some(self.create(
+                &CreateOptions {
+                    label: Some(format!("before restoring {}", target.id)),
+                    ..CreateOptions::default()
+                },
+                &mut |_| {},
+            )?)
+        };
+        let now_files = match &safety {
+            Some(s) => self.files(&self.tree_of(s)?)?,
+            None => self.worktree_files()?,
+        };
+        let then_files = self.files(&self.tree_of(&target)?)?;
+        // 2. The changes.
+        let tracked = self.tracked_paths();
+        let then_ignores =
+            ignore_then::Rules::from_tree(&self.repo, &self.tree_of(&target)?, &self.root);
+        let mut changes = Vec::new();
+        let mut kept = Vec::new();
+        let mut writes: Vec<(String, Oid, i32)> = Vec::new();
+        let mut deletes: Vec<String> = Vec::new();
+        for (path, (oid, mode)) in &then_files {
+            match now_files.get(path) {
+                Some((o, m)) if o == oid && m == mode => {}
+                Some(_) => {
+                    changes.push(FileChange {
+                        path: path.clone(),
+                        status: 'M',
+                    });
+                    writes.push((path.clone(), *oid, *mode));
+                }
+                None => {
+                    changes.push(FileChange {
+                        path: path.clone(),
+                        status: 'A',
+                    });
+                    writes.push((path.clone(), *oid, *mode));
+                }
+            }
+        }
+        for path in now_files.keys() {
+            if then_files.contains_key(path) {
+                continue;
+            }
+            let ignored_now = self.repo.is_path_ignored(path).unwrap_or(true);
+            let ignored_then = then_ignores.is_ignored(path);
+            if tracked.contains(path) || ignored_now || ignored_then {
+                kept.push(path.clone());
+            } else {
+                changes.push(FileChange {
+                    path: path.clone(),
+                    status: 'D',
+                });
+                deletes.push(path.clone());
+            }
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        // 3. Write.
+        let mut pruned = Vec::new();
+        if !dry_run {
+            self.write_back(&writes, &deletes)?;
+            if prune_later {
+                let keep = safety.as_ref().map(|s| s.id.clone());
+                for c in self.list()? {
+                    if c.time >= target.time
+                        && c.id != target.id
+                        && Some(&c.id) != keep.as_ref()
+                        && self.is_later(&c, &target)
+                    {
+                        self.drop(&c.id)?;
+                        pruned.push(c);
+                    }
+                }
+            }
+        }
+        Ok(Restored {
+            checkpoint: target,
+            safety,
+            changes,
+            kept,
+            pruned,
+        })
+    }
+
+    fn is_later(&self, c: &Checkpoint, than: &Checkpoint) -> bool {
+        c.time > than.time || self.order(c, than) == std::cmp::Ordering::Less
+    }
+
+    /// Paths in the user's index (tracked files); read, never written.
+    fn tracked_paths(&self) -> std::collections::HashSet<String> {
+        let mut out = std::collections::HashSet::new();
+        if self.shadow {
+            return out;
+        }
+        if let Ok(index) = self.repo.index() {
+            for e in index.iter() {
+                out.insert(String::from_utf8_lossy(&e.path).into_owned());
+            }
+        }
+        out
+    }
+
+    /// The worktree's snapshot-able files, without writing a checkpoint.
+    fn worktree_files(&self) -> Result<BTreeMap<String, (Oid, i32)>, Error> {
+        let mut index =
+            git2::Index::open(&self.index_path).map_err(git("opening the private index"))?;
+        let repo = if self.shadow {
+            let r =
+                Repository::open_bare(self.repo.path()).map_err(git("opening the repository"))?;
+            r.set_workdir(&self.root, false)
+                .map_err(git("setting the worktree"))?;
+            r
+        } else {
+            Repository::open(&self.root).map_err(git("opening the repository"))?
+        };
+        repo.add_ignore_rule(".mend/\n")
+            .map_err(git("adding the .mend ignore rule"))?;
+        repo.set_index(&mut index)
+            .map_err(git("attaching the private index"))?;
+        let mut index = repo.index().map_err(git("reading the private index"))?;
+        index
+            .add_all(["*"], IndexAddOption::DEFAULT, None)
+            .map_err(git("scanning the worktree"))?;
+        index
+            .update_all(["*"], None)
+            .map_err(git("scanning the worktree"))?;
+        let tree_id = index
+            .write_tree_to(&repo)
+            .map_err(git("writing the tree"))?;
+        let tree = self
+            .repo
+            .find_tree(tree_id)
+            .map_err(git("reading the tree"))?;
+        self.files(&tree)
+    }
+
+    fn write_back(&self, writes: &[(String, Oid, i32)], deletes: &[String]) -> Result<(), Error> {
+        let ws = mend_workspace::Workspace::open(
+            &self.root,
+            mend_workspace::Options {
+                max_bytes: u64::MAX,
+                ..mend_workspace::Options::default()
+            },
+        )?;
+        let lock = ws.lock()?;
+        ws.recover(&lock)?;
+        let mut changes = Vec::new();
+        let mut links = Vec::new();
+        for (path, oid, mode) in writes {
+            let blob = self
+                .repo
+                .find_blob(*oid)
+                .map_err(git("reading a file of the checkpoint"))?;
+            if *mode == i32::from(FileMode::Link) {
+                links.push((
+                    path.clone(),
+                    String::from_utf8_lossy(blob.content()).into_owned(),
+                ));
+                continue;
+            }
+            // A symlink now where a file was: replace the link itself.
+            let full = self.root.join(path);
+            if full
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+            {
+                std::fs::remove_file(&full).map_err(|e| Error::Io {
+                    context: format!("replacing the link {path}"),
+                    source: e,
+                })?;
+            }
+            changes.push(mend_workspace::Change::Bytes {
+                path: path.clone(),
+                bytes: blob.content().to_vec(),
+                base: mend_workspace::Base::Any,
+                executable: Some(*mode == i32::from(FileMode::BlobExecutable)),
+            });
+        }
+        for path in deletes {
+            changes.push(mend_workspace::Change::Delete {
+                path: path.clone(),
+                base: mend_workspace::Base::Any,
+            });
+        }
+        ws.commit(&lock, &changes)?;
+        for (path, target) in links {
+            let full = ws.resolve(&path)?;
+            let _ = std::fs::remove_file(&full);
+            if let Some(dir) = full.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&target, &full).map_err(|e| Error::Io {
+                context: format!("restoring the link {path}"),
+                source: e,
+            })?;
+            #[cfg(not(unix))]
+            std::fs::write(&full, target.as_bytes()).map_err(|e| Error::Io {
+                context: format!("restoring the link {path}"),
+                source: e,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Deletes a checkpoint's ref (its objects go at git's next gc).
+    pub fn drop(&self, id: &str) -> Result<Checkpoint, Error> {
+        let cp = self.get(id)?;
+        let mut r = self
+            .repo
+            .find_reference(&format!("{REF_PREFIX}{}", cp.id))
+            .map_err(git("finding the checkpoint ref"))?;
+        r.delete().map_err(git("deleting the checkpoint ref"))?;
+        Ok(cp)
+    }
+
+    /// Drops all but the newest `keep` checkpoints and those older than
+    /// `older_than`.
+    pub fn gc(
+        &self,
+        keep: Option<usize>,
+        older_than: Option<Duration>,
+    ) -> Result<Vec<Checkpoint>, Error> {
+        let now = now();
+        let mut dropped = Vec::new();
+        for (k, c) in self.list()?.into_iter().enumerate() {
+            let too_many = keep.is_some_and(|n| k >= n);
+            let too_old = older_than.is_some_and(|d| now - c.time > d.as_secs() as i64);
+            if too_many || too_old {
+                dropped.push(self.drop(&c.id)?);
+            }
+        }
+        Ok(dropped)
+    }
+}

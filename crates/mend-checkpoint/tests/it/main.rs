@@ -1,0 +1,315 @@
+//! Checkpoints on real git repositories in temporary folders.
+
+use std::path::Path;
+use std::process::Command;
+
+use mend_checkpoint::{Checkpoints, CreateOptions};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn put(dir: &Path, rel: &str, bytes: &[u8]) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, bytes).unwrap();
+}
+
+fn read(dir: &Path, rel: &str) -> Option<Vec<u8>> {
+    std::fs::read(dir.join(rel)).ok()
+}
+
+/// Everything a checkpoint must never change.
+fn repo_state(dir: &Path) -> (String, String, Vec<u8>, String, String) {
+    (
+        git(dir, &["rev-parse", "HEAD"]),
+        git(dir, &["symbolic-ref", "HEAD"]),
+        std::fs::read(dir.join(".git/index")).unwrap(),
+        git(dir, &["stash", "list"]),
+        git(dir, &["for-each-ref", "refs/heads", "refs/tags"]),
+    )
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main", "."]);
+    put(d, ".gitignore", b"*.log\nbuild/\n");
+    put(d, "src/main.rs", b"fn main() {}\n");
+    put(d, "doomed.txt", b"will be deleted\n");
+    put(d, "run.sh", b"#!/bin/sh\necho hi\n");
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "init"]);
+    // A stash and a staged change, so both can be checked for changes.
+    put(d, "src/main.rs", b"fn main() { stash(); }\n");
+    git(d, &["stash", "-q"]);
+    put(d, "staged.txt", b"staged\n");
+    git(d, &["add", "staged.txt"]);
+    dir
+}
+
+fn create(cps: &Checkpoints, label: &str) -> mend_checkpoint::Checkpoint {
+    cps.create(
+        &CreateOptions {
+            label: Some(label.into()),
+            anchor: Some(format!("anchor-{label}")),
+            ..CreateOptions::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn round_trip_of_every_kind_of_file_and_repo_state_untouched() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = repo();
+    let d = dir.path();
+    std::fs::set_permissions(d.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    put(d, "untracked.txt", b"untracked\n");
+    put(d, "img.bin", b"\x89PNG\r\n\x1a\n\0\x01\x02\xff");
+    put(d, "app.log", b"ignored log\n");
+    std::os::unix::fs::symlink("src/main.rs", d.join("link.rs")).unwrap();
+    let before = repo_state(d);
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "one");
+    assert_eq!(repo_state(d), before, "create changed the repository");
+
+    // Change everything.
+    put(d, "src/main.rs", b"fn main() { changed(); }\n");
+    std::fs::remove_file(d.join("doomed.txt")).unwrap();
+    std::fs::remove_file(d.join("untracked.txt")).unwrap();
+    put(d, "img.bin", b"different");
+    std::fs::set_permissions(d.join("run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::remove_file(d.join("link.rs")).unwrap();
+    put(d, "link.rs", b"now a file\n");
+    put(d, "new_after.txt", b"created after the checkpoint\n");
+    put(d, "app.log", b"log changed\n");
+    put(d, "build/out.o", b"ignored build output\n");
+
+    let r = cps.restore(&cp.id, false, false).unwrap();
+    assert!(r.safety.is_some());
+    assert_eq!(read(d, "src/main.rs").unwrap(), b"fn main() {}\n");
+    assert_eq!(read(d, "doomed.txt").unwrap(), b"will be deleted\n");
+    assert_eq!(read(d, "untracked.txt").unwrap(), b"untracked\n");
+    assert_eq!(
+        read(d, "img.bin").unwrap(),
+        b"\x89PNG\r\n\x1a\n\0\x01\x02\xff"
+    );
+    assert_eq!(
+        std::fs::metadata(d.join("run.sh"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o111,
+        0o111
+    );
+    assert!(
+        d.join("link.rs")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read_link(d.join("link.rs")).unwrap(),
+        Path::new("src/main.rs")
+    );
+    assert_eq!(
+        read(d, "new_after.txt"),
+        None,
+        "untracked, not ignored, absent: deleted"
+    );
+    // Ignored files are never touched.
+    assert_eq!(read(d, "app.log").unwrap(), b"log changed\n");
+    assert_eq!(read(d, "build/out.o").unwrap(), b"ignored build output\n");
+    assert_eq!(repo_state(d), before, "restore changed the repository");
+    cps.drop(&r.safety.unwrap().id).unwrap();
+    cps.gc(Some(0), None).unwrap();
+    assert_eq!(repo_state(d), before, "drop/gc changed the repository");
+    assert!(cps.list().unwrap().is_empty());
+}
+
+#[test]
+fn ignored_files_survive_even_after_gitignore_changed() {
+    let dir = repo();
+    let d = dir.path();
+    put(d, "keep.log", b"ignored at checkpoint time\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "one");
+    // Now *.log is no longer ignored: keep.log looks untracked and absent
+    // from the checkpoint, but it was ignored under the checkpoint's rules.
+    put(d, ".gitignore", b"build/\n");
+    put(
+        d,
+        "fresh.log",
+        b"created after, ignored by the checkpoint's rules\n",
+    );
+    let r = cps.restore(&cp.id, false, false).unwrap();
+    assert_eq!(
+        read(d, "keep.log").unwrap(),
+        b"ignored at checkpoint time\n"
+    );
+    assert_eq!(
+        read(d, "fresh.log").unwrap(),
+        b"created after, ignored by the checkpoint's rules\n"
+    );
+    assert!(r.kept.iter().any(|k| k == "keep.log"), "{:?}", r.kept);
+    assert_eq!(read(d, ".gitignore").unwrap(), b"*.log\nbuild/\n");
+}
+
+#[test]
+fn a_restore_is_undone_by_restoring_its_safety_checkpoint() {
+    let dir = repo();
+    let d = dir.path();
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "one");
+    put(d, "src/main.rs", b"fn main() { work_in_progress(); }\n");
+    put(d, "notes.txt", b"my notes\n");
+    let r = cps.restore(&cp.id, false, false).unwrap();
+    assert_eq!(read(d, "notes.txt"), None);
+    let safety = r.safety.unwrap();
+    cps.restore(&safety.id, false, false).unwrap();
+    assert_eq!(
+        read(d, "src/main.rs").unwrap(),
+        b"fn main() { work_in_progress(); }\n"
+    );
+    assert_eq!(read(d, "notes.txt").unwrap(), b"my notes\n");
+}
+
+#[test]
+fn dry_run_changes_nothing() {
+    let dir = repo();
+    let d = dir.path();
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "one");
+    put(d, "src/main.rs", b"changed\n");
+    let r = cps.restore(&cp.id, true, false).unwrap();
+    assert!(r.safety.is_none());
+    assert_eq!(r.changes.len(), 1);
+    assert_eq!(read(d, "src/main.rs").unwrap(), b"changed\n");
+    assert_eq!(cps.list().unwrap().len(), 1);
+}
+
+#[test]
+fn prune_later_drops_newer_checkpoints_but_not_the_safety_one() {
+    let dir = repo();
+    let d = dir.path();
+    let cps = Checkpoints::open(d).unwrap();
+    let first = create(&cps, "first");
+    put(d, "a.txt", b"a\n");
+    let second = create(&cps, "second");
+    put(d, "b.txt", b"b\n");
+    let third = create(&cps, "third");
+    let r = cps.restore(&first.id, false, true).unwrap();
+    let pruned: Vec<&str> = r.pruned.iter().map(|c| c.id.as_str()).collect();
+    assert!(
+        pruned.contains(&second.id.as_str()) && pruned.contains(&third.id.as_str()),
+        "{pruned:?}"
+    );
+    assert_eq!(
+        r.pruned
+            .iter()
+            .find(|c| c.id == third.id)
+            .unwrap()
+            .anchor
+            .as_deref(),
+        Some("anchor-third")
+    );
+    let left: Vec<String> = cps.list().unwrap().into_iter().map(|c| c.id).collect();
+    assert!(left.contains(&first.id));
+    assert!(left.contains(&r.safety.unwrap().id));
+    assert_eq!(left.len(), 2);
+}
+
+#[test]
+fn show_and_diff() {
+    let dir = repo();
+    let d = dir.path();
+    let cps = Checkpoints::open(d).unwrap();
+    create(&cps, "one");
+    put(d, "added.txt", b"new\n");
+    let two = create(&cps, "two");
+    let changes = cps.show(&two.id).unwrap();
+    assert!(
+        changes
+            .iter()
+            .any(|c| c.path == "added.txt" && c.status == 'A'),
+        "{changes:?}"
+    );
+    put(d, "added.txt", b"newer\n");
+    let diff = cps.diff(&two.id).unwrap();
+    assert!(diff.contains("-new\n+newer\n"), "{diff}");
+}
+
+#[test]
+fn shadow_repository_for_a_plain_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "a.txt", b"one\n");
+    put(d, ".gitignore", b"*.tmp\n");
+    put(d, "scratch.tmp", b"ignored\n");
+    let cps = Checkpoints::open(d).unwrap();
+    assert!(cps.is_shadow());
+    let cp = create(&cps, "one");
+    put(d, "a.txt", b"two\n");
+    put(d, "b.txt", b"later\n");
+    cps.restore(&cp.id, false, false).unwrap();
+    assert_eq!(read(d, "a.txt").unwrap(), b"one\n");
+    assert_eq!(read(d, "b.txt"), None);
+    assert_eq!(read(d, "scratch.tmp").unwrap(), b"ignored\n");
+    assert!(d.join(".mend/shadow.git").is_dir());
+    assert!(!d.join(".git").exists());
+    // Reopening finds the same checkpoints.
+    assert_eq!(Checkpoints::open(d).unwrap().list().unwrap().len(), 2);
+}
+
+#[test]
+fn large_files_and_nested_repositories_are_skipped_and_listed() {
+    let dir = repo();
+    let d = dir.path();
+    put(d, "big.dat", &vec![b'x'; 2048]);
+    git(&d.join("."), &["status"]);
+    std::fs::create_dir_all(d.join("vendor/lib")).unwrap();
+    git(&d.join("vendor/lib"), &["init", "-q", "."]);
+    put(d, "vendor/lib/file.c", b"int x;\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = cps
+        .create(
+            &CreateOptions {
+                max_file_bytes: 1024,
+                ..CreateOptions::default()
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+    let skipped: Vec<&str> = cp.skipped.iter().map(|s| s.path.as_str()).collect();
+    assert!(skipped.contains(&"big.dat"), "{skipped:?}");
+    assert!(
+        skipped.iter().any(|p| p.starts_with("vendor/lib")),
+        "{skipped:?}"
+    );
+    // The nested repository's .git is left where it is.
+    assert!(d.join("vendor/lib/.git").is_dir());
+    let listed = cps.get(&cp.id).unwrap();
+    assert_eq!(listed.skipped.len(), cp.skipped.len());
+}

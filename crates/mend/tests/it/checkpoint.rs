@@ -1,0 +1,115 @@
+//! `mend checkpoint …` and `mend apply --checkpoint/--stage`.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::run_mend;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q", "-b", "main", "."]);
+    std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "init"]);
+    dir
+}
+
+const EDIT: &str = "a.txt\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
+
+#[test]
+fn apply_with_checkpoint_can_be_undone() {
+    let dir = repo();
+    let d = dir.path();
+    let out = run_mend(d, &["apply", "--checkpoint"], Some(EDIT.as_bytes()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(d.join("a.txt")).unwrap(), "new\n");
+    let list = run_mend(d, &["checkpoint", "list", "--json"], None);
+    let v: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(v[0]["label"], "before mend apply");
+    let id = v[0]["id"].as_str().unwrap().to_owned();
+    let dry = run_mend(
+        d,
+        &["checkpoint", "restore", &id, "--dry-run", "--json"],
+        None,
+    );
+    let r: serde_json::Value = serde_json::from_slice(&dry.stdout).unwrap();
+    assert_eq!(r["changes"][0]["path"], "a.txt");
+    assert_eq!(std::fs::read_to_string(d.join("a.txt")).unwrap(), "new\n");
+    let out = run_mend(d, &["checkpoint", "restore", &id], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(d.join("a.txt")).unwrap(), "old\n");
+    let show = run_mend(d, &["checkpoint", "show", &id], None);
+    assert_eq!(show.status.code(), Some(0));
+    let diff = run_mend(d, &["checkpoint", "diff", &id], None);
+    assert_eq!(diff.status.code(), Some(0));
+    let gc = run_mend(d, &["checkpoint", "gc", "--keep", "1", "--json"], None);
+    let dropped: serde_json::Value = serde_json::from_slice(&gc.stdout).unwrap();
+    assert_eq!(dropped.as_array().unwrap().len(), 1);
+    // HEAD never moved.
+    assert_eq!(git(d, &["log", "--oneline"]).lines().count(), 1);
+}
+
+#[test]
+fn apply_stage_adds_changed_files_to_the_index() {
+    let dir = repo();
+    let d = dir.path();
+    let out = run_mend(d, &["apply", "--stage"], Some(EDIT.as_bytes()));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(git(d, &["diff", "--cached", "--name-only"]), "a.txt\n");
+}
+
+#[test]
+fn checkpoint_commands_in_a_plain_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("n.txt"), "one\n").unwrap();
+    let out = run_mend(
+        d,
+        &[
+            "checkpoint",
+            "create",
+            "--label",
+            "start",
+            "--anchor",
+            "msg-7",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(cp["anchor"], "msg-7");
+    std::fs::write(d.join("n.txt"), "two\n").unwrap();
+    let id = cp["id"].as_str().unwrap();
+    let out = run_mend(d, &["checkpoint", "restore", id, "--prune-later"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(d.join("n.txt")).unwrap(), "one\n");
+    let out = run_mend(d, &["checkpoint", "drop", "nope"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no checkpoint `nope`"));
+}
