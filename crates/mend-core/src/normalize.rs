@@ -83,8 +83,11 @@ pub fn fold_trim(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// Splits a line-number prefix such as `12 | `, `12\t`, `12: ` or `  12|`
-/// from a line, returning the number and the rest of the line.
+/// Splits a line-number prefix from a line, returning the number and the
+/// rest of the line. Recognized, after optional leading spaces and a number
+/// (zero-padded too): `12 | `, `12| `, `12│ ` (box-drawing bar), `12→`
+/// (the arrow file-reading tools print), `12\t` (`cat -n`), `12: `, and a
+/// bare `12` or `12:` for a blank line.
 pub fn split_line_number(line: &str) -> Option<(usize, &str)> {
     let trimmed = line.trim_start_matches(' ');
     let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
@@ -92,26 +95,29 @@ pub fn split_line_number(line: &str) -> Option<(usize, &str)> {
         return None;
     }
     let number: usize = trimmed[..digits].parse().ok()?;
-    let rest = &trimmed[digits..];
-    let rest = if let Some(r) = rest.strip_prefix(" | ") {
-        r
-    } else if let Some(r) = rest.strip_prefix(" |") {
-        r
-    } else if let Some(r) = rest.strip_prefix("| ") {
-        r
-    } else if let Some(r) = rest.strip_prefix('|') {
-        r
-    } else if let Some(r) = rest.strip_prefix('\t') {
-        r
-    } else if let Some(r) = rest.strip_prefix(": ") {
-        r
-    } else if rest.is_empty() || rest == ":" {
+    let after = &trimmed[digits..];
+    if after.is_empty() || after == ":" {
         // A blank line rendered as just its number.
-        ""
-    } else {
-        return None;
-    };
-    Some((number, rest))
+        return Some((number, ""));
+    }
+    if let Some(r) = after.strip_prefix('\t') {
+        return Some((number, r));
+    }
+    if let Some(r) = after.strip_prefix(": ") {
+        return Some((number, r));
+    }
+    let spaced = after.trim_start_matches(' ');
+    if let Some(r) = spaced.strip_prefix('→') {
+        // Tools that print `12→` put the line right after the arrow.
+        return Some((number, r));
+    }
+    for sep in ['|', '│'] {
+        if let Some(r) = spaced.strip_prefix(sep) {
+            // One space after a bar belongs to the prefix (`12 | code`).
+            return Some((number, r.strip_prefix(' ').unwrap_or(r)));
+        }
+    }
+    None
 }
 
 /// If every line carries a line-number prefix and the numbers count up by
@@ -138,8 +144,10 @@ pub fn strip_line_numbers(lines: &[String]) -> Option<(usize, Vec<String>)> {
     }
     if lines.len() == 1 {
         let l = lines[0].trim_start_matches(' ');
-        let after = l.trim_start_matches(|c: char| c.is_ascii_digit());
-        if !(after.starts_with(" |") || after.starts_with('|') || after.starts_with('\t')) {
+        let after = l
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim_start_matches(' ');
+        if !(after.starts_with(['|', '│', '→', '\t'])) {
             return None;
         }
     }
@@ -230,6 +238,13 @@ mod tests {
         assert_eq!(split_line_number("12 | foo"), Some((12, "foo")));
         assert_eq!(split_line_number("  7\t    x"), Some((7, "    x")));
         assert_eq!(split_line_number("3: y"), Some((3, "y")));
+        assert_eq!(
+            split_line_number("    12→    let x = 1;"),
+            Some((12, "    let x = 1;"))
+        );
+        assert_eq!(split_line_number("00012| fn f()"), Some((12, "fn f()")));
+        assert_eq!(split_line_number("  9│ }"), Some((9, "}")));
+        assert_eq!(split_line_number("12 x"), None);
         assert_eq!(split_line_number("x = 1"), None);
         let lines: Vec<String> = ["10 | a", "11 |", "12 |   b"]
             .iter()
