@@ -907,6 +907,7 @@ impl Ctx<'_, '_> {
                 search,
                 replace: content.to_vec(),
                 map,
+                extra: Vec::new(),
             }
         };
         let splice = self.render(&located, owner, &crate::edit::Hints::default())?;
@@ -1028,11 +1029,61 @@ impl Ctx<'_, '_> {
             out.push((indent_for(anchor, line), ending));
             Ok(())
         };
-        for op in capture_diff_slices(Algorithm::Myers, &s_keys, &r_keys) {
+        let ops = capture_diff_slices(Algorithm::Myers, &s_keys, &r_keys);
+        // A similarity match against a window of another size: file lines
+        // the search lacks survive only beside lines the edit keeps, and a
+        // search line the file lacks may only be one the edit keeps.
+        let mut kept = vec![false; m.search.len()];
+        for op in &ops {
+            if let DiffOp::Equal { old_index, len, .. } = *op {
+                kept[old_index..old_index + len].fill(true);
+            }
+        }
+        let unsure = |what: String| {
+            Failure::new(
+                FailureKind::NotFound,
+                format!(
+                    "The closest region (lines {}) is {:.0}% similar but {what}; mend will not guess where the change goes",
+                    LineSpan::from_range(m.start, m.end),
+                    m.similarity * 100.0
+                ),
+                "Re-read the file and copy the lines to replace exactly, with every line between them.",
+            )
+        };
+        for &(after, line) in &m.extra {
+            if !kept.get(after.unwrap_or(0)).copied().unwrap_or(false) {
+                return Err(unsure(format!(
+                    "the file has line {} (`{}`), which the search lacks, next to a line the edit changes",
+                    line + 1,
+                    lines[line].content.trim()
+                )));
+            }
+        }
+        if m.pass == MatchPass::Similarity {
+            for (j, r) in m.map.iter().enumerate() {
+                if r.is_empty() && !kept[j] {
+                    return Err(unsure(format!(
+                        "the search line `{}`, which the edit changes, is not in the file",
+                        m.search[j].trim()
+                    )));
+                }
+            }
+        }
+        let emit_extra = |after: Option<usize>, out: &mut Vec<(String, &'static str)>| {
+            for &(a, line) in &m.extra {
+                if a == after {
+                    let l = &lines[line];
+                    out.push((l.content.to_owned(), static_ending(l.ending)));
+                }
+            }
+        };
+        emit_extra(None, &mut out);
+        for op in ops {
             match op {
                 DiffOp::Equal { old_index, len, .. } => {
                     for j in old_index..old_index + len {
                         keep(j, &mut out);
+                        emit_extra(Some(j), &mut out);
                     }
                 }
                 DiffOp::Delete {

@@ -120,8 +120,12 @@ pub struct Match {
     /// The replacement lines that go with `search`.
     pub replace: Vec<String>,
     /// For each line of `search`, the file lines it stands for: one line,
-    /// or for an elision marker the elided range (possibly empty).
+    /// for an elision marker the elided range (possibly empty), and an empty
+    /// range for a search line the file does not have (similarity only).
     pub map: Vec<Range<usize>>,
+    /// File lines in the region that no search line stands for (similarity
+    /// only), with the search line they follow (`None`: before the first).
+    pub extra: Vec<(Option<usize>, usize)>,
 }
 
 /// A candidate location shown when matching fails.
@@ -385,6 +389,7 @@ pub fn locate(
                             search: s.clone(),
                             replace: r.clone(),
                             map: one_to_one(start, s.len()),
+                            extra: Vec::new(),
                         })
                         .collect());
                 }
@@ -423,6 +428,7 @@ pub fn locate(
                         end: start + s.len(),
                         similarity: 1.0,
                         map: one_to_one(start, s.len()),
+                        extra: Vec::new(),
                         search: s,
                         replace: r,
                     }]);
@@ -449,6 +455,7 @@ pub fn locate(
                     search: trimmed.0.clone(),
                     replace: trimmed.1.clone(),
                     map,
+                    extra: Vec::new(),
                 }]);
             }
             Ok(None) => {}
@@ -489,52 +496,51 @@ pub fn locate(
                 q.hint.and_then(|h| nearest(&all, h, opts.hint_window))
             };
             if let Some(start) = accept {
-                if let Some(at) = already_applied(hay, r, start, m) {
+                let chosen = std::iter::once(best)
+                    .chain(found.rivals.iter().copied())
+                    .find(|w| w.start == start)
+                    .unwrap_or(best);
+                let len = chosen.len;
+                let candidate = Candidate {
+                    start,
+                    len,
+                    similarity: chosen.score,
+                };
+                if let Some(at) = already_applied(hay, r, start, len) {
                     return Err(Miss::NotFound {
-                        best: Some(Candidate {
-                            start,
-                            len: m,
-                            similarity: best.score,
-                        }),
+                        best: Some(candidate),
                         differs: Vec::new(),
                         already: Some(at),
                     });
                 }
-                let window: Vec<&str> = (start..start + m).map(|i| hay.grams().line(i)).collect();
-                let lo = start.saturating_sub(2);
-                let hi = (start + m + 2).min(hay.lines().len());
+                let window: Vec<&str> = (start..start + len).map(|i| hay.grams().line(i)).collect();
+                // Every line outside the window counts as "elsewhere": a
+                // search name found even right next to the window means the
+                // window is not what the search describes.
+                let (lo, hi) = (start, start + len);
                 let n = hay.lines().len();
                 let differs = meaningful_differences(&norm, &window, |t| {
                     has_word((0..lo).chain(hi..n).map(|i| hay.grams().line(i)), t)
                 });
                 if !differs.is_empty() {
                     return Err(Miss::NotFound {
-                        best: Some(Candidate {
-                            start,
-                            len: m,
-                            similarity: best.score,
-                        }),
+                        best: Some(candidate),
                         differs: differs.into_iter().map(str::to_owned).collect(),
                         already: None,
                     });
                 }
-                let score = if start == best.start {
-                    best.score
-                } else {
-                    found
-                        .rivals
-                        .iter()
-                        .find(|r| r.start == start)
-                        .map_or(best.score, |r| r.score)
-                };
+                // Map by alignment, as the guard above judged the window:
+                // a window of the search's size can still be shifted.
+                let (map, extra) = align(&norm, &window, start);
                 return Ok(vec![Match {
                     pass: MatchPass::Similarity,
                     start,
-                    end: start + m,
-                    similarity: score,
+                    end: start + len,
+                    similarity: chosen.score,
                     search: s.clone(),
                     replace: r.to_vec(),
-                    map: one_to_one(start, m),
+                    map,
+                    extra,
                 }]);
             }
             let mut candidates = vec![Candidate {
@@ -555,6 +561,75 @@ pub fn locate(
         }
     }
     Err(not_found(hay, &variants, q, opts))
+}
+
+/// Maps search lines onto a window of another size by a line diff of their
+/// normalized forms: paired lines map one to one, a search line the window
+/// lacks maps to an empty range, and a window line no search line pairs with
+/// is returned as extra, after the search line it follows.
+#[allow(clippy::type_complexity)]
+fn align(
+    search: &[String],
+    window: &[&str],
+    start: usize,
+) -> (Vec<Range<usize>>, Vec<(Option<usize>, usize)>) {
+    use similar::{Algorithm, DiffOp, capture_diff_slices};
+    let s: Vec<&str> = search.iter().map(String::as_str).collect();
+    let mut map = vec![0..0; search.len()];
+    let mut extra = Vec::new();
+    let mut last: Option<usize> = None;
+    let pair = |j: usize, w: usize, map: &mut Vec<Range<usize>>, last: &mut Option<usize>| {
+        map[j] = start + w..start + w + 1;
+        *last = Some(j);
+    };
+    for op in capture_diff_slices(Algorithm::Myers, &s, window) {
+        match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                for k in 0..len {
+                    pair(old_index + k, new_index + k, &mut map, &mut last);
+                }
+            }
+            DiffOp::Delete {
+                old_index,
+                old_len,
+                new_index,
+            } => {
+                map[old_index..old_index + old_len].fill(start + new_index..start + new_index);
+                last = Some(old_index + old_len - 1);
+            }
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => {
+                for w in new_index..new_index + new_len {
+                    extra.push((last, start + w));
+                }
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                for k in 0..old_len.max(new_len) {
+                    match (k < old_len, k < new_len) {
+                        (true, true) => pair(old_index + k, new_index + k, &mut map, &mut last),
+                        (true, false) => {
+                            let at = start + new_index + new_len;
+                            map[old_index + k] = at..at;
+                            last = Some(old_index + k);
+                        }
+                        (false, true) => extra.push((last, start + new_index + k)),
+                        (false, false) => {}
+                    }
+                }
+            }
+        }
+    }
+    (map, extra)
 }
 
 /// Fuzzy matching needs enough text to be meaningful: at least two

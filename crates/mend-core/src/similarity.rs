@@ -44,8 +44,17 @@ const ANCHOR_SLACK: usize = 2;
 pub struct Scored {
     /// Index of the window's first line.
     pub start: usize,
+    /// Number of lines in the window (the search's, or one more or fewer
+    /// for anchored windows, to absorb a dropped or invented line).
+    pub len: usize,
     /// Similarity in `0.0..=1.0`.
     pub score: f64,
+}
+
+impl Scored {
+    fn overlaps(&self, other: &Scored) -> bool {
+        self.start < other.start + other.len && other.start < self.start + self.len
+    }
 }
 
 /// The outcome of a best-window search.
@@ -283,7 +292,11 @@ pub fn best_windows(
             continue;
         };
         let score = 1.0 - d as f64 / max as f64;
-        let s = Scored { start: k, score };
+        let s = Scored {
+            start: k,
+            len: m,
+            score,
+        };
         if best.is_none_or(|b| score > b.score) {
             best = Some(s);
         }
@@ -349,6 +362,27 @@ pub fn anchored_windows(
     }
     starts.sort_unstable();
     starts.dedup();
+    // Windows one line longer or shorter absorb one line of shift
+    // themselves, so they are tried within one line of each anchor.
+    let mut near: Vec<usize> = Vec::new();
+    for (line, ps) in &hits {
+        if ps.len() > MAX_ANCHOR_HITS {
+            continue;
+        }
+        for &j in &wanted[line] {
+            for &p in ps {
+                let base = p as isize - j as isize;
+                for d in -1..=1isize {
+                    let k = base + d;
+                    if k >= first as isize && k < last as isize {
+                        near.push(k as usize);
+                    }
+                }
+            }
+        }
+    }
+    near.sort_unstable();
+    near.dedup();
 
     let search_text = search.join("\n");
     let a = search_text.chars().count();
@@ -359,28 +393,44 @@ pub fn anchored_windows(
     };
     let mut scored: Vec<Scored> = Vec::new();
     let mut best: Option<Scored> = None;
-    for k in starts {
+    let score_at = |k: usize, len: usize, best: Option<Scored>| -> Option<Scored> {
         let floor = floor_of(best);
-        let w = hay.chars[k..k + m].iter().sum::<usize>() + m - 1;
+        let w = hay.chars[k..k + len].iter().sum::<usize>() + len - 1;
         let max = a.max(w).max(1);
         if 1.0 - (a.abs_diff(w) as f64) / (max as f64) < floor {
-            continue;
+            return None;
         }
         let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
-        let text = hay.window_text(k, m);
-        let Some(d) =
-            scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))
-        else {
-            continue;
-        };
-        let s = Scored {
+        let text = hay.window_text(k, len);
+        let d = scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))?;
+        Some(Scored {
             start: k,
+            len,
             score: 1.0 - d as f64 / max as f64,
-        };
-        if best.is_none_or(|b| s.score > b.score) {
-            best = Some(s);
+        })
+    };
+    for &k in &starts {
+        if let Some(s) = score_at(k, m, best) {
+            if best.is_none_or(|b| s.score > b.score) {
+                best = Some(s);
+            }
+            scored.push(s);
         }
-        scored.push(s);
+    }
+    // A model that dropped or invented a line: every anchored region is
+    // also tried one line longer and shorter, so rivals of any size count.
+    for &k in &near {
+        for len in [m + 1, m.wrapping_sub(1)] {
+            if len < 2 || len > m + 1 || k + len > n || (len < m && m < 3) {
+                continue;
+            }
+            if let Some(s) = score_at(k, len, best) {
+                if best.is_none_or(|b| s.score > b.score) {
+                    best = Some(s);
+                }
+                scored.push(s);
+            }
+        }
     }
     finish(best, scored, m, margin, false)
 }
@@ -399,15 +449,16 @@ fn finish(
             exhausted,
         };
     };
+    let _ = m;
     let mut rivals: Vec<Scored> = scored
         .into_iter()
-        .filter(|s| s.start.abs_diff(best.start) >= m && s.score >= best.score - margin)
+        .filter(|s| !s.overlaps(&best) && s.score >= best.score - margin)
         .collect();
     rivals.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.start.cmp(&y.start)));
     // Rivals that overlap each other stand for one region: keep the best of each.
     let mut kept: Vec<Scored> = Vec::new();
     for r in rivals {
-        if kept.iter().all(|k| k.start.abs_diff(r.start) >= m) {
+        if kept.iter().all(|k| !k.overlaps(&r)) {
             kept.push(r);
         }
     }

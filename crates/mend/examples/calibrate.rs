@@ -160,7 +160,7 @@ fn main() {
                 if let Some(b) = found.best {
                     let right = b.start.abs_diff(start) <= 1;
                     let score = if right { b.score } else { 0.0 };
-                    let w: Vec<&str> = norm[b.start..b.start + s.len()]
+                    let w: Vec<&str> = norm[b.start..b.start + b.len]
                         .iter()
                         .map(String::as_str)
                         .collect();
@@ -184,7 +184,7 @@ fn main() {
                 && b.score < 0.999
             {
                 let all = hay2_lines(&norm, start, m);
-                let w = &all[b.start..b.start + m];
+                let w = &all[b.start..b.start + b.len];
                 let wr: Vec<&str> = w.iter().map(String::as_str).collect();
                 let lf = if passes_guard(&all, &block, &wr, b.start) {
                     1.0
@@ -238,8 +238,7 @@ fn main() {
 }
 
 fn passes_guard(file: &[String], search: &[String], window: &[&str], start: usize) -> bool {
-    let lo = start.saturating_sub(2);
-    let hi = (start + window.len() + 2).min(file.len());
+    let (lo, hi) = (start, start + window.len());
     meaningful_differences(search, window, |t| {
         has_word(file[..lo].iter().chain(&file[hi..]).map(String::as_str), t)
     })

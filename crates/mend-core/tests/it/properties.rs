@@ -254,3 +254,63 @@ proptest! {
         prop_assert_eq!(content.len(), before.len() + "CHANGED".len() + after.len());
     }
 }
+
+/// Distinct code-like lines, so the only ambiguity is the one under test.
+fn distinct_file() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(("[a-z]{3,8}", 0u32..1000, 0usize..3), 8..40).prop_map(|v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (w, n, indent))| {
+                format!("{}{w}_{i} = compute({n}, \"{w}\")", "    ".repeat(indent))
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1500))]
+
+    /// The model's view lacks one line of the region (dropped from its
+    /// search and its replacement) or has one the file lacks: the result is
+    /// the exact edit's text, or a refusal. Never anything else.
+    #[test]
+    fn a_dropped_or_invented_line_never_changes_the_result(
+        lines in distinct_file(),
+        start in any::<prop::sample::Index>(),
+        len in 4usize..9,
+        rewrite in any::<prop::sample::Index>(),
+        other in any::<prop::sample::Index>(),
+        invent in any::<bool>(),
+    ) {
+        let n = lines.len();
+        let len = len.min(n);
+        let start = start.index(n - len + 1);
+        let region: Vec<String> = lines[start..start + len].to_vec();
+        let k = rewrite.index(len);
+        let mut replacement = region.clone();
+        replacement[k] = format!("{}rewritten = 1", &region[k][..region[k].len() - region[k].trim_start().len()]);
+        let text = lines.join("\n") + "\n";
+        let (exact, status, _) = plan(&text, &edit(region.clone(), replacement.clone()));
+        prop_assert_eq!(status, EditStatus::Applied);
+        let exact = exact.unwrap();
+
+        let (mut s, mut r) = (region.clone(), replacement.clone());
+        if invent {
+            // A line the file does not have, kept by the edit.
+            let at = other.index(len - 1) + 1;
+            s.insert(at, "    hallucinated_line()".to_owned());
+            r.insert(at, "    hallucinated_line()".to_owned());
+        } else {
+            let d = other.index(len);
+            prop_assume!(d != k);
+            s.remove(d);
+            r.remove(d);
+        }
+        let (content, status, _) = plan(&text, &edit(s, r));
+        if status == EditStatus::Applied {
+            prop_assert_eq!(content.unwrap(), exact);
+        } else {
+            prop_assert_eq!(status, EditStatus::Failed);
+        }
+    }
+}
