@@ -5,6 +5,7 @@
 
 mod apply;
 mod checkpoint;
+mod mcp;
 mod merge;
 
 use std::collections::{BTreeMap, HashMap};
@@ -90,6 +91,14 @@ enum Command {
     /// Snapshot and restore the worktree (private git refs; HEAD, branches,
     /// the index and the stash are never touched).
     Checkpoint(checkpoint::CheckpointArgs),
+    /// Serve mend's tools to an agent over the Model Context Protocol
+    /// (stdio).
+    Mcp {
+        /// Project roots the tools may touch (default: the current
+        /// directory); relative paths resolve against the first.
+        #[arg(long)]
+        root: Vec<PathBuf>,
+    },
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
         /// Only this format's schema (`str-replace` or `anchored`).
@@ -214,6 +223,7 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => merge::run_diff(&args),
         Command::Checkpoint(args) => checkpoint::run(&args),
+        Command::Mcp { root } => mcp::run(&root),
         Command::Hash { root, paths } => run_hash(&root, &paths),
     };
     match result {

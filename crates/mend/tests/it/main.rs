@@ -4,6 +4,7 @@ mod checkpoint;
 mod cli;
 mod fixtures;
 mod formats;
+mod mcp;
 mod merge;
 mod transactions;
 
