@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use git2::{
-    Commit, Delta, DiffFormat, DiffOptions, FileMode, IndexAddOption, ObjectType, Oid, Repository,
-    Signature, Tree, TreeWalkMode, TreeWalkResult,
+    Commit, Delta, DiffFormat, DiffOptions, FileMode, ObjectType, Oid, Repository, Signature, Tree,
+    TreeWalkMode, TreeWalkResult,
 };
 use serde::Serialize;
 
@@ -233,6 +233,77 @@ impl Checkpoints {
         opts: &CreateOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
+        let (repo, mut index, skipped, seen) = self.scan(opts.max_file_bytes, progress)?;
+        // The tree first: writing the index afterwards saves its tree cache,
+        // so the next checkpoint rebuilds only the folders that changed.
+        let tree_id = index
+            .write_tree_to(&repo)
+            .map_err(git("writing the tree"))?;
+        index.write().map_err(git("writing the private index"))?;
+        progress(seen);
+        let tree = self
+            .repo
+            .find_tree(tree_id)
+            .map_err(git("reading the tree"))?;
+        let parent = match self.list()?.first() {
+            Some(c) => Some(self.find_commit(&c.commit)?),
+            None => self.head(),
+        };
+        let head = self.head().map(|c| c.id().to_string());
+        let time = now();
+        let mut message = format!(
+            "mend checkpoint{}\n\n",
+            opts.label
+                .as_ref()
+                .map_or(String::new(), |l| format!(": {l}"))
+        );
+        if let Some(l) = &opts.label {
+            message.push_str(&format!("Mend-Label: {}\n", l.replace('\n', " ")));
+        }
+        if let Some(a) = &opts.anchor {
+            message.push_str(&format!("Mend-Anchor: {}\n", a.replace('\n', " ")));
+        }
+        message.push_str(&format!("Mend-Time: {time}\n"));
+        if let Some(h) = &head {
+            message.push_str(&format!("Mend-Head: {h}\n"));
+        }
+        for s in &skipped {
+            message.push_str(&format!("Mend-Skipped: {} ({})\n", s.path, s.reason));
+        }
+        let sig = Signature::new("mend", "mend@localhost", &git2::Time::new(time, 0))
+            .map_err(git("making the signature"))?;
+        let parents: Vec<&Commit<'_>> = parent.iter().collect();
+        let oid = self
+            .repo
+            .commit(None, &sig, &sig, &message, &tree, &parents)
+            .map_err(git("committing the checkpoint"))?;
+        let id = oid.to_string()[..12].to_owned();
+        self.repo
+            .reference(&format!("{REF_PREFIX}{id}"), oid, true, "mend checkpoint")
+            .map_err(git("writing the checkpoint ref"))?;
+        Ok(Checkpoint {
+            id,
+            commit: oid.to_string(),
+            label: opts.label.clone(),
+            anchor: opts.anchor.clone(),
+            time,
+            head,
+            skipped,
+        })
+    }
+
+    /// The private index brought up to date with the worktree: one
+    /// comparison finds what changed, appeared or went; the index's stat
+    /// data lets unchanged files go unread, so a repeat snapshot re-hashes
+    /// only changes. Returns the repository handle attached to the private
+    /// index (the user's index file is never written), the index, the
+    /// skipped files and the number of paths examined.
+    #[allow(clippy::type_complexity)]
+    fn scan(
+        &self,
+        max_file_bytes: u64,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(Repository, git2::Index, Vec<Skipped>, usize), Error> {
         let mut index =
             git2::Index::open(&self.index_path).map_err(git("opening the private index"))?;
         // A second handle on the same repository, attached to the private
@@ -303,7 +374,7 @@ impl Checkpoints {
                 continue;
             }
             match std::fs::symlink_metadata(&full) {
-                Ok(m) if m.is_file() && m.len() > opts.max_file_bytes => {
+                Ok(m) if m.is_file() && m.len() > max_file_bytes => {
                     skipped.push(Skipped {
                         path: rel,
                         reason: format!("too large ({} bytes)", m.len()),
@@ -319,62 +390,8 @@ impl Checkpoints {
                 }
             }
         }
-        // The tree first: writing the index afterwards saves its tree cache,
-        // so the next checkpoint rebuilds only the folders that changed.
-        let tree_id = index
-            .write_tree_to(&repo)
-            .map_err(git("writing the tree"))?;
-        index.write().map_err(git("writing the private index"))?;
-        progress(seen);
-        let tree = self
-            .repo
-            .find_tree(tree_id)
-            .map_err(git("reading the tree"))?;
-        let parent = match self.list()?.first() {
-            Some(c) => Some(self.find_commit(&c.commit)?),
-            None => self.head(),
-        };
-        let head = self.head().map(|c| c.id().to_string());
-        let time = now();
-        let mut message = format!(
-            "mend checkpoint{}\n\n",
-            opts.label
-                .as_ref()
-                .map_or(String::new(), |l| format!(": {l}"))
-        );
-        if let Some(l) = &opts.label {
-            message.push_str(&format!("Mend-Label: {}\n", l.replace('\n', " ")));
-        }
-        if let Some(a) = &opts.anchor {
-            message.push_str(&format!("Mend-Anchor: {}\n", a.replace('\n', " ")));
-        }
-        message.push_str(&format!("Mend-Time: {time}\n"));
-        if let Some(h) = &head {
-            message.push_str(&format!("Mend-Head: {h}\n"));
-        }
-        for s in &skipped {
-            message.push_str(&format!("Mend-Skipped: {} ({})\n", s.path, s.reason));
-        }
-        let sig = Signature::new("mend", "mend@localhost", &git2::Time::new(time, 0))
-            .map_err(git("making the signature"))?;
-        let parents: Vec<&Commit<'_>> = parent.iter().collect();
-        let oid = self
-            .repo
-            .commit(None, &sig, &sig, &message, &tree, &parents)
-            .map_err(git("committing the checkpoint"))?;
-        let id = oid.to_string()[..12].to_owned();
-        self.repo
-            .reference(&format!("{REF_PREFIX}{id}"), oid, true, "mend checkpoint")
-            .map_err(git("writing the checkpoint ref"))?;
-        Ok(Checkpoint {
-            id,
-            commit: oid.to_string(),
-            label: opts.label.clone(),
-            anchor: opts.anchor.clone(),
-            time,
-            head,
-            skipped,
-        })
+        drop(diff);
+        Ok((repo, index, skipped, seen))
     }
 
     fn find_commit(&self, sha: &str) -> Result<Commit<'_>, Error> {
@@ -640,30 +657,11 @@ impl Checkpoints {
         out
     }
 
-    /// The worktree's snapshot-able files, without writing a checkpoint.
+    /// The worktree's snapshot-able files, without writing a checkpoint
+    /// (the same scan as `create`, so a dry run lists what a restore does).
     fn worktree_files(&self) -> Result<BTreeMap<String, (Oid, i32)>, Error> {
-        let mut index =
-            git2::Index::open(&self.index_path).map_err(git("opening the private index"))?;
-        let repo = if self.shadow {
-            let r =
-                Repository::open_bare(self.repo.path()).map_err(git("opening the repository"))?;
-            r.set_workdir(&self.root, false)
-                .map_err(git("setting the worktree"))?;
-            r
-        } else {
-            Repository::open(&self.root).map_err(git("opening the repository"))?
-        };
-        repo.add_ignore_rule(".mend/\n")
-            .map_err(git("adding the .mend ignore rule"))?;
-        repo.set_index(&mut index)
-            .map_err(git("attaching the private index"))?;
-        let mut index = repo.index().map_err(git("reading the private index"))?;
-        index
-            .add_all(["*"], IndexAddOption::DEFAULT, None)
-            .map_err(git("scanning the worktree"))?;
-        index
-            .update_all(["*"], None)
-            .map_err(git("scanning the worktree"))?;
+        let (repo, mut index, _, _) =
+            self.scan(CreateOptions::default().max_file_bytes, &mut |_| {})?;
         let tree_id = index
             .write_tree_to(&repo)
             .map_err(git("writing the tree"))?;

@@ -128,18 +128,7 @@ pub fn plan_file(
 
     for &(i, e) in edits {
         if failed {
-            reports.push(EditReport::failed(
-                i,
-                e,
-                Failure::new(
-                    FailureKind::PreviousFailed,
-                    format!(
-                        "Previous edit to {} failed, so this one was not tried",
-                        e.path
-                    ),
-                    "Fix the earlier edit to this file first, then send both again.",
-                ),
-            ));
+            reports.push(previous_failed(i, e));
             continue;
         }
         if let EditOp::Replace(r) = &e.op {
@@ -148,18 +137,7 @@ pub fn plan_file(
         }
         flush(&mut batch, &mut text, &mut reports, &mut failed);
         if failed {
-            reports.push(EditReport::failed(
-                i,
-                e,
-                Failure::new(
-                    FailureKind::PreviousFailed,
-                    format!(
-                        "Previous edit to {} failed, so this one was not tried",
-                        e.path
-                    ),
-                    "Fix the earlier edit to this file first, then send both again.",
-                ),
-            ));
+            reports.push(previous_failed(i, e));
             continue;
         }
         match &e.op {
@@ -272,6 +250,23 @@ pub fn plan_file(
     }
 }
 
+/// Seed 001's "previous edit to this file failed": the report of an edit
+/// not tried because an earlier one to the same file failed.
+fn previous_failed(i: usize, e: &Edit) -> EditReport {
+    EditReport::failed(
+        i,
+        e,
+        Failure::new(
+            FailureKind::PreviousFailed,
+            format!(
+                "Previous edit to {} failed, so this one was not tried",
+                e.path
+            ),
+            "Fix the earlier edit to this file first, then send both again.",
+        ),
+    )
+}
+
 /// A whole-file write that stands in for code with an elision comment
 /// (`# ... existing code ...`) would delete that code: refuse it.
 fn lazy_whole_file(old: Option<&str>, new: &str, path: &str) -> Option<Failure> {
@@ -359,18 +354,7 @@ fn plan_batch(
             && (opts.skip_after_failure
                 || e.origin.as_ref().is_some_and(|o| o.format == "edit-block"))
         {
-            reports.push(EditReport::failed(
-                i,
-                e,
-                Failure::new(
-                    FailureKind::PreviousFailed,
-                    format!(
-                        "Previous edit to {} failed, so this one was not tried",
-                        e.path
-                    ),
-                    "Fix the earlier edit to this file first, then send both again.",
-                ),
-            ));
+            reports.push(previous_failed(i, e));
             continue;
         }
         if e.is_noop() {
