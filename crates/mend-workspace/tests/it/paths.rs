@@ -41,7 +41,7 @@ fn escapes_are_refused() {
         "src/./../../x",
         "..",
         "/etc/passwd",
-        "/tmp/x",
+        "/nonexistent/x",
         "/",
         ".git/config",
         ".git/hooks/pre-commit",
