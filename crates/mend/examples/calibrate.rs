@@ -21,6 +21,15 @@ use mend_core::normalize::fold_trim;
 use mend_core::similarity::{LineGrams, anchored_windows};
 use mend_core::similarity::{has_word, meaningful_differences};
 
+/// The kinds of model drift the calibration applies to a copied block.
+const DRIFT_KINDS: [&str; 5] = [
+    "1 token",
+    "2 tokens",
+    "3 tokens",
+    "line dropped",
+    "line added",
+];
+
 struct Rng(u64);
 
 impl Rng {
@@ -128,13 +137,7 @@ fn main() {
                 continue;
             }
             // Drifted copies, located in the intact file.
-            for kind in [
-                "1 token",
-                "2 tokens",
-                "3 tokens",
-                "line dropped",
-                "line added",
-            ] {
+            for kind in DRIFT_KINDS {
                 let mut s = block.clone();
                 match kind {
                     "1 token" => drift_token(&mut s, &mut rng),
@@ -217,13 +220,7 @@ fn main() {
                 impostor.len(),
                 100.0 * false_accept as f64 / impostor.len().max(1) as f64
             );
-            for kind in [
-                "1 token",
-                "2 tokens",
-                "3 tokens",
-                "line dropped",
-                "line added",
-            ] {
+            for kind in DRIFT_KINDS {
                 let all: Vec<&(String, f64, bool, f64)> =
                     drifted.iter().filter(|d| d.0 == kind).collect();
                 let ok = all.iter().filter(|d| d.1 >= t && d.2 && d.3 >= l).count();

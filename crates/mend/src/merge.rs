@@ -129,21 +129,6 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
     Ok(m.conflicts().min(127) as u8)
 }
 
-#[derive(Serialize)]
-struct JsonHunk {
-    old_start: usize,
-    old_lines: usize,
-    new_start: usize,
-    new_lines: usize,
-    lines: Vec<JsonLine>,
-}
-
-#[derive(Serialize)]
-struct JsonLine {
-    tag: char,
-    text: String,
-}
-
 /// Runs `mend diff`: a unified diff that `git apply` applies to OLD's path
 /// to turn OLD into NEW; exit 0 when the files are equal, 1 when they differ
 /// (as `diff`).
@@ -159,40 +144,11 @@ pub fn run_diff(args: &DiffArgs) -> anyhow::Result<u8> {
             .trim_start_matches("./")
             .to_owned()
     });
-    let (a, b) = (name.clone(), name);
-    let diff = mend_core::diff::unified(Some(&a), Some(&b), &old, &new);
+    let diff = mend_core::diff::unified(Some(&name), Some(&name), &old, &new);
     let mut out = std::io::stdout().lock();
     if args.json {
-        let td = similar::TextDiff::from_lines(&old, &new);
-        let hunks: Vec<JsonHunk> = td
-            .grouped_ops(3)
-            .iter()
-            .map(|group| {
-                let (first, last) = (&group[0], &group[group.len() - 1]);
-                let old_range = first.old_range().start..last.old_range().end;
-                let new_range = first.new_range().start..last.new_range().end;
-                let lines = group
-                    .iter()
-                    .flat_map(|op| td.iter_changes(op))
-                    .map(|c| JsonLine {
-                        tag: match c.tag() {
-                            similar::ChangeTag::Equal => ' ',
-                            similar::ChangeTag::Delete => '-',
-                            similar::ChangeTag::Insert => '+',
-                        },
-                        text: c.value().to_owned(),
-                    })
-                    .collect();
-                JsonHunk {
-                    old_start: old_range.start + 1,
-                    old_lines: old_range.len(),
-                    new_start: new_range.start + 1,
-                    new_lines: new_range.len(),
-                    lines,
-                }
-            })
-            .collect();
-        let v = serde_json::json!({ "path": a, "hunks": hunks, "diff": diff });
+        let hunks = mend_core::diff::hunks(&old, &new);
+        let v = serde_json::json!({ "path": name, "hunks": hunks, "diff": diff });
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
         out.write_all(diff.as_bytes())?;

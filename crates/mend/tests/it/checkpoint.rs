@@ -1,24 +1,6 @@
 //! `mend checkpoint …` and `mend apply --checkpoint/--stage`.
 
-use std::path::Path;
-use std::process::Command;
-
-use crate::run_mend;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use crate::{git, run_mend};
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

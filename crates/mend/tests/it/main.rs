@@ -35,6 +35,23 @@ pub fn run_mend(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("wait for mend")
 }
 
+/// Runs git in `dir` with a throwaway identity; panics on failure and
+/// returns its standard output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Every file under `root` (relative path → bytes), sorted; mend's own
 /// `.mend/` bookkeeping is left out.
 pub fn read_tree(root: &Path) -> Vec<(String, Vec<u8>)> {

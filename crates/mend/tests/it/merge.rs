@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::run_mend;
+use crate::{git, run_mend};
 
 fn files(dir: &std::path::Path, files: &[(&str, &[u8])]) {
     for (n, c) in files {
@@ -154,19 +154,7 @@ fn conflict_count_is_capped_and_errors_are_255() {
 #[test]
 fn diff_output_is_accepted_by_git_apply() {
     let dir = tempfile::tempdir().unwrap();
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    git(&["init", "-q", "."]);
+    git(dir.path(), &["init", "-q", "."]);
     files(
         dir.path(),
         &[
@@ -180,7 +168,7 @@ fn diff_output_is_accepted_by_git_apply() {
     let json = run_mend(dir.path(), &["diff", "--json", "old.txt", "new.txt"], None);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["hunks"][0]["lines"][1]["tag"], "-");
-    git(&["apply", "p.patch"]);
+    git(dir.path(), &["apply", "p.patch"]);
     assert_eq!(
         std::fs::read(dir.path().join("old.txt")).unwrap(),
         std::fs::read(dir.path().join("new.txt")).unwrap()
