@@ -90,17 +90,7 @@ const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
 fn run(lines: &[String], search: &[String]) -> MatchPass {
     let hay = Haystack::new(lines.iter().map(String::as_str).collect());
-    let q = LineQuery {
-        search,
-        replace: search,
-        hint: None,
-        replace_all: false,
-        max_pass: MatchPass::Similarity,
-        from: 0,
-        literal: false,
-        within: None,
-        at_eof: false,
-    };
+    let q = LineQuery::new(search, search);
     let m = locate(&hay, &q, &LocateOptions::default()).expect("located");
     m[0].pass
 }

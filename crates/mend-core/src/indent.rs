@@ -2,46 +2,126 @@
 //!
 //! When a whitespace-tolerant pass matched, the model's search and
 //! replacement live in the model's indentation frame (wrong base depth, two
-//! spaces instead of four, spaces instead of tabs). New replacement lines are
-//! carried into the file's frame by the mapping that explains the matched
-//! pairs (search line ↔ file line), tried in this order:
+//! spaces instead of four, spaces instead of tabs, tabs expanded). New
+//! replacement lines are carried into the file's frame, and everything is
+//! measured in **columns**, never characters: a tab advances to the next
+//! multiple of the file's tab width. The mapping that explains the matched
+//! pairs (search line ↔ file line) is tried in this order:
 //!
-//! 1. identity: every pair has the same indentation;
-//! 2. offset: the file is a constant number of the same character deeper or
-//!    shallower (the common "lost the base indentation" drift);
-//! 3. levels: indentation measured in units (a tab, or 2/3/4/8 spaces) maps
-//!    to the file's unit with a constant level offset (tabs ↔ spaces,
-//!    2-space ↔ 4-space);
-//! 4. otherwise the most common offset, as seed 003 does with its first line.
+//! 1. identity: every pair has the same indentation, byte for byte;
+//! 2. shift: the file is a constant number of columns deeper or shallower
+//!    (the common "lost the base indentation" drift);
+//! 3. scale: indentation measured in the model's unit (2, 4 or 8 columns)
+//!    maps to the file's unit with a constant level offset (2-space ↔
+//!    4-space, tabs expanded to 4 spaces in a file with 8-column tabs);
+//! 4. otherwise the most common shift.
 //!
-//! Relative indentation inside the replacement is always kept.
+//! The new column is then written in the file's own style ([`Style`]):
+//! spaces, tabs, or GNU's tabs-then-spaces. So `\t  g ();` in a GNU file
+//! (column 10) gets a sibling `\t  h ();`, whatever the model typed.
 
 use crate::normalize::indent_of;
 
-/// An indentation unit.
+/// How a file writes indentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// One tab per level.
-    Tab,
-    /// This many spaces per level.
-    Spaces(usize),
+pub struct Style {
+    /// Columns a tab advances to (a multiple of).
+    pub tab_width: usize,
+    /// Whether the file was seen to fix its tab width (files that mix
+    /// space-indented and tab-indented lines, or align after tabs). A file
+    /// indented only with tabs leaves the width to the pairs.
+    pub tab_width_known: bool,
+    /// Whether leading columns are written with tabs (then spaces for the
+    /// remainder), rather than spaces only.
+    pub tabs: bool,
+    /// Columns per indentation level.
+    pub unit: usize,
 }
 
-/// Guesses a file's indentation unit from its lines.
-pub fn detect_unit(lines: &[&str]) -> Unit {
-    let tabs = lines.iter().filter(|l| l.starts_with('\t')).count();
-    let spaces = lines.iter().filter(|l| l.starts_with(' ')).count();
-    if tabs > spaces {
-        return Unit::Tab;
+/// The column an indentation string reaches.
+pub fn columns(indent: &str, tab_width: usize) -> usize {
+    let tw = tab_width.max(1);
+    indent.chars().fold(0, |col, c| match c {
+        '\t' => (col / tw + 1) * tw,
+        _ => col + 1,
+    })
+}
+
+impl Style {
+    /// Guesses a file's style from its lines.
+    pub fn detect(lines: &[&str]) -> Style {
+        let indents: Vec<&str> = lines
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| indent_of(l))
+            .filter(|i| !i.is_empty())
+            .collect();
+        let tab_led = indents.iter().filter(|i| i.contains('\t')).count();
+        let deep_spaces = indents
+            .iter()
+            .filter(|i| !i.contains('\t') && i.len() >= 4)
+            .count();
+        let aligned_after_tab = indents.iter().any(|i| {
+            let after = i.trim_start_matches('\t');
+            i.starts_with('\t') && after.len() >= 4 && !after.contains('\t')
+        });
+        // Files that mix space-only and tab indentation (GNU style), or align
+        // with spaces after tabs (Linux style), use 8-column tabs in
+        // practice; a file with tabs only does not say.
+        let known = tab_led > 0 && (deep_spaces > 0 || aligned_after_tab);
+        let tab_width = if known || tab_led == 0 { 8 } else { 4 };
+        // Tabs win when the lines deep enough to hold one mostly do.
+        let spaces_past_a_tab = indents
+            .iter()
+            .filter(|i| !i.contains('\t') && i.len() >= tab_width)
+            .count();
+        let tabs = tab_led > 0 && tab_led >= spaces_past_a_tab;
+        Style {
+            tab_width,
+            tab_width_known: known,
+            tabs,
+            unit: detect_unit(lines, tab_width, tabs && !known),
+        }
     }
-    // The most common positive step between consecutive non-blank lines.
+
+    /// The same style with another tab width.
+    fn with_tab_width(self, tab_width: usize) -> Style {
+        let unit = if self.tabs && !self.tab_width_known {
+            tab_width
+        } else {
+            self.unit
+        };
+        Style {
+            tab_width,
+            unit,
+            ..self
+        }
+    }
+
+    /// Writes `cols` columns of indentation in this style.
+    pub fn render(&self, cols: usize) -> String {
+        if self.tabs {
+            let tw = self.tab_width.max(1);
+            "\t".repeat(cols / tw) + &" ".repeat(cols % tw)
+        } else {
+            " ".repeat(cols)
+        }
+    }
+}
+
+/// The most common positive step between consecutive non-blank lines, in
+/// columns; one tab for a file indented with tabs only.
+fn detect_unit(lines: &[&str], tab_width: usize, tab_only: bool) -> usize {
+    if tab_only {
+        return tab_width;
+    }
     let mut counts = [0usize; 9];
     let mut prev: Option<usize> = None;
     for l in lines {
         if l.trim().is_empty() {
             continue;
         }
-        let w = indent_of(l).chars().filter(|&c| c == ' ').count();
+        let w = columns(indent_of(l), tab_width);
         if let Some(p) = prev
             && w > p
             && w - p <= 8
@@ -52,63 +132,46 @@ pub fn detect_unit(lines: &[&str]) -> Unit {
     }
     let best = (2..=8).max_by_key(|&u| (counts[u], usize::from(u == 4)));
     match best {
-        Some(u) if counts[u] > 0 => Unit::Spaces(u),
-        _ => Unit::Spaces(4),
-    }
-}
-
-/// Levels and leftover spaces of an indent in a unit.
-fn levels(indent: &str, unit: Unit) -> (usize, usize) {
-    match unit {
-        Unit::Tab => {
-            let tabs = indent.chars().take_while(|&c| c == '\t').count();
-            let rest = indent[tabs..].chars().filter(|&c| c == ' ').count();
-            // Spaces before a tab are noise; count stray tabs as levels.
-            let stray = indent[tabs..].chars().filter(|&c| c == '\t').count();
-            (tabs + stray, rest)
-        }
-        Unit::Spaces(n) => {
-            let w: usize = indent.chars().map(|c| if c == '\t' { n } else { 1 }).sum();
-            (w / n, w % n)
-        }
-    }
-}
-
-fn render(levels: usize, extra: usize, unit: Unit) -> String {
-    match unit {
-        Unit::Tab => "\t".repeat(levels) + &" ".repeat(extra),
-        Unit::Spaces(n) => " ".repeat(levels * n + extra),
+        Some(u) if counts[u] > 0 => u,
+        _ => 4,
     }
 }
 
 /// A mapping from the model's indentation frame to the file's.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rebase {
     /// Keep replacement lines as they are.
     Identity,
-    /// Add (`> 0`) or remove (`< 0`) this many leading characters; added
-    /// characters are `fill`.
-    Offset {
-        /// Characters to add or remove.
+    /// Add (`> 0`) or remove (`< 0`) this many columns.
+    Shift {
+        /// Columns to add.
         delta: isize,
-        /// The indentation the file uses where characters are added.
-        fill: String,
+        /// The file's style, to write the result in.
+        style: Style,
     },
-    /// Convert between units with a level offset.
-    Levels {
-        /// The model's unit.
-        from: Unit,
-        /// The file's unit.
-        to: Unit,
+    /// Convert levels of `from` columns to levels of `to` columns, adding
+    /// `levels` levels.
+    Scale {
+        /// The model's unit, in columns.
+        from: usize,
+        /// The file's unit, in columns.
+        to: usize,
         /// Levels to add (may be negative).
-        delta: isize,
+        levels: isize,
+        /// The file's style.
+        style: Style,
     },
 }
 
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 impl Rebase {
-    /// Finds the mapping that explains `pairs` of (search line, file line).
-    /// Blank lines carry no indentation information and are ignored.
-    pub fn infer(pairs: &[(&str, &str)], file_unit: Unit) -> Rebase {
+    /// Finds the mapping that explains `pairs` of (search line, file line)
+    /// in a file of `style`. Blank lines carry no indentation information
+    /// and are ignored.
+    pub fn infer(pairs: &[(&str, &str)], style: Style) -> Rebase {
         let pairs: Vec<(&str, &str)> = pairs
             .iter()
             .filter(|(s, f)| !s.trim().is_empty() && !f.trim().is_empty())
@@ -117,50 +180,47 @@ impl Rebase {
         if pairs.iter().all(|(s, f)| s == f) {
             return Rebase::Identity;
         }
-        let same_char = |a: &str, b: &str| {
-            let mut cs = a.chars().chain(b.chars());
-            match cs.next() {
-                None => true,
-                Some(c0) => cs.all(|c| c == c0),
-            }
+        // A file indented with tabs only does not fix the tab width: take
+        // the one under which the model's frame is a plain shift.
+        let widths: &[usize] = if style.tab_width_known || !style.tabs {
+            &[style.tab_width]
+        } else {
+            &[4, 8, 2]
         };
-        let width = |s: &str| s.chars().count() as isize;
-        let deltas: Vec<isize> = pairs.iter().map(|(s, f)| width(f) - width(s)).collect();
-        let fill = pairs
-            .iter()
-            .map(|(_, f)| *f)
-            .max_by_key(|f| f.len())
-            .unwrap_or("")
-            .to_owned();
-        if pairs.iter().all(|(s, f)| same_char(s, f)) && deltas.windows(2).all(|w| w[0] == w[1]) {
-            return Rebase::Offset {
-                delta: deltas[0],
-                fill,
-            };
-        }
-        for from in [
-            Unit::Tab,
-            Unit::Spaces(4),
-            Unit::Spaces(2),
-            Unit::Spaces(8),
-            Unit::Spaces(3),
-        ] {
-            let mut delta = None;
-            let consistent = pairs.iter().all(|(s, f)| {
-                let (ls, es) = levels(s, from);
-                let (lf, ef) = levels(f, file_unit);
-                let d = lf as isize - ls as isize;
-                es == ef && *delta.get_or_insert(d) == d
-            });
-            if consistent && let Some(delta) = delta {
-                return Rebase::Levels {
-                    from,
-                    to: file_unit,
-                    delta,
+        for &tw in widths {
+            let st = style.with_tab_width(tw);
+            let deltas = Self::deltas(&pairs, tw);
+            if deltas.windows(2).all(|w| w[0] == w[1]) {
+                return Rebase::Shift {
+                    delta: deltas[0],
+                    style: st,
                 };
             }
         }
-        // No mapping explains every pair: use the most common offset.
+        let st = style.with_tab_width(widths[0]);
+        let tw = st.tab_width;
+        let cols: Vec<(usize, usize)> = pairs
+            .iter()
+            .map(|(s, f)| (columns(s, tw), columns(f, tw)))
+            .collect();
+        let from = cols.iter().fold(0, |g, &(m, _)| gcd(g, m));
+        if (2..=8).contains(&from) && st.unit > 0 {
+            let mut levels = None;
+            let consistent = cols.iter().all(|&(m, f)| {
+                let l = (f / st.unit) as isize - (m / from) as isize;
+                f % st.unit == 0 && *levels.get_or_insert(l) == l
+            });
+            if consistent && let Some(levels) = levels {
+                return Rebase::Scale {
+                    from,
+                    to: st.unit,
+                    levels,
+                    style: st,
+                };
+            }
+        }
+        // No mapping explains every pair: use the most common shift.
+        let deltas = Self::deltas(&pairs, tw);
         let mut best = (0usize, deltas[0]);
         for &d in &deltas {
             let c = deltas.iter().filter(|&&x| x == d).count();
@@ -168,10 +228,17 @@ impl Rebase {
                 best = (c, d);
             }
         }
-        Rebase::Offset {
+        Rebase::Shift {
             delta: best.1,
-            fill,
+            style: st,
         }
+    }
+
+    fn deltas(pairs: &[(&str, &str)], tw: usize) -> Vec<isize> {
+        pairs
+            .iter()
+            .map(|(s, f)| columns(f, tw) as isize - columns(s, tw) as isize)
+            .collect()
     }
 
     /// Applies the mapping to one replacement line.
@@ -184,27 +251,24 @@ impl Rebase {
         }
         let indent = indent_of(line);
         let body = &line[indent.len()..];
-        match self {
-            Rebase::Identity => line.to_owned(),
-            Rebase::Offset { delta, fill } => {
-                if *delta >= 0 {
-                    let add: String = fill
-                        .chars()
-                        .chain(std::iter::repeat(fill.chars().last().unwrap_or(' ')))
-                        .take(*delta as usize)
-                        .collect();
-                    format!("{add}{indent}{body}")
-                } else {
-                    let cut = delta.unsigned_abs().min(indent.len());
-                    format!("{}{body}", &indent[cut..])
-                }
+        let (cols, style) = match *self {
+            Rebase::Identity => return line.to_owned(),
+            Rebase::Shift { delta, style } => {
+                let c = columns(indent, style.tab_width) as isize + delta;
+                (c.max(0) as usize, style)
             }
-            Rebase::Levels { from, to, delta } => {
-                let (l, e) = levels(indent, *from);
-                let l = (l as isize + delta).max(0) as usize;
-                format!("{}{body}", render(l, e, *to))
+            Rebase::Scale {
+                from,
+                to,
+                levels,
+                style,
+            } => {
+                let c = columns(indent, style.tab_width);
+                let level = (c / from) as isize + levels;
+                (level.max(0) as usize * to + c % from, style)
             }
-        }
+        };
+        format!("{}{body}", style.render(cols))
     }
 }
 
@@ -212,21 +276,29 @@ impl Rebase {
 mod tests {
     use super::*;
 
+    fn spaces(unit: usize) -> Style {
+        Style {
+            tab_width: 8,
+            tab_width_known: false,
+            tabs: false,
+            unit,
+        }
+    }
+
     #[test]
-    fn offset_keeps_relative_indentation() {
+    fn shift_keeps_relative_indentation() {
         // Seed 003's example: 2-space search and replacement, 4-space file
         // base, same relative structure.
-        let r = Rebase::infer(&[("  def f():", "    def f():")], Unit::Spaces(4));
+        let r = Rebase::infer(&[("  def f():", "    def f():")], spaces(4));
         assert_eq!(r.apply("    return 1"), "      return 1");
         assert_eq!(r.apply("  def f():"), "    def f():");
     }
 
     #[test]
     fn spaces_to_tabs() {
-        let r = Rebase::infer(
-            &[("if x {", "\tif x {"), ("    y();", "\t\ty();")],
-            Unit::Tab,
-        );
+        let style = Style::detect(&["a", "\tb", "\t\tc"]);
+        assert!(style.tabs);
+        let r = Rebase::infer(&[("if x {", "\tif x {"), ("    y();", "\t\ty();")], style);
         assert_eq!(r.apply("    z();"), "\t\tz();");
         assert_eq!(r.apply("        w();"), "\t\t\tw();");
     }
@@ -235,15 +307,56 @@ mod tests {
     fn two_to_four_spaces() {
         let r = Rebase::infer(
             &[("def f():", "def f():"), ("  x = 1", "    x = 1")],
-            Unit::Spaces(4),
+            spaces(4),
         );
         assert_eq!(r.apply("  if x:"), "    if x:");
         assert_eq!(r.apply("    y = 2"), "        y = 2");
     }
 
     #[test]
+    fn gnu_mixed_indentation_is_kept_in_columns() {
+        let file = [
+            "int",
+            "main (void)",
+            "{",
+            "  if (x)",
+            "    {",
+            "      f ();",
+            "\t  g ();",
+            "    }",
+            "}",
+        ];
+        let style = Style::detect(&file);
+        assert_eq!((style.tab_width, style.tabs, style.unit), (8, true, 2));
+        // The model expanded the tab to spaces.
+        let r = Rebase::infer(
+            &[
+                ("      f ();", "      f ();"),
+                ("          g ();", "\t  g ();"),
+            ],
+            style,
+        );
+        assert_eq!(r.apply("          h ();"), "\t  h ();");
+        assert_eq!(r.apply("      k ();"), "      k ();");
+    }
+
+    #[test]
+    fn kernel_tabs_with_four_space_model() {
+        let file = ["int f(void)", "{", "\tif (x) {", "\t\ty();", "\t}", "}"];
+        let style = Style::detect(&file);
+        let r = Rebase::infer(
+            &[("    if (x) {", "\tif (x) {"), ("        y();", "\t\ty();")],
+            style,
+        );
+        assert_eq!(r.apply("            z();"), "\t\t\tz();");
+    }
+
+    #[test]
     fn detects_units() {
-        assert_eq!(detect_unit(&["a", "\tb", "\t\tc"]), Unit::Tab);
-        assert_eq!(detect_unit(&["a", "  b", "    c", "  d"]), Unit::Spaces(2));
+        assert_eq!(Style::detect(&["a", "\tb", "\t\tc"]).unit, 4);
+        assert!(Style::detect(&["a", "\tb", "\t\tc"]).tabs);
+        assert_eq!(Style::detect(&["a", "  b", "    c", "  d"]).unit, 2);
+        assert_eq!(columns("\t  ", 8), 10);
+        assert_eq!(columns("  \t", 8), 8);
     }
 }

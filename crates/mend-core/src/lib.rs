@@ -27,7 +27,6 @@
 //! assert_eq!(plan.reports[0].pass, Some(MatchPass::Whitespace));
 //! ```
 
-pub mod apply;
 pub mod diff;
 pub mod edit;
 pub mod error;
@@ -35,15 +34,16 @@ pub mod formats;
 pub mod indent;
 pub mod locate;
 pub mod normalize;
+pub mod plan;
 pub mod report;
 pub mod similarity;
 pub mod text;
 
-pub use apply::{FilePlan, PlanOptions, plan_file};
 pub use edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 pub use error::Error;
 pub use formats::{Entry, Format, Malformed, Parsed, ShellSuggestion, StreamParser};
 pub use locate::{LocateOptions, MatchPass};
+pub use plan::{FilePlan, PlanOptions, plan_file};
 pub use report::{
     ApplyReport, EditReport, EditStatus, Failure, FailureKind, FileSummary, LineSpan,
     render_retry_context,

@@ -2,9 +2,10 @@
 //!
 //! Each function here maps a line to the form a pass compares. They are
 //! deliberately narrow: every normalization is a kind of drift models really
-//! produce (trailing spaces, re-indentation, typographic quotes, pasted line
-//! numbers, elided code), and none of them can make two lines equal that
-//! differ in an identifier, an operator or a literal digit.
+//! produce (trailing spaces, re-indentation, re-spaced expressions,
+//! typographic quotes, pasted line numbers, elided code), and none of them
+//! can make two lines equal that differ in an identifier, an operator or a
+//! literal digit.
 
 use std::borrow::Cow;
 
@@ -68,27 +69,68 @@ pub fn fold_with_offsets(s: &str) -> (String, Vec<usize>) {
     (out, map)
 }
 
-/// The most tolerant per-line form: Unicode folded, then trimmed.
-pub fn fold_trim(s: &str) -> Cow<'_, str> {
-    match fold_unicode(s) {
-        Cow::Borrowed(b) => Cow::Borrowed(b.trim()),
-        Cow::Owned(o) => {
-            let t = o.trim();
-            if t.len() == o.len() {
-                Cow::Owned(o)
-            } else {
-                Cow::Owned(t.to_owned())
+/// Trims a line and collapses every run of spaces and tabs inside it to one
+/// space: `x  =\tf( a )` and `x = f( a )` compare equal. Whitespace is never
+/// removed where there was some, or added where there was none, so tokens
+/// cannot merge or split.
+pub fn collapse_spaces(s: &str) -> Cow<'_, str> {
+    let t = s.trim();
+    let bytes = t.as_bytes();
+    let needs = bytes
+        .windows(2)
+        .any(|w| matches!(w[0], b' ' | b'\t') && matches!(w[1], b' ' | b'\t'))
+        || bytes.contains(&b'\t');
+    if !needs {
+        return Cow::Borrowed(t);
+    }
+    let mut out = String::with_capacity(t.len());
+    let mut in_space = false;
+    for c in t.chars() {
+        if c == ' ' || c == '\t' {
+            if !in_space {
+                out.push(' ');
             }
+            in_space = true;
+        } else {
+            out.push(c);
+            in_space = false;
         }
+    }
+    Cow::Owned(out)
+}
+
+/// The most tolerant per-line form: Unicode folded, trimmed, and inner
+/// whitespace runs collapsed.
+pub fn fold_loose(s: &str) -> Cow<'_, str> {
+    match fold_unicode(s) {
+        Cow::Borrowed(b) => collapse_spaces(b),
+        Cow::Owned(o) => Cow::Owned(collapse_spaces(&o).into_owned()),
     }
 }
 
-/// Splits a line-number prefix from a line, returning the number and the
-/// rest of the line. Recognized, after optional leading spaces and a number
-/// (zero-padded too): `12 | `, `12| `, `12│ ` (box-drawing bar), `12→`
-/// (the arrow file-reading tools print), `12\t` (`cat -n`), `12: `, and a
-/// bare `12` or `12:` for a blank line.
-pub fn split_line_number(line: &str) -> Option<(usize, &str)> {
+/// How a pasted line number is separated from the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberStyle {
+    /// `12 | code` or `12| code`.
+    Bar,
+    /// `12│ code` (a box-drawing bar).
+    BoxBar,
+    /// `12→code`, as file-reading tools print.
+    Arrow,
+    /// `12\tcode`, as `cat -n` prints.
+    Tab,
+    /// `12: code`.
+    Colon,
+    /// A blank line rendered as its number alone (`12` or `12:`); it fits
+    /// every style.
+    Bare,
+}
+
+/// Splits a line-number prefix from a line, returning the number, the rest
+/// of the line and the prefix's style. Recognized, after optional leading
+/// spaces and a number (zero-padded too): `12 | `, `12| `, `12│ `, `12→`,
+/// `12\t`, `12: `, and a bare `12` or `12:` for a blank line.
+pub fn split_line_number(line: &str) -> Option<(usize, &str, NumberStyle)> {
     let trimmed = line.trim_start_matches(' ');
     let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 || digits > 7 {
@@ -97,61 +139,113 @@ pub fn split_line_number(line: &str) -> Option<(usize, &str)> {
     let number: usize = trimmed[..digits].parse().ok()?;
     let after = &trimmed[digits..];
     if after.is_empty() || after == ":" {
-        // A blank line rendered as just its number.
-        return Some((number, ""));
+        return Some((number, "", NumberStyle::Bare));
     }
     if let Some(r) = after.strip_prefix('\t') {
-        return Some((number, r));
+        return Some((number, r, NumberStyle::Tab));
     }
     if let Some(r) = after.strip_prefix(": ") {
-        return Some((number, r));
+        return Some((number, r, NumberStyle::Colon));
     }
     let spaced = after.trim_start_matches(' ');
     if let Some(r) = spaced.strip_prefix('→') {
         // Tools that print `12→` put the line right after the arrow.
-        return Some((number, r));
+        return Some((number, r, NumberStyle::Arrow));
     }
-    for sep in ['|', '│'] {
+    for (sep, style) in [('|', NumberStyle::Bar), ('│', NumberStyle::BoxBar)] {
         if let Some(r) = spaced.strip_prefix(sep) {
             // One space after a bar belongs to the prefix (`12 | code`).
-            return Some((number, r.strip_prefix(' ').unwrap_or(r)));
+            return Some((number, r.strip_prefix(' ').unwrap_or(r), style));
         }
     }
     None
 }
 
-/// If every line carries a line-number prefix and the numbers count up by
-/// one, returns the first number and the stripped lines. A single line is not
-/// enough evidence unless its prefix uses `|` or a tab, which code rarely has
-/// after a leading number.
-pub fn strip_line_numbers(lines: &[String]) -> Option<(usize, Vec<String>)> {
-    if lines.is_empty() {
-        return None;
+/// A search whose every line carried a line-number prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Numbered {
+    /// The first line's number.
+    pub first: usize,
+    /// The prefix style the lines share.
+    pub style: NumberStyle,
+    /// The lines without their prefixes.
+    pub lines: Vec<String>,
+}
+
+impl Numbered {
+    /// Strips the same kind of prefix from the replacement lines that carry
+    /// one; lines without one are kept as they are, since models number the
+    /// lines they copy and not the lines they write.
+    ///
+    /// A line that is only a number in the search's range is a blank line
+    /// when the search had a blank line with that number; otherwise mend
+    /// cannot tell a line number from content, and says so.
+    pub fn strip_replacement(&self, replace: &[String]) -> Result<Vec<String>, String> {
+        let last = self.first + self.lines.len().saturating_sub(1);
+        let blank_at = |n: usize| {
+            n >= self.first
+                && self
+                    .lines
+                    .get(n - self.first)
+                    .is_some_and(|l| l.trim().is_empty())
+        };
+        replace
+            .iter()
+            .map(|l| match split_line_number(l) {
+                Some((_, rest, style)) if style == self.style && style != NumberStyle::Bare => {
+                    Ok(rest.to_owned())
+                }
+                Some((n, _, NumberStyle::Bare)) if blank_at(n) => Ok(String::new()),
+                Some((n, _, NumberStyle::Bare)) if (self.first..=last + 1).contains(&n) => {
+                    Err(format!(
+                        "the replacement line `{}` may be line {n}'s number or content",
+                        l.trim()
+                    ))
+                }
+                _ => Ok(l.clone()),
+            })
+            .collect()
     }
+
+    /// Whether `line` carries a prefix of this style (so a file with such
+    /// lines makes numbered replacement lines ambiguous).
+    pub fn styled(&self, line: &str) -> bool {
+        matches!(split_line_number(line), Some((_, _, s)) if s == self.style)
+    }
+}
+
+/// If every line carries a line-number prefix of one style and the numbers
+/// count up by one, returns the numbering and the stripped lines. A single
+/// line is not enough evidence unless its prefix uses a bar, an arrow or a
+/// tab, which code rarely has after a leading number.
+pub fn strip_line_numbers(lines: &[String]) -> Option<Numbered> {
     let mut out = Vec::with_capacity(lines.len());
     let mut first = None;
     let mut prev = None;
+    let mut style = None;
     for line in lines {
-        let (n, rest) = split_line_number(line)?;
+        let (n, rest, s) = split_line_number(line)?;
         if let Some(p) = prev
             && n != p + 1
         {
+            return None;
+        }
+        if s != NumberStyle::Bare && *style.get_or_insert(s) != s {
             return None;
         }
         first.get_or_insert(n);
         prev = Some(n);
         out.push(rest.to_owned());
     }
-    if lines.len() == 1 {
-        let l = lines[0].trim_start_matches(' ');
-        let after = l
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .trim_start_matches(' ');
-        if !(after.starts_with(['|', '│', '→', '\t'])) {
-            return None;
-        }
+    let style = style.unwrap_or(NumberStyle::Bare);
+    if lines.len() == 1 && matches!(style, NumberStyle::Colon | NumberStyle::Bare) {
+        return None;
     }
-    Some((first?, out))
+    Some(Numbered {
+        first: first?,
+        style,
+        lines: out,
+    })
 }
 
 /// Words that only appear in elision comments ("... existing code ...").
@@ -179,39 +273,132 @@ const ELISION_SIGNALS: &[&str] = &[
     "kept",
 ];
 
-/// Whether a line stands for elided code rather than being code.
+/// What kind of elision marker a line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// A comment (or a prose line) saying code is elided: `// ...`,
+    /// `# ... existing code ...`, `/* ...other methods... */`,
+    /// `... rest of the file ...`.
+    Comment,
+    /// A line of ellipsis alone: `...`, `…`, `[...]`. Python makes it code.
+    Bare,
+}
+
+/// Comment openers and closers, longest first.
+const OPENERS: &[&str] = &["<!--", "{/*", "/*", "//", "--", "#", ";", "%", "*"];
+const CLOSERS: &[&str] = &["-->", "*/}", "*/"];
+
+/// Whether a line stands for elided code, and how.
 ///
-/// Recognized: a bare `...` or `…` (optionally inside a comment such as
-/// `// ...`, `# ...`, `/* ... */`, `<!-- ... -->`), and short comments that
-/// contain an ellipsis and an elision word: `# ... existing code ...`,
-/// `// ... rest unchanged ...`, `/* ...other methods... */`.
-pub fn is_elision_marker(line: &str) -> bool {
-    let mut t = line.trim();
-    for open in ["<!--", "{/*", "/*", "//", "--", "#", ";", "%", "*"] {
-        if let Some(r) = t.strip_prefix(open) {
-            t = r.trim_start();
-            break;
+/// A marker is a whole line: a line of ellipsis alone, a comment that holds
+/// an ellipsis and says code is elided (or holds nothing else), or a prose
+/// line that starts with a detached ellipsis and says so. An ellipsis inside
+/// code is never a marker: spread and rest syntax (`{ a, ...rest }`,
+/// `...args`), variadics (`args ...int`), ranges (`0..10`) and `x = ...`.
+pub fn marker_kind(line: &str) -> Option<MarkerKind> {
+    let t = line.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let bare = t.trim_start_matches('[').trim_end_matches(']');
+    if !bare.is_empty() && is_ellipsis_run(bare) {
+        return Some(MarkerKind::Bare);
+    }
+    let opener = OPENERS.iter().find(|o| t.starts_with(**o));
+    let body = match opener {
+        Some(o) => {
+            let r = t[o.len()..].trim();
+            CLOSERS
+                .iter()
+                .find_map(|c| r.strip_suffix(c))
+                .unwrap_or(r)
+                .trim()
         }
+        None => t,
+    };
+    let body = body.trim_start_matches('[').trim_end_matches(']').trim();
+    if !(body.contains("...") || body.contains('…')) {
+        return None;
     }
-    for close in ["-->", "*/}", "*/"] {
-        if let Some(r) = t.strip_suffix(close) {
-            t = r.trim_end();
-            break;
-        }
-    }
-    let t = t.trim_start_matches('[').trim_end_matches(']').trim();
-    if !(t.contains("...") || t.contains('…')) {
-        return false;
-    }
-    let words: Vec<String> = t
+    let words: Vec<String> = body
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    if words.is_empty() {
-        return true;
+    if opener.is_some() && words.is_empty() {
+        return Some(MarkerKind::Comment);
     }
-    words.len() <= 8 && words.iter().any(|w| ELISION_SIGNALS.contains(&w.as_str()))
+    let says_elided =
+        words.len() <= 8 && words.iter().any(|w| ELISION_SIGNALS.contains(&w.as_str()));
+    if !says_elided {
+        return None;
+    }
+    if opener.is_some() {
+        return Some(MarkerKind::Comment);
+    }
+    // Prose without a comment opener: it must read as a note, not as code.
+    let detached = body.starts_with("...") && body[3..].starts_with(char::is_whitespace)
+        || body.starts_with('…') && body['…'.len_utf8()..].starts_with(char::is_whitespace);
+    let code_punct = body.contains(['(', ')', '{', '}', ';', '=', ',']);
+    (detached && !code_punct).then_some(MarkerKind::Comment)
+}
+
+fn is_ellipsis_run(s: &str) -> bool {
+    let folded = s.replace('…', "...");
+    folded.len() >= 3 && folded.chars().all(|c| c == '.')
+}
+
+/// Whether a line is an elision marker of either kind. The planner decides
+/// per edit whether a bare ellipsis is one ([`Elision::flags`]).
+pub fn is_elision_marker(line: &str) -> bool {
+    marker_kind(line).is_some()
+}
+
+/// Which lines of an edit may stand for elided code.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Elision {
+    /// Comment markers always; a bare ellipsis only when the other side of
+    /// the edit (search or replacement) has a marker to pair it with.
+    #[default]
+    Paired,
+    /// Comment markers only: the language makes a bare `...` code
+    /// (Python's Ellipsis).
+    CommentsOnly,
+    /// Nothing is elided: marker-like lines are literal text (anchors).
+    Off,
+}
+
+impl Elision {
+    /// The rule for a file, by its extension.
+    pub fn for_path(path: &str) -> Elision {
+        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+        if matches!(ext, "py" | "pyi" | "pyx" | "ipynb") {
+            Elision::CommentsOnly
+        } else {
+            Elision::Paired
+        }
+    }
+
+    /// Per-line marker flags for an edit's search and replacement.
+    pub fn flags(self, search: &[String], replace: &[String]) -> (Vec<bool>, Vec<bool>) {
+        let kinds = |ls: &[String]| -> Vec<Option<MarkerKind>> {
+            ls.iter().map(|l| marker_kind(l)).collect()
+        };
+        let (ks, kr) = (kinds(search), kinds(replace));
+        let any = |k: &[Option<MarkerKind>]| k.iter().any(Option::is_some);
+        let decide = |k: &[Option<MarkerKind>], other_has: bool| -> Vec<bool> {
+            k.iter()
+                .map(|m| match (self, m) {
+                    (Elision::Off, _) | (_, None) => false,
+                    (_, Some(MarkerKind::Comment)) => true,
+                    (Elision::Paired, Some(MarkerKind::Bare)) => other_has,
+                    (Elision::CommentsOnly, Some(MarkerKind::Bare)) => false,
+                })
+                .collect()
+        };
+        let (has_s, has_r) = (any(&ks), any(&kr));
+        (decide(&ks, has_r), decide(&kr, has_s))
+    }
 }
 
 /// The leading spaces and tabs of a line.
@@ -234,43 +421,89 @@ mod tests {
     }
 
     #[test]
+    fn collapses_inner_whitespace() {
+        assert_eq!(collapse_spaces("  x  =\tf( a )  "), "x = f( a )");
+        assert_eq!(collapse_spaces("x = 1"), "x = 1");
+        assert_eq!(fold_loose("\tx\u{00A0} =  1"), "x = 1");
+    }
+
+    #[test]
     fn line_numbers() {
-        assert_eq!(split_line_number("12 | foo"), Some((12, "foo")));
-        assert_eq!(split_line_number("  7\t    x"), Some((7, "    x")));
-        assert_eq!(split_line_number("3: y"), Some((3, "y")));
+        assert_eq!(
+            split_line_number("12 | foo"),
+            Some((12, "foo", NumberStyle::Bar))
+        );
+        assert_eq!(
+            split_line_number("  7\t    x"),
+            Some((7, "    x", NumberStyle::Tab))
+        );
+        assert_eq!(
+            split_line_number("3: y"),
+            Some((3, "y", NumberStyle::Colon))
+        );
         assert_eq!(
             split_line_number("    12→    let x = 1;"),
-            Some((12, "    let x = 1;"))
+            Some((12, "    let x = 1;", NumberStyle::Arrow))
         );
-        assert_eq!(split_line_number("00012| fn f()"), Some((12, "fn f()")));
-        assert_eq!(split_line_number("  9│ }"), Some((9, "}")));
+        assert_eq!(
+            split_line_number("00012| fn f()"),
+            Some((12, "fn f()", NumberStyle::Bar))
+        );
+        assert_eq!(
+            split_line_number("  9│ }"),
+            Some((9, "}", NumberStyle::BoxBar))
+        );
         assert_eq!(split_line_number("12 x"), None);
         assert_eq!(split_line_number("x = 1"), None);
         let lines: Vec<String> = ["10 | a", "11 |", "12 |   b"]
             .iter()
             .map(|s| (*s).to_owned())
             .collect();
-        assert_eq!(
-            strip_line_numbers(&lines),
-            Some((10, vec!["a".into(), "".into(), "  b".into()]))
-        );
+        let n = strip_line_numbers(&lines).unwrap();
+        assert_eq!((n.first, n.style), (10, NumberStyle::Bar));
+        assert_eq!(n.lines, vec!["a", "", "  b"]);
         let not_consecutive: Vec<String> = vec!["1: a".into(), "3: b".into()];
         assert_eq!(strip_line_numbers(&not_consecutive), None);
         assert_eq!(strip_line_numbers(&["200: ok".to_owned()]), None);
+        let mixed: Vec<String> = vec!["1 | a".into(), "2: b".into()];
+        assert_eq!(strip_line_numbers(&mixed), None);
+    }
+
+    #[test]
+    fn numbered_replacement_lines() {
+        let search: Vec<String> = ["1 | function test() {", "2 |     return true;", "3 | }"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        let n = strip_line_numbers(&search).unwrap();
+        let replace: Vec<String> = ["1 | function test() {", "    return false;", "3 | }"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(
+            n.strip_replacement(&replace).unwrap(),
+            vec!["function test() {", "    return false;", "}"]
+        );
+        let lone: Vec<String> = vec!["2".into()];
+        assert!(n.strip_replacement(&lone).is_err());
     }
 
     #[test]
     fn elision_markers() {
-        for yes in [
-            "...",
-            "    # ... existing code ...",
-            "// ... rest unchanged ...",
-            "/* ... */",
-            "<!-- ... -->",
-            "  // …",
-            "# ...rest of the function...",
+        for (yes, kind) in [
+            ("...", MarkerKind::Bare),
+            ("  …", MarkerKind::Bare),
+            ("[...]", MarkerKind::Bare),
+            ("    # ... existing code ...", MarkerKind::Comment),
+            ("// ... rest unchanged ...", MarkerKind::Comment),
+            ("/* ... */", MarkerKind::Comment),
+            ("<!-- ... -->", MarkerKind::Comment),
+            ("  // …", MarkerKind::Comment),
+            ("# ...rest of the function...", MarkerKind::Comment),
+            ("{/* ... */}", MarkerKind::Comment),
+            ("... existing code ...", MarkerKind::Comment),
         ] {
-            assert!(is_elision_marker(yes), "{yes}");
+            assert_eq!(marker_kind(yes), Some(kind), "{yes}");
         }
         for no in [
             "x = ...",
@@ -278,8 +511,31 @@ mod tests {
             "print('...')",
             "return",
             "",
+            "const { a, ...rest } = obj;",
+            "  ...rest",
+            "  ...args,",
+            "func f(args ...int) {",
+            "for i in 0..10 {",
+            "let r = a..=b;",
+            "f(...more, other)",
+            "#define LOG(...) log(__VA_ARGS__)",
         ] {
-            assert!(!is_elision_marker(no), "{no}");
+            assert_eq!(marker_kind(no), None, "{no}");
         }
+    }
+
+    #[test]
+    fn bare_ellipsis_pairs_or_is_code() {
+        let s: Vec<String> = vec!["a".into(), "...".into(), "b".into()];
+        let r_with: Vec<String> = vec!["a".into(), "...".into(), "c".into()];
+        let r_without: Vec<String> = vec!["a".into(), "c".into()];
+        assert_eq!(
+            Elision::Paired.flags(&s, &r_with).0,
+            vec![false, true, false]
+        );
+        assert_eq!(Elision::Paired.flags(&s, &r_without).0, vec![false; 3]);
+        assert_eq!(Elision::CommentsOnly.flags(&s, &r_with).0, vec![false; 3]);
+        assert_eq!(Elision::for_path("src/a.py"), Elision::CommentsOnly);
+        assert_eq!(Elision::for_path("src/a.ts"), Elision::Paired);
     }
 }

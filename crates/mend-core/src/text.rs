@@ -39,21 +39,38 @@ pub struct Document<'a> {
 
 impl<'a> Document<'a> {
     /// Splits `text` into lines. A leading U+FEFF is treated as a BOM and is
-    /// not part of the first line.
+    /// not part of the first line. A lone `\r` ends a line only in a file
+    /// whose line endings are mostly lone CRs (classic Mac OS); elsewhere it
+    /// is content, as editors treat a stray CR inside an LF file.
     pub fn new(text: &'a str) -> Self {
         let bom = text.starts_with(BOM);
         let body_start = if bom { BOM.len_utf8() } else { 0 };
+        let bytes = text.as_bytes();
+        let cr_ends = cr_is_line_ending(&bytes[body_start..]);
         let mut lines = Vec::new();
         let mut pos = body_start;
-        let bytes = text.as_bytes();
         while pos < text.len() {
-            let (content_end, next) = match memchr_newline(&bytes[pos..]) {
+            let rest = &bytes[pos..];
+            let hit = if cr_ends {
+                memchr::memchr2(b'\n', b'\r', rest)
+            } else {
+                memchr::memchr(b'\n', rest)
+            };
+            let (content_end, next) = match hit {
                 Some(i) => {
-                    let nl = pos + i;
-                    if nl > pos && bytes[nl - 1] == b'\r' {
-                        (nl - 1, nl + 1)
+                    let at = pos + i;
+                    if bytes[at] == b'\r' {
+                        // Only reached for CR files: CRLF stays one ending.
+                        let len = if bytes.get(at + 1) == Some(&b'\n') {
+                            2
+                        } else {
+                            1
+                        };
+                        (at, at + len)
+                    } else if at > pos && bytes[at - 1] == b'\r' {
+                        (at - 1, at + 1)
                     } else {
-                        (nl, nl + 1)
+                        (at, at + 1)
                     }
                 }
                 None => (text.len(), text.len()),
@@ -103,12 +120,18 @@ impl<'a> Document<'a> {
         self.lines.iter().map(|l| l.content).collect()
     }
 
-    /// The ending most lines use: `"\r\n"` only when CRLF lines outnumber LF
-    /// lines, so an ending-less file gets `"\n"`.
+    /// The ending most lines use, for new lines: `"\r\n"` or `"\r"` only
+    /// when they outnumber LF lines, so an ending-less file gets `"\n"`.
     pub fn dominant_ending(&self) -> &'static str {
-        let crlf = self.lines.iter().filter(|l| l.ending == "\r\n").count();
-        let lf = self.lines.iter().filter(|l| l.ending == "\n").count();
-        if crlf > lf { "\r\n" } else { "\n" }
+        let count = |e: &str| self.lines.iter().filter(|l| l.ending == e).count();
+        let (lf, crlf, cr) = (count("\n"), count("\r\n"), count("\r"));
+        if crlf > lf && crlf >= cr {
+            "\r\n"
+        } else if cr > lf && cr > crlf {
+            "\r"
+        } else {
+            "\n"
+        }
     }
 
     /// Whether the last line ends with a newline. An empty text counts as
@@ -176,8 +199,36 @@ impl<'a> Document<'a> {
     }
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+/// Whether lone CRs are the file's line endings: they outnumber LFs.
+fn cr_is_line_ending(bytes: &[u8]) -> bool {
+    let mut lone_cr = 0usize;
+    for i in memchr::memchr_iter(b'\r', bytes) {
+        if bytes.get(i + 1) != Some(&b'\n') {
+            lone_cr += 1;
+        }
+    }
+    lone_cr > 0 && lone_cr > memchr::memchr_iter(b'\n', bytes).count()
+}
+
+/// The ending of a line as a `'static` string (`""` for none).
+pub fn static_ending(e: &str) -> &'static str {
+    match e {
+        "\r\n" => "\r\n",
+        "\n" => "\n",
+        "\r" => "\r",
+        _ => "",
+    }
+}
+
+/// The first control character in `text` that would make a file binary or
+/// unreadable as text (NUL, or a C0 control other than tab, line feed,
+/// carriage return and form feed), if `before` does not already have it.
+/// mend refuses to write such a character into a file: it is almost always
+/// a model's escaping mistake, and a file with a NUL is then refused as
+/// binary by every later command.
+pub fn introduced_control(before: &str, text: &str) -> Option<char> {
+    let bad = |c: char| c < ' ' && !matches!(c, '\t' | '\n' | '\r' | '\u{c}');
+    text.chars().find(|&c| bad(c) && !before.contains(c))
 }
 
 /// Splits an edit's text into lines the way models mean them: `\r\n` and `\n`
@@ -206,6 +257,8 @@ mod tests {
             "\u{feff}x\r\n",
             "\n\n",
             "a\rb\n",
+            "a1\rb2\rc3\r",
+            "x\ry\r\nz\r",
         ] {
             let doc = Document::new(text);
             let mut rebuilt = String::new();
@@ -229,6 +282,23 @@ mod tests {
         assert_eq!(doc.dominant_ending(), "\n");
         assert!(!doc.ends_with_newline());
         assert_eq!(doc.lines()[1].ending, "");
+    }
+
+    #[test]
+    fn cr_only_files() {
+        let doc = Document::new("a1\rb2\rc3\r");
+        assert_eq!(doc.contents(), vec!["a1", "b2", "c3"]);
+        assert_eq!(doc.dominant_ending(), "\r");
+        // A stray CR in an LF file is content.
+        let doc = Document::new("a\rb\nc\n");
+        assert_eq!(doc.contents(), vec!["a\rb", "c"]);
+    }
+
+    #[test]
+    fn control_characters() {
+        assert_eq!(introduced_control("a", "a\0b"), Some('\0'));
+        assert_eq!(introduced_control("a\u{1b}", "\u{1b}b"), None);
+        assert_eq!(introduced_control("", "tab\there\r\n"), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mend_core::normalize::fold_trim;
+use mend_core::normalize::fold_loose;
 use mend_core::similarity::{LineGrams, anchored_windows};
 use mend_core::similarity::{has_word, meaningful_differences};
 
@@ -125,7 +125,7 @@ fn main() {
             continue;
         }
         used += 1;
-        let norm: Vec<String> = lines.iter().map(|l| fold_trim(l).into_owned()).collect();
+        let norm: Vec<String> = lines.iter().map(|l| fold_loose(l).into_owned()).collect();
         let hay = LineGrams::new(norm.iter().map(|l| l.as_str().into()).collect());
         for _ in 0..4 {
             let m = 3 + rng.below(14);

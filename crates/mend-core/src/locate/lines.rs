@@ -1,0 +1,232 @@
+//! The line-equality passes: a search matches where every line equals the
+//! file's line under one normalization.
+//!
+//! Each normalization of the file is interned once (every distinct
+//! normalized line gets a number), and a search is then found with the
+//! Knuth–Morris–Pratt automaton over those numbers: time linear in the file
+//! plus the search, every occurrence reported, overlapping ones included
+//! (two overlapping occurrences are two locations, so an ambiguity).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::edges::Edges;
+use super::{
+    Haystack, LineQuery, LocateOptions, Match, MatchPass, Selection, Step, ambiguous, select,
+};
+use crate::normalize::{collapse_spaces, fold_loose};
+
+/// A line normalization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Norm {
+    Exact,
+    Trailing,
+    Trim,
+    Spaces,
+    Loose,
+}
+
+impl Norm {
+    /// Index into the haystack's per-normalization tables.
+    pub(crate) const COUNT: usize = 5;
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The normalization a line-equality pass compares under.
+    pub(crate) fn of(pass: MatchPass) -> Norm {
+        match pass {
+            MatchPass::Exact => Norm::Exact,
+            MatchPass::TrailingWhitespace => Norm::Trailing,
+            MatchPass::Whitespace => Norm::Trim,
+            MatchPass::InnerWhitespace => Norm::Spaces,
+            _ => Norm::Loose,
+        }
+    }
+
+    pub(crate) fn apply(self, s: &str) -> Cow<'_, str> {
+        match self {
+            Norm::Exact => Cow::Borrowed(s),
+            Norm::Trailing => Cow::Borrowed(s.trim_end()),
+            Norm::Trim => Cow::Borrowed(s.trim()),
+            Norm::Spaces => collapse_spaces(s),
+            Norm::Loose => fold_loose(s),
+        }
+    }
+}
+
+/// A file's lines under one normalization, interned.
+#[derive(Debug)]
+pub(crate) struct LineIds<'a> {
+    ids: Vec<u32>,
+    table: HashMap<Cow<'a, str>, u32>,
+}
+
+impl<'a> LineIds<'a> {
+    pub(crate) fn new(lines: &[&'a str], norm: Norm) -> Self {
+        let mut table: HashMap<Cow<'a, str>, u32> = HashMap::with_capacity(lines.len());
+        let ids = lines
+            .iter()
+            .map(|l| {
+                let next = table.len() as u32;
+                *table.entry(norm.apply(l)).or_insert(next)
+            })
+            .collect();
+        LineIds { ids, table }
+    }
+
+    /// The search's lines as ids, or `None` when some line occurs nowhere.
+    fn pattern(&self, search: &[String], norm: Norm) -> Option<Vec<u32>> {
+        search
+            .iter()
+            .map(|s| self.table.get(norm.apply(s).as_ref()).copied())
+            .collect()
+    }
+}
+
+/// Every start in `range` where `search` matches under `norm`, in order,
+/// overlapping occurrences included.
+pub(crate) fn find(
+    hay: &Haystack<'_>,
+    search: &[String],
+    norm: Norm,
+    range: Range<usize>,
+) -> Vec<usize> {
+    let n = hay.lines().len();
+    let m = search.len();
+    if m == 0 || n < m {
+        return Vec::new();
+    }
+    let ids = hay.ids(norm);
+    let Some(pat) = ids.pattern(search, norm) else {
+        return Vec::new();
+    };
+    let lo = range.start.min(n);
+    let hi = range.end.saturating_add(m - 1).min(n);
+    if hi < lo + m {
+        return Vec::new();
+    }
+    kmp(&ids.ids[lo..hi], &pat)
+        .into_iter()
+        .map(|s| s + lo)
+        .collect()
+}
+
+/// All (overlapping) occurrences of `pat` in `text`.
+fn kmp(text: &[u32], pat: &[u32]) -> Vec<usize> {
+    let m = pat.len();
+    let mut fail = vec![0usize; m];
+    let mut k = 0;
+    for i in 1..m {
+        while k > 0 && pat[i] != pat[k] {
+            k = fail[k - 1];
+        }
+        if pat[i] == pat[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let mut out = Vec::new();
+    let mut k = 0;
+    for (i, &c) in text.iter().enumerate() {
+        while k > 0 && c != pat[k] {
+            k = fail[k - 1];
+        }
+        if c == pat[k] {
+            k += 1;
+        }
+        if k == m {
+            out.push(i + 1 - m);
+            k = fail[k - 1];
+        }
+    }
+    out
+}
+
+/// Runs one line-equality pass: the search as sent, then its core (blank
+/// edge lines the file may not have), widened into the file's blank lines.
+pub(crate) fn run(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    pass: MatchPass,
+    edges: &Edges,
+    opts: &LocateOptions,
+) -> Step {
+    let search = Search {
+        lines: q.search,
+        replace: q.replace,
+        edges,
+        hint: q.hint,
+    };
+    run_with(hay, q, pass, Norm::of(pass), &search, opts)
+}
+
+/// A search as a line-equality pass sees it (possibly transformed, as with
+/// line numbers stripped).
+pub(crate) struct Search<'s> {
+    pub(crate) lines: &'s [String],
+    pub(crate) replace: &'s [String],
+    pub(crate) edges: &'s Edges,
+    pub(crate) hint: Option<usize>,
+}
+
+/// [`run`] for an already transformed search (line numbers stripped).
+pub(crate) fn run_with(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    pass: MatchPass,
+    norm: Norm,
+    s: &Search<'_>,
+    opts: &LocateOptions,
+) -> Step {
+    let (search, replace, edges, hint) = (s.lines, s.replace, s.edges, s.hint);
+    let window = opts.hint_window;
+    let range = q.from..usize::MAX;
+    let full = find(hay, search, norm, range.clone());
+    match select(full, search.len(), q, hint, hay.eof(), window) {
+        Selection::Found(starts) => {
+            let matches = starts
+                .into_iter()
+                .map(|start| Match::one_to_one(pass, start, search.to_vec(), replace.to_vec()))
+                .collect();
+            return Step::Done(Ok(matches));
+        }
+        Selection::Ambiguous(starts) => {
+            return Step::Done(Err(ambiguous(pass, starts, search.len(), hint)));
+        }
+        Selection::Empty => {}
+    }
+    if !edges.has_blank_edges() {
+        return Step::Next;
+    }
+    let core = edges.core(search);
+    let starts = find(hay, core, norm, range);
+    match select(starts, core.len(), q, hint, hay.eof(), window) {
+        Selection::Found(starts) => {
+            let matches = starts
+                .into_iter()
+                .map(|start| {
+                    let m = Match::one_to_one(pass, start, core.to_vec(), Vec::new());
+                    edges.widen(hay, q.from, m, search, replace)
+                })
+                .collect();
+            Step::Done(Ok(matches))
+        }
+        Selection::Ambiguous(starts) => Step::Done(Err(ambiguous(pass, starts, core.len(), hint))),
+        Selection::Empty => Step::Next,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kmp_finds_overlapping_occurrences() {
+        assert_eq!(kmp(&[1, 1, 1], &[1, 1]), vec![0, 1]);
+        assert_eq!(kmp(&[1, 2, 1, 2, 1], &[1, 2, 1]), vec![0, 2]);
+        assert!(kmp(&[1, 2], &[3]).is_empty());
+    }
+}

@@ -1,0 +1,207 @@
+//! Failure explanations: a locator miss, told so a model can fix its edit.
+//!
+//! Every explanation says what was expected, what was found, the closest
+//! region with its line numbers and similarity, every location of an
+//! ambiguous match, which differences were already forgiven, and what to
+//! send instead.
+
+use super::Planner;
+use crate::locate::{Candidate, LineQuery, MatchPass, Miss, locate};
+use crate::report::{BestCandidate, Failure, FailureKind, LineSpan, NumberedLine};
+
+impl Planner<'_, '_> {
+    /// Turns a locator miss into a model-ready failure. `what` names the
+    /// part of the edit that was searched for ("search", "chunk", …).
+    pub(crate) fn explain(&self, miss: Miss, what: &str) -> Failure {
+        match miss {
+            Miss::NotFound {
+                best,
+                differs,
+                already,
+                ignored,
+            } => self.not_found(what, best, &differs, already, &ignored),
+            Miss::Ambiguous {
+                pass,
+                candidates,
+                hint,
+            } => self.ambiguous(what, pass, &candidates, hint),
+            Miss::Unusable { message, fix } => Failure::new(
+                FailureKind::Malformed,
+                format!("The {what} cannot be used: {message}"),
+                fix,
+            ),
+        }
+    }
+
+    fn numbered(&self, start: usize, len: usize) -> Vec<NumberedLine> {
+        let lines = self.doc.lines();
+        let hi = (start + len.max(1)).min(lines.len());
+        (start..hi)
+            .map(|i| NumberedLine {
+                number: i + 1,
+                text: lines[i].content.to_owned(),
+            })
+            .collect()
+    }
+
+    fn not_found(
+        &self,
+        what: &str,
+        best: Option<Candidate>,
+        differs: &[String],
+        already: Option<usize>,
+        ignored: &[MatchPass],
+    ) -> Failure {
+        let path = self.path;
+        let forgiven: Vec<&str> = ignored.iter().filter_map(|p| p.forgives()).collect();
+        let even = match forgiven.as_slice() {
+            [] => String::new(),
+            [one] => format!(", even ignoring {one}"),
+            [rest @ .., last] => format!(", even ignoring {} and {last}", rest.join(", ")),
+        };
+        let mut f = Failure::new(
+            FailureKind::NotFound,
+            format!("The {what} was not found in {path}{even}"),
+            format!(
+                "Re-read {path} and copy the lines to replace exactly as they are now, including indentation. Do not add line numbers."
+            ),
+        );
+        if let Some(c) = best {
+            f.best = Some(BestCandidate {
+                line: c.start + 1,
+                similarity: c.similarity,
+                lines: self.numbered(c.start, c.len),
+            });
+            f.fix = format!(
+                "If the closest match shown is the place you mean, copy its lines exactly into the {what} and make your change to that copy. Otherwise re-read {path}."
+            );
+        }
+        if !differs.is_empty() {
+            let names: Vec<String> = differs.iter().map(|d| format!("`{d}`")).collect();
+            f.message = format!(
+                "The {what} was not found in {path}. The closest region is similar, but where the {what} has {} the file has something else, and {} used elsewhere in the file, so the {what} may describe a different place; mend will not guess",
+                names.join(", "),
+                if names.len() == 1 {
+                    "that name is"
+                } else {
+                    "those names are"
+                }
+            );
+        }
+        if let Some(at) = already {
+            f.message.push_str(&format!(
+                ". The replacement's lines are already in the file at line {}: this edit may have been applied before",
+                at + 1
+            ));
+            f.fix = format!(
+                "Re-read {path}. If the change is already there, send nothing for it; otherwise copy the current lines into the {what}."
+            );
+        }
+        f
+    }
+
+    fn ambiguous(
+        &self,
+        what: &str,
+        pass: MatchPass,
+        candidates: &[Candidate],
+        hint: Option<usize>,
+    ) -> Failure {
+        let path = self.path;
+        let spans: Vec<LineSpan> = candidates
+            .iter()
+            .map(|c| LineSpan::from_range(c.start, c.start + c.len))
+            .collect();
+        let listed = join_lines(&spans, candidates, pass == MatchPass::Similarity);
+        let hint_note = match hint {
+            Some(h) => format!(
+                "; the start-line hint {h} did not single one out within {} lines",
+                self.opts.locate.hint_window
+            ),
+            None => String::new(),
+        };
+        let message = if pass == MatchPass::Similarity {
+            format!(
+                "The {what} is not in {path} exactly, and several regions are almost equally similar to it ({listed}){hint_note}. mend will not guess between near-identical regions"
+            )
+        } else {
+            format!(
+                "The {what} matches {} places in {path} (pass: {pass}): lines {listed}{hint_note}",
+                candidates.len()
+            )
+        };
+        let mut f = Failure::new(
+            FailureKind::Ambiguous,
+            message,
+            format!(
+                "Add neighbouring lines that make the {what} unique to the one place you mean, or give its start line as a hint (`:start_line:N` after SEARCH)."
+            ),
+        );
+        f.locations = spans;
+        f
+    }
+
+    /// For edit-block searches (anchor + old lines), says which part failed,
+    /// in seed 001's terms.
+    pub(crate) fn explain_anchor(
+        &self,
+        mut f: Failure,
+        search: &[String],
+        anchor: usize,
+    ) -> Failure {
+        if f.kind != FailureKind::NotFound || anchor == 0 || anchor >= search.len() {
+            return f;
+        }
+        let head = &search[..anchor];
+        let q = LineQuery::anchor(head, MatchPass::Unicode);
+        match locate(self.hay, &q, &self.opts.locate) {
+            Ok(m) => {
+                let at = m[0].end;
+                f.message = format!(
+                    "Old lines don't match content after anchor: the anchor ({} line(s)) matches at line {}, but the lines after it differ from the old lines of the edit",
+                    anchor,
+                    m[0].start + 1
+                );
+                f.best = Some(BestCandidate {
+                    line: at + 1,
+                    similarity: f.best.as_ref().map_or(0.0, |b| b.similarity),
+                    lines: self.numbered(at, search.len() - anchor),
+                });
+                f.fix = "Copy the lines that follow the anchor exactly from the file (shown above) into the edit's old lines.".into();
+            }
+            Err(Miss::Ambiguous { candidates, .. }) => {
+                let at: Vec<String> = candidates
+                    .iter()
+                    .map(|c| (c.start + 1).to_string())
+                    .collect();
+                f.message = format!(
+                    "Anchor is ambiguous (matches at lines {}) and the old lines match after none of them",
+                    at.join(", ")
+                );
+            }
+            Err(_) => {
+                f.message = "Anchor not found in file: the edit's leading context lines are not in the file".into();
+            }
+        }
+        f
+    }
+}
+
+fn join_lines(spans: &[LineSpan], candidates: &[Candidate], with_scores: bool) -> String {
+    let parts: Vec<String> = spans
+        .iter()
+        .zip(candidates)
+        .map(|(s, c)| {
+            if with_scores {
+                format!("line {} ({:.0}% similar)", s.start, c.similarity * 100.0)
+            } else {
+                s.to_string()
+            }
+        })
+        .collect();
+    match parts.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}

@@ -1,0 +1,166 @@
+//! Line-block targets: SEARCH/REPLACE blocks, edit blocks, patch chunks
+//! and diff hunks, located with the whole ladder.
+
+use std::ops::Range;
+
+use super::batch::Planned;
+use super::splice::Splice;
+use super::{Planner, search_noun};
+use crate::edit::{Edit, Hints, Replace, Target};
+use crate::locate::{LineQuery, MatchPass, locate};
+use crate::normalize::indent_of;
+use crate::report::{Failure, FailureKind};
+
+impl Planner<'_, '_> {
+    /// Locates and renders one replacement of any target kind.
+    pub(crate) fn plan_replace(
+        &self,
+        e: &Edit,
+        r: &Replace,
+        owner: usize,
+        from: usize,
+    ) -> Result<Planned, Failure> {
+        match &r.target {
+            Target::Lines { search, replace } => {
+                if search.is_empty() && r.hints.at_eof {
+                    return Ok(self.append(replace, &r.hints, owner));
+                }
+                if search.iter().all(|l| l.trim().is_empty()) {
+                    return Err(Failure::new(
+                        FailureKind::Malformed,
+                        format!(
+                            "The {} is empty, so it cannot locate anything",
+                            search_noun(e)
+                        ),
+                        "Put the exact lines to replace in it. An empty search only creates a new file.",
+                    ));
+                }
+                self.plan_lines(e, search, replace, r, owner, from)
+            }
+            Target::Text { old, new } => self.plan_text(e, old, new, r, owner),
+            Target::Region {
+                start,
+                end,
+                content,
+            } => self.plan_region(start, end, content, owner),
+        }
+    }
+
+    pub(crate) fn plan_lines(
+        &self,
+        e: &Edit,
+        search: &[String],
+        replace: &[String],
+        r: &Replace,
+        owner: usize,
+        from: usize,
+    ) -> Result<Planned, Failure> {
+        let what = search_noun(e);
+        let (from, within) = self.narrow(&r.hints.context, from)?;
+        let q = LineQuery::new(search, replace)
+            .hint(r.hints.start_line)
+            .replace_all(r.replace_all)
+            .from(from)
+            .elision(self.elision_for(r.hints.literal))
+            .within(within)
+            .at_eof(r.hints.at_eof);
+        let matches = locate(self.hay, &q, &self.opts.locate).map_err(|m| {
+            let f = self.explain(m, what);
+            self.explain_anchor(f, search, r.hints.anchor_lines)
+        })?;
+        let splices = matches
+            .iter()
+            .map(|m| self.render(m, owner, &r.hints, what))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Planned {
+            pass: matches[0].pass,
+            similarity: matches[0].similarity,
+            splices,
+            moves_cursor: true,
+        })
+    }
+
+    /// Follows apply-patch `@@` context lines: each is the first occurrence
+    /// at or after the previous one. Returns where the search may start and
+    /// the scope of the last context line (its indented block).
+    fn narrow(
+        &self,
+        context: &[String],
+        mut from: usize,
+    ) -> Result<(usize, Option<Range<usize>>), Failure> {
+        let mut within = None;
+        for c in context {
+            if c.trim().is_empty() {
+                continue;
+            }
+            let line = std::slice::from_ref(c);
+            let q = LineQuery::anchor(line, MatchPass::Unicode)
+                .replace_all(true)
+                .from(from);
+            let found = locate(self.hay, &q, &self.opts.locate).map_err(|_| {
+                Failure::new(
+                    FailureKind::NotFound,
+                    format!(
+                        "The context line `@@ {}` was not found in {}{}",
+                        c.trim(),
+                        self.path,
+                        if from > 0 {
+                            format!(" after line {from}")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    "Use an `@@` line copied exactly from the file (a function or class header above the change), or leave it out.",
+                )
+            })?;
+            let at = found[0].start;
+            from = at + 1;
+            within = Some(from..self.scope_end(at));
+        }
+        Ok((from, within))
+    }
+
+    /// The end of the indented block opened by line `at`: the first later
+    /// non-blank line indented no deeper (included, so a closing `}` counts).
+    fn scope_end(&self, at: usize) -> usize {
+        let lines = self.hay.lines();
+        let tw = self.style().tab_width;
+        let width = |l: &str| crate::indent::columns(indent_of(l), tw);
+        let base = width(lines[at]);
+        (at + 1..lines.len())
+            .find(|&i| !lines[i].trim().is_empty() && width(lines[i]) <= base)
+            .map_or(lines.len(), |i| i + 1)
+    }
+
+    /// Appends lines at the end of the file (a pure-addition patch chunk
+    /// without context). Codex appends such a chunk and leaves the cursor
+    /// where it was, so a later chunk may still edit an earlier line.
+    fn append(&self, lines: &[String], hints: &Hints, owner: usize) -> Planned {
+        let ending = self.doc.dominant_ending();
+        let ends_nl = self.doc.ends_with_newline();
+        let mut text = String::new();
+        if !ends_nl {
+            text.push_str(ending);
+        }
+        for (k, l) in lines.iter().enumerate() {
+            text.push_str(l);
+            let last = k + 1 == lines.len();
+            if !last || hints.final_newline.unwrap_or(ends_nl) {
+                text.push_str(ending);
+            }
+        }
+        let end = self.doc.text().len();
+        let n = self.doc.len();
+        Planned {
+            splices: vec![Splice {
+                range: end..end,
+                text,
+                lines: n..n,
+                owner,
+            }],
+            pass: MatchPass::Exact,
+            similarity: 1.0,
+            moves_cursor: false,
+        }
+    }
+}

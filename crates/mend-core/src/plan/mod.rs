@@ -1,0 +1,354 @@
+//! Planning: from a file's text and its edits to the new text and a report.
+//!
+//! [`plan_file`] walks a file's edits in order. Replacements that follow one
+//! another form a batch ([`batch`]), located against the same text, checked
+//! for overlap and spliced bottom to top; a creation, whole-file write,
+//! deletion, rename or mode change ends the batch. The new text is built
+//! from byte ranges of the original, so bytes outside the located regions
+//! are untouched by construction. Inside a region ([`splice`]):
+//!
+//! - replacement lines that equal a search line (context the edit keeps) are
+//!   taken from the *file*, with their own bytes and line ending, so a
+//!   tolerant match never rewrites a line the edit did not change;
+//! - new lines get the file's dominant line ending and, after a
+//!   whitespace-tolerant pass, the file's indentation ([`crate::indent`]);
+//! - an elision marker kept in the replacement stands for the elided lines,
+//!   and a marker is never written into a file;
+//! - whether the file ends with a newline is preserved;
+//! - a control character the file did not have (a NUL that would make it
+//!   binary) is refused.
+//!
+//! Substring targets ([`substring`]), anchored regions ([`region`]) and the
+//! model-ready explanations of failures ([`explain`]) have modules of their
+//! own.
+
+mod batch;
+mod explain;
+mod lines;
+mod region;
+mod splice;
+mod substring;
+
+use std::cell::OnceCell;
+
+use crate::edit::{Edit, EditOp, Replace, Target};
+use crate::indent::Style;
+use crate::locate::{Haystack, LocateOptions};
+use crate::normalize::{Elision, marker_kind};
+use crate::report::{EditReport, EditStatus, Failure, FailureKind};
+use crate::text::{Document, introduced_control};
+
+/// Options for planning.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlanOptions {
+    /// Locator tunables.
+    pub locate: LocateOptions,
+    /// After an edit to a file fails, skip that file's later edits
+    /// ("previous edit to this file failed"); the partial-apply policy.
+    pub skip_after_failure: bool,
+}
+
+/// The planned outcome for one path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilePlan {
+    /// The path the edits named.
+    pub path: String,
+    /// Where the content ends up, when the file is renamed.
+    pub new_path: Option<String>,
+    /// Whether the file existed before.
+    pub existed: bool,
+    /// The content after the plan; `None` when the file is deleted.
+    pub content: Option<String>,
+    /// A requested change of the executable bits.
+    pub executable: Option<bool>,
+    /// One report per edit, in input order.
+    pub reports: Vec<EditReport>,
+}
+
+impl FilePlan {
+    /// Whether every edit succeeded.
+    pub fn is_ok(&self) -> bool {
+        self.reports.iter().all(EditReport::is_ok)
+    }
+
+    /// The status letter (`M`, `A`, `D`, `R`), or `None` when nothing changes.
+    pub fn status(&self, original: Option<&str>) -> Option<char> {
+        match (self.existed, &self.content, &self.new_path) {
+            (true, None, _) => Some('D'),
+            (false, Some(_), _) => Some('A'),
+            (true, Some(_), Some(_)) => Some('R'),
+            (true, Some(c), None) if Some(c.as_str()) != original => Some('M'),
+            (true, Some(_), None) if self.executable.is_some() => Some('M'),
+            _ => None,
+        }
+    }
+}
+
+/// The state of one file while its edits are planned in order.
+struct FileState<'e> {
+    path: &'e str,
+    text: Option<String>,
+    new_path: Option<String>,
+    executable: Option<bool>,
+    reports: Vec<EditReport>,
+    failed: bool,
+}
+
+impl<'e> FileState<'e> {
+    fn applied(&mut self, i: usize, e: &Edit) {
+        let mut r = EditReport::new(i, e, EditStatus::Applied);
+        r.occurrences = 1;
+        self.reports.push(r);
+    }
+
+    fn fail(&mut self, i: usize, e: &Edit, f: Failure) {
+        self.failed = true;
+        self.reports.push(EditReport::failed(i, e, f));
+    }
+
+    /// Plans the pending replacements against the current text.
+    fn flush(&mut self, batch: &mut Vec<(usize, &'e Edit, &'e Replace)>, opts: &PlanOptions) {
+        if batch.is_empty() {
+            return;
+        }
+        let Some(t) = self.text.as_deref() else {
+            for (i, e, _) in batch.drain(..) {
+                self.fail(
+                    i,
+                    e,
+                    Failure::new(
+                        FailureKind::FileNotFound,
+                        format!("File not found: {}", e.path),
+                        "Check the path. To create a new file, send its whole content with an empty search (or as a whole-file write).",
+                    ),
+                );
+            }
+            return;
+        };
+        let (new, rs) = batch::plan_batch(self.path, t, batch, opts);
+        self.failed |= rs.iter().any(|r| !r.is_ok());
+        self.reports.extend(rs);
+        self.text = Some(new);
+        batch.clear();
+    }
+
+    /// Applies an edit that is not a located replacement.
+    fn file_op(&mut self, i: usize, e: &Edit) {
+        let missing = |what: &str| {
+            Failure::new(
+                FailureKind::FileNotFound,
+                format!("File not found: {} (cannot {what})", e.path),
+                format!("Check the path of the file to {what}."),
+            )
+        };
+        match &e.op {
+            EditOp::Replace(_) => unreachable!("replacements are batched"),
+            EditOp::Create { content } => match self.text.as_deref() {
+                Some(t) if !t.trim().is_empty() => self.fail(
+                    i,
+                    e,
+                    Failure::new(
+                        FailureKind::FileExists,
+                        format!(
+                            "{} already exists and is not empty, so an empty search cannot create it",
+                            e.path
+                        ),
+                        "To change the file, put the lines to replace in the search. To replace all of it, send a whole-file write.",
+                    ),
+                ),
+                _ => self.write(i, e, content.clone()),
+            },
+            EditOp::WriteFile { content } => {
+                if let Some(f) = lazy_whole_file(self.text.as_deref(), content, &e.path) {
+                    return self.fail(i, e, f);
+                }
+                let new = match self.text.as_deref() {
+                    Some(old) => conform_whole_file(old, content),
+                    None => content.clone(),
+                };
+                self.write(i, e, new);
+            }
+            EditOp::SetMode { executable } => match self.text {
+                None => self.fail(i, e, missing("change its mode")),
+                Some(_) => {
+                    self.executable = Some(*executable);
+                    self.applied(i, e);
+                }
+            },
+            EditOp::Delete => match self.text {
+                None => self.fail(i, e, missing("delete it")),
+                Some(_) => {
+                    self.text = None;
+                    self.applied(i, e);
+                }
+            },
+            EditOp::Rename { to } => match self.text {
+                None => self.fail(i, e, missing("move it")),
+                Some(_) => {
+                    self.new_path = Some(to.clone());
+                    self.applied(i, e);
+                }
+            },
+        }
+    }
+
+    /// Sets the file's whole content, refusing control characters it did
+    /// not have.
+    fn write(&mut self, i: usize, e: &Edit, content: String) {
+        let before = self.text.as_deref().unwrap_or("");
+        if let Some(c) = introduced_control(before, &content) {
+            return self.fail(i, e, control_failure(&e.path, c));
+        }
+        self.text = Some(content);
+        self.applied(i, e);
+    }
+}
+
+/// Plans every edit for one file.
+///
+/// `original` is the file's text (`None` when it does not exist); `edits`
+/// pairs each edit with its index in the input.
+pub fn plan_file(
+    path: &str,
+    original: Option<&str>,
+    edits: &[(usize, &Edit)],
+    opts: &PlanOptions,
+) -> FilePlan {
+    let mut st = FileState {
+        path,
+        text: original.map(str::to_owned),
+        new_path: None,
+        executable: None,
+        reports: Vec::new(),
+        failed: false,
+    };
+    let mut batch: Vec<(usize, &Edit, &Replace)> = Vec::new();
+    for &(i, e) in edits {
+        if st.failed {
+            st.reports.push(previous_failed(i, e));
+            continue;
+        }
+        if let EditOp::Replace(r) = &e.op {
+            batch.push((i, e, r));
+            continue;
+        }
+        st.flush(&mut batch, opts);
+        if st.failed {
+            st.reports.push(previous_failed(i, e));
+            continue;
+        }
+        st.file_op(i, e);
+    }
+    st.flush(&mut batch, opts);
+    st.reports.sort_by_key(|r| r.index);
+    FilePlan {
+        path: path.to_owned(),
+        new_path: st.new_path,
+        existed: original.is_some(),
+        content: st.text,
+        executable: st.executable,
+        reports: st.reports,
+    }
+}
+
+/// Seed 001's "previous edit to this file failed": the report of an edit
+/// not tried because an earlier one to the same file failed.
+fn previous_failed(i: usize, e: &Edit) -> EditReport {
+    EditReport::failed(
+        i,
+        e,
+        Failure::new(
+            FailureKind::PreviousFailed,
+            format!(
+                "Previous edit to {} failed, so this one was not tried",
+                e.path
+            ),
+            "Fix the earlier edit to this file first, then send both again.",
+        ),
+    )
+}
+
+/// The refusal of new content with a control character.
+fn control_failure(path: &str, c: char) -> Failure {
+    Failure::new(
+        FailureKind::Malformed,
+        format!(
+            "The new content of {path} contains the control character U+{:04X}, which the file does not have; writing it would make the file binary or unreadable",
+            c as u32
+        ),
+        "Check the escaping of the new text (a `\\u0000` or `\\x00` in JSON is a real NUL), and send it again without the control character.",
+    )
+}
+
+/// A whole-file write that stands in for code with an elision comment
+/// (`# ... existing code ...`) would delete that code: refuse it.
+fn lazy_whole_file(old: Option<&str>, new: &str, path: &str) -> Option<Failure> {
+    let old = old?;
+    let (n, line) = new.lines().enumerate().find(|(_, l)| {
+        marker_kind(l) == Some(crate::normalize::MarkerKind::Comment)
+            && l.chars().any(char::is_alphabetic)
+    })?;
+    if old.lines().any(|l| l.trim() == line.trim()) {
+        return None;
+    }
+    Some(Failure::new(
+        FailureKind::Malformed,
+        format!(
+            "The new content of {path} elides code with `{}` (line {}); writing it would delete the code it stands for",
+            line.trim(),
+            n + 1
+        ),
+        "Send the entire file, or edit only the part that changes with a search/replace block.",
+    ))
+}
+
+/// A whole-file write replaces every byte, but a model writes `\n` and no
+/// BOM: keep the existing file's CRLF or CR endings and BOM, so a rewrite
+/// does not turn into an every-line diff.
+fn conform_whole_file(old: &str, new: &str) -> String {
+    let doc = Document::new(old);
+    let mut out = String::with_capacity(new.len() + 8);
+    if doc.has_bom() && !new.starts_with(crate::text::BOM) {
+        out.push(crate::text::BOM);
+    }
+    let ending = doc.dominant_ending();
+    if ending != "\n" && !new.contains('\r') {
+        out.push_str(&new.replace('\n', ending));
+    } else {
+        out.push_str(new);
+    }
+    out
+}
+
+/// What one file's batch is planned against: its text, its lines indexed
+/// for matching, and the rules that follow from its path.
+pub(crate) struct Planner<'c, 'a> {
+    doc: &'c Document<'a>,
+    hay: &'c Haystack<'a>,
+    style: OnceCell<Style>,
+    opts: &'c PlanOptions,
+    path: &'c str,
+    elision: Elision,
+}
+
+impl Planner<'_, '_> {
+    fn style(&self) -> Style {
+        *self.style.get_or_init(|| Style::detect(self.hay.lines()))
+    }
+
+    /// The elision rule for an edit with `literal` set or not.
+    fn elision_for(&self, literal: bool) -> Elision {
+        if literal { Elision::Off } else { self.elision }
+    }
+}
+
+/// What the search of a line-block edit is called in messages, by format.
+pub(crate) fn search_noun(e: &Edit) -> &'static str {
+    match (&e.op, e.origin.as_ref().map(|o| o.format.as_str())) {
+        (EditOp::Replace(r), _) if matches!(r.target, Target::Text { .. }) => "old_string",
+        (_, Some("apply-patch")) => "chunk",
+        (_, Some("unified-diff")) => "hunk",
+        (_, Some("edit-block")) => "EDIT section",
+        _ => "search",
+    }
+}

@@ -1,0 +1,354 @@
+//! Splicing a located match into bytes.
+//!
+//! The search is diffed against the replacement (line keys, with elision
+//! markers standing for their elided lines). Lines the edit keeps are copied
+//! from the file with their own bytes and endings; changed and new lines are
+//! re-based into the file's indentation and get the line ending of the line
+//! they replace, or the file's dominant one.
+
+use std::ops::Range;
+
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+use super::Planner;
+use crate::edit::Hints;
+use crate::indent::Rebase;
+use crate::locate::{Match, MatchPass};
+use crate::normalize::{fold_loose, indent_of};
+use crate::report::{Failure, FailureKind, LineSpan};
+use crate::similarity::similarity;
+use crate::text::{introduced_control, static_ending};
+
+/// One region to replace, in bytes of the original.
+#[derive(Debug)]
+pub(crate) struct Splice {
+    pub(crate) range: Range<usize>,
+    pub(crate) text: String,
+    pub(crate) lines: Range<usize>,
+    pub(crate) owner: usize,
+}
+
+/// A line of the rendered region: its text and ending (`""` for "the
+/// file's dominant ending").
+type Out = Vec<(String, &'static str)>;
+
+/// Whether a line the edit removes, found only by similarity, is close
+/// enough to the file's line to be the same line with a slip: at most two
+/// characters apart, or 85% similar.
+fn slip(search: &str, file: &str) -> bool {
+    let (a, b) = (fold_loose(search), fold_loose(file));
+    let d = rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars());
+    d <= 2 || similarity(&a, &b) >= 0.85
+}
+
+struct Render<'r, 'c, 'a> {
+    planner: &'r Planner<'c, 'a>,
+    m: &'r Match,
+    hints: &'r Hints,
+    rebase: Rebase,
+    /// Search lines the replacement keeps (after the diff).
+    kept: Vec<bool>,
+    out: Out,
+}
+
+impl Planner<'_, '_> {
+    /// Builds the new bytes for a located match.
+    pub(crate) fn render(
+        &self,
+        m: &Match,
+        owner: usize,
+        hints: &Hints,
+        what: &str,
+    ) -> Result<Splice, Failure> {
+        let marker = |flags: &[bool], j: usize| m.elided && flags.get(j) == Some(&true);
+        let s_keys: Vec<String> = (0..m.search.len())
+            .map(|j| key(&m.search[j], marker(&m.markers, j)))
+            .collect();
+        let r_keys: Vec<String> = (0..m.replace.len())
+            .map(|k| key(&m.replace[k], marker(&m.replace_markers, k)))
+            .collect();
+        let ops = capture_diff_slices(Algorithm::Myers, &s_keys, &r_keys);
+        let mut kept = vec![false; m.search.len()];
+        for op in &ops {
+            if let DiffOp::Equal { old_index, len, .. } = *op {
+                kept[old_index..old_index + len].fill(true);
+            }
+        }
+        let mut r = Render {
+            planner: self,
+            m,
+            hints,
+            rebase: self.rebase(m),
+            kept,
+            out: Vec::new(),
+        };
+        r.check_window(what)?;
+        r.emit_extra(None);
+        for op in ops {
+            r.op(op)?;
+        }
+        let (range, text) = r.bytes();
+        if let Some(c) = introduced_control(self.doc.text(), &text) {
+            return Err(super::control_failure(self.path, c));
+        }
+        Ok(Splice {
+            range,
+            text,
+            lines: m.start..m.end,
+            owner,
+        })
+    }
+
+    /// The indentation mapping that explains the matched pairs.
+    fn rebase(&self, m: &Match) -> Rebase {
+        if !m.pass.tolerates_indentation() {
+            return Rebase::Identity;
+        }
+        let lines = self.doc.lines();
+        let pairs: Vec<(&str, &str)> = m
+            .search
+            .iter()
+            .zip(&m.map)
+            .enumerate()
+            .filter(|(j, (_, r))| r.len() == 1 && !(m.elided && m.markers[*j]))
+            .map(|(_, (s, r))| (s.as_str(), lines[r.start].content))
+            .collect();
+        Rebase::infer(&pairs, self.style())
+    }
+}
+
+fn key(line: &str, elided: bool) -> String {
+    if elided {
+        "\u{0}elided".to_owned()
+    } else {
+        line.to_owned()
+    }
+}
+
+impl Render<'_, '_, '_> {
+    fn lines(&self) -> &[crate::text::Line<'_>] {
+        self.planner.doc.lines()
+    }
+
+    /// A similarity match against a window of another size: file lines the
+    /// search lacks survive only beside lines the edit keeps, and a search
+    /// line the file lacks may only be one the edit keeps.
+    fn check_window(&self, what: &str) -> Result<(), Failure> {
+        let m = self.m;
+        let unsure = |why: String| {
+            Failure::new(
+                FailureKind::NotFound,
+                format!(
+                    "The closest region (lines {}) is {:.0}% similar to the {what} but {why}; mend will not guess where the change goes",
+                    LineSpan::from_range(m.start, m.end),
+                    m.similarity * 100.0
+                ),
+                format!(
+                    "Re-read the file and copy the lines to replace exactly into the {what}, with every line between them."
+                ),
+            )
+        };
+        for &(after, line) in &m.extra {
+            if !self.kept.get(after.unwrap_or(0)).copied().unwrap_or(false) {
+                return Err(unsure(format!(
+                    "the file has line {} (`{}`), which the {what} lacks, next to a line the edit changes",
+                    line + 1,
+                    self.lines()[line].content.trim()
+                )));
+            }
+        }
+        if m.pass == MatchPass::Similarity {
+            for (j, r) in m.map.iter().enumerate() {
+                if r.is_empty() && !self.kept[j] {
+                    return Err(unsure(format!(
+                        "its line `{}`, which the edit changes, is not in the file",
+                        m.search[j].trim()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, j: usize) {
+        let range = self.m.map[j].clone();
+        for i in range {
+            let l = self.planner.doc.lines()[i];
+            self.out
+                .push((l.content.to_owned(), static_ending(l.ending)));
+        }
+    }
+
+    fn emit_extra(&mut self, after: Option<usize>) {
+        for &(a, line) in &self.m.extra {
+            if a == after {
+                let l = self.planner.doc.lines()[line];
+                self.out
+                    .push((l.content.to_owned(), static_ending(l.ending)));
+            }
+        }
+    }
+
+    /// Checks that the edit may remove search line `j`.
+    fn drop(&self, j: usize) -> Result<(), Failure> {
+        let m = self.m;
+        if self.hints.exact_removals && m.map[j].len() == 1 {
+            let file_line = self.lines()[m.map[j].start].content;
+            let same = fold_loose(&m.search[j]) == fold_loose(file_line);
+            let slipped = m.pass == MatchPass::Similarity && slip(&m.search[j], file_line);
+            if !(same || slipped) {
+                return Err(Failure::new(
+                    FailureKind::NotFound,
+                    format!(
+                        "The line the edit removes, `{}`, does not match line {} of the file, `{}`; the surrounding lines match, but mend will not remove a line that differs",
+                        m.search[j].trim(),
+                        m.map[j].start + 1,
+                        file_line.trim()
+                    ),
+                    "Re-read the file and copy the line to remove exactly.",
+                ));
+            }
+        }
+        if m.elided && m.markers[j] && !m.map[j].is_empty() {
+            return Err(Failure::new(
+                FailureKind::Malformed,
+                format!(
+                    "The replacement drops the elision marker `{}`, which stands for lines {} of the file; mend will not delete lines the edit did not show",
+                    m.search[j].trim(),
+                    LineSpan::from_range(m.map[j].start, m.map[j].end)
+                ),
+                "Repeat the elision marker in the replacement where the elided lines belong, or write those lines out in both the search and the replacement.",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where the global mapping does not explain a search line's
+    /// indentation (the model's drift was not uniform), lines near it are
+    /// re-based on that line alone.
+    fn indent_for(&self, anchor: Option<usize>, line: &str) -> String {
+        let m = self.m;
+        let Some(j) = anchor.filter(|&j| m.map[j].len() == 1 && !m.search[j].trim().is_empty())
+        else {
+            return self.rebase.apply(line);
+        };
+        if self.rebase == Rebase::Identity {
+            return line.to_owned();
+        }
+        let file_line = self.lines()[m.map[j].start].content;
+        let explained = indent_of(&self.rebase.apply(&m.search[j])) == indent_of(file_line);
+        if explained {
+            self.rebase.apply(line)
+        } else {
+            Rebase::infer(&[(m.search[j].as_str(), file_line)], self.planner.style()).apply(line)
+        }
+    }
+
+    /// Writes replacement line `k`; an elision marker is never written.
+    fn insert(
+        &mut self,
+        k: usize,
+        anchor: Option<usize>,
+        ending: &'static str,
+    ) -> Result<(), Failure> {
+        let line = &self.m.replace[k];
+        if self.m.replace_markers.get(k) == Some(&true) {
+            return Err(Failure::new(
+                FailureKind::Malformed,
+                format!(
+                    "The replacement contains the elision marker `{}`, and no marker of the search pairs with it, so mend cannot tell which lines it stands for; mend never writes a marker into a file",
+                    line.trim()
+                ),
+                "Write the replacement out in full, or use the same elision markers, in the same places, in the search and the replacement.",
+            ));
+        }
+        let text = self.indent_for(anchor, line);
+        self.out.push((text, ending));
+        Ok(())
+    }
+
+    fn op(&mut self, op: DiffOp) -> Result<(), Failure> {
+        match op {
+            DiffOp::Equal { old_index, len, .. } => {
+                for j in old_index..old_index + len {
+                    self.keep(j);
+                    self.emit_extra(Some(j));
+                }
+            }
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => {
+                for j in old_index..old_index + old_len {
+                    self.drop(j)?;
+                }
+            }
+            DiffOp::Insert {
+                old_index,
+                new_index,
+                new_len,
+            } => {
+                let n = self.m.search.len();
+                let anchor = if old_index > 0 {
+                    Some(old_index - 1)
+                } else {
+                    (old_index < n).then_some(old_index)
+                };
+                for k in new_index..new_index + new_len {
+                    self.insert(k, anchor, "")?;
+                }
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                for j in old_index..old_index + old_len {
+                    self.drop(j)?;
+                }
+                // A line changed in place keeps the ending of the line it
+                // replaces; lines beyond the pairing are new.
+                for (o, k) in (new_index..new_index + new_len).enumerate() {
+                    let ending = match self.m.map.get(old_index + o) {
+                        Some(r) if o < old_len && r.len() == 1 => {
+                            static_ending(self.lines()[r.start].ending)
+                        }
+                        _ => "",
+                    };
+                    let anchor = old_index + o.min(old_len - 1);
+                    self.insert(k, Some(anchor), ending)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The byte range the region covers and its new text.
+    fn bytes(&self) -> (Range<usize>, String) {
+        let m = self.m;
+        let doc = self.planner.doc;
+        let lines = doc.lines();
+        let dominant = doc.dominant_ending();
+        let at_eof_unterminated = m.end == lines.len()
+            && !self
+                .hints
+                .final_newline
+                .unwrap_or_else(|| doc.ends_with_newline());
+        let n = self.out.len();
+        let mut text = String::new();
+        for (idx, (content, ending)) in self.out.iter().enumerate() {
+            text.push_str(content);
+            if idx + 1 == n && at_eof_unterminated {
+                continue;
+            }
+            text.push_str(if ending.is_empty() { dominant } else { ending });
+        }
+        let mut range = doc.byte_range(m.start..m.end);
+        if n == 0 && at_eof_unterminated && m.start > 0 {
+            // Deleting the last lines: the new last line loses its ending, as
+            // the old last line had none.
+            range.start -= lines[m.start - 1].ending.len();
+        }
+        (range, text)
+    }
+}

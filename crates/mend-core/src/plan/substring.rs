@@ -1,0 +1,249 @@
+//! The substring target: `old_string` may start and end inside lines.
+//!
+//! It is looked for verbatim (a model's `\n` matches the file's `\r\n`),
+//! then with typographic Unicode folded; occurrences that overlap count as
+//! separate locations. When it is not a substring at all, its lines climb
+//! the line ladder like a SEARCH block.
+
+use std::ops::Range;
+
+use super::Planner;
+use super::batch::Planned;
+use super::splice::Splice;
+use crate::edit::{Edit, Replace};
+use crate::locate::{Candidate, MatchPass, Miss, nearest};
+use crate::normalize::fold_with_offsets;
+use crate::report::{Failure, FailureKind};
+use crate::text::split_lines;
+
+/// Every start of `needle` in `hay`, overlapping occurrences included.
+fn occurrences(hay: &str, needle: &str) -> Vec<usize> {
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let step = needle.chars().next().map_or(1, char::len_utf8);
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(i) = finder.find(&hay.as_bytes()[pos..]) {
+        out.push(pos + i);
+        pos += i + step;
+    }
+    out
+}
+
+/// The occurrences that do not overlap an earlier one, for `replace_all`.
+fn disjoint(hits: Vec<usize>, len: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for h in hits {
+        if out.last().is_none_or(|&p| h >= p + len) {
+            out.push(h);
+        }
+    }
+    out
+}
+
+impl Planner<'_, '_> {
+    pub(crate) fn plan_text(
+        &self,
+        e: &Edit,
+        old: &str,
+        new: &str,
+        r: &Replace,
+        owner: usize,
+    ) -> Result<Planned, Failure> {
+        if old.is_empty() {
+            return Err(Failure::new(
+                FailureKind::Malformed,
+                "old_string is empty, so it cannot locate anything",
+                "Put the exact text to replace in old_string. To create a new file, send it as a new file with its whole content.",
+            ));
+        }
+        let old_n = old.replace("\r\n", "\n");
+        let new_n = new.replace("\r\n", "\n");
+        let (logical, starts) = self.doc.logical();
+        let line_of = |o: usize| {
+            self.doc
+                .line_of_offset(self.doc.logical_to_original(&starts, o))
+        };
+        let hits = occurrences(&logical, &old_n);
+        if let Some(chosen) =
+            self.choose(hits, old_n.len(), r, MatchPass::Exact, &old_n, line_of)?
+        {
+            let splices = chosen
+                .into_iter()
+                .map(|o| {
+                    let a = self.doc.logical_to_original(&starts, o);
+                    let b = self.doc.logical_to_original(&starts, o + old_n.len());
+                    self.substring_splice(a..b, &new_n, owner)
+                })
+                .collect();
+            return Ok(Planned {
+                splices,
+                pass: MatchPass::Exact,
+                similarity: 1.0,
+                moves_cursor: true,
+            });
+        }
+        if let Some(p) = self.plan_folded_text(&old_n, &new_n, &logical, &starts, r, owner)? {
+            return Ok(p);
+        }
+        // Not a substring: climb the line ladder with whole lines.
+        let search = split_lines(&old_n);
+        let replace = split_lines(&new_n);
+        self.plan_lines(e, &search, &replace, r, owner, 0)
+    }
+
+    /// Picks the occurrences to replace: one, every disjoint one with
+    /// `replace_all`, or the one a start-line hint singles out. `None` when
+    /// there are none.
+    fn choose(
+        &self,
+        hits: Vec<usize>,
+        len: usize,
+        r: &Replace,
+        pass: MatchPass,
+        old: &str,
+        line_of: impl Fn(usize) -> usize,
+    ) -> Result<Option<Vec<usize>>, Failure> {
+        match hits.len() {
+            0 => Ok(None),
+            1 => Ok(Some(hits)),
+            _ if r.replace_all => Ok(Some(disjoint(hits, len))),
+            _ => {
+                let lines: Vec<usize> = hits.iter().map(|&o| line_of(o)).collect();
+                let picked = r
+                    .hints
+                    .start_line
+                    .and_then(|h| nearest(&lines, h, self.opts.locate.hint_window));
+                match picked {
+                    Some(l) if lines.iter().filter(|&&x| x == l).count() == 1 => {
+                        let at = lines.iter().position(|&x| x == l).expect("picked");
+                        Ok(Some(vec![hits[at]]))
+                    }
+                    _ => Err(self.text_ambiguity(pass, lines, old, r)),
+                }
+            }
+        }
+    }
+
+    /// The Unicode pass for substrings: `old_string` may start or end inside
+    /// a line, so it is matched on folded text and mapped back to bytes.
+    fn plan_folded_text(
+        &self,
+        old: &str,
+        new: &str,
+        logical: &str,
+        starts: &[usize],
+        r: &Replace,
+        owner: usize,
+    ) -> Result<Option<Planned>, Failure> {
+        let (folded_file, map) = fold_with_offsets(logical);
+        let (folded_old, _) = fold_with_offsets(old);
+        if folded_old.trim().is_empty() || (folded_file == logical && folded_old == old) {
+            return Ok(None);
+        }
+        // Only matches that begin and end on character boundaries of the
+        // original count (a folded `…` is three bytes).
+        let aligned = |o: usize| o == 0 || o >= map.len() - 1 || map[o - 1] != map[o];
+        let hits: Vec<usize> = occurrences(&folded_file, &folded_old)
+            .into_iter()
+            .filter(|&o| aligned(o) && aligned(o + folded_old.len()))
+            .collect();
+        let line_of = |o: usize| {
+            self.doc
+                .line_of_offset(self.doc.logical_to_original(starts, map[o]))
+        };
+        let Some(chosen) =
+            self.choose(hits, folded_old.len(), r, MatchPass::Unicode, old, line_of)?
+        else {
+            return Ok(None);
+        };
+        let splices = chosen
+            .into_iter()
+            .map(|o| {
+                let a = self.doc.logical_to_original(starts, map[o]);
+                let b = self
+                    .doc
+                    .logical_to_original(starts, map[o + folded_old.len()]);
+                self.substring_splice(a..b, new, owner)
+            })
+            .collect();
+        Ok(Some(Planned {
+            splices,
+            pass: MatchPass::Unicode,
+            similarity: 1.0,
+            moves_cursor: true,
+        }))
+    }
+
+    /// Replaces bytes `range` of the original with `new` (whose `\n` become
+    /// the ending the region used, when uniform, else the dominant one).
+    fn substring_splice(&self, range: Range<usize>, new: &str, owner: usize) -> Splice {
+        let (a, b) = (range.start, range.end);
+        let l0 = self.doc.line_of_offset(a);
+        let l1 = if b > a {
+            self.doc.line_of_offset(b - 1)
+        } else {
+            l0
+        };
+        // The endings that lie inside the region.
+        let endings: Vec<&str> = self.doc.lines()[l0..=l1]
+            .iter()
+            .filter(|l| !l.ending.is_empty() && (a..b).contains(&(l.start + l.content.len())))
+            .map(|l| l.ending)
+            .collect();
+        let ending = match endings.first() {
+            Some(&first) if endings.iter().all(|&e| e == first) => {
+                crate::text::static_ending(first)
+            }
+            _ => self.doc.dominant_ending(),
+        };
+        let text = if ending == "\n" {
+            new.to_owned()
+        } else {
+            new.replace('\n', ending)
+        };
+        Splice {
+            range,
+            text,
+            lines: l0..l1 + 1,
+            owner,
+        }
+    }
+
+    /// A substring that occurs at several `lines` (0-based).
+    fn text_ambiguity(
+        &self,
+        pass: MatchPass,
+        lines: Vec<usize>,
+        old: &str,
+        r: &Replace,
+    ) -> Failure {
+        let m = split_lines(old).len().max(1);
+        self.explain(
+            Miss::Ambiguous {
+                pass,
+                candidates: lines
+                    .into_iter()
+                    .map(|start| Candidate {
+                        start,
+                        len: m,
+                        similarity: 1.0,
+                    })
+                    .collect(),
+                hint: r.hints.start_line,
+            },
+            "old_string",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_occurrences_are_all_found() {
+        assert_eq!(occurrences("end\nend\nend\n", "end\nend"), vec![0, 4]);
+        assert_eq!(disjoint(vec![0, 4], 7), vec![0]);
+        assert_eq!(occurrences("ééé", "éé"), vec![0, 2]);
+    }
+}
