@@ -150,11 +150,18 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl Edit {
-    /// A short description of the operation for messages.
+    /// A short description of the operation for messages, in the terms of
+    /// the format it came from.
     pub fn describe(&self) -> &'static str {
+        let format = self.origin.as_ref().map(|o| o.format.as_str());
         match &self.op {
             EditOp::Replace(r) => match r.target {
-                Target::Lines { .. } => "search/replace block",
+                Target::Lines { .. } => match format {
+                    Some("apply-patch") => "patch chunk",
+                    Some("unified-diff") => "diff hunk",
+                    Some("edit-block") => "edit block",
+                    _ => "search/replace block",
+                },
                 Target::Text { .. } => "string replacement",
                 Target::Region { .. } => "anchored change",
             },
@@ -167,8 +174,11 @@ impl Edit {
     }
 
     /// Whether applying the edit can change nothing, whatever the file holds.
+    /// A diff that only adds or removes the final newline changes no line,
+    /// but is not a no-op.
     pub fn is_noop(&self) -> bool {
         match &self.op {
+            EditOp::Replace(r) if r.hints.final_newline.is_some() => false,
             EditOp::Replace(r) => match &r.target {
                 Target::Lines { search, replace } => search == replace,
                 Target::Text { old, new } => old == new,

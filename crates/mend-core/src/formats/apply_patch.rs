@@ -19,8 +19,9 @@
 //! looked for after the last. When the chunk occurs several times there,
 //! the one inside that line's indented block is taken, or the chunk is
 //! refused: Codex takes the first match silently, mend does not.
-//! A chunk that only adds lines is inserted after its `@@` line, or at the
-//! end of the file when it has none. `*** End of File` anchors a chunk to
+//! A chunk that only adds lines is inserted after its `@@` line, or, when
+//! it has none, appended at the end of the file without moving the cursor
+//! (Codex's semantics: a later chunk may still edit an earlier line). `*** End of File` anchors a chunk to
 //! the end of the file. Removed lines must match the file's lines (up to
 //! whitespace and Unicode folding), even when the chunk was found by
 //! similarity.
@@ -33,6 +34,13 @@
 //! - A blank line inside a chunk is an empty context line (editors strip the
 //!   lone space).
 //! - A first chunk without `@@`.
+//! - Blank lines after `*** End of File` (before `*** End Patch`).
+//! - Context that elides code (`...`, `// ... existing code ...`): the
+//!   elided lines are kept, as in a SEARCH/REPLACE block.
+//!
+//! Chunks climb the whole ladder, similarity included; a removed line must
+//! still have a counterpart in the located region (at most a slip away), so
+//! a chunk is never reported applied while its `-` lines were not removed.
 
 use super::stream::{Feed, PartialBlock, malformed};
 use super::{Entry, Event};
@@ -259,6 +267,11 @@ impl Block {
                     chunk.at_eof = true;
                     return Feed::More(Vec::new());
                 }
+                // Blank lines after `*** End of File` are formatting, not
+                // context: nothing can follow the end of the file.
+                if chunk.at_eof && t.is_empty() {
+                    return Feed::More(Vec::new());
+                }
                 match line.chars().next() {
                     Some(c @ (' ' | '-' | '+')) => {
                         chunk.body.push((c, line[1..].to_owned()));
@@ -328,7 +341,6 @@ fn chunk_op(mut c: Chunk) -> EditOp {
         target: Target::Lines { search, replace },
         replace_all: false,
         hints: Hints {
-            literal: true,
             context: c.context,
             after_previous: true,
             at_eof: c.at_eof,

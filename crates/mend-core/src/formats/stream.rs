@@ -367,14 +367,20 @@ impl StreamParser {
     }
 
     /// The file named above a SEARCH block: the nearest non-blank line,
-    /// past one fence opening, unless a block ended in between.
+    /// past one fence opening, unless a block ended in between. Some models
+    /// put the file name in a fence of its own just before the block's
+    /// fence (```` ``` ```` / `a.py` / ```` ``` ````), as aider accepts.
     fn sr_path(&self) -> Option<(usize, String)> {
         let mut fences = 0;
+        let mut closed_name_fence = false;
         for r in self.recent.iter().rev() {
             match r {
                 Recent::Boundary => return None,
                 Recent::Line(_, l) if l.trim().is_empty() => continue,
                 Recent::Line(_, l) if fence_open(l).is_some() && fences == 0 => fences += 1,
+                Recent::Line(_, l) if fences == 1 && !closed_name_fence && is_bare_fence(l) => {
+                    closed_name_fence = true;
+                }
                 Recent::Line(n, l) => {
                     return search_replace::path_from_line(l).map(|p| (*n, p));
                 }
@@ -525,6 +531,11 @@ fn fence_open(line: &str) -> Option<(String, String)> {
         .unwrap_or("")
         .to_lowercase();
     Some((t[..run].to_owned(), lang))
+}
+
+// A fence line with no info string (```` ``` ```` or `~~~`).
+fn is_bare_fence(line: &str) -> bool {
+    fence_open(line).is_some_and(|(_, lang)| lang.is_empty())
 }
 
 fn is_fence_close(line: &str, marker: &str) -> bool {

@@ -20,7 +20,10 @@
 //! hint: hunks are located with the ladder, and the counts are recomputed
 //! from the lines. A hunk's `-` lines must match the file (up to whitespace
 //! and Unicode folding) even when the hunk was located by similarity: aider's
-//! udiff applier reports success there, mend refuses.
+//! udiff applier reports success there, mend refuses. Hunks climb the whole
+//! ladder, similarity and elided context (`// ... existing code ...`)
+//! included; under similarity a removed line may differ from the file's by
+//! a slip of at most two characters.
 //!
 //! # Tolerated deviations
 //!
@@ -507,6 +510,8 @@ impl Block {
             } else {
                 None
             };
+            // `\ No newline at end of file` says the hunk ends the file.
+            let at_eof = h.old_no_newline || h.new_no_newline;
             out.push(self.edit(
                 &target,
                 EditOp::Replace(Replace {
@@ -514,9 +519,9 @@ impl Block {
                     replace_all: false,
                     hints: Hints {
                         start_line: (h.old_start > 0).then_some(h.old_start),
-                        literal: true,
                         exact_removals: true,
                         final_newline,
+                        at_eof,
                         ..Hints::default()
                     },
                 }),

@@ -97,7 +97,7 @@ impl MatchPass {
             MatchPass::TrailingWhitespace => Some("trailing whitespace"),
             MatchPass::Whitespace => Some("indentation"),
             MatchPass::InnerWhitespace => Some("spacing inside lines"),
-            MatchPass::Unicode => Some("typographic quotes, dashes and spaces"),
+            MatchPass::Unicode => Some("typographic quotes and dashes"),
             MatchPass::LineNumbers => Some("line-number prefixes"),
             MatchPass::Elision => Some("the code elided by `...` markers"),
             MatchPass::Similarity => Some("small differences"),

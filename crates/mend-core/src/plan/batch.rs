@@ -9,7 +9,7 @@ use crate::edit::{Edit, Replace};
 use crate::locate::Haystack;
 use crate::normalize::Elision;
 use crate::report::{EditReport, EditStatus, Failure, FailureKind, LineSpan};
-use crate::text::Document;
+use crate::text::{Document, introduced_control};
 
 /// What locating and rendering one replacement produced.
 pub(crate) struct Planned {
@@ -65,7 +65,17 @@ pub(crate) fn plan_batch(
             continue;
         }
         let from = if r.hints.after_previous { cursor } else { 0 };
-        match planner.plan_replace(e, r, pos, from) {
+        let planned = planner.plan_replace(e, r, pos, from).and_then(|p| {
+            match p
+                .splices
+                .iter()
+                .find_map(|s| introduced_control(text, &s.text))
+            {
+                Some(c) => Err(super::control_failure(path, c)),
+                None => Ok(p),
+            }
+        });
+        match planned {
             Ok(p) => {
                 if p.moves_cursor {
                     cursor = cursor.max(p.end_line());

@@ -77,15 +77,9 @@ impl Planner<'_, '_> {
             );
         }
         if !differs.is_empty() {
-            let names: Vec<String> = differs.iter().map(|d| format!("`{d}`")).collect();
             f.message = format!(
-                "The {what} was not found in {path}. The closest region is similar, but where the {what} has {} the file has something else, and {} used elsewhere in the file, so the {what} may describe a different place; mend will not guess",
-                names.join(", "),
-                if names.len() == 1 {
-                    "that name is"
-                } else {
-                    "those names are"
-                }
+                "The {what} was not found in {path}. The closest region is similar, but {}, so the {what} may describe a different place; mend will not guess",
+                describe_differences(what, differs)
             );
         }
         if let Some(at) = already {
@@ -130,13 +124,12 @@ impl Planner<'_, '_> {
                 candidates.len()
             )
         };
-        let mut f = Failure::new(
-            FailureKind::Ambiguous,
-            message,
-            format!(
-                "Add neighbouring lines that make the {what} unique to the one place you mean, or give its start line as a hint (`:start_line:N` after SEARCH)."
-            ),
-        );
+        let fix = match what {
+            "old_string" => "Add surrounding text to old_string that makes it unique to the one place you mean, or set replace_all if every occurrence should change.".to_owned(),
+            "search" => "Add neighbouring lines that make the search unique to the one place you mean, or give its start line as a hint (`:start_line:N` after SEARCH).".to_owned(),
+            _ => format!("Add neighbouring lines that make the {what} unique to the one place you mean."),
+        };
+        let mut f = Failure::new(FailureKind::Ambiguous, message, fix);
         f.locations = spans;
         f
     }
@@ -185,6 +178,31 @@ impl Planner<'_, '_> {
         }
         f
     }
+}
+
+/// Why a similar window was refused, in words: names the file has
+/// elsewhere, and operators that differ.
+fn describe_differences(what: &str, differs: &[String]) -> String {
+    let quoted = |v: Vec<&String>| v.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>();
+    let (ops, names): (Vec<&String>, Vec<&String>) = differs
+        .iter()
+        .partition(|d| !d.starts_with(|c: char| c.is_alphanumeric() || c == '_'));
+    let mut parts = Vec::new();
+    if !names.is_empty() {
+        let n = names.len();
+        parts.push(format!(
+            "where the {what} has {} the file has something else, and {} used elsewhere in the file",
+            quoted(names).join(", "),
+            if n == 1 { "that name is" } else { "those names are" }
+        ));
+    }
+    if !ops.is_empty() {
+        parts.push(format!(
+            "the {what} has the operator {} where the file has another (an operator is never a typo)",
+            quoted(ops).join(", ")
+        ));
+    }
+    parts.join("; and ")
 }
 
 fn join_lines(spans: &[LineSpan], candidates: &[Candidate], with_scores: bool) -> String {

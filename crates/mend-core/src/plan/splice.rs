@@ -17,7 +17,7 @@ use crate::locate::{Match, MatchPass};
 use crate::normalize::{fold_loose, indent_of};
 use crate::report::{Failure, FailureKind, LineSpan};
 use crate::similarity::similarity;
-use crate::text::{introduced_control, static_ending};
+use crate::text::static_ending;
 
 /// One region to replace, in bytes of the original.
 #[derive(Debug)]
@@ -88,9 +88,6 @@ impl Planner<'_, '_> {
             r.op(op)?;
         }
         let (range, text) = r.bytes();
-        if let Some(c) = introduced_control(self.doc.text(), &text) {
-            return Err(super::control_failure(self.path, c));
-        }
         Ok(Splice {
             range,
             text,

@@ -4,10 +4,17 @@
 //! unchanged, byte for byte), `args` (extra flags, one per line), `exit`
 //! (expected exit code; default 0 with `expected/`, 1 without) and `stdout`
 //! (lines that must appear in the output).
+//!
+//! Each folder is its own test, so `cargo test -p mend --test fixtures
+//! NAME` runs one case and a failure names its folder.
+
+#[path = "support/mod.rs"]
+mod support;
 
 use std::path::Path;
 
-use crate::{copy_tree, read_tree, run_mend};
+use libtest_mimic::{Arguments, Failed, Trial};
+use support::{copy_tree, read_tree, run_mend};
 
 fn check_case(dir: &Path) -> Result<(), String> {
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
@@ -78,27 +85,22 @@ fn check_case(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn fixture_scenarios() {
+fn main() {
+    let args = Arguments::from_args();
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut dirs: Vec<_> = std::fs::read_dir(&base)
-        .unwrap()
+        .expect("tests/fixtures")
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    assert!(
-        dirs.len() >= 80,
-        "expected the fixture suite, found {}",
-        dirs.len()
-    );
-    let failures: Vec<String> = dirs.iter().filter_map(|d| check_case(d).err()).collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} fixtures failed:\n\n{}",
-        failures.len(),
-        dirs.len(),
-        failures.join("\n\n")
-    );
+    let trials = dirs
+        .into_iter()
+        .map(|dir| {
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            Trial::test(name, move || check_case(&dir).map_err(Failed::from))
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
 }
