@@ -36,6 +36,9 @@ pub struct Style {
     pub tabs: bool,
     /// Columns per indentation level.
     pub unit: usize,
+    /// Whether every indented line uses only the style's character (a file
+    /// of tabs with no space-led line, or of spaces with no tab).
+    pub pure: bool,
 }
 
 /// The column an indentation string reaches.
@@ -76,11 +79,17 @@ impl Style {
             .filter(|i| !i.contains('\t') && i.len() >= tab_width)
             .count();
         let tabs = tab_led > 0 && tab_led >= spaces_past_a_tab;
+        let pure = if tabs {
+            indents.iter().all(|i| i.starts_with('\t'))
+        } else {
+            tab_led == 0
+        };
         Style {
             tab_width,
             tab_width_known: known,
             tabs,
             unit: detect_unit(lines, tab_width, tabs && !known),
+            pure,
         }
     }
 
@@ -96,6 +105,34 @@ impl Style {
             unit,
             ..self
         }
+    }
+
+    /// A new line, indented in the other character than this file's, in
+    /// this file's: a model that expands tabs to spaces (or the reverse)
+    /// writes its new lines that way even where it copied the file's lines
+    /// exactly. Only in a file that uses one character alone; `model_unit`
+    /// is the model's spaces per level.
+    pub fn conform(&self, line: &str, model_unit: Option<usize>) -> String {
+        let indent = indent_of(line);
+        if indent.is_empty() || !self.pure {
+            return line.to_owned();
+        }
+        let body = &line[indent.len()..];
+        if self.tabs && !indent.contains('\t') {
+            let Some(u) = model_unit else {
+                return line.to_owned();
+            };
+            let n = indent.len();
+            return format!("{}{}{body}", "\t".repeat(n / u), " ".repeat(n % u));
+        }
+        if !self.tabs && indent.contains('\t') {
+            let cols: usize = indent
+                .chars()
+                .map(|c| if c == '\t' { self.unit } else { 1 })
+                .sum();
+            return format!("{}{body}", " ".repeat(cols));
+        }
+        line.to_owned()
     }
 
     /// Writes `cols` columns of indentation in this style.
@@ -282,7 +319,18 @@ mod tests {
             tab_width_known: false,
             tabs: false,
             unit,
+            pure: true,
         }
+    }
+
+    #[test]
+    fn new_lines_follow_a_pure_files_character() {
+        let tabs = Style::detect(&["a", "\tb", "\t\tc"]);
+        assert_eq!(tabs.conform("        x", Some(4)), "\t\tx");
+        assert_eq!(tabs.conform("      x", Some(4)), "\t  x");
+        assert_eq!(spaces(2).conform("\tx", None), "  x");
+        let gnu = Style::detect(&["a", "  b", "\t  c"]);
+        assert_eq!(gnu.conform("    x", Some(4)), "    x");
     }
 
     #[test]

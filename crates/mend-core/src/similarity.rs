@@ -620,6 +620,31 @@ pub fn meaningful_differences<'s>(
     out
 }
 
+/// The one slip a model's copy of a window makes, if that is all it makes:
+/// the search and the window have the same lines except one, and there the
+/// only difference is one name (letters only, four or more of them) at most
+/// two characters apart. Returns the search's spelling of that name. A
+/// digit, an operator or a second difference is never a slip.
+pub fn single_slip<'s>(search: &'s [String], window: &[&str]) -> Option<&'s str> {
+    if search.len() != window.len() {
+        return None;
+    }
+    let mut differing = search.iter().zip(window).filter(|(s, w)| s.as_str() != **w);
+    let (s, w) = differing.next()?;
+    if differing.next().is_some() {
+        return None;
+    }
+    let (ts, tw) = (words(s), words(w));
+    if ts.len() != tw.len() {
+        return None;
+    }
+    let mut pairs = ts.iter().zip(&tw).filter(|(a, b)| a != b);
+    let (a, b) = pairs.next()?;
+    let letters = |t: &str| t.len() >= 4 && t.chars().all(|c| c.is_alphabetic() || c == '_');
+    let apart = rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars());
+    (pairs.next().is_none() && letters(a) && letters(b) && apart <= 2).then_some(*a)
+}
+
 /// Whether `token` occurs as a whole token in any of `lines`.
 pub fn has_word<'a>(mut lines: impl Iterator<Item = &'a str>, token: &str) -> bool {
     lines.any(|l| l.contains(token) && words(l).contains(&token))
@@ -662,6 +687,23 @@ mod tests {
         );
         let lone_comment = vec!["// compute the struct".to_owned()];
         assert!(!meaningful_differences(&lone_comment, &["// struct compute"], has).is_empty());
+    }
+
+    #[test]
+    fn one_slip_in_one_name() {
+        let s = lines("let total = compute_totl(items);\nreturn total;");
+        let w = ["let total = compute_total(items);", "return total;"];
+        assert_eq!(single_slip(&s, &w), Some("compute_totl"));
+        let s = lines("let total = computte(items);\nreturn total;");
+        let w = ["let total = compute(items);", "return total;"];
+        assert_eq!(single_slip(&s, &w), Some("computte"));
+        let digit = lines("let total = item1;\nreturn total;");
+        assert_eq!(
+            single_slip(&digit, &["let total = item2;", "return total;"]),
+            None
+        );
+        let two = lines("let totl = computte(items);\nreturn total;");
+        assert_eq!(single_slip(&two, &w), None);
     }
 
     #[test]

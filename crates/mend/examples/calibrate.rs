@@ -1,12 +1,15 @@
 //! Measures the similarity pass on real source files, to choose its
 //! threshold and margin.
 //!
-//! For blocks drawn from every file under the given directories it reports:
+//! For blocks drawn from every file under the given directories, it runs
+//! the real locator (every guard included) and reports:
 //!
-//! - **drifted**: the score of the true location after model-like drift
-//!   (a renamed identifier, a changed literal, a dropped or invented line);
-//! - **impostor**: the best score anywhere in the file once the true region
-//!   has been removed: what a fuzzy matcher would accept by mistake.
+//! - **drifted**: after model-like drift of the block (renamed tokens, a
+//!   dropped or invented line, a one- or two-character slip), whether the
+//!   block is located at its true place, refused, or located elsewhere;
+//! - **impostor**: once the true region has been removed from the file,
+//!   whether anything is accepted: what a fuzzy matcher would take by
+//!   mistake.
 //!
 //! ```text
 //! cargo run --release -p mend --example calibrate -- DIR [DIR…]
@@ -17,17 +20,16 @@
 
 use std::path::{Path, PathBuf};
 
-use mend_core::normalize::fold_loose;
-use mend_core::similarity::{LineGrams, anchored_windows};
-use mend_core::similarity::{has_word, meaningful_differences};
+use mend_core::locate::{Haystack, LineQuery, LocateOptions, locate};
 
 /// The kinds of model drift the calibration applies to a copied block.
-const DRIFT_KINDS: [&str; 5] = [
+const DRIFT_KINDS: [&str; 6] = [
     "1 token",
     "2 tokens",
     "3 tokens",
     "line dropped",
     "line added",
+    "slip (4+ lines)",
 ];
 
 struct Rng(u64);
@@ -61,7 +63,22 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Changes one identifier-like token of one non-blank line.
+/// Identifier-like runs of a line, as byte ranges.
+fn word_ranges(l: &str) -> Vec<(usize, usize)> {
+    let mut v = Vec::new();
+    let mut start = None;
+    for (p, c) in l.char_indices().chain(std::iter::once((l.len(), ' '))) {
+        if c.is_alphanumeric() || c == '_' {
+            start.get_or_insert(p);
+        } else if let Some(s) = start.take() {
+            v.push((s, p));
+        }
+    }
+    v
+}
+
+/// Changes one identifier-like token of one non-blank line: a plural, a
+/// prefix, or the word reversed (a different name, as a model misremembers).
 fn drift_token(lines: &mut [String], rng: &mut Rng) {
     let idx: Vec<usize> = (0..lines.len())
         .filter(|&i| lines[i].chars().filter(|c| c.is_alphanumeric()).count() >= 3)
@@ -70,33 +87,110 @@ fn drift_token(lines: &mut [String], rng: &mut Rng) {
         return;
     }
     let i = idx[rng.below(idx.len())];
-    let words: Vec<(usize, usize)> = {
-        let l = &lines[i];
-        let mut v = Vec::new();
-        let mut start = None;
-        for (p, c) in l.char_indices() {
-            if c.is_alphanumeric() || c == '_' {
-                start.get_or_insert(p);
-            } else if let Some(s) = start.take() {
-                v.push((s, p));
-            }
-        }
-        if let Some(s) = start {
-            v.push((s, l.len()));
-        }
-        v
-    };
+    let words = word_ranges(&lines[i]);
     if words.is_empty() {
         return;
     }
     let (a, b) = words[rng.below(words.len())];
-    let w = &lines[i][a..b];
+    let w = lines[i][a..b].to_owned();
     let replacement = match rng.below(3) {
         0 => format!("{w}s"),
         1 => format!("new_{w}"),
         _ => w.chars().rev().collect(),
     };
     lines[i].replace_range(a..b, &replacement);
+}
+
+/// A typing slip in one name of five or more letters: two letters
+/// swapped, one dropped or one doubled.
+fn slip(lines: &mut [String], rng: &mut Rng) -> bool {
+    let mut spots = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        for (a, b) in word_ranges(l) {
+            if b - a >= 5 && l[a..b].chars().all(|c| c.is_ascii_alphabetic()) {
+                spots.push((i, a, b));
+            }
+        }
+    }
+    if spots.is_empty() {
+        return false;
+    }
+    let (i, a, b) = spots[rng.below(spots.len())];
+    let mut w: Vec<char> = lines[i][a..b].chars().collect();
+    let k = 1 + rng.below(w.len() - 2);
+    match rng.below(3) {
+        0 => w.swap(k, k + 1),
+        1 => {
+            w.remove(k);
+        }
+        _ => w.insert(k, w[k]),
+    }
+    let s: String = w.into_iter().collect();
+    lines[i].replace_range(a..b, &s);
+    true
+}
+
+#[derive(Default, Clone, Copy)]
+struct Count {
+    right: usize,
+    wrong: usize,
+    refused: usize,
+}
+
+impl Count {
+    fn total(&self) -> usize {
+        self.right + self.wrong + self.refused
+    }
+}
+
+fn pct(n: usize, d: usize) -> f64 {
+    100.0 * n as f64 / d.max(1) as f64
+}
+
+/// The file lines the locator maps `search` onto, if it accepts a place.
+fn located(lines: &[&str], search: &[String], opts: &LocateOptions) -> Option<(usize, usize)> {
+    let hay = Haystack::new(lines.to_vec());
+    let m = locate(&hay, &LineQuery::new(search, search), opts).ok()?;
+    // Blank lines pair with any blank line; where the others land decides.
+    let mapped = m[0]
+        .map
+        .iter()
+        .zip(&m[0].search)
+        .filter(|(r, l)| !r.is_empty() && !l.trim().is_empty())
+        .map(|(r, _)| r);
+    let lo = mapped.clone().map(|r| r.start).min()?;
+    let hi = mapped.map(|r| r.end).max()?;
+    Some((lo, hi))
+}
+
+fn count_exact(lines: &[&str], block: &[String]) -> usize {
+    let m = block.len();
+    (0..=lines.len().saturating_sub(m))
+        .filter(|&i| lines[i..i + m].iter().zip(block).all(|(a, b)| a == b))
+        .count()
+}
+
+fn drifted(block: &[String], kind: &str, rng: &mut Rng) -> Option<Vec<String>> {
+    let mut s = block.to_vec();
+    match kind {
+        "1 token" => drift_token(&mut s, rng),
+        "2 tokens" => (0..2).for_each(|_| drift_token(&mut s, rng)),
+        "3 tokens" => (0..3).for_each(|_| drift_token(&mut s, rng)),
+        "line dropped" => {
+            let k = 1 + rng.below(s.len() - 2);
+            s.remove(k);
+        }
+        "line added" => {
+            let k = 1 + rng.below(s.len() - 1);
+            s.insert(k, "log(\"debug\");".into());
+        }
+        _ => {
+            if s.len() < 4 || !slip(&mut s, rng) {
+                return None;
+            }
+        }
+    }
+    (s != block).then_some(s)
 }
 
 fn main() {
@@ -106,144 +200,127 @@ fn main() {
         walk(d, &mut files);
     }
     files.sort();
-    let margin: f64 = std::env::var("MARGIN")
-        .ok()
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(0.05);
-    println!("margin {margin}");
+    // (threshold, margin, slip rule)
+    let settings: Vec<(f64, f64, bool)> = vec![
+        (0.75, 0.10, true),
+        (0.80, 0.10, true),
+        (0.85, 0.05, true),
+        (0.85, 0.10, false),
+        (0.85, 0.10, true),
+        (0.85, 0.15, true),
+        (0.90, 0.10, true),
+        (0.95, 0.10, true),
+    ];
+    let mut drift: Vec<Vec<Count>> =
+        vec![vec![Count::default(); DRIFT_KINDS.len()]; settings.len()];
+    let mut impostor: Vec<Count> = vec![Count::default(); settings.len()];
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut drifted: Vec<(String, f64, bool, f64)> = Vec::new();
-    let mut impostor: Vec<(f64, bool, f64)> = Vec::new();
-    let mut examples: Vec<(f64, String, String)> = Vec::new();
     let mut used = 0;
-    for f in files.iter() {
+    for f in &files {
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;
         };
         let lines: Vec<&str> = text.lines().collect();
-        if lines.len() < 80 {
+        if lines.len() < 80 || lines.iter().any(|l| l.len() > 300) {
             continue;
         }
         used += 1;
-        let norm: Vec<String> = lines.iter().map(|l| fold_loose(l).into_owned()).collect();
-        let hay = LineGrams::new(norm.iter().map(|l| l.as_str().into()).collect());
         for _ in 0..4 {
             let m = 3 + rng.below(14);
             let start = rng.below(lines.len() - m);
-            let block: Vec<String> = norm[start..start + m].to_vec();
-            if block.iter().filter(|l| !l.is_empty()).count() < 2
-                || block.iter().map(String::len).sum::<usize>() < 20
+            let block: Vec<String> = lines[start..start + m]
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect();
+            if block.iter().filter(|l| !l.trim().is_empty()).count() < 2
+                || block.iter().map(|l| l.trim().len()).sum::<usize>() < 20
+                || count_exact(&lines, &block) != 1
             {
                 continue;
             }
-            // Drifted copies, located in the intact file.
-            for kind in DRIFT_KINDS {
-                let mut s = block.clone();
-                match kind {
-                    "1 token" => drift_token(&mut s, &mut rng),
-                    "2 tokens" => {
-                        drift_token(&mut s, &mut rng);
-                        drift_token(&mut s, &mut rng);
-                    }
-                    "3 tokens" => {
-                        for _ in 0..3 {
-                            drift_token(&mut s, &mut rng);
-                        }
-                    }
-                    "line dropped" => {
-                        let k = 1 + rng.below(s.len() - 2);
-                        s.remove(k);
-                    }
-                    _ => {
-                        let k = 1 + rng.below(s.len() - 1);
-                        s.insert(k, "log(\"debug\");".into());
-                    }
-                }
-                let found = anchored_windows(&hay, &s, margin, 0..usize::MAX);
-                if let Some(b) = found.best {
-                    let right = b.start.abs_diff(start) <= 1;
-                    let score = if right { b.score } else { 0.0 };
-                    let w: Vec<&str> = norm[b.start..b.start + b.len]
-                        .iter()
-                        .map(String::as_str)
-                        .collect();
-                    let guard = passes_guard(&norm, &s, &w, b.start);
-                    drifted.push((
-                        kind.to_owned(),
-                        score,
-                        found.rivals.is_empty(),
-                        if guard { 1.0 } else { 0.0 },
-                    ));
-                }
-            }
-            // The region removed: whatever matches now is an impostor.
-            let mut rest = norm.clone();
-            rest.drain(start..start + m);
-            let hay2 = LineGrams::new(rest.iter().map(|l| l.as_str().into()).collect());
-            let found = anchored_windows(&hay2, &block, margin, 0..usize::MAX);
-            // Ignore exact duplicates elsewhere (the earlier passes would call
-            // those ambiguous or exact, not fuzzy).
-            if let Some(b) = found.best
-                && b.score < 0.999
-            {
-                let all = hay2_lines(&norm, start, m);
-                let w = &all[b.start..b.start + b.len];
-                let wr: Vec<&str> = w.iter().map(String::as_str).collect();
-                let lf = if passes_guard(&all, &block, &wr, b.start) {
-                    1.0
-                } else {
-                    0.0
+            for (k, kind) in DRIFT_KINDS.iter().enumerate() {
+                let seed = rng.next();
+                let Some(s) = drifted(&block, kind, &mut Rng(seed)) else {
+                    continue;
                 };
-                impostor.push((b.score, found.rivals.is_empty(), lf));
-                if b.score >= 0.85 && found.rivals.is_empty() && lf > 0.5 {
-                    examples.push((b.score, block.join("\n"), w.join("\n")));
+                if count_exact(&lines, &s) > 0 {
+                    continue;
+                }
+                for (i, &(threshold, margin, slips)) in settings.iter().enumerate() {
+                    let opts = LocateOptions {
+                        threshold,
+                        margin,
+                        slips,
+                        ..LocateOptions::default()
+                    };
+                    let c = &mut drift[i][k];
+                    match located(&lines, &s, &opts) {
+                        // Every search line mapped inside the true region.
+                        Some((lo, hi)) if lo >= start && hi <= start + m => c.right += 1,
+                        Some((at, _)) => {
+                            c.wrong += 1;
+                            if i == 4 && std::env::var_os("SHOW_WRONG").is_some() {
+                                println!(
+                                    "--- {kind}: {} at {at}, truly {start}\n{}\n+++ search\n{}",
+                                    f.display(),
+                                    block.join("\n"),
+                                    s.join("\n")
+                                );
+                            }
+                        }
+                        None => c.refused += 1,
+                    }
+                }
+            }
+            // The region removed: whatever is accepted now is an impostor.
+            let mut rest = lines.clone();
+            rest.drain(start..start + m);
+            if count_exact(&rest, &block) > 0 {
+                continue;
+            }
+            for (i, &(threshold, margin, slips)) in settings.iter().enumerate() {
+                let opts = LocateOptions {
+                    threshold,
+                    margin,
+                    slips,
+                    ..LocateOptions::default()
+                };
+                match located(&rest, &block, &opts) {
+                    Some(_) => impostor[i].wrong += 1,
+                    None => impostor[i].refused += 1,
                 }
             }
         }
     }
-    println!("files used: {used}");
-    examples.sort_by(|a, b| b.0.total_cmp(&a.0));
-    if std::env::var_os("SHOW_IMPOSTORS").is_some() {
-        for (sc, a, b) in examples.iter().take(14) {
-            println!("--- impostor accepted at {sc:.3}\n{a}\n+++ window\n{b}");
-        }
+    println!("files used: {used}\n");
+    print!("| threshold | margin | slip rule | impostors accepted |");
+    for k in DRIFT_KINDS {
+        print!(" {k} |");
     }
-    for l in [0.0, 1.0] {
-        println!("== token guard: {}", l > 0.5);
-        for t in [0.70, 0.75, 0.80, 0.85, 0.88, 0.90, 0.92, 0.95] {
-            let false_accept = impostor
-                .iter()
-                .filter(|s| s.0 >= t && s.1 && s.2 >= l)
-                .count();
+    println!(
+        "\n|---:|---:|:---:|---:|{}",
+        "---:|".repeat(DRIFT_KINDS.len())
+    );
+    for (i, (t, mg, slips)) in settings.iter().enumerate() {
+        let imp = impostor[i];
+        print!(
+            "| {t:.2} | {mg:.2} | {} | {:.1}% ({}/{}) |",
+            if *slips { "on" } else { "off" },
+            pct(imp.wrong, imp.total()),
+            imp.wrong,
+            imp.total()
+        );
+        for c in &drift[i] {
             print!(
-                "threshold {t:.2}: impostors accepted {false_accept}/{} ({:.2}%)",
-                impostor.len(),
-                100.0 * false_accept as f64 / impostor.len().max(1) as f64
+                " {:.1}%{} |",
+                pct(c.right, c.total()),
+                if c.wrong > 0 {
+                    format!(" ({} wrong)", c.wrong)
+                } else {
+                    String::new()
+                }
             );
-            for kind in DRIFT_KINDS {
-                let all: Vec<&(String, f64, bool, f64)> =
-                    drifted.iter().filter(|d| d.0 == kind).collect();
-                let ok = all.iter().filter(|d| d.1 >= t && d.2 && d.3 >= l).count();
-                print!(
-                    " | {kind}: {:.1}%",
-                    100.0 * ok as f64 / all.len().max(1) as f64
-                );
-            }
-            println!();
         }
+        println!();
     }
-}
-
-fn passes_guard(file: &[String], search: &[String], window: &[&str], start: usize) -> bool {
-    let (lo, hi) = (start, start + window.len());
-    meaningful_differences(search, window, |t| {
-        has_word(file[..lo].iter().chain(&file[hi..]).map(String::as_str), t)
-    })
-    .is_empty()
-}
-
-fn hay2_lines(norm: &[String], start: usize, m: usize) -> Vec<String> {
-    let mut rest = norm.to_vec();
-    rest.drain(start..start + m);
-    rest
 }

@@ -19,6 +19,9 @@ use super::{Haystack, Match, is_blank};
 pub(crate) struct Edges {
     lead: usize,
     trail: usize,
+    /// Sides that must not widen into the file (an elision marker at that
+    /// edge of the core stands between the blank lines and the file).
+    sealed: (bool, bool),
 }
 
 impl Edges {
@@ -26,10 +29,31 @@ impl Edges {
     pub(crate) fn of(search: &[String]) -> Edges {
         let lead = search.iter().take_while(|l| is_blank(l)).count();
         if lead == search.len() {
-            return Edges { lead: 0, trail: 0 };
+            return Edges {
+                lead: 0,
+                trail: 0,
+                sealed: (false, false),
+            };
         }
         let trail = search.iter().rev().take_while(|l| is_blank(l)).count();
-        Edges { lead, trail }
+        Edges {
+            lead,
+            trail,
+            sealed: (false, false),
+        }
+    }
+
+    /// Blank lines at the search's start and end.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        (self.lead, self.trail)
+    }
+
+    /// The same edges, not widening on the sealed sides.
+    pub(crate) fn sealed(self, lead: bool, trail: bool) -> Edges {
+        Edges {
+            sealed: (lead, trail),
+            ..self
+        }
     }
 
     pub(crate) fn has_blank_edges(&self) -> bool {
@@ -54,13 +78,21 @@ impl Edges {
         replace: &[String],
     ) -> Match {
         let lines = hay.lines();
-        let before = (from..m.start)
-            .rev()
-            .take_while(|&i| is_blank(lines[i]))
-            .count();
-        let after = (m.end..lines.len())
-            .take_while(|&i| is_blank(lines[i]))
-            .count();
+        let before = if self.sealed.0 {
+            0
+        } else {
+            (from..m.start)
+                .rev()
+                .take_while(|&i| is_blank(lines[i]))
+                .count()
+        };
+        let after = if self.sealed.1 {
+            0
+        } else {
+            (m.end..lines.len())
+                .take_while(|&i| is_blank(lines[i]))
+                .count()
+        };
         let k_lead = self.lead.min(before);
         let k_trail = self.trail.min(after);
         let n = search.len();

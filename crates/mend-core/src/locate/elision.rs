@@ -27,6 +27,21 @@ pub(crate) fn run(
     }
     let core = edges.core(q.search);
     let (flags, _) = q.elision.flags(core, q.replace);
+    // Blank lines beyond a marker at the search's edge stand somewhere past
+    // an unknown stretch: harmless when the replacement keeps them alike,
+    // unplaceable when it changes them.
+    let (lead, trail) = edges.counts();
+    let lead_marker = flags.first() == Some(&true);
+    let trail_marker = flags.last() == Some(&true);
+    let r_lead = q.replace.iter().take_while(|l| is_blank(l)).count();
+    let r_trail = q.replace.iter().rev().take_while(|l| is_blank(l)).count();
+    if lead_marker && lead > 0 && r_lead != lead || trail_marker && trail > 0 && r_trail != trail {
+        return Step::Done(Err(Miss::Unusable {
+            message: "it has blank lines beyond the elision marker at its edge, which the replacement changes, and that marker stands for an unknown stretch of the file".into(),
+            fix: "End the search and the replacement with real lines of the file next to the change, not with a marker.".into(),
+        }));
+    }
+    let edges = edges.sealed(lead_marker, trail_marker);
     match locate_elided(hay, core, &flags, q, opts) {
         Ok(Some((start, end, map))) => {
             let m = Match {
@@ -71,24 +86,38 @@ fn locate_elided(
             fix: "Include real lines of the file around the elided part.".into(),
         });
     }
-    let n = hay.lines().len();
-    let first = &search[pieces[0].clone()];
-    let heads = find(hay, first, Norm::Loose, q.from..usize::MAX);
-    let mut chains: Vec<Vec<usize>> = Vec::new();
-    let mut torn: Vec<usize> = Vec::new();
-    for (h, &head) in heads.iter().enumerate() {
-        let limit = heads.get(h + 1).copied().unwrap_or(n);
-        if let Some(chain) = chain_from(hay, search, &pieces, head, limit, &mut torn) {
-            chains.push(chain);
+    // A closing brace around a marker says nothing about where it is.
+    if !pieces
+        .iter()
+        .any(|p| search[p.clone()].iter().any(|l| distinctive(l)))
+    {
+        return Err(Miss::Unusable {
+            message: "the lines around its elision markers are too generic to locate (like `}` alone)".into(),
+            fix: "Include a distinctive line of the file next to the marker, such as the function's signature.".into(),
+        });
+    }
+    // Pieces climb their own ladder: a chain of pieces as sent beats one
+    // found only with whitespace or typography forgiven.
+    let mut found = (Vec::new(), Vec::new());
+    for norm in [Norm::Exact, Norm::Trim, Norm::Loose] {
+        found = chains(hay, search, &pieces, norm, q.from);
+        if !found.0.is_empty() || !found.1.is_empty() {
+            break;
         }
     }
+    let (mut chains, torn) = found;
     let chosen = match chains.len() {
         0 if torn.is_empty() => return Ok(None),
         0 => return Err(ambiguous(MatchPass::Elision, torn, 1, q.hint)),
         1 => chains.remove(0),
         _ => {
             let starts: Vec<usize> = chains.iter().map(|c| c[0]).collect();
-            match q.hint.and_then(|h| nearest(&starts, h, opts.hint_window)) {
+            // A start-line hint names the search's first line; when that is
+            // a marker, it names an unknown stretch and chooses nothing.
+            let hint = q
+                .hint
+                .filter(|_| !markers.first().copied().unwrap_or(false));
+            match hint.and_then(|h| nearest(&starts, h, opts.hint_window)) {
                 Some(s) => chains
                     .into_iter()
                     .find(|c| c[0] == s)
@@ -104,7 +133,44 @@ fn locate_elided(
             }
         }
     };
-    Ok(map_chain(hay, search, markers, &pieces, &chosen))
+    Ok(map_chain(hay, search, markers, &pieces, &chosen, q.from))
+}
+
+/// Every complete chain of pieces under `norm`, one per occurrence of the
+/// first piece, and the places where a later piece was ambiguous.
+fn chains(
+    hay: &Haystack<'_>,
+    search: &[String],
+    pieces: &[Range<usize>],
+    norm: Norm,
+    from: usize,
+) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let n = hay.lines().len();
+    let first = &search[pieces[0].clone()];
+    let heads = find(hay, first, norm, from..usize::MAX);
+    // A chain stops at the next occurrence of its first piece (a model does
+    // not elide across another copy of the line it anchors on), but only
+    // for a distinctive first piece: another `}` inside the elided stretch
+    // is ordinary, so such chains run on, and complete ones compete.
+    let anchors = first.iter().any(|l| distinctive(l));
+    let mut chains = Vec::new();
+    let mut torn = Vec::new();
+    for (h, &head) in heads.iter().enumerate() {
+        let limit = if anchors {
+            heads.get(h + 1).copied().unwrap_or(n)
+        } else {
+            n
+        };
+        if let Some(chain) = chain_from(hay, search, pieces, head, limit, norm, &mut torn) {
+            chains.push(chain);
+        }
+    }
+    (chains, torn)
+}
+
+/// Whether a line can tell places apart: three or more letters or digits.
+fn distinctive(line: &str) -> bool {
+    line.chars().filter(|c| c.is_alphanumeric()).count() >= 3
 }
 
 /// Maximal runs of non-marker lines, without the blank lines next to a
@@ -143,12 +209,13 @@ fn chain_from(
     pieces: &[Range<usize>],
     head: usize,
     limit: usize,
+    norm: Norm,
     torn: &mut Vec<usize>,
 ) -> Option<Vec<usize>> {
     let mut chain = vec![head];
     let mut pos = head + pieces[0].len();
     for piece in &pieces[1..] {
-        let hits = find(hay, &search[piece.clone()], Norm::Loose, pos..limit);
+        let hits = find(hay, &search[piece.clone()], norm, pos..limit);
         match hits.as_slice() {
             [one] => {
                 chain.push(*one);
@@ -164,59 +231,127 @@ fn chain_from(
     Some(chain)
 }
 
-/// Maps every search line: piece lines one to one, the rest (markers and
-/// blank lines around them) onto the gaps between pieces. Within one gap
-/// the first marker owns the elided lines; blank lines and further markers
-/// own nothing, so the lines are kept exactly once.
+/// Maps every search line: piece lines one to one; in each gap between
+/// pieces, the blank lines next to a piece onto the file's blank lines
+/// there (as many as both have, as the blank-edge rule does), and the rest
+/// of the gap to the gap's first marker, so the elided lines are kept
+/// exactly once and a blank line stays on its side of inserted code.
 fn map_chain(
     hay: &Haystack<'_>,
     search: &[String],
     markers: &[bool],
     pieces: &[Range<usize>],
     chosen: &[usize],
+    from: usize,
 ) -> Option<(usize, usize, Vec<Range<usize>>)> {
-    let start = chosen[0];
+    let lines = hay.lines();
     let last = pieces.len() - 1;
-    let end = chosen[last] + pieces[last].len();
     let mut map: Vec<Range<usize>> = vec![0..0; search.len()];
     for (k, piece) in pieces.iter().enumerate() {
         for (o, j) in piece.clone().enumerate() {
             map[j] = chosen[k] + o..chosen[k] + o + 1;
         }
     }
-    let gap_of = |j: usize| -> Range<usize> {
-        if j < pieces[0].start {
-            return start..start;
+    let blank_run = |range: Range<usize>, rev: bool| -> usize {
+        let mut n = 0;
+        let idx: Vec<usize> = if rev {
+            range.rev().collect()
+        } else {
+            range.collect()
+        };
+        for i in idx {
+            if !is_blank(lines[i]) {
+                break;
+            }
+            n += 1;
         }
-        if j >= pieces[last].end {
-            return end..end;
-        }
-        let k = pieces
-            .iter()
-            .rposition(|p| p.end <= j)
-            .expect("a piece before");
-        chosen[k] + pieces[k].len()..chosen[k + 1]
+        n
     };
-    let mut owned: Vec<Range<usize>> = Vec::new();
-    for j in 0..search.len() {
-        if pieces.iter().any(|p| p.contains(&j)) {
+    // Lead gap: trailing blank lines before the first piece may take the
+    // file's blank lines just above it.
+    let s_lead = 0..pieces[0].start;
+    let t = gap_tail_blanks(search, markers, s_lead.clone());
+    let tt = t.len().min(blank_run(from.min(chosen[0])..chosen[0], true));
+    let start = chosen[0] - tt;
+    map_run(&mut map, &t[t.len() - tt..], start);
+    own_rest(&mut map, markers, s_lead, start..start);
+    // Tail gap: leading blank lines after the last piece.
+    let end0 = chosen[last] + pieces[last].len();
+    let s_tail = pieces[last].end..search.len();
+    let l = gap_head_blanks(search, markers, s_tail.clone());
+    let tl = l.len().min(blank_run(end0..lines.len(), false));
+    map_run(&mut map, &l[..tl], end0);
+    let end = end0 + tl;
+    own_rest(&mut map, markers, s_tail, end..end);
+    // Inner gaps.
+    for k in 0..last {
+        let f = chosen[k] + pieces[k].len()..chosen[k + 1];
+        let s = pieces[k].end..pieces[k + 1].start;
+        if !(s.clone()).any(|j| markers[j]) {
+            // Only blank lines between two pieces: the file must have only
+            // blank lines there too; map them, the last taking any surplus.
+            if !lines[f.clone()].iter().all(|l| is_blank(l)) {
+                return None;
+            }
+            let js: Vec<usize> = s.collect();
+            for (o, &j) in js.iter().enumerate() {
+                let a = (f.start + o).min(f.end);
+                let b = if o + 1 == js.len() {
+                    f.end
+                } else {
+                    (a + 1).min(f.end)
+                };
+                map[j] = a..b.max(a);
+            }
             continue;
         }
-        let gap = gap_of(j);
-        if markers[j] && !owned.contains(&gap) {
-            owned.push(gap.clone());
-            map[j] = gap;
-        } else {
-            map[j] = gap.start..gap.start;
-        }
-    }
-    // A gap with no marker (only blank lines between two pieces) must itself
-    // be blank in the file, or the pieces were not adjacent.
-    for k in 0..last {
-        let gap = chosen[k] + pieces[k].len()..chosen[k + 1];
-        if !owned.contains(&gap) && !hay.lines()[gap.clone()].iter().all(|l| is_blank(l)) {
-            return None;
-        }
+        let l = gap_head_blanks(search, markers, s.clone());
+        let t = gap_tail_blanks(search, markers, s.clone());
+        let tl = l.len().min(blank_run(f.clone(), false));
+        let tt = t.len().min(blank_run(f.start + tl..f.end, true));
+        map_run(&mut map, &l[..tl], f.start);
+        map_run(&mut map, &t[t.len() - tt..], f.end - tt);
+        own_rest(&mut map, markers, s, f.start + tl..f.end - tt);
     }
     Some((start, end, map))
+}
+
+/// The blank search lines at the start of a gap, before its first marker.
+fn gap_head_blanks(search: &[String], markers: &[bool], gap: Range<usize>) -> Vec<usize> {
+    gap.take_while(|&j| !markers[j] && is_blank(&search[j]))
+        .collect()
+}
+
+/// The blank search lines at the end of a gap, after its last marker.
+fn gap_tail_blanks(search: &[String], markers: &[bool], gap: Range<usize>) -> Vec<usize> {
+    let mut v: Vec<usize> = gap
+        .rev()
+        .take_while(|&j| !markers[j] && is_blank(&search[j]))
+        .collect();
+    v.reverse();
+    v
+}
+
+/// Maps search lines `js` one to one onto file lines from `at`.
+fn map_run(map: &mut [Range<usize>], js: &[usize], at: usize) {
+    for (o, &j) in js.iter().enumerate() {
+        map[j] = at + o..at + o + 1;
+    }
+}
+
+/// The gap's first marker owns `owned`; its other unmapped lines own
+/// nothing.
+fn own_rest(map: &mut [Range<usize>], markers: &[bool], gap: Range<usize>, owned: Range<usize>) {
+    let mut first = true;
+    for j in gap {
+        if !map[j].is_empty() {
+            continue;
+        }
+        if markers[j] && first {
+            map[j] = owned.clone();
+            first = false;
+        } else {
+            map[j] = owned.start..owned.start;
+        }
+    }
 }

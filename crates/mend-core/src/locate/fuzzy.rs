@@ -16,7 +16,7 @@ use super::{
 };
 use crate::normalize::fold_loose;
 use crate::similarity::{
-    WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences,
+    WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences, single_slip,
 };
 
 /// Fuzzy matching needs enough text to be meaningful: at least two
@@ -43,7 +43,8 @@ pub(crate) fn run(
     let Some(best) = found.best.filter(|b| b.score >= opts.threshold) else {
         return Step::Next;
     };
-    let Some(start) = accepted_start(&found, q, opts) else {
+    let slipped = || slip_start(hay, &norm, &found).filter(|_| opts.slips);
+    let Some(start) = accepted_start(&found, q, opts).or_else(slipped) else {
         return Step::Done(Err(rivals(&found, core.len(), q.hint)));
     };
     let chosen = std::iter::once(best)
@@ -79,11 +80,12 @@ pub(crate) fn run(
     }
     // Map by alignment, as the guard above judged the window: a window of
     // the search's size can still be shifted.
-    let (map, extra) = align(&norm, &window, start);
+    let (map, mut extra) = align(hay, core, &norm, &window, start);
+    let (start, end) = tighten(start, start + len, &map, &mut extra);
     let m = Match {
         pass: MatchPass::Similarity,
         start,
-        end: start + len,
+        end,
         similarity: chosen.score,
         search: core.to_vec(),
         replace: Vec::new(),
@@ -118,6 +120,31 @@ fn accepted_start(found: &WindowSearch, q: &LineQuery<'_>, opts: &LocateOptions)
         .and_then(|h| super::nearest(&all, h, opts.hint_window))
 }
 
+/// The best window despite rivals within the margin, when it is the
+/// search with one slip (a misspelt name that names nothing in the file)
+/// and no rival is: a typo in a long block, beside a near-twin region.
+fn slip_start(hay: &Haystack<'_>, norm: &[String], found: &WindowSearch) -> Option<usize> {
+    let best = found.best?;
+    if found.exhausted {
+        return None;
+    }
+    let window = |w: &crate::similarity::Scored| -> Vec<&str> {
+        (w.start..w.start + w.len)
+            .map(|i| hay.grams().line(i))
+            .collect()
+    };
+    let slipped = single_slip(norm, &window(&best))?;
+    let n = hay.lines().len();
+    if has_word((0..n).map(|i| hay.grams().line(i)), slipped) {
+        return None;
+    }
+    found
+        .rivals
+        .iter()
+        .all(|r| single_slip(norm, &window(r)).is_none())
+        .then_some(best.start)
+}
+
 fn rivals(found: &WindowSearch, m: usize, hint: Option<usize>) -> Miss {
     let best = found.best.expect("a best window");
     let mut candidates = vec![Candidate {
@@ -137,73 +164,154 @@ fn rivals(found: &WindowSearch, m: usize, hint: Option<usize>) -> Miss {
     }
 }
 
-/// Maps search lines onto a window of another size by a line diff of their
-/// normalized forms: paired lines map one to one, a search line the window
-/// lacks maps to an empty range, and a window line no search line pairs with
-/// is returned as extra, after the search line it follows.
+/// Maps search lines onto a window by the alignment that maximizes the
+/// total similarity of paired lines (dynamic programming in a band around
+/// the diagonal, since a window differs from the search by a line or two):
+/// only lines with half or more of their characters in common pair, and a
+/// pair that is equal as sent outweighs one equal only once normalized, so
+/// a search's `}` pairs with the file's `}` and not with a `    }` beside
+/// it. Unpaired search lines map to an empty range; unpaired window lines
+/// are returned as extra, after the search line they follow.
 #[allow(clippy::type_complexity)]
 fn align(
+    hay: &Haystack<'_>,
+    search_raw: &[String],
     search: &[String],
     window: &[&str],
     start: usize,
 ) -> (Vec<Range<usize>>, Vec<(Option<usize>, usize)>) {
-    use similar::{Algorithm, DiffOp, capture_diff_slices};
-    let s: Vec<&str> = search.iter().map(String::as_str).collect();
-    let mut map = vec![0..0; search.len()];
+    let (m, n) = (search.len(), window.len());
+    let band = m.abs_diff(n) + 4;
+    let inside = |j: usize, w: usize| j.abs_diff(w) <= band;
+    let pair_score = |j: usize, w: usize| -> Option<f64> {
+        if !resembles(&search[j], window[w]) {
+            return None;
+        }
+        let sim = if search[j] == window[w] {
+            1.0
+        } else {
+            crate::similarity::similarity(&search[j], window[w])
+        };
+        let exact = search_raw[j].trim_end() == hay.lines()[start + w].trim_end();
+        Some(sim + if exact { 0.01 } else { 0.0 })
+    };
+    // best[j][w]: the best score aligning search[..j] with window[..w].
+    let neg = f64::NEG_INFINITY;
+    let mut best = vec![vec![neg; n + 1]; m + 1];
+    best[0][0] = 0.0;
+    for j in 0..=m {
+        for w in 0..=n {
+            let here = best[j][w];
+            if here == neg || !inside(j, w) {
+                continue;
+            }
+            if j < m && best[j + 1][w] < here {
+                best[j + 1][w] = here;
+            }
+            if w < n && best[j][w + 1] < here {
+                best[j][w + 1] = here;
+            }
+            if j < m
+                && w < n
+                && let Some(sc) = pair_score(j, w)
+                && best[j + 1][w + 1] < here + sc
+            {
+                best[j + 1][w + 1] = here + sc;
+            }
+        }
+    }
+    // Walk back from the end, preferring pairs, then unpaired window lines
+    // (so they trail the search line they follow).
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let (mut j, mut w) = (m, n);
+    while j > 0 || w > 0 {
+        let here = best[j][w];
+        if j > 0
+            && w > 0
+            && let Some(sc) = pair_score(j - 1, w - 1)
+            && (best[j - 1][w - 1] + sc - here).abs() < 1e-9
+        {
+            pairs.push((j - 1, w - 1));
+            j -= 1;
+            w -= 1;
+        } else if w > 0 && (best[j][w - 1] - here).abs() < 1e-9 {
+            w -= 1;
+        } else {
+            j -= 1;
+        }
+    }
+    pairs.reverse();
+    let mut map = vec![0..0; m];
+    let mut paired_window = vec![None; n];
+    for &(j, w) in &pairs {
+        map[j] = start + w..start + w + 1;
+        paired_window[w] = Some(j);
+    }
+    // Unpaired search lines sit where the next paired line is.
+    let mut next_at = start + n;
+    for j in (0..m).rev() {
+        if map[j].is_empty() {
+            map[j] = next_at..next_at;
+        } else {
+            next_at = map[j].start;
+        }
+    }
     let mut extra = Vec::new();
     let mut last: Option<usize> = None;
-    let pair = |j: usize, w: usize, map: &mut Vec<Range<usize>>, last: &mut Option<usize>| {
-        map[j] = start + w..start + w + 1;
-        *last = Some(j);
-    };
-    for op in capture_diff_slices(Algorithm::Myers, &s, window) {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
-                for k in 0..len {
-                    pair(old_index + k, new_index + k, &mut map, &mut last);
-                }
+    let mut pj = 0;
+    for (w, paired) in paired_window.iter().enumerate() {
+        match *paired {
+            Some(j) => {
+                last = Some(j);
+                pj = j + 1;
             }
-            DiffOp::Delete {
-                old_index,
-                old_len,
-                new_index,
-            } => {
-                map[old_index..old_index + old_len].fill(start + new_index..start + new_index);
-                last = Some(old_index + old_len - 1);
-            }
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for w in new_index..new_index + new_len {
-                    extra.push((last, start + w));
-                }
-            }
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for k in 0..old_len.max(new_len) {
-                    match (k < old_len, k < new_len) {
-                        (true, true) => pair(old_index + k, new_index + k, &mut map, &mut last),
-                        (true, false) => {
-                            let at = start + new_index + new_len;
-                            map[old_index + k] = at..at;
-                            last = Some(old_index + k);
-                        }
-                        (false, true) => extra.push((last, start + new_index + k)),
-                        (false, false) => {}
-                    }
-                }
+            None => {
+                // Follows the last search line before it, paired or not.
+                let before = (pj..m)
+                    .take_while(|&k| map[k].is_empty() && map[k].start <= start + w)
+                    .last();
+                extra.push((before.or(last), start + w));
             }
         }
     }
     (map, extra)
+}
+
+/// Unpaired file lines at the window's edges are left out of the region,
+/// untouched: the search does not describe them.
+fn tighten(
+    mut start: usize,
+    mut end: usize,
+    map: &[Range<usize>],
+    extra: &mut Vec<(Option<usize>, usize)>,
+) -> (usize, usize) {
+    extra.sort_by_key(|&(_, e)| e);
+    let first = map.iter().position(|r| !r.is_empty());
+    while let Some(pos) = extra
+        .iter()
+        .position(|&(a, e)| e == start && a.is_none_or(|a| first.is_none_or(|f| a < f)))
+    {
+        extra.remove(pos);
+        start += 1;
+    }
+    let last = map.iter().rposition(|r| !r.is_empty());
+    while let Some(pos) = extra
+        .iter()
+        .position(|&(a, e)| e + 1 == end && last.is_some() && a >= last)
+    {
+        extra.remove(pos);
+        end -= 1;
+    }
+    (start, end.max(start))
+}
+
+/// Whether two normalized lines are versions of one line: half or more of
+/// their characters in common.
+fn resembles(a: &str, b: &str) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return a.is_empty() && b.is_empty();
+    }
+    crate::similarity::similarity(a, b) >= 0.5
 }
 
 /// The "not found" miss: the closest window anywhere (markers left out),

@@ -202,8 +202,25 @@ pub(crate) fn run_with(
         return Step::Next;
     }
     let core = edges.core(search);
-    let starts = find(hay, core, norm, range);
+    let starts = find(hay, core, norm, range.clone());
     match select(starts, core.len(), q, hint, hay.eof(), window) {
+        Selection::Found(starts) if !q.replace_all => {
+            // The blank lines are evidence too: the whole search, with its
+            // blank edges, found elsewhere by a looser comparison makes the
+            // core's place one of two.
+            let lead = edges.counts().0;
+            let elsewhere: Vec<usize> = find(hay, search, Norm::Loose, range)
+                .into_iter()
+                .filter(|&s| s + lead != starts[0])
+                .collect();
+            if let Some(&other) = elsewhere.first() {
+                let mut places = vec![starts[0], other + lead];
+                places.sort_unstable();
+                return Step::Done(Err(ambiguous(pass, places, core.len(), hint)));
+            }
+            let m = Match::one_to_one(pass, starts[0], core.to_vec(), Vec::new());
+            Step::Done(Ok(vec![edges.widen(hay, q.from, m, search, replace)]))
+        }
         Selection::Found(starts) => {
             let matches = starts
                 .into_iter()

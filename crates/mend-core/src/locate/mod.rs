@@ -21,7 +21,7 @@
 //! ambiguity, reported with every line number, unless a start-line hint picks
 //! the nearest candidate within [`LocateOptions::hint_window`] lines. Blank
 //! lines at the edges of the search follow one rule in every pass
-//! ([`edges`]).
+//! (`edges.rs`).
 
 mod edges;
 mod elision;
@@ -126,6 +126,10 @@ pub struct LocateOptions {
     pub margin: f64,
     /// A start-line hint picks among candidates at most this many lines away.
     pub hint_window: usize,
+    /// Accept the best window despite rivals within the margin when it is
+    /// the search with one slip in one name and no rival is (see
+    /// [`crate::similarity::single_slip`]).
+    pub slips: bool,
 }
 
 impl Default for LocateOptions {
@@ -136,6 +140,7 @@ impl Default for LocateOptions {
             threshold: 0.85,
             margin: 0.10,
             hint_window: 40,
+            slips: true,
         }
     }
 }
@@ -175,6 +180,23 @@ pub struct Match {
 }
 
 impl Match {
+    /// A match the planner placed itself (a substring found after a line's
+    /// indentation), line for line, with markers flagged under `elision`.
+    pub(crate) fn placed(
+        pass: MatchPass,
+        start: usize,
+        search: Vec<String>,
+        replace: Vec<String>,
+        elision: Elision,
+    ) -> Match {
+        let (markers, replace_markers) = elision.flags(&search, &replace);
+        Match {
+            markers,
+            replace_markers,
+            ..Match::one_to_one(pass, start, search, replace)
+        }
+    }
+
     /// A match of `search` at `start`, line for line.
     pub(crate) fn one_to_one(
         pass: MatchPass,
@@ -526,6 +548,40 @@ pub fn locate(
         }
     }
     Err(fuzzy::not_found(hay, q, &edges, opts, ignored))
+}
+
+/// Every place `lines` occur at or after `from` under the loosest line
+/// comparison (Unicode folded, whitespace ignored), overlapping places
+/// included, each with the strictest pass that matches there. Anchored
+/// regions use it to weigh every candidate, not only the first pass's.
+pub(crate) fn occurrences(
+    hay: &Haystack<'_>,
+    lines: &[String],
+    from: usize,
+) -> Vec<(usize, MatchPass)> {
+    const PASSES: [MatchPass; 5] = [
+        MatchPass::Exact,
+        MatchPass::TrailingWhitespace,
+        MatchPass::Whitespace,
+        MatchPass::InnerWhitespace,
+        MatchPass::Unicode,
+    ];
+    lines::find(hay, lines, Norm::Loose, from..usize::MAX)
+        .into_iter()
+        .map(|at| {
+            let pass = PASSES
+                .into_iter()
+                .find(|&p| {
+                    let norm = Norm::of(p);
+                    lines
+                        .iter()
+                        .zip(&hay.lines()[at..])
+                        .all(|(a, b)| norm.apply(a) == norm.apply(b))
+                })
+                .unwrap_or(MatchPass::Unicode);
+            (at, pass)
+        })
+        .collect()
 }
 
 fn flag_markers(mut m: Match, q: &LineQuery<'_>) -> Match {

@@ -130,7 +130,7 @@ impl Planner<'_, '_> {
             _ => format!("Add neighbouring lines that make the {what} unique to the one place you mean."),
         };
         let mut f = Failure::new(FailureKind::Ambiguous, message, fix);
-        f.locations = spans;
+        f.locations = spans.into_iter().take(100).collect();
         f
     }
 
@@ -217,9 +217,16 @@ fn join_lines(spans: &[LineSpan], candidates: &[Candidate], with_scores: bool) -
             }
         })
         .collect();
+    // A boilerplate line can match thousands of times: name the first few.
+    const SHOWN: usize = 12;
     match parts.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
+        many if many.len() > SHOWN => format!(
+            "{} and {} more",
+            many[..SHOWN].join(", "),
+            many.len() - SHOWN
+        ),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }

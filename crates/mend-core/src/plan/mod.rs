@@ -1,11 +1,11 @@
 //! Planning: from a file's text and its edits to the new text and a report.
 //!
 //! [`plan_file`] walks a file's edits in order. Replacements that follow one
-//! another form a batch ([`batch`]), located against the same text, checked
+//! another form a batch (`batch.rs`), located against the same text, checked
 //! for overlap and spliced bottom to top; a creation, whole-file write,
 //! deletion, rename or mode change ends the batch. The new text is built
 //! from byte ranges of the original, so bytes outside the located regions
-//! are untouched by construction. Inside a region ([`splice`]):
+//! are untouched by construction. Inside a region (`splice.rs`):
 //!
 //! - replacement lines that equal a search line (context the edit keeps) are
 //!   taken from the *file*, with their own bytes and line ending, so a
@@ -18,8 +18,8 @@
 //! - a control character the file did not have (a NUL that would make it
 //!   binary) is refused.
 //!
-//! Substring targets ([`substring`]), anchored regions ([`region`]) and the
-//! model-ready explanations of failures ([`explain`]) have modules of their
+//! Substring targets (`substring.rs`), anchored regions (`region.rs`) and the
+//! model-ready explanations of failures (`explain.rs`) have modules of their
 //! own.
 
 mod batch;

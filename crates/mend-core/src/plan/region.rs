@@ -1,8 +1,19 @@
 //! Anchored regions (seed 000's `modify_file`): a start anchor, an optional
-//! end anchor searched after it, and `content` that replaces the region.
+//! end anchor after it, and `content` that replaces the region.
 //!
-//! Anchors climb the per-line passes (up to line numbers, never similarity:
-//! an anchor is short, and a merely similar line is a different line), and
+//! Anchors are matched line by line with the per-line passes (exact,
+//! whitespace, Unicode, line numbers), never by similarity: an anchor is
+//! short, and a merely similar line is a different line. Because anchors
+//! are short, the region is chosen among *every* place they match:
+//!
+//! - start and end must share one indentation frame (a model shifts all
+//!   its lines alike), so an end anchor that matches exactly at another
+//!   nesting level is not taken;
+//! - a start with two plausible ends is an ambiguity naming both;
+//! - the strictest match wins, unless another frame explains a different
+//!   region too: a frame-shifted anchor can match another place exactly,
+//!   and mend will not guess which was meant.
+//!
 //! `content` then gets the robustness of the other formats:
 //!
 //! - blank lines at the region's outer edges follow the blank-edge rule: a
@@ -13,30 +24,104 @@
 //!   lines between the anchors) when it pairs with it; otherwise the edit is
 //!   refused as lazy, and the marker is never written.
 
+use std::collections::HashMap;
+use std::ops::Range;
+
 use super::Planner;
 use super::batch::Planned;
 use crate::edit::Hints;
-use crate::locate::{LineQuery, Match, MatchPass, drop_surplus, is_blank, locate};
-use crate::normalize::{Numbered, strip_line_numbers};
+use crate::indent::columns;
+use crate::locate::{
+    Candidate, LineQuery, Match, MatchPass, Miss, drop_surplus, is_blank, locate, occurrences,
+};
+use crate::normalize::{Numbered, indent_of, strip_line_numbers};
 use crate::report::{Failure, FailureKind};
 
-/// An anchor as it was matched: its lines, numbers stripped when the
-/// line-number pass found it.
-fn as_matched(anchor: &[String], m: &Match) -> (Vec<String>, Option<Numbered>) {
-    if m.pass == MatchPass::LineNumbers
-        && let Some(n) = strip_line_numbers(anchor)
-    {
-        return (n.lines.clone(), Some(n));
+/// An anchor as the model sent it, prepared for matching.
+struct Anchor {
+    /// The lines, line numbers stripped when every line had one and the
+    /// numbered lines are not in the file as they are.
+    lines: Vec<String>,
+    numbered: Option<Numbered>,
+    /// Blank lines at its start and end.
+    lead: usize,
+    trail: usize,
+}
+
+impl Anchor {
+    /// The anchor as sent: its blank edge lines must match the file's.
+    fn new(raw: &[String]) -> Anchor {
+        Anchor {
+            lines: raw.to_vec(),
+            numbered: None,
+            lead: 0,
+            trail: 0,
+        }
     }
-    (anchor.to_vec(), None)
+
+    /// The anchor with its blank edge lines set aside, for a file that has
+    /// fewer of them there (the blank-edge rule).
+    fn trimmed(&self) -> Option<Anchor> {
+        let lead = self.lines.iter().take_while(|l| is_blank(l)).count();
+        if lead == self.lines.len() {
+            return None;
+        }
+        let trail = self.lines.iter().rev().take_while(|l| is_blank(l)).count();
+        (lead + trail > 0).then(|| Anchor {
+            lines: self.lines.clone(),
+            numbered: self.numbered.clone(),
+            lead,
+            trail,
+        })
+    }
+
+    fn core(&self) -> &[String] {
+        &self.lines[self.lead..self.lines.len() - self.trail]
+    }
+
+    fn stripped(&self) -> Option<Anchor> {
+        let n = strip_line_numbers(&self.lines)?;
+        let mut a = Anchor::new(&n.lines);
+        a.numbered = Some(n);
+        Some(a)
+    }
 }
 
-fn leading_blanks(lines: &[String]) -> usize {
-    lines.iter().take_while(|l| is_blank(l)).count()
+/// A place an anchor's core matches.
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    at: usize,
+    len: usize,
+    pass: MatchPass,
+    /// Which of the anchor's forms matched here (an index into the forms
+    /// [`Planner::anchor_hits`] returns).
+    form: usize,
+    /// The file line of the anchor's first non-blank line: one place, in
+    /// whichever form.
+    key: usize,
+    /// File indentation minus the model's, in columns, where the anchor
+    /// says anything about indentation.
+    delta: Option<isize>,
 }
 
-fn trailing_blanks(lines: &[String]) -> usize {
-    lines.iter().rev().take_while(|l| is_blank(l)).count()
+/// A candidate region.
+#[derive(Clone, Copy, Debug)]
+struct Region {
+    start: Hit,
+    end: Option<Hit>,
+}
+
+impl Region {
+    /// How strictly the anchors match: the looser anchor's pass, then
+    /// how many blank edge lines had to be set aside.
+    fn rank(&self) -> (MatchPass, usize) {
+        let e = self.end.unwrap_or(self.start);
+        (self.start.pass.max(e.pass), self.start.form + e.form)
+    }
+
+    fn delta(&self) -> Option<isize> {
+        self.start.delta.or(self.end.and_then(|e| e.delta))
+    }
 }
 
 impl Planner<'_, '_> {
@@ -54,30 +139,56 @@ impl Planner<'_, '_> {
                 "Give 1-4 unique lines of the file in `start`.",
             ));
         }
-        let opts = &self.opts.locate;
-        let ms = locate(
-            self.hay,
-            &LineQuery::anchor(start, MatchPass::LineNumbers),
-            opts,
-        )
-        .map_err(|m| self.explain(m, "start anchor"))?
-        .remove(0);
-        let me = if end.iter().all(|l| is_blank(l)) {
-            None
+        let has_end = !end.iter().all(|l| is_blank(l));
+        let (sa, starts) = self.anchor_hits(start, 0);
+        if starts.is_empty() {
+            return Err(self.anchor_missing(start, 0, "start anchor"));
+        }
+        let (ea, ends) = if has_end {
+            self.anchor_hits(end, 0)
         } else {
-            let q = LineQuery::anchor(end, MatchPass::LineNumbers).from(ms.end);
-            let me = locate(self.hay, &q, opts).map_err(|m| {
-                let mut f = self.explain(m, "end anchor");
-                f.message.push_str(&format!(
-                    " (the end anchor is searched after the start anchor, which matched line {})",
-                    ms.start + 1
-                ));
-                f
-            })?;
-            Some(me.into_iter().next().expect("one match"))
+            (Vec::new(), Vec::new())
         };
-        let content = self.conform_content(start, end, content, &ms, me.as_ref())?;
-        let located = self.region_match(ms, me, content);
+        // The ends of one frame, in file order: each start looks only at
+        // its own frame's ends after it.
+        let mut by_frame: HashMap<Option<isize>, Vec<Hit>> = HashMap::new();
+        for e in &ends {
+            by_frame.entry(e.delta).or_default().push(*e);
+        }
+        let mut regions = Vec::new();
+        let mut ends_of = Vec::new();
+        for s in &starts {
+            if !has_end {
+                regions.push(Region {
+                    start: *s,
+                    end: None,
+                });
+                continue;
+            }
+            let frame = by_frame.get(&s.delta).map_or(&[][..], Vec::as_slice);
+            let after = &frame[frame.partition_point(|e| e.at < s.at + s.len)..];
+            // The strictest ends only: an end as sent beats one that needed
+            // its blank lines set aside, as in the ladder.
+            let best = after.iter().map(|e| (e.pass, e.form)).min();
+            let after: Vec<Hit> = after
+                .iter()
+                .filter(|e| Some((e.pass, e.form)) == best)
+                .copied()
+                .collect();
+            match after.as_slice() {
+                [one] => regions.push(Region {
+                    start: *s,
+                    end: Some(*one),
+                }),
+                [] => {}
+                many => ends_of.push((*s, many[..2].to_vec())),
+            }
+        }
+        let region = self.choose_region(&regions, &ends_of, end, &starts)?;
+        let sa = &sa[region.start.form];
+        let ea = region.end.map(|e| &ea[e.form]);
+        let content = self.conform_content(sa, ea, &region, content)?;
+        let located = self.region_match(sa, ea, &region, content);
         let splice = self.render(&located, owner, &Hints::default(), "content")?;
         Ok(Planned {
             splices: vec![splice],
@@ -87,30 +198,197 @@ impl Planner<'_, '_> {
         })
     }
 
+    /// Every place an anchor matches at or after `from`, in each of its
+    /// forms: as sent and with blank edge lines set aside (the hit says
+    /// which), or with line numbers stripped when neither matches anywhere.
+    fn anchor_hits(&self, raw: &[String], from: usize) -> (Vec<Anchor>, Vec<Hit>) {
+        let plain = Anchor::new(raw);
+        let mut forms: Vec<Anchor> = std::iter::once(Anchor::new(raw))
+            .chain(plain.trimmed())
+            .collect();
+        let mut hits = self.form_hits(&forms, from, None);
+        if hits.is_empty()
+            && let Some(n) = plain.stripped()
+        {
+            forms = std::iter::once(Anchor::new(&n.lines))
+                .chain(n.trimmed())
+                .map(|mut a| {
+                    a.numbered = n.numbered.clone();
+                    a
+                })
+                .collect();
+            hits = self.form_hits(&forms, from, Some(MatchPass::LineNumbers));
+        }
+        (forms, hits)
+    }
+
+    fn form_hits(&self, forms: &[Anchor], from: usize, pass: Option<MatchPass>) -> Vec<Hit> {
+        let mut hits: Vec<Hit> = forms
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| {
+                self.hits_of(a, from, pass)
+                    .into_iter()
+                    .map(move |h| Hit { form: i, ..h })
+            })
+            .collect();
+        // One place, one hit: the strictest form there.
+        hits.sort_by_key(|h| (h.key, h.pass, h.form));
+        hits.dedup_by_key(|h| h.key);
+        hits.sort_by_key(|h| h.at);
+        hits
+    }
+
+    fn hits_of(&self, a: &Anchor, from: usize, pass: Option<MatchPass>) -> Vec<Hit> {
+        let core = a.core();
+        if core.is_empty() {
+            return Vec::new();
+        }
+        let tw = self.style().tab_width;
+        let first = core.iter().position(|l| !is_blank(l)).unwrap_or(0);
+        occurrences(self.hay, core, from)
+            .into_iter()
+            .map(|(at, p)| {
+                let model = columns(indent_of(&core[first]), tw) as isize;
+                let file = columns(indent_of(self.hay.lines()[at + first]), tw) as isize;
+                let pass = pass.unwrap_or(p);
+                Hit {
+                    at,
+                    len: core.len(),
+                    pass,
+                    form: 0,
+                    key: at + first,
+                    delta: if pass.tolerates_indentation() {
+                        Some(file - model)
+                    } else {
+                        Some(0)
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// Picks the one region the anchors describe, or explains why not.
+    fn choose_region(
+        &self,
+        regions: &[Region],
+        ends_of: &[(Hit, Vec<Hit>)],
+        end: &[String],
+        starts: &[Hit],
+    ) -> Result<Region, Failure> {
+        let Some(best) = regions.iter().map(Region::rank).min() else {
+            if let Some((s, ends)) = ends_of.first() {
+                return Err(self.ambiguous_ends(s, ends));
+            }
+            let from = starts.iter().map(|s| s.at + s.len).min().unwrap_or(0);
+            let mut f = self.anchor_missing(end, from, "end anchor");
+            f.message.push_str(&format!(
+                " (the end anchor is searched after the start anchor, which matched line {})",
+                starts[0].at + 1
+            ));
+            return Err(f);
+        };
+        // A start as strict as the best region's, with two plausible ends,
+        // makes the region ambiguous too.
+        if let Some((s, ends)) = ends_of.iter().find(|(s, _)| s.pass <= best.0) {
+            return Err(self.ambiguous_ends(s, ends));
+        }
+        let top: Vec<&Region> = regions.iter().filter(|r| r.rank() == best).collect();
+        let chosen = *top[0];
+        let other_frame = regions
+            .iter()
+            .find(|r| r.start.at != chosen.start.at && !consistent(r.delta(), chosen.delta()));
+        if top.len() > 1 || other_frame.is_some() {
+            let mut all: Vec<Region> = top.iter().map(|r| **r).collect();
+            all.extend(other_frame.copied());
+            let mut f = self.explain(
+                Miss::Ambiguous {
+                    pass: best.0,
+                    candidates: all
+                        .iter()
+                        .map(|r| Candidate {
+                            start: r.start.at,
+                            len: r.end.map_or(r.start.len, |e| e.at + e.len - r.start.at),
+                            similarity: 1.0,
+                        })
+                        .collect(),
+                    hint: None,
+                },
+                "anchors",
+            );
+            if top.len() == 1 {
+                f.message.push_str(
+                    "; one of them only with different indentation, and a model's indentation can be shifted, so mend will not choose",
+                );
+            }
+            f.fix = format!(
+                "Use anchor lines that occur once in {}, or more of them (up to 4 per anchor).",
+                self.path
+            );
+            return Err(f);
+        }
+        Ok(chosen)
+    }
+
+    fn ambiguous_ends(&self, s: &Hit, ends: &[Hit]) -> Failure {
+        let mut f = self.explain(
+            Miss::Ambiguous {
+                pass: ends
+                    .iter()
+                    .map(|e| e.pass)
+                    .min()
+                    .unwrap_or(MatchPass::Exact),
+                candidates: ends
+                    .iter()
+                    .map(|e| Candidate {
+                        start: e.at,
+                        len: e.len,
+                        similarity: 1.0,
+                    })
+                    .collect(),
+                hint: None,
+            },
+            "end anchor",
+        );
+        f.message
+            .push_str(&format!(" after the start anchor at line {}", s.at + 1));
+        f
+    }
+
+    /// The "not found" explanation for an anchor, from the locator.
+    fn anchor_missing(&self, raw: &[String], from: usize, what: &str) -> Failure {
+        let q = LineQuery::anchor(raw, MatchPass::LineNumbers).from(from);
+        match locate(self.hay, &q, &self.opts.locate) {
+            Err(m) => self.explain(m, what),
+            Ok(_) => Failure::new(
+                FailureKind::NotFound,
+                format!("The {what} matches no place consistent with the other anchor"),
+                "Copy both anchors exactly from the file, with their indentation.",
+            ),
+        }
+    }
+
     /// `content` as the file should receive it: line numbers stripped when
     /// the anchors had them, and blank surplus at the outer edges dropped.
     fn conform_content(
         &self,
-        start: &[String],
-        end: &[String],
+        sa: &Anchor,
+        ea: Option<&Anchor>,
+        r: &Region,
         content: &[String],
-        ms: &Match,
-        me: Option<&Match>,
     ) -> Result<Vec<String>, Failure> {
-        let (start_lines, start_numbers) = as_matched(start, ms);
-        let (last_lines, last_numbers, last_match) = match me {
-            Some(me) => {
-                let (l, n) = as_matched(end, me);
-                (l, n, me)
-            }
-            None => (start_lines.clone(), None, ms),
-        };
         let mut content = content.to_vec();
-        if let Some(numbered) = start_numbers.or(last_numbers) {
+        if let Some(numbered) = sa
+            .numbered
+            .as_ref()
+            .or(ea.and_then(|a| a.numbered.as_ref()))
+        {
             content = numbered.strip_replacement(&content).map_err(|why| {
                 Failure::new(
                     FailureKind::Malformed,
-                    format!("The anchors carry line numbers, and {why}, so mend cannot tell what to write"),
+                    format!(
+                        "The anchors carry line numbers, and {why}, so mend cannot tell what to write"
+                    ),
                     "Send the anchors and the content without line numbers.",
                 )
             })?;
@@ -127,51 +405,96 @@ impl Planner<'_, '_> {
                 ));
             }
         }
-        let lead = leading_blanks(&start_lines) - leading_blanks(&ms.search);
-        let trail = trailing_blanks(&last_lines) - trailing_blanks(&last_match.search);
+        let (lead, trail) = self.edge_surplus(sa, ea, r);
         Ok(drop_surplus(&content, lead, trail))
     }
 
-    /// The region from the start anchor through the end anchor, as one
-    /// match whose interior is elided when `content` elides it.
-    fn region_match(&self, ms: Match, me: Option<Match>, content: Vec<String>) -> Match {
-        let Some(me) = me else {
-            let (markers, replace_markers) = self.elision.flags(&ms.search, &content);
-            return Match {
-                replace: content,
-                markers,
-                replace_markers,
-                ..ms
-            };
+    /// Blank lines at the region's outer edges: (kept before, kept after)
+    /// of the file's, and the anchors' surplus over them.
+    fn outer_blanks(&self, sa: &Anchor, ea: Option<&Anchor>, r: &Region) -> (usize, usize) {
+        let lines = self.hay.lines();
+        let before = (0..r.start.at)
+            .rev()
+            .take_while(|&i| is_blank(lines[i]))
+            .count();
+        let last = r.end.unwrap_or(r.start);
+        let after = (last.at + last.len..lines.len())
+            .take_while(|&i| is_blank(lines[i]))
+            .count();
+        let trail = ea.unwrap_or(sa).trail;
+        (sa.lead.min(before), trail.min(after))
+    }
+
+    fn edge_surplus(&self, sa: &Anchor, ea: Option<&Anchor>, r: &Region) -> (usize, usize) {
+        let (kl, kt) = self.outer_blanks(sa, ea, r);
+        (sa.lead - kl, ea.unwrap_or(sa).trail - kt)
+    }
+
+    /// The region as one match: the anchors' lines mapped to the file's,
+    /// with an elided interior when `content` elides it.
+    fn region_match(
+        &self,
+        sa: &Anchor,
+        ea: Option<&Anchor>,
+        r: &Region,
+        content: Vec<String>,
+    ) -> Match {
+        let (kl, kt) = self.outer_blanks(sa, ea, r);
+        let blank = |n: usize| std::iter::repeat_n(String::new(), n);
+        let lines_at =
+            |at: usize, n: usize| -> Vec<Range<usize>> { (at..at + n).map(|i| i..i + 1).collect() };
+        let mut search: Vec<String> = blank(kl).chain(sa.core().iter().cloned()).collect();
+        let mut map = lines_at(r.start.at - kl, kl + r.start.len);
+        let first = r.start.at - kl;
+        let (end_line, markers, replace_markers, elided) = match (ea, r.end) {
+            (Some(ea), Some(e)) => {
+                let probe: Vec<String> = vec!["...".into()];
+                let (_, content_markers) = self.elision.flags(&probe, &content);
+                let elides = content_markers.iter().any(|&m| m);
+                if elides {
+                    search.push("...".into());
+                    map.push(r.start.at + r.start.len..e.at);
+                }
+                search.extend(ea.core().iter().cloned().chain(blank(kt)));
+                map.extend(lines_at(e.at, e.len + kt));
+                let mut markers = vec![false; search.len()];
+                if elides {
+                    markers[kl + r.start.len] = true;
+                }
+                (e.at + e.len + kt, markers, content_markers, elides)
+            }
+            _ => {
+                search.extend(blank(kt));
+                map.extend(lines_at(r.start.at + r.start.len, kt));
+                let (markers, replace_markers) = self.elision.flags(&search, &content);
+                (
+                    r.start.at + r.start.len + kt,
+                    markers,
+                    replace_markers,
+                    false,
+                )
+            }
         };
-        let interior = ms.end..me.start;
-        let probe: Vec<String> = vec!["...".into()];
-        let (_, content_markers) = self.elision.flags(&probe, &content);
-        let elides = content_markers.iter().any(|&m| m);
-        let mut search = ms.search.clone();
-        let mut map = ms.map.clone();
-        if elides {
-            search.push("...".into());
-            map.push(interior);
-        }
-        search.extend(me.search.iter().cloned());
-        map.extend(me.map.iter().cloned());
-        let mut markers = vec![false; search.len()];
-        if elides {
-            markers[ms.search.len()] = true;
-        }
         Match {
-            pass: ms.pass.max(me.pass),
-            start: ms.start,
-            end: me.end,
+            pass: r.rank().0,
+            start: first,
+            end: end_line,
             similarity: 1.0,
             search,
             replace: content,
             map,
             extra: Vec::new(),
             markers,
-            replace_markers: content_markers,
-            elided: elides,
+            replace_markers,
+            elided,
         }
+    }
+}
+
+/// Whether two anchors' indentation deltas agree (either may say nothing).
+fn consistent(a: Option<isize>, b: Option<isize>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
     }
 }

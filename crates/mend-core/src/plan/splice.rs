@@ -48,6 +48,13 @@ struct Render<'r, 'c, 'a> {
     rebase: Rebase,
     /// Search lines the replacement keeps (after the diff).
     kept: Vec<bool>,
+    /// The model's spaces per indentation level, from its replacement.
+    model_unit: Option<usize>,
+    /// Elision markers at the search's outer edges, which stand for an
+    /// unknown stretch of the file beyond the region, and whether the diff
+    /// has kept each yet.
+    edges: [Option<usize>; 2],
+    kept_edge: [bool; 2],
     out: Out,
 }
 
@@ -80,6 +87,9 @@ impl Planner<'_, '_> {
             hints,
             rebase: self.rebase(m),
             kept,
+            model_unit: model_unit(&m.replace),
+            edges: edge_markers(m),
+            kept_edge: [false; 2],
             out: Vec::new(),
         };
         r.check_window(what)?;
@@ -112,6 +122,42 @@ impl Planner<'_, '_> {
             .collect();
         Rebase::infer(&pairs, self.style())
     }
+}
+
+/// The model's indentation unit in spaces (4 or 2), from the lines it
+/// indented with spaces only.
+fn model_unit(lines: &[String]) -> Option<usize> {
+    let g = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent_of(l))
+        .filter(|i| !i.contains('\t'))
+        .map(str::len)
+        .fold(0, gcd);
+    match g {
+        0 => None,
+        g if g % 4 == 0 => Some(4),
+        g if g % 2 == 0 => Some(2),
+        _ => None,
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The search's first and last non-blank lines, when they are elision
+/// markers standing for nothing inside the region.
+fn edge_markers(m: &Match) -> [Option<usize>; 2] {
+    if !m.elided {
+        return [None, None];
+    }
+    let edge = |j: Option<usize>| j.filter(|&j| m.markers[j] && m.map[j].is_empty());
+    let non_blank = |j: &usize| !m.search[*j].trim().is_empty();
+    [
+        edge((0..m.search.len()).find(non_blank)),
+        edge((0..m.search.len()).rev().find(non_blank)),
+    ]
 }
 
 fn key(line: &str, elided: bool) -> String {
@@ -206,6 +252,18 @@ impl Render<'_, '_, '_> {
                 ));
             }
         }
+        let beyond_edge =
+            self.edges[0].is_some_and(|e| j < e) || self.edges[1].is_some_and(|e| j > e);
+        if beyond_edge {
+            return Err(Failure::new(
+                FailureKind::Malformed,
+                format!(
+                    "The edit removes line {} of the search, which lies beyond the elision marker at the search's edge; that marker stands for an unknown stretch of the file, so mend cannot tell which line it is",
+                    j + 1
+                ),
+                "End the search (and the replacement) with real lines of the file, not with an elision marker.",
+            ));
+        }
         if m.elided && m.markers[j] && !m.map[j].is_empty() {
             return Err(Failure::new(
                 FailureKind::Malformed,
@@ -227,10 +285,10 @@ impl Render<'_, '_, '_> {
         let m = self.m;
         let Some(j) = anchor.filter(|&j| m.map[j].len() == 1 && !m.search[j].trim().is_empty())
         else {
-            return self.rebase.apply(line);
+            return self.conformed(self.rebase.apply(line));
         };
         if self.rebase == Rebase::Identity {
-            return line.to_owned();
+            return self.conformed(line.to_owned());
         }
         let file_line = self.lines()[m.map[j].start].content;
         let explained = indent_of(&self.rebase.apply(&m.search[j])) == indent_of(file_line);
@@ -241,6 +299,15 @@ impl Render<'_, '_, '_> {
         }
     }
 
+    /// A line the identity mapping kept as the model wrote it, in the
+    /// file's indentation character.
+    fn conformed(&self, line: String) -> String {
+        if self.rebase != Rebase::Identity {
+            return line;
+        }
+        self.planner.style().conform(&line, self.model_unit)
+    }
+
     /// Writes replacement line `k`; an elision marker is never written.
     fn insert(
         &mut self,
@@ -249,6 +316,20 @@ impl Render<'_, '_, '_> {
         ending: &'static str,
     ) -> Result<(), Failure> {
         let line = &self.m.replace[k];
+        let before_lead = self.edges[0].is_some() && !self.kept_edge[0];
+        let after_tail = self.edges[1].is_some() && self.kept_edge[1];
+        if before_lead || after_tail {
+            let side = if before_lead { "before" } else { "after" };
+            return Err(Failure::new(
+                FailureKind::Malformed,
+                format!(
+                    "The replacement adds `{}` {side} the elision marker that {} the search, and that marker stands for an unknown stretch of the file, so mend cannot tell where the new lines go",
+                    line.trim(),
+                    if before_lead { "begins" } else { "ends" }
+                ),
+                "Put real lines of the file (not a marker) next to the place the new lines go.",
+            ));
+        }
         if self.m.replace_markers.get(k) == Some(&true) {
             return Err(Failure::new(
                 FailureKind::Malformed,
@@ -259,15 +340,35 @@ impl Render<'_, '_, '_> {
                 "Write the replacement out in full, or use the same elision markers, in the same places, in the search and the replacement.",
             ));
         }
-        let text = self.indent_for(anchor, line);
+        let text = match self.copied_line(line) {
+            Some(file_line) => file_line,
+            None => self.indent_for(anchor, line),
+        };
         self.out.push((text, ending));
         Ok(())
+    }
+
+    /// The file's line for a replacement line identical to a search line
+    /// the diff did not pair with it (a copied line that moved, or one of
+    /// several equal lines): the model's copy carries its drift, the file's
+    /// line does not.
+    fn copied_line(&self, line: &str) -> Option<String> {
+        let m = self.m;
+        if m.pass == MatchPass::Exact || line.trim().is_empty() {
+            return None;
+        }
+        let j = (0..m.search.len())
+            .find(|&j| m.search[j] == line && m.map[j].len() == 1 && !(m.elided && m.markers[j]))?;
+        Some(self.lines()[m.map[j].start].content.to_owned())
     }
 
     fn op(&mut self, op: DiffOp) -> Result<(), Failure> {
         match op {
             DiffOp::Equal { old_index, len, .. } => {
                 for j in old_index..old_index + len {
+                    for e in 0..2 {
+                        self.kept_edge[e] |= self.edges[e] == Some(j);
+                    }
                     self.keep(j);
                     self.emit_extra(Some(j));
                 }

@@ -67,6 +67,12 @@ impl Planner<'_, '_> {
         if let Some(chosen) =
             self.choose(hits, old_n.len(), r, MatchPass::Exact, &old_n, line_of)?
         {
+            if let [o] = chosen[..]
+                && let Some(p) =
+                    self.lines_after_indent(&logical, &starts, o, &old_n, &new_n, r, owner)?
+            {
+                return Ok(p);
+            }
             let splices = chosen
                 .into_iter()
                 .map(|o| {
@@ -85,9 +91,25 @@ impl Planner<'_, '_> {
         if let Some(p) = self.plan_folded_text(&old_n, &new_n, &logical, &starts, r, owner)? {
             return Ok(p);
         }
-        // Not a substring: climb the line ladder with whole lines.
+        // Not a substring: climb the line ladder with whole lines. A final
+        // newline only in new_string adds a line break after the region; one
+        // only in old_string would join the next line onto the region, which
+        // a loose match cannot place exactly.
+        if old_n.ends_with('\n') && !new_n.ends_with('\n') && !new_n.is_empty() {
+            return Err(Failure::new(
+                FailureKind::NotFound,
+                format!(
+                    "old_string was not found in {} as sent, and it ends with a line break that new_string lacks, so a loose match cannot tell where the joined line ends",
+                    self.path
+                ),
+                "Copy old_string exactly from the file, or end old_string and new_string alike (both with a line break, or both without).",
+            ));
+        }
         let search = split_lines(&old_n);
-        let replace = split_lines(&new_n);
+        let mut replace = split_lines(&new_n);
+        if new_n.ends_with('\n') && !old_n.ends_with('\n') {
+            replace.push(String::new());
+        }
         self.plan_lines(e, &search, &replace, r, owner, 0)
     }
 
@@ -122,6 +144,59 @@ impl Planner<'_, '_> {
                 }
             }
         }
+    }
+
+    /// An `old_string` that spans a line break, found right after a line's
+    /// indentation and ending at a line's end, is whole lines whose
+    /// indentation the model dropped: replacing it as a substring would
+    /// leave the indentation before the first new line and none before the
+    /// others. It is planned as those whole lines instead, so new lines
+    /// take the file's frame.
+    #[allow(clippy::too_many_arguments)]
+    fn lines_after_indent(
+        &self,
+        logical: &str,
+        starts: &[usize],
+        o: usize,
+        old: &str,
+        new: &str,
+        r: &Replace,
+        owner: usize,
+    ) -> Result<Option<Planned>, Failure> {
+        let line = match starts.binary_search(&o) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let prefix = &logical[starts[line]..o];
+        let end = o + old.len();
+        let ends_line =
+            old.ends_with('\n') || logical[end..].starts_with('\n') || end == logical.len();
+        if prefix.is_empty()
+            || !prefix.chars().all(|c| c == ' ' || c == '\t')
+            || !old.contains('\n')
+            || !ends_line
+        {
+            return Ok(None);
+        }
+        let search = split_lines(old);
+        let mut replace = split_lines(new);
+        if new.ends_with('\n') && !old.ends_with('\n') {
+            replace.push(String::new());
+        }
+        let m = crate::locate::Match::placed(
+            MatchPass::Whitespace,
+            line,
+            search,
+            replace,
+            self.elision_for(r.hints.literal),
+        );
+        let splice = self.render(&m, owner, &r.hints, "old_string")?;
+        Ok(Some(Planned {
+            splices: vec![splice],
+            pass: MatchPass::Whitespace,
+            similarity: 1.0,
+            moves_cursor: true,
+        }))
     }
 
     /// The Unicode pass for substrings: `old_string` may start or end inside
@@ -159,11 +234,11 @@ impl Planner<'_, '_> {
         let splices = chosen
             .into_iter()
             .map(|o| {
-                let a = self.doc.logical_to_original(starts, map[o]);
-                let b = self
-                    .doc
-                    .logical_to_original(starts, map[o + folded_old.len()]);
-                self.substring_splice(a..b, new, owner)
+                let (la, lb) = (map[o], map[o + folded_old.len()]);
+                let kept = keep_file_lines(old, new, &logical[la..lb]);
+                let a = self.doc.logical_to_original(starts, la);
+                let b = self.doc.logical_to_original(starts, lb);
+                self.substring_splice(a..b, &kept, owner)
             })
             .collect();
         Ok(Some(Planned {
@@ -236,9 +311,49 @@ impl Planner<'_, '_> {
     }
 }
 
+/// `new` with every line it copies unchanged from `old` taken from
+/// `found` (the file's text that `old` matched with typography folded), so
+/// a folded match never rewrites a line the edit did not change. Folding
+/// keeps line breaks, so `old` and `found` have the same lines.
+fn keep_file_lines(old: &str, new: &str, found: &str) -> String {
+    use similar::{Algorithm, DiffOp, capture_diff_slices};
+    let o: Vec<&str> = old.split('\n').collect();
+    let f: Vec<&str> = found.split('\n').collect();
+    let n: Vec<&str> = new.split('\n').collect();
+    if o.len() != f.len() {
+        return new.to_owned();
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(n.len());
+    for op in capture_diff_slices(Algorithm::Myers, &o, &n) {
+        match op {
+            DiffOp::Equal { old_index, len, .. } => {
+                out.extend_from_slice(&f[old_index..old_index + len]);
+            }
+            DiffOp::Delete { .. } => {}
+            DiffOp::Insert {
+                new_index, new_len, ..
+            }
+            | DiffOp::Replace {
+                new_index, new_len, ..
+            } => out.extend_from_slice(&n[new_index..new_index + new_len]),
+        }
+    }
+    out.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folded_match_keeps_the_files_copied_lines() {
+        let old = "say(\u{201C}hi\u{201D})\nx = 1";
+        let new = "say(\u{201C}hi\u{201D})\nx = 2";
+        assert_eq!(
+            keep_file_lines(old, new, "say(\"hi\")\nx = 1"),
+            "say(\"hi\")\nx = 2"
+        );
+    }
 
     #[test]
     fn overlapping_occurrences_are_all_found() {

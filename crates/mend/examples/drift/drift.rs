@@ -1,0 +1,269 @@
+//! The drift kinds: what models do to the lines they copy.
+
+use crate::hunks::{Hunk, Tag};
+
+/// A kind of drift.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The edit as the file has it.
+    Exact,
+    /// Trailing spaces on copied lines.
+    TrailingSpace,
+    /// The block's frame shifted: base indentation lost or added, or tabs
+    /// expanded to four spaces.
+    Indentation,
+    /// A doubled space inside copied lines.
+    InnerSpace,
+    /// Typographic quotes and dashes in copied lines.
+    Unicode,
+    /// `12 | ` (or `12→`) prefixes on copied lines.
+    LineNumbers,
+    /// An extra blank line at each edge of the search.
+    BlankEdges,
+    /// A one- or two-character slip in a context line.
+    TypoContext,
+    /// A slip in a removed line.
+    TypoRemoved,
+    /// A run of context lines replaced by `... existing code ...`.
+    Elision,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 10] = [
+        Kind::Exact,
+        Kind::TrailingSpace,
+        Kind::Indentation,
+        Kind::InnerSpace,
+        Kind::Unicode,
+        Kind::LineNumbers,
+        Kind::BlankEdges,
+        Kind::TypoContext,
+        Kind::TypoRemoved,
+        Kind::Elision,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Exact => "exact",
+            Kind::TrailingSpace => "trailing ws",
+            Kind::Indentation => "indentation",
+            Kind::InnerSpace => "inner ws",
+            Kind::Unicode => "unicode",
+            Kind::LineNumbers => "line numbers",
+            Kind::BlankEdges => "blank edges",
+            Kind::TypoContext => "typo context",
+            Kind::TypoRemoved => "typo removed",
+            Kind::Elision => "elision",
+        }
+    }
+}
+
+/// A small deterministic generator, so every run drifts the same way.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Line-number prefix style.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Numbers {
+    Bar,
+    Arrow,
+}
+
+fn copied(t: Tag) -> bool {
+    t != Tag::Add
+}
+
+fn indent(l: &str) -> &str {
+    &l[..l.len() - l.trim_start_matches([' ', '\t']).len()]
+}
+
+/// Applies `kind` to a hunk's lines, or `None` when the hunk has nothing
+/// the drift could act on.
+pub fn apply(kind: Kind, h: &Hunk, numbers: Numbers, rng: &mut Rng) -> Option<Vec<(Tag, String)>> {
+    let mut lines = h.lines.clone();
+    let on_copied = |lines: &mut Vec<(Tag, String)>, f: &dyn Fn(&str) -> String| -> bool {
+        let mut changed = false;
+        for (t, l) in lines.iter_mut() {
+            if copied(*t) && !l.trim().is_empty() {
+                let n = f(l);
+                changed |= n != *l;
+                *l = n;
+            }
+        }
+        changed
+    };
+    let ok = match kind {
+        Kind::Exact => true,
+        Kind::TrailingSpace => on_copied(&mut lines, &|l| format!("{l}  ")),
+        Kind::InnerSpace => on_copied(&mut lines, &|l| {
+            let ind = indent(l);
+            let body = &l[ind.len()..];
+            match body.find(' ') {
+                Some(i) => format!("{ind}{} {}", &body[..i], &body[i..]),
+                None => l.to_owned(),
+            }
+        }),
+        Kind::Unicode => on_copied(&mut lines, &|l| {
+            let mut open = true;
+            l.chars()
+                .map(|c| match c {
+                    '"' => {
+                        open = !open;
+                        if open { '\u{201D}' } else { '\u{201C}' }
+                    }
+                    '\'' => '\u{2019}',
+                    c => c,
+                })
+                .collect()
+        }),
+        Kind::Indentation => reindent(&mut lines),
+        Kind::LineNumbers => {
+            let mut n = h.old_start;
+            for (t, l) in lines.iter_mut() {
+                if copied(*t) {
+                    n += 1;
+                    *l = match numbers {
+                        Numbers::Bar => format!("{n} | {l}"),
+                        Numbers::Arrow => format!("{n:>6}\u{2192}{l}"),
+                    };
+                }
+            }
+            true
+        }
+        Kind::BlankEdges => {
+            lines.insert(0, (Tag::Ctx, String::new()));
+            lines.push((Tag::Ctx, String::new()));
+            true
+        }
+        Kind::TypoContext => typo(&mut lines, Tag::Ctx, rng),
+        Kind::TypoRemoved => typo(&mut lines, Tag::Del, rng),
+        Kind::Elision => elide(&mut lines, &h.path),
+    };
+    // A drift that makes the edit a no-op (a slip that restores the new
+    // text) is not an edit any more.
+    let unchanged = crate::hunks::side(&lines, Tag::Add) == crate::hunks::side(&lines, Tag::Del);
+    (ok && !unchanged).then_some(lines)
+}
+
+/// The model's frame: base indentation lost, or tabs expanded to four
+/// spaces, or (for a block at the left margin) four spaces added.
+fn reindent(lines: &mut [(Tag, String)]) -> bool {
+    let non_blank = || lines.iter().filter(|(_, l)| !l.trim().is_empty());
+    if non_blank().any(|(_, l)| indent(l).contains('\t')) {
+        for (_, l) in lines.iter_mut() {
+            let ind = indent(l).replace('\t', "    ");
+            *l = format!("{ind}{}", l.trim_start_matches([' ', '\t']));
+        }
+        return true;
+    }
+    let base = non_blank().map(|(_, l)| indent(l).len()).min().unwrap_or(0);
+    for (_, l) in lines.iter_mut() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        *l = if base > 0 {
+            l[base..].to_owned()
+        } else {
+            format!("    {l}")
+        };
+    }
+    true
+}
+
+/// A slip inside an identifier of one line tagged `tag`: two letters
+/// swapped, one dropped, or one doubled.
+fn typo(lines: &mut [(Tag, String)], tag: Tag, rng: &mut Rng) -> bool {
+    let candidates: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, (t, l))| *t == tag && word_at(l).is_some())
+        .map(|(i, _)| i)
+        .collect();
+    if candidates.is_empty() {
+        return false;
+    }
+    let i = candidates[rng.below(candidates.len())];
+    let l = &lines[i].1;
+    let (a, b) = word_at(l).expect("a word");
+    let w: Vec<char> = l[a..b].chars().collect();
+    let k = 1 + rng.below(w.len() - 2);
+    let mut n = w.clone();
+    match rng.below(3) {
+        0 => n.swap(k, k + 1),
+        1 => {
+            n.remove(k);
+        }
+        _ => n.insert(k, w[k]),
+    }
+    if n == w {
+        n.remove(k);
+    }
+    let slipped: String = n.into_iter().collect();
+    lines[i].1 = format!("{}{slipped}{}", &l[..a], &l[b..]);
+    true
+}
+
+/// The longest identifier of five or more ASCII letters in a line.
+fn word_at(l: &str) -> Option<(usize, usize)> {
+    let mut best: Option<(usize, usize)> = None;
+    let mut start = None;
+    for (i, c) in l.char_indices().chain(std::iter::once((l.len(), ' '))) {
+        if c.is_ascii_alphabetic() {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take()
+            && i - s >= 5
+            && best.is_none_or(|(a, b)| i - s > b - a)
+        {
+            best = Some((s, i));
+        }
+    }
+    best
+}
+
+/// Replaces the longest run (two or more) of context lines with an
+/// elision comment, as models write it.
+fn elide(lines: &mut Vec<(Tag, String)>, path: &str) -> bool {
+    let mut best: Option<(usize, usize)> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].0 != Tag::Ctx {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < lines.len() && lines[i].0 == Tag::Ctx {
+            i += 1;
+        }
+        if i - s >= 2 && best.is_none_or(|(a, b)| i - s > b - a) {
+            best = Some((s, i));
+        }
+    }
+    let Some((a, b)) = best else { return false };
+    // The search must keep real lines besides the marker.
+    if lines.iter().filter(|(t, _)| *t != Tag::Add).count() <= b - a {
+        return false;
+    }
+    let comment = if path.ends_with(".py") { "#" } else { "//" };
+    let ind = lines[a..b]
+        .iter()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map_or("", |(_, l)| indent(l))
+        .to_owned();
+    lines.splice(
+        a..b,
+        [(Tag::Ctx, format!("{ind}{comment} ... existing code ..."))],
+    );
+    true
+}

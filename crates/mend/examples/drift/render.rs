@@ -1,0 +1,175 @@
+//! Renders a (drifted) hunk in each edit format, as a model would send it.
+
+use mend_core::Format;
+
+use crate::drift::Kind;
+use crate::hunks::{Hunk, Tag, side};
+
+/// The formats under test, with the names the report uses.
+pub const FORMATS: [Format; 6] = [
+    Format::SearchReplace,
+    Format::EditBlock,
+    Format::StrReplace,
+    Format::Anchored,
+    Format::ApplyPatch,
+    Format::UnifiedDiff,
+];
+
+fn marker_like(lines: &[(Tag, String)]) -> bool {
+    lines.iter().any(|(_, l)| {
+        let t = l.trim();
+        t.starts_with("<<<<<<<")
+            || t.starts_with(">>>>>>>")
+            || t == "======="
+            || t.starts_with("*** ")
+            || t.starts_with("««« EDIT")
+            || t.starts_with("»»»")
+            || t.contains("═══════ REPL")
+    })
+}
+
+/// The response text for `lines` (the drifted hunk) in `format`, or `None`
+/// when the format cannot express it. `clean` is the undrifted hunk, used
+/// to choose anchors a model would choose (unique in the file).
+pub fn render(
+    format: Format,
+    clean: &Hunk,
+    lines: &[(Tag, String)],
+    kind: Kind,
+    file: &str,
+) -> Option<String> {
+    if marker_like(lines) {
+        return None;
+    }
+    let path = &clean.path;
+    let search = side(lines, Tag::Add);
+    let replace = side(lines, Tag::Del);
+    Some(match format {
+        Format::SearchReplace => format!(
+            "{path}\n```\n<<<<<<< SEARCH\n{}\n=======\n{}{}>>>>>>> REPLACE\n```\n",
+            search.join("\n"),
+            replace.join("\n"),
+            if replace.is_empty() { "" } else { "\n" }
+        ),
+        Format::EditBlock => format!(
+            "{path}\n««« EDIT\n{}\n═══════ REPL\n{}{}»»» EDIT END\n",
+            search.join("\n"),
+            replace.join("\n"),
+            if replace.is_empty() { "" } else { "\n" }
+        ),
+        Format::StrReplace => serde_json::json!({
+            "path": path,
+            "old_string": search.join("\n"),
+            "new_string": replace.join("\n"),
+        })
+        .to_string(),
+        Format::Anchored => anchored(clean, lines, kind, file)?,
+        Format::ApplyPatch => {
+            let mut s = format!("*** Begin Patch\n*** Update File: {path}\n@@\n");
+            push_diff_lines(&mut s, lines);
+            s.push_str("*** End Patch\n");
+            s
+        }
+        Format::UnifiedDiff => {
+            let old = search.len();
+            let new = replace.len();
+            let at = clean.old_start + 1;
+            let mut s = format!("--- a/{path}\n+++ b/{path}\n@@ -{at},{old} +{at},{new} @@\n");
+            push_diff_lines(&mut s, lines);
+            s
+        }
+        _ => return None,
+    })
+}
+
+fn push_diff_lines(s: &mut String, lines: &[(Tag, String)]) {
+    for (t, l) in lines {
+        s.push(match t {
+            Tag::Ctx => ' ',
+            Tag::Del => '-',
+            Tag::Add => '+',
+        });
+        s.push_str(l);
+        s.push('\n');
+    }
+}
+
+fn count(file: &[&str], lines: &[String], from: usize) -> usize {
+    let m = lines.len();
+    if file.len() < m {
+        return 0;
+    }
+    (from..=file.len() - m)
+        .filter(|&i| file[i..i + m].iter().zip(lines).all(|(a, b)| a == b))
+        .count()
+}
+
+/// `modify_file` with the shortest start and end anchors (1–4 lines) that
+/// are unique in the file, as the seed's guidance asks of a model. The
+/// drift touches what a model copies into an anchored edit: the anchors,
+/// and the content lines that repeat them; the rest of `content` is the
+/// model's own text, exact by the format's definition (its frame still
+/// shifts with indentation drift, and copied lines carry numbers).
+fn anchored(clean: &Hunk, drifted: &[(Tag, String)], kind: Kind, file: &str) -> Option<String> {
+    if matches!(kind, Kind::TypoContext | Kind::TypoRemoved | Kind::Elision) {
+        return None;
+    }
+    let file_lines: Vec<&str> = file.lines().collect();
+    let cs = clean.search();
+    let n = cs.len();
+    let unique = |lines: &[String], from: usize| {
+        !lines.iter().all(|l| l.trim().is_empty()) && count(&file_lines, lines, from) == 1
+    };
+    let (ks, ke) = if n <= 4 {
+        (n, 0)
+    } else {
+        let ks = (1..=4).find(|&k| unique(&cs[..k], 0))?;
+        let ke = (1..=4).find(|&k| k + ks <= n && unique(&cs[n - k..], clean.old_start + ks))?;
+        (ks, ke)
+    };
+    let pad = usize::from(kind == Kind::BlankEdges);
+    let body = &drifted[pad..drifted.len() - pad];
+    let whole_frame = matches!(kind, Kind::Indentation | Kind::LineNumbers);
+    let (mut start, mut end, mut content) = (Vec::new(), Vec::new(), Vec::new());
+    let mut si = 0;
+    for ((tag, d), (_, c)) in body.iter().zip(&clean.lines) {
+        let anchor = *tag != Tag::Add && (si < ks || si >= n - ke);
+        if *tag != Tag::Add {
+            if si < ks {
+                start.push(d.clone());
+            } else if si >= n - ke {
+                end.push(d.clone());
+            }
+            si += 1;
+        }
+        if *tag != Tag::Del {
+            let copied = *tag == Tag::Ctx && (anchor || kind == Kind::LineNumbers);
+            content.push(if copied || (whole_frame && kind == Kind::Indentation) {
+                d.clone()
+            } else {
+                c.clone()
+            });
+        }
+    }
+    if pad == 1 {
+        start.insert(0, String::new());
+        content.insert(0, String::new());
+        if end.is_empty() {
+            start.push(String::new());
+        } else {
+            end.push(String::new());
+        }
+        content.push(String::new());
+    }
+    let mut change = serde_json::json!({ "start": start, "content": content });
+    if !end.is_empty() {
+        change["end"] = serde_json::json!(end);
+    }
+    Some(
+        serde_json::json!({
+            "path": clean.path,
+            "changes": [change],
+        })
+        .to_string(),
+    )
+}
