@@ -74,12 +74,13 @@ pub fn fold_with_offsets(s: &str) -> (String, Vec<usize>) {
 /// removed where there was some, or added where there was none, so tokens
 /// cannot merge or split.
 pub fn collapse_spaces(s: &str) -> Cow<'_, str> {
-    let t = s.trim();
+    let t = trim(s);
     let bytes = t.as_bytes();
-    let needs = bytes
-        .windows(2)
-        .any(|w| matches!(w[0], b' ' | b'\t') && matches!(w[1], b' ' | b'\t'))
-        || bytes.contains(&b'\t');
+    // A prebuilt SIMD finder: this runs on every line of a file.
+    static DOUBLE_SPACE: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    let double = DOUBLE_SPACE.get_or_init(|| memchr::memmem::Finder::new(b"  "));
+    let needs = memchr::memchr(b'\t', bytes).is_some() || double.find(bytes).is_some();
     if !needs {
         return Cow::Borrowed(t);
     }
@@ -97,6 +98,40 @@ pub fn collapse_spaces(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `str::trim`, with a fast answer for the common line that starts and
+/// ends with a visible ASCII character.
+pub fn trim(s: &str) -> &str {
+    trim_end(trim_start(s))
+}
+
+/// `str::trim_start`, stripping ASCII spaces and tabs byte by byte and
+/// leaving other whitespace to the general rule.
+fn trim_start(s: &str) -> &str {
+    let b = s.as_bytes();
+    let n = b.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
+    match b.get(n) {
+        Some(&c) if c > b' ' && c < 0x80 => &s[n..],
+        None => "",
+        _ => s.trim_start(),
+    }
+}
+
+/// `str::trim_end`, with the same fast path.
+pub fn trim_end(s: &str) -> &str {
+    let b = s.as_bytes();
+    let n = b
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    let end = b.len() - n;
+    match end.checked_sub(1).map(|i| b[i]) {
+        Some(c) if c > b' ' && c < 0x80 => &s[..end],
+        None => "",
+        _ => s.trim_end(),
+    }
 }
 
 /// The most tolerant per-line form: Unicode folded, trimmed, and inner
@@ -418,6 +453,23 @@ mod tests {
         );
         assert_eq!(fold_unicode("a\u{00A0}b"), "a b");
         assert_eq!(fold_unicode("e\u{0301}"), "\u{00E9}");
+    }
+
+    #[test]
+    fn fast_trims_agree_with_std() {
+        for s in [
+            "",
+            " ",
+            "\t x \t",
+            "x",
+            " \u{a0}x\u{a0} ",
+            "\u{3000}y",
+            "a\r",
+            "  é  ",
+        ] {
+            assert_eq!(trim(s), s.trim(), "{s:?}");
+            assert_eq!(trim_end(s), s.trim_end(), "{s:?}");
+        }
     }
 
     #[test]

@@ -320,7 +320,7 @@ pub fn anchored_windows(
     margin: f64,
     range: std::ops::Range<usize>,
 ) -> WindowSearch {
-    use std::collections::HashMap;
+    type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
     let m = search.len();
     let n = hay.len();
     let Some(std::ops::Range {
@@ -330,13 +330,13 @@ pub fn anchored_windows(
     else {
         return WindowSearch::default();
     };
-    let mut wanted: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut wanted: HashMap<&str, Vec<usize>> = HashMap::default();
     for (j, l) in search.iter().enumerate() {
         if distinctive(l) {
             wanted.entry(l.as_str()).or_default().push(j);
         }
     }
-    let mut hits: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut hits: HashMap<&str, Vec<usize>> = HashMap::default();
     for p in 0..n {
         let line = hay.line(p);
         if let Some((k, _)) = wanted.get_key_value(line) {

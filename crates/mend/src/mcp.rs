@@ -279,16 +279,20 @@ impl MendServer {
             return failure(format!("File not found: {}", a.path));
         };
         let _ = ws.remember(file);
-        let lines: Vec<&str> = file.text.split_inclusive('\n').collect();
-        let start = a.offset.unwrap_or(1).max(1) - 1;
-        let end = a
-            .limit
-            .map_or(lines.len(), |l| (start + l).min(lines.len()));
-        let content: String = lines.get(start..end.max(start)).unwrap_or(&[]).concat();
+        // Lines as mend sees them (CR-only files included).
+        let doc = mend_core::text::Document::new(&file.text);
+        let n = doc.len();
+        let start = (a.offset.unwrap_or(1).max(1) - 1).min(n);
+        let end = a.limit.map_or(n, |l| start.saturating_add(l).min(n));
+        let content = if start >= n {
+            ""
+        } else {
+            &file.text[doc.byte_range(start..end)]
+        };
         text(json(&serde_json::json!({
             "path": snap.rel,
             "version": file.hash,
-            "total_lines": lines.len(),
+            "total_lines": n,
             "offset": start + 1,
             "content": content,
         })))

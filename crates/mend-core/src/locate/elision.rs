@@ -163,9 +163,35 @@ fn chains(
         };
         if let Some(chain) = chain_from(hay, search, pieces, head, limit, norm, &mut torn) {
             chains.push(chain);
+        } else if limit < n
+            && let Some(chain) = chain_from(hay, search, pieces, head, n, norm, &mut Vec::new())
+            && stays_in_scope(hay, pieces, &chain)
+        {
+            // Eliding across the next copy of the first piece is plausible
+            // when the elided stretch never leaves the piece's block.
+            chains.push(chain);
         }
     }
     (chains, torn)
+}
+
+/// Whether every elided stretch of a chain stays inside the block around
+/// it: no non-blank line in a gap is indented less than both the line
+/// before the gap and the line after it. A reading that elides across the
+/// end of a scope (from one class's method into another class) is not one
+/// a model means.
+fn stays_in_scope(hay: &Haystack<'_>, pieces: &[Range<usize>], chain: &[usize]) -> bool {
+    let lines = hay.lines();
+    let width = |l: &str| crate::indent::columns(crate::normalize::indent_of(l), 8);
+    (0..pieces.len() - 1).all(|k| {
+        let before = chain[k] + pieces[k].len() - 1;
+        let after = chain[k + 1];
+        let floor = width(lines[before]).min(width(lines[after]));
+        lines[before + 1..after]
+            .iter()
+            .filter(|l| !is_blank(l))
+            .all(|l| width(l) >= floor)
+    })
 }
 
 /// Whether a line can tell places apart: three or more letters or digits.

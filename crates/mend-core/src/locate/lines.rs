@@ -8,7 +8,6 @@
 //! (two overlapping occurrences are two locations, so an ambiguity).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::ops::Range;
 
 use super::edges::Edges;
@@ -49,41 +48,18 @@ impl Norm {
     pub(crate) fn apply(self, s: &str) -> Cow<'_, str> {
         match self {
             Norm::Exact => Cow::Borrowed(s),
-            Norm::Trailing => Cow::Borrowed(s.trim_end()),
-            Norm::Trim => Cow::Borrowed(s.trim()),
+            Norm::Trailing => Cow::Borrowed(crate::normalize::trim_end(s)),
+            Norm::Trim => Cow::Borrowed(crate::normalize::trim(s)),
             Norm::Spaces => collapse_spaces(s),
             Norm::Loose => fold_loose(s),
         }
     }
 }
 
-/// A file's lines under one normalization, interned.
-#[derive(Debug)]
-pub(crate) struct LineIds<'a> {
-    ids: Vec<u32>,
-    table: HashMap<Cow<'a, str>, u32>,
-}
-
-impl<'a> LineIds<'a> {
-    pub(crate) fn new(lines: &[&'a str], norm: Norm) -> Self {
-        let mut table: HashMap<Cow<'a, str>, u32> = HashMap::with_capacity(lines.len());
-        let ids = lines
-            .iter()
-            .map(|l| {
-                let next = table.len() as u32;
-                *table.entry(norm.apply(l)).or_insert(next)
-            })
-            .collect();
-        LineIds { ids, table }
-    }
-
-    /// The search's lines as ids, or `None` when some line occurs nowhere.
-    fn pattern(&self, search: &[String], norm: Norm) -> Option<Vec<u32>> {
-        search
-            .iter()
-            .map(|s| self.table.get(norm.apply(s).as_ref()).copied())
-            .collect()
-    }
+/// A line's hash, for the automaton's cheap comparisons.
+pub(crate) fn line_hash(s: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(s)
 }
 
 /// Every start in `range` where `search` matches under `norm`, in order,
@@ -99,23 +75,25 @@ pub(crate) fn find(
     if m == 0 || n < m {
         return Vec::new();
     }
-    let ids = hay.ids(norm);
-    let Some(pat) = ids.pattern(search, norm) else {
-        return Vec::new();
-    };
     let lo = range.start.min(n);
     let hi = range.end.saturating_add(m - 1).min(n);
     if hi < lo + m {
         return Vec::new();
     }
-    kmp(&ids.ids[lo..hi], &pat)
+    let pat: Vec<Cow<'_, str>> = search.iter().map(|s| norm.apply(s)).collect();
+    let pat_hashes: Vec<u64> = pat.iter().map(|p| line_hash(p)).collect();
+    let text = hay.hashes(norm);
+    // Hashes find the candidates; the lines themselves confirm them.
+    kmp(&text[lo..hi], &pat_hashes)
         .into_iter()
         .map(|s| s + lo)
+        .filter(|&s| (0..m).all(|k| hay.line_under(norm, s + k) == pat[k]))
         .collect()
 }
 
-/// All (overlapping) occurrences of `pat` in `text`.
-fn kmp(text: &[u32], pat: &[u32]) -> Vec<usize> {
+/// All (overlapping) occurrences of `pat` in `text`: the Knuth–Morris–Pratt
+/// automaton, so each text line is compared a bounded number of times.
+fn kmp<T: PartialEq>(text: &[T], pat: &[T]) -> Vec<usize> {
     let m = pat.len();
     let mut fail = vec![0usize; m];
     let mut k = 0;
@@ -130,11 +108,11 @@ fn kmp(text: &[u32], pat: &[u32]) -> Vec<usize> {
     }
     let mut out = Vec::new();
     let mut k = 0;
-    for (i, &c) in text.iter().enumerate() {
-        while k > 0 && c != pat[k] {
+    for (i, c) in text.iter().enumerate() {
+        while k > 0 && *c != pat[k] {
             k = fail[k - 1];
         }
-        if c == pat[k] {
+        if *c == pat[k] {
             k += 1;
         }
         if k == m {
@@ -242,8 +220,11 @@ mod tests {
 
     #[test]
     fn kmp_finds_overlapping_occurrences() {
-        assert_eq!(kmp(&[1, 1, 1], &[1, 1]), vec![0, 1]);
-        assert_eq!(kmp(&[1, 2, 1, 2, 1], &[1, 2, 1]), vec![0, 2]);
-        assert!(kmp(&[1, 2], &[3]).is_empty());
+        assert_eq!(kmp(&["a", "a", "a"], &["a", "a"]), vec![0, 1]);
+        assert_eq!(
+            kmp(&["a", "b", "a", "b", "a"], &["a", "b", "a"]),
+            vec![0, 2]
+        );
+        assert!(kmp(&["a", "b"], &["c"]).is_empty());
     }
 }

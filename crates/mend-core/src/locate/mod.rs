@@ -35,9 +35,9 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use edges::drop_surplus;
-use lines::{LineIds, Norm};
+use lines::Norm;
 
-use crate::normalize::{Elision, fold_loose};
+use crate::normalize::Elision;
 use crate::similarity::LineGrams;
 
 /// The matching pass that located an edit, in ladder order.
@@ -377,7 +377,11 @@ impl<'q> LineQuery<'q> {
 #[derive(Debug)]
 pub struct Haystack<'a> {
     lines: Vec<&'a str>,
-    ids: [OnceCell<LineIds<'a>>; Norm::COUNT],
+    /// The lines under the normalizations that allocate (inner spacing,
+    /// Unicode), computed once.
+    normalized: [OnceCell<Vec<std::borrow::Cow<'a, str>>>; Norm::COUNT],
+    /// Each line's hash under each normalization, computed once.
+    hashes: [OnceCell<Vec<u64>>; Norm::COUNT],
     grams: OnceCell<LineGrams<'a>>,
 }
 
@@ -386,7 +390,8 @@ impl<'a> Haystack<'a> {
     pub fn new(lines: Vec<&'a str>) -> Self {
         Haystack {
             lines,
-            ids: Default::default(),
+            normalized: Default::default(),
+            hashes: Default::default(),
             grams: OnceCell::new(),
         }
     }
@@ -396,13 +401,59 @@ impl<'a> Haystack<'a> {
         &self.lines
     }
 
-    fn ids(&self, norm: Norm) -> &LineIds<'a> {
-        self.ids[norm.index()].get_or_init(|| LineIds::new(&self.lines, norm))
+    /// The file's lines under an allocating normalization, computed once.
+    fn normalized(&self, norm: Norm) -> &[std::borrow::Cow<'a, str>] {
+        self.normalized[norm.index()]
+            .get_or_init(|| self.lines.iter().map(|l| norm.apply(l)).collect())
+    }
+
+    /// Line `i` under `norm`; the cheap normalizations are slices.
+    fn line_under(&self, norm: Norm, i: usize) -> &str {
+        let l = self.lines[i];
+        match norm {
+            Norm::Exact => l,
+            Norm::Trailing => crate::normalize::trim_end(l),
+            Norm::Trim => crate::normalize::trim(l),
+            Norm::Spaces | Norm::Loose => &self.normalized(norm)[i],
+        }
+    }
+
+    /// Every line's hash under `norm`, computed once. A line that a
+    /// normalization leaves as the previous one did reuses its hash, so the
+    /// ladder costs about two hashes per line, not five.
+    fn hashes(&self, norm: Norm) -> &[u64] {
+        if let Some(h) = self.hashes[norm.index()].get() {
+            return h;
+        }
+        let prev = match norm {
+            Norm::Exact => None,
+            Norm::Trailing => Some(Norm::Exact),
+            Norm::Trim => Some(Norm::Trailing),
+            Norm::Spaces => Some(Norm::Trim),
+            Norm::Loose => Some(Norm::Spaces),
+        };
+        let computed = match prev {
+            None => self.lines.iter().map(|l| lines::line_hash(l)).collect(),
+            Some(p) => {
+                let before = self.hashes(p);
+                (0..self.lines.len())
+                    .map(|i| {
+                        let (a, b) = (self.line_under(p, i), self.line_under(norm, i));
+                        if a.len() == b.len() && a.as_ptr() == b.as_ptr() {
+                            before[i]
+                        } else {
+                            lines::line_hash(b)
+                        }
+                    })
+                    .collect()
+            }
+        };
+        self.hashes[norm.index()].get_or_init(|| computed)
     }
 
     fn grams(&self) -> &LineGrams<'a> {
         self.grams
-            .get_or_init(|| LineGrams::new(self.lines.iter().map(|l| fold_loose(l)).collect()))
+            .get_or_init(|| LineGrams::new(self.normalized(Norm::Loose).to_vec()))
     }
 
     /// The end of the file for `at_eof`, ignoring trailing blank lines.

@@ -55,6 +55,8 @@ struct Render<'r, 'c, 'a> {
     /// has kept each yet.
     edges: [Option<usize>; 2],
     kept_edge: [bool; 2],
+    /// What the two sides of the edit are called in this format.
+    nouns: Nouns,
     out: Out,
 }
 
@@ -90,6 +92,7 @@ impl Planner<'_, '_> {
             model_unit: model_unit(&m.replace),
             edges: edge_markers(m),
             kept_edge: [false; 2],
+            nouns: Nouns::of(what),
             out: Vec::new(),
         };
         r.check_window(what)?;
@@ -144,6 +147,29 @@ fn model_unit(lines: &[String]) -> Option<usize> {
 
 fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// The names of an edit's two sides in messages: a SEARCH block's search
+/// and replacement, a chunk's old and new lines, an anchored change's
+/// anchors and content.
+#[derive(Clone, Copy)]
+struct Nouns {
+    search: &'static str,
+    replace: &'static str,
+}
+
+impl Nouns {
+    fn of(what: &str) -> Nouns {
+        let (search, replace) = match what {
+            "content" => ("region", "content"),
+            "old_string" => ("old_string", "new_string"),
+            "chunk" => ("chunk's old lines", "chunk's new lines"),
+            "hunk" => ("hunk's old lines", "hunk's new lines"),
+            "EDIT section" => ("EDIT section", "REPL section"),
+            _ => ("search", "replacement"),
+        };
+        Nouns { search, replace }
+    }
 }
 
 /// The search's first and last non-blank lines, when they are elision
@@ -258,21 +284,30 @@ impl Render<'_, '_, '_> {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
-                    "The edit removes line {} of the search, which lies beyond the elision marker at the search's edge; that marker stands for an unknown stretch of the file, so mend cannot tell which line it is",
-                    j + 1
+                    "The edit removes line {} of the {s}, which lies beyond the elision marker at the {s}'s edge; that marker stands for an unknown stretch of the file, so mend cannot tell which line it is",
+                    j + 1,
+                    s = self.nouns.search
                 ),
-                "End the search (and the replacement) with real lines of the file, not with an elision marker.",
+                format!(
+                    "End the {} and the {} with real lines of the file, not with an elision marker.",
+                    self.nouns.search, self.nouns.replace
+                ),
             ));
         }
         if m.elided && m.markers[j] && !m.map[j].is_empty() {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
-                    "The replacement drops the elision marker `{}`, which stands for lines {} of the file; mend will not delete lines the edit did not show",
+                    "The {} drops the elision marker `{}`, which stands for lines {} of the file; mend will not delete lines the edit did not show",
+                    self.nouns.replace,
                     m.search[j].trim(),
                     LineSpan::from_range(m.map[j].start, m.map[j].end)
                 ),
-                "Repeat the elision marker in the replacement where the elided lines belong, or write those lines out in both the search and the replacement.",
+                format!(
+                    "Repeat the elision marker in the {r} where the elided lines belong, or write those lines out in both the {s} and the {r}.",
+                    r = self.nouns.replace,
+                    s = self.nouns.search
+                ),
             ));
         }
         Ok(())
@@ -323,9 +358,11 @@ impl Render<'_, '_, '_> {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
-                    "The replacement adds `{}` {side} the elision marker that {} the search, and that marker stands for an unknown stretch of the file, so mend cannot tell where the new lines go",
+                    "The {} adds `{}` {side} the elision marker that {} the {}, and that marker stands for an unknown stretch of the file, so mend cannot tell where the new lines go",
+                    self.nouns.replace,
                     line.trim(),
-                    if before_lead { "begins" } else { "ends" }
+                    if before_lead { "begins" } else { "ends" },
+                    self.nouns.search
                 ),
                 "Put real lines of the file (not a marker) next to the place the new lines go.",
             ));
@@ -334,10 +371,16 @@ impl Render<'_, '_, '_> {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
-                    "The replacement contains the elision marker `{}`, and no marker of the search pairs with it, so mend cannot tell which lines it stands for; mend never writes a marker into a file",
-                    line.trim()
+                    "The {} contains the elision marker `{}`, and no marker of the {} pairs with it, so mend cannot tell which lines it stands for; mend never writes a marker into a file",
+                    self.nouns.replace,
+                    line.trim(),
+                    self.nouns.search
                 ),
-                "Write the replacement out in full, or use the same elision markers, in the same places, in the search and the replacement.",
+                format!(
+                    "Write the {r} out in full, or use the same elision markers, in the same places, in the {s} and the {r}.",
+                    r = self.nouns.replace,
+                    s = self.nouns.search
+                ),
             ));
         }
         let text = match self.copied_line(line) {
