@@ -23,12 +23,13 @@ pub struct Edit {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Origin {
     /// The format that produced it (`search-replace`, `str-replace`, …).
-    pub format: String,
+    pub format: std::borrow::Cow<'static, str>,
     /// 1-based line of the input where the edit starts (0 when unknown, as
     /// for JSON input).
     pub line: usize,
-    /// The edit as the model sent it, for retry messages.
-    pub text: String,
+    /// The edit as the model sent it, for retry messages; shared with the
+    /// edit's report rather than copied.
+    pub text: std::sync::Arc<str>,
 }
 
 /// The kinds of change.
@@ -153,7 +154,7 @@ impl Edit {
     /// A short description of the operation for messages, in the terms of
     /// the format it came from.
     pub fn describe(&self) -> &'static str {
-        let format = self.origin.as_ref().map(|o| o.format.as_str());
+        let format = self.origin.as_ref().map(|o| o.format.as_ref());
         match &self.op {
             EditOp::Replace(r) => match r.target {
                 Target::Lines { .. } => match format {

@@ -43,7 +43,7 @@ pub use edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 pub use error::Error;
 pub use formats::{Entry, Format, Malformed, Parsed, ShellSuggestion, StreamParser};
 pub use locate::{LocateOptions, MatchPass};
-pub use plan::{FilePlan, PlanOptions, plan_file};
+pub use plan::{FilePlan, FilePlanner, PlanOptions, plan_file};
 pub use report::{
     ApplyReport, EditReport, EditStatus, Failure, FailureKind, FileSummary, LineSpan,
     render_retry_context,

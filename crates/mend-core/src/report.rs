@@ -14,8 +14,11 @@
 //!   "files": [ { "path": "src/a.py", "status": "M",      // M, A, D or R
 //!                "renamed_to": null, "diff": "--- a/src/a.py\n+++ …" } ],
 //!   "edits": [ EditReport, … ],
-//!   "retry_context": "…",       // present when an edit failed
-//!   "shell_suggestions": [{"line": 12, "command": "cargo test"}]  // never run
+//!   "retry_context": "…",       // present when an edit failed; capped
+//!                               // at 64 KiB, the rest counted by kind
+//!   "shell_suggestions": [{"line": 12, "command": "cargo test"}], // never run
+//!   "omitted": {"edits": 99500, "applied": 0,   // present past 500 edits:
+//!               "failed": {"not_found": 99500}} // the ones not listed
 //! }
 //! ```
 //!
@@ -249,9 +252,9 @@ impl EditReport {
             occurrences: 0,
             similarity: None,
             origin: Some(Origin {
-                format: m.format.to_owned(),
+                format: m.format.into(),
                 line: m.line,
-                text: m.text.clone(),
+                text: m.text.as_str().into(),
             }),
             failure: Some(Failure::new(
                 FailureKind::Malformed,
@@ -356,11 +359,112 @@ pub struct ApplyReport {
     pub retry_context: Option<String>,
     /// Shell commands the response proposed; mend never runs them.
     pub shell_suggestions: Vec<crate::formats::ShellSuggestion>,
+    /// Edits not listed in `edits` (see [`ApplyReport::capped`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Omitted>,
+}
+
+/// How much a report shows, so no response can produce an unbounded one:
+/// a retry context stops adding failures in full past
+/// [`Caps::retry_context`] bytes and summarises the rest by kind; a listing
+/// of edits (JSON, MCP) shows [`Caps::listed_edits`] and counts the rest; a
+/// diff in an MCP result is cut at [`Caps::diff`] bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Caps {
+    /// Bytes of failures shown in full in a retry context.
+    pub retry_context: usize,
+    /// Edits listed one by one.
+    pub listed_edits: usize,
+    /// Bytes of diff in a result a model reads.
+    pub diff: usize,
+}
+
+/// The caps every output of mend uses.
+pub const CAPS: Caps = Caps {
+    retry_context: 64 * 1024,
+    listed_edits: 500,
+    diff: 256 * 1024,
+};
+
+/// The edits a capped report does not list one by one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Omitted {
+    /// How many edits are not listed.
+    pub edits: usize,
+    /// How many of them applied (or were no-ops).
+    pub applied: usize,
+    /// How many failed, by failure kind (`not_found`, `ambiguous`, …).
+    pub failed: std::collections::BTreeMap<String, usize>,
+}
+
+impl Omitted {
+    /// The summary of `reports`.
+    pub fn of<'r>(reports: impl IntoIterator<Item = &'r EditReport>) -> Omitted {
+        let mut o = Omitted::default();
+        for r in reports {
+            o.edits += 1;
+            match &r.failure {
+                _ if r.is_ok() => o.applied += 1,
+                Some(f) => {
+                    let kind = serde_json::to_value(f.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default();
+                    *o.failed.entry(kind).or_default() += 1;
+                }
+                None => {}
+            }
+        }
+        o
+    }
+
+    /// "12 applied, 3 not found, 1 ambiguous".
+    pub fn describe(&self) -> String {
+        let mut parts = vec![format!("{} applied", self.applied)];
+        parts.extend(
+            self.failed
+                .iter()
+                .map(|(k, n)| format!("{n} {}", k.replace('_', " "))),
+        );
+        parts.join(", ")
+    }
+}
+
+impl ApplyReport {
+    /// The report with at most `max` edits listed; the rest are counted in
+    /// `omitted`.
+    pub fn capped(mut self, max: usize) -> ApplyReport {
+        if self.edits.len() > max {
+            let rest = self.edits.split_off(max);
+            self.omitted = Some(Omitted::of(&rest));
+        }
+        self
+    }
+}
+
+/// `text` cut at the last line break within `max` bytes, with a note of
+/// how much was left out; unchanged when it fits.
+pub fn cap_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = text[..cut].rfind('\n').map_or(cut, |i| i + 1);
+    let left = text[cut..].lines().count();
+    std::borrow::Cow::Owned(format!(
+        "{}[… {left} more lines ({} bytes) not shown: the output is capped at {max} bytes]\n",
+        &text[..cut],
+        text.len() - cut
+    ))
 }
 
 /// Renders failures as one block a model can act on: for each failed edit,
 /// the error, the edit as it was sent, and an instruction to fix it (the
-/// retry context of seed 000).
+/// retry context of seed 000). Past [`Caps::retry_context`] bytes, the
+/// remaining failures are counted by kind instead of shown.
 pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
     let failed: Vec<&EditReport> = reports.iter().filter(|r| !r.is_ok()).collect();
     if failed.is_empty() {
@@ -372,43 +476,63 @@ pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
         failed.len(),
         reports.len()
     ));
-    for r in failed {
-        let Some(f) = &r.failure else { continue };
-        out.push_str(&format!(
-            "\n## Edit #{} ({} for {}) — {}\n",
-            r.index + 1,
-            r.kind,
-            r.path,
-            f.kind.label()
-        ));
-        if let Some(o) = &r.origin
-            && o.line > 0
-        {
-            out.push_str(&format!("(at line {} of your response)\n", o.line));
-        }
-        out.push_str(&f.message);
-        out.push('\n');
-        if let Some(best) = &f.best {
+    for (shown, r) in failed.iter().enumerate() {
+        let section = failure_section(r);
+        if out.len() + section.len() > CAPS.retry_context && shown > 0 {
+            let o = Omitted::of(failed[shown..].iter().copied());
             out.push_str(&format!(
-                "\nClosest match in the file, {:.0}% similar, at line {}:\n",
-                best.similarity * 100.0,
-                best.line
+                "\n## {} more failed edits not shown ({})\nThis context is capped at {} bytes. Fix the edits above; then send the rest again, and mend will explain those that still fail.\n",
+                o.edits,
+                o.describe().trim_start_matches("0 applied, "),
+                CAPS.retry_context
             ));
-            let width = best.lines.last().map_or(1, |l| l.number.to_string().len());
-            for l in &best.lines {
-                out.push_str(&format!("{:>width$} | {}\n", l.number, l.text));
-            }
+            break;
         }
-        if let Some(o) = &r.origin
-            && !o.text.is_empty()
-        {
-            out.push_str("\nYour edit was:\n");
-            out.push_str(&o.text);
-            if !o.text.ends_with('\n') {
-                out.push('\n');
-            }
-        }
-        out.push_str(&format!("\nFix: {}\n", f.fix));
+        out.push_str(&section);
     }
     Some(out)
+}
+
+/// One failed edit, explained in full.
+fn failure_section(r: &EditReport) -> String {
+    let mut out = String::new();
+    let Some(f) = &r.failure else {
+        return out;
+    };
+    out.push_str(&format!(
+        "\n## Edit #{} ({} for {}) — {}\n",
+        r.index + 1,
+        r.kind,
+        r.path,
+        f.kind.label()
+    ));
+    if let Some(o) = &r.origin
+        && o.line > 0
+    {
+        out.push_str(&format!("(at line {} of your response)\n", o.line));
+    }
+    out.push_str(&f.message);
+    out.push('\n');
+    if let Some(best) = &f.best {
+        out.push_str(&format!(
+            "\nClosest match in the file, {:.0}% similar, at line {}:\n",
+            best.similarity * 100.0,
+            best.line
+        ));
+        let width = best.lines.last().map_or(1, |l| l.number.to_string().len());
+        for l in &best.lines {
+            out.push_str(&format!("{:>width$} | {}\n", l.number, l.text));
+        }
+    }
+    if let Some(o) = &r.origin
+        && !o.text.is_empty()
+    {
+        out.push_str("\nYour edit was:\n");
+        out.push_str(&cap_text(&o.text, CAPS.retry_context / 4));
+        if !o.text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!("\nFix: {}\n", f.fix));
+    out
 }

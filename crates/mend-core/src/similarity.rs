@@ -23,13 +23,40 @@
 use rapidfuzz::distance::levenshtein::{Args, BatchComparator};
 
 const Q: usize = 3;
-const BUCKETS: usize = 1 << 16;
 
 /// Windows whose bound is below this are not worth showing as a candidate.
 pub const REPORT_FLOOR: f64 = 0.5;
 
-/// How many windows a failure report may score exactly.
-const EVAL_BUDGET: usize = 400;
+/// Work spent comparing texts, in characters compared (the product of
+/// the two texts' lengths for each edit distance): what bounds the
+/// similarity pass, however large the search or the file.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    left: u64,
+}
+
+impl Budget {
+    /// A budget of `chars` characters compared.
+    pub fn new(chars: u64) -> Budget {
+        Budget { left: chars }
+    }
+
+    /// Spends the cost of comparing texts of `a` and `b` characters, or
+    /// says there is not enough left.
+    fn spend(&mut self, a: usize, b: usize) -> bool {
+        let cost = (a as u64).saturating_mul(b as u64);
+        if cost > self.left {
+            return false;
+        }
+        self.left -= cost;
+        true
+    }
+
+    /// Whether one comparison of texts of `a` and `b` characters fits.
+    pub fn affords(&self, a: usize, b: usize) -> bool {
+        (a as u64).saturating_mul(b as u64) <= self.left
+    }
+}
 
 /// A search line occurring more often than this in the file is boilerplate
 /// (`}`, `return None`), not an anchor.
@@ -201,6 +228,7 @@ pub fn best_windows(
     search: &[String],
     margin: f64,
     range: std::ops::Range<usize>,
+    mut budget: Budget,
 ) -> WindowSearch {
     let m = search.len();
     let Some(starts) = window_starts(hay.len(), m, range) else {
@@ -210,33 +238,37 @@ pub fn best_windows(
 
     let search_text = search.join("\n");
     let a: usize = search.iter().map(|l| l.chars().count()).sum::<usize>() + m - 1;
-    let mut want = vec![0u16; BUCKETS];
     let mut search_grams = Vec::new();
     for line in search {
         push_grams(line, &mut search_grams);
     }
-    for &g in &search_grams {
-        want[g as usize] += 1;
-    }
     let g_a = search_grams.len();
+    // As many buckets as the search needs: merged buckets only loosen the
+    // bound, and a short search then costs little to set up.
+    let bits = (usize::BITS - (4 * g_a).max(1).leading_zeros()).clamp(8, 16);
+    let shift = 16 - bits;
+    let mut want = vec![0u32; 1 << bits];
+    for &g in &search_grams {
+        want[(g >> shift) as usize] += 1;
+    }
 
     // Slide the window over the file, keeping the shared-gram count and the
     // window length current.
-    let mut have = vec![0u16; BUCKETS];
+    let mut have = vec![0u32; 1 << bits];
     let mut shared = 0usize;
     let mut w_len = 0usize;
-    let add = |i: usize, have: &mut [u16], shared: &mut usize| {
+    let add = |i: usize, have: &mut [u32], shared: &mut usize| {
         for &g in hay.line_grams(i) {
-            let g = g as usize;
+            let g = (g >> shift) as usize;
             if have[g] < want[g] {
                 *shared += 1;
             }
             have[g] += 1;
         }
     };
-    let remove = |i: usize, have: &mut [u16], shared: &mut usize| {
+    let remove = |i: usize, have: &mut [u32], shared: &mut usize| {
         for &g in hay.line_grams(i) {
-            let g = g as usize;
+            let g = (g >> shift) as usize;
             have[g] -= 1;
             if have[g] < want[g] {
                 *shared -= 1;
@@ -270,7 +302,7 @@ pub fn best_windows(
     let mut scored: Vec<Scored> = Vec::new();
     let mut best: Option<Scored> = None;
     let mut exhausted = false;
-    for (evaluated, &(upper, k)) in bounds.iter().enumerate() {
+    for &(upper, k) in &bounds {
         let floor = match best {
             Some(b) => (b.score - margin).max(REPORT_FLOOR),
             None => REPORT_FLOOR,
@@ -278,7 +310,8 @@ pub fn best_windows(
         if upper < floor {
             break;
         }
-        if evaluated >= EVAL_BUDGET {
+        let w = hay.chars[k..k + m].iter().sum::<usize>() + m - 1;
+        if !budget.spend(a, w) {
             exhausted = true;
             break;
         }
@@ -319,6 +352,7 @@ pub fn anchored_windows(
     search: &[String],
     margin: f64,
     range: std::ops::Range<usize>,
+    budget: Budget,
 ) -> WindowSearch {
     type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
     let m = search.len();
@@ -343,46 +377,34 @@ pub fn anchored_windows(
             hits.entry(k).or_default().push(p);
         }
     }
-    let mut starts: Vec<usize> = Vec::new();
-    for (line, ps) in &hits {
-        if ps.len() > MAX_ANCHOR_HITS {
-            continue;
-        }
-        for &j in &wanted[line] {
-            for &p in ps {
-                let base = p as isize - j as isize;
-                for d in -(ANCHOR_SLACK as isize)..=ANCHOR_SLACK as isize {
-                    let k = base + d;
-                    if k >= first as isize && k < last as isize {
-                        starts.push(k as usize);
+    // Candidate starts, best supported first (an anchor exactly in place
+    // counts double), so a spent budget leaves out the least likely.
+    let candidates = |slack: isize| -> Vec<usize> {
+        let mut support: rustc_hash::FxHashMap<usize, u32> = Default::default();
+        for (line, ps) in &hits {
+            if ps.len() > MAX_ANCHOR_HITS {
+                continue;
+            }
+            for &j in &wanted[line] {
+                for &p in ps {
+                    let base = p as isize - j as isize;
+                    for d in -slack..=slack {
+                        let k = base + d;
+                        if k >= first as isize && k < last as isize {
+                            *support.entry(k as usize).or_default() += if d == 0 { 2 } else { 1 };
+                        }
                     }
                 }
             }
         }
-    }
-    starts.sort_unstable();
-    starts.dedup();
+        let mut v: Vec<(usize, u32)> = support.into_iter().collect();
+        v.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        v.into_iter().map(|(k, _)| k).collect()
+    };
+    let starts = candidates(ANCHOR_SLACK as isize);
     // Windows one line longer or shorter absorb one line of shift
     // themselves, so they are tried within one line of each anchor.
-    let mut near: Vec<usize> = Vec::new();
-    for (line, ps) in &hits {
-        if ps.len() > MAX_ANCHOR_HITS {
-            continue;
-        }
-        for &j in &wanted[line] {
-            for &p in ps {
-                let base = p as isize - j as isize;
-                for d in -1..=1isize {
-                    let k = base + d;
-                    if k >= first as isize && k < last as isize {
-                        near.push(k as usize);
-                    }
-                }
-            }
-        }
-    }
-    near.sort_unstable();
-    near.dedup();
+    let near = candidates(1);
 
     let search_text = search.join("\n");
     let a = search_text.chars().count();
@@ -393,6 +415,8 @@ pub fn anchored_windows(
     };
     let mut scored: Vec<Scored> = Vec::new();
     let mut best: Option<Scored> = None;
+    let budget = std::cell::Cell::new(budget);
+    let exhausted = std::cell::Cell::new(false);
     let score_at = |k: usize, len: usize, best: Option<Scored>| -> Option<Scored> {
         let floor = floor_of(best);
         let w = hay.chars[k..k + len].iter().sum::<usize>() + len - 1;
@@ -400,6 +424,12 @@ pub fn anchored_windows(
         if 1.0 - (a.abs_diff(w) as f64) / (max as f64) < floor {
             return None;
         }
+        let mut b = budget.get();
+        if !b.spend(a, w) {
+            exhausted.set(true);
+            return None;
+        }
+        budget.set(b);
         let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
         let text = hay.window_text(k, len);
         let d = scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))?;
@@ -432,7 +462,7 @@ pub fn anchored_windows(
             }
         }
     }
-    finish(best, scored, m, margin, false)
+    finish(best, scored, m, margin, exhausted.get())
 }
 
 fn finish(
@@ -532,9 +562,9 @@ pub fn meaningful_differences<'s>(
     window: &[&'s str],
     file_has: impl Fn(&str) -> bool,
 ) -> Vec<&'s str> {
-    use similar::{Algorithm, DiffOp, capture_diff_slices};
+    use crate::diff::{DiffOp, line_ops};
     let s: Vec<&str> = search.iter().map(String::as_str).collect();
-    let line_ops = capture_diff_slices(Algorithm::Myers, &s, window);
+    let line_ops = line_ops(&s, window);
     // Reworded comments are forgiven only in a block anchored by at least
     // one identical code line; a block of comments alone has no anchor.
     let anchored = line_ops.iter().any(|op| match *op {
@@ -555,7 +585,7 @@ pub fn meaningful_differences<'s>(
                 out.push(t);
             }
         };
-        for op in capture_diff_slices(Algorithm::Myers, &ts, &tw) {
+        for op in crate::diff::line_ops(&ts, &tw) {
             match op {
                 DiffOp::Equal { .. } => {}
                 // The window has a token where the search has none: the
@@ -732,7 +762,7 @@ mod tests {
         );
         let hay = LineGrams::new(hay_lines.into_iter().map(Into::into).collect());
         let search = lines("let x = compute_totals(items);\nreturn x;");
-        let found = best_windows(&hay, &search, 0.05, 0..usize::MAX);
+        let found = best_windows(&hay, &search, 0.05, 0..usize::MAX, Budget::new(u64::MAX));
         let best = found.best.unwrap();
         assert!(best.score > 0.9);
         assert_eq!(found.rivals.len(), 1);
@@ -751,7 +781,7 @@ mod tests {
             .iter()
             .map(|l| l.replace("compute", "computer"))
             .collect();
-        let found = best_windows(&hay, &search, 0.0, 0..usize::MAX);
+        let found = best_windows(&hay, &search, 0.0, 0..usize::MAX, Budget::new(u64::MAX));
         let exhaustive = (0..=hay_lines.len() - 4)
             .map(|k| similarity(&hay_lines[k..k + 4].join("\n"), &search.join("\n")))
             .fold(0.0f64, f64::max);

@@ -35,6 +35,7 @@ pub struct Document<'a> {
     text: &'a str,
     bom: bool,
     lines: Vec<Line<'a>>,
+    dominant: &'static str,
 }
 
 impl<'a> Document<'a> {
@@ -82,7 +83,21 @@ impl<'a> Document<'a> {
             });
             pos = next;
         }
-        Document { text, bom, lines }
+        let count = |e: &str| lines.iter().filter(|l| l.ending == e).count();
+        let (lf, crlf, cr) = (count("\n"), count("\r\n"), count("\r"));
+        let dominant = if crlf > lf && crlf >= cr {
+            "\r\n"
+        } else if cr > lf && cr > crlf {
+            "\r"
+        } else {
+            "\n"
+        };
+        Document {
+            text,
+            bom,
+            lines,
+            dominant,
+        }
     }
 
     /// The full original text, BOM included.
@@ -123,15 +138,7 @@ impl<'a> Document<'a> {
     /// The ending most lines use, for new lines: `"\r\n"` or `"\r"` only
     /// when they outnumber LF lines, so an ending-less file gets `"\n"`.
     pub fn dominant_ending(&self) -> &'static str {
-        let count = |e: &str| self.lines.iter().filter(|l| l.ending == e).count();
-        let (lf, crlf, cr) = (count("\n"), count("\r\n"), count("\r"));
-        if crlf > lf && crlf >= cr {
-            "\r\n"
-        } else if cr > lf && cr > crlf {
-            "\r"
-        } else {
-            "\n"
-        }
+        self.dominant
     }
 
     /// Whether the last line ends with a newline. An empty text counts as

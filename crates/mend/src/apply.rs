@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 
-use mend_core::formats::{self, Entry, Format, Parsed};
+use mend_core::formats::{Entry, Parsed};
 use mend_core::report::FileSummary;
 use mend_core::{
     ApplyReport, Edit, EditReport, Failure, FilePlan, PlanOptions, diff, plan_file,
@@ -15,8 +15,6 @@ use mend_workspace::{Base, Change, Lock, Snapshot, Workspace};
 /// Options of one apply run.
 #[derive(Default)]
 pub struct ApplyOptions<'a> {
-    /// Input format.
-    pub format: Option<Format>,
     /// Plan only.
     pub dry_run: bool,
     /// Write the edits that succeed, skipping a file's edits after its first
@@ -27,6 +25,17 @@ pub struct ApplyOptions<'a> {
     /// Runs right before files are written (a checkpoint); its id goes in
     /// the report's log line.
     pub before_write: Option<Box<dyn Fn() -> Result<String, String> + 'a>>,
+    /// Plans made while the response streamed in, by normalized path; used
+    /// when the file still has the content they were made against.
+    pub preplanned: HashMap<String, Preplanned>,
+}
+
+/// A file's plan made before the lock was taken.
+pub struct Preplanned {
+    /// The hash of the content it was made against (`None`: absent).
+    pub hash: Option<String>,
+    /// The plan.
+    pub plan: FilePlan,
 }
 
 /// Why an apply run could not produce a report.
@@ -36,18 +45,6 @@ pub enum ApplyError {
     Parse(mend_core::Error),
     /// The commit failed (a file changed under the lock, or I/O).
     Commit(mend_workspace::Error),
-}
-
-/// Parses `input` and applies it to `ws`.
-pub fn run(
-    ws: &Workspace,
-    lock: &Lock,
-    input: &str,
-    opts: &ApplyOptions<'_>,
-) -> Result<ApplyReport, ApplyError> {
-    let parsed =
-        formats::parse(input, opts.format.unwrap_or(Format::Auto)).map_err(ApplyError::Parse)?;
-    run_parsed(ws, lock, &parsed, opts)
 }
 
 fn refuse_all(reports: &mut Vec<EditReport>, edits: &[(usize, &Edit)], f: &mend_workspace::Error) {
@@ -112,14 +109,19 @@ pub fn run_parsed(
             }
         }
         let original = snap.text().map(|f| f.text.as_str());
-        let plan = plan_file(&snap.rel, original, edits, &plan_opts);
+        let now = snap.text().map(|f| f.hash.clone());
+        let plan = match opts.preplanned.get(key) {
+            Some(p) if p.hash == now => p.plan.clone(),
+            _ => plan_file(&snap.rel, original, edits, &plan_opts),
+        };
         if let Some(to) = &plan.new_path
             && let Err(f) = ws.resolve(to)
         {
             refuse_all(&mut reports, edits, &f);
             continue;
         }
-        reports.extend(plan.reports.iter().cloned());
+        let mut plan = plan;
+        reports.append(&mut plan.reports);
         planned.push((snap, plan));
     }
     reports.sort_by_key(|r| r.index);
@@ -211,6 +213,7 @@ pub fn run_parsed(
         retry_context: render_retry_context(&reports),
         edits: reports,
         shell_suggestions: parsed.shell.clone(),
+        omitted: None,
     })
 }
 

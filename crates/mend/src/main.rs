@@ -8,7 +8,7 @@ mod checkpoint;
 mod mcp;
 mod merge;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mend_core::formats::{self, Entry, Event, Format, Parsed, StreamParser};
-use mend_core::{ApplyReport, Edit, EditReport, PlanOptions, plan_file};
+use mend_core::{ApplyReport, Edit, EditReport, PlanOptions};
 
 use mend_workspace::{Lock, Options, Workspace};
 
@@ -384,11 +384,10 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         expect.insert(ws.normalize(path)?, hash.to_owned());
     }
     let opts = ApplyOptions {
-        format: Some(args.format.into()),
         dry_run: args.dry_run,
         partial: args.partial,
         expect,
-        before_write: None,
+        ..ApplyOptions::default()
     };
     let mut out = std::io::stdout().lock();
     // The checkpoint comes before the lock: it only reads the worktree.
@@ -397,8 +396,18 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     } else {
         None
     };
-    // The lock is held from the first read to the commit, so concurrent mend
-    // processes apply one after the other and none loses an edit.
+    // Standard input is read first, without the lock: a slow producer must
+    // not block other writers. The lock is then held from the first read of
+    // a file to the commit, so concurrent mend processes apply one after the
+    // other and none loses an edit; streamed plans are reused only for
+    // files that did not change in between.
+    let (parsed, streamed, preplanned) = if args.stream {
+        stream_parse(&ws, args, &mut out)?
+    } else {
+        let input = read_input(args.input.as_ref())?;
+        let parsed = formats::parse(&input, args.format.into());
+        (parsed, HashMap::new(), HashMap::new())
+    };
     let lock = lock_and_recover(&ws)?;
     let opts = ApplyOptions {
         before_write: checkpointer.as_ref().map(|c| {
@@ -415,17 +424,12 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
                 .map_err(|e| e.to_string())
             }) as Box<dyn Fn() -> Result<String, String> + '_>
         }),
+        preplanned,
         ..opts
     };
-    let (result, streamed) = if args.stream {
-        let (parsed, lines) = stream_parse(&ws, args, &mut out)?;
-        match parsed {
-            Ok(p) => (apply::run_parsed(&ws, &lock, &p, &opts), lines),
-            Err(e) => (Err(ApplyError::Parse(e)), lines),
-        }
-    } else {
-        let input = read_input(args.input.as_ref())?;
-        (apply::run(&ws, &lock, &input, &opts), HashMap::new())
+    let result = match parsed {
+        Ok(p) => apply::run_parsed(&ws, &lock, &p, &opts),
+        Err(e) => Err(ApplyError::Parse(e)),
     };
     let report = match result {
         Ok(r) => r,
@@ -472,10 +476,11 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         checkpoint::stage(ws.root(), &changed, &deleted)?;
     }
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        print_human(&mut out, &report, &streamed)?;
+        let listed = report.capped(mend_core::report::CAPS.listed_edits);
+        writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
+        return Ok(if listed.ok { EXIT_OK } else { EXIT_FAILED });
     }
+    print_human(&mut out, &report, &streamed)?;
     Ok(if report.ok { EXIT_OK } else { EXIT_FAILED })
 }
 
@@ -484,12 +489,23 @@ fn print_human(
     report: &ApplyReport,
     streamed: &HashMap<usize, String>,
 ) -> anyhow::Result<()> {
-    for e in &report.edits {
+    // One line per edit, up to the listing cap; the rest are counted.
+    let cap = mend_core::report::CAPS.listed_edits;
+    for e in report.edits.iter().take(cap) {
         let line = e.summary();
         // Lines already printed while streaming are not repeated.
         if streamed.get(&e.index) != Some(&line) {
             writeln!(out, "{line}")?;
         }
+    }
+    if report.edits.len() > cap {
+        let rest = mend_core::report::Omitted::of(&report.edits[cap..]);
+        writeln!(
+            out,
+            "… and {} more edits not listed ({})",
+            rest.edits,
+            rest.describe()
+        )?;
     }
     if report.dry_run && report.ok {
         for f in &report.files {
@@ -527,26 +543,43 @@ fn print_human(
     Ok(())
 }
 
-/// Files as read for early checks while streaming, by normalized path.
-type Originals = HashMap<String, Result<Option<String>, mend_workspace::Error>>;
+/// What streaming produced: the parsed response, the status lines already
+/// printed, and each file's plan with the hash of the content it was made
+/// against.
+type Streamed = (
+    Result<Parsed, mend_core::Error>,
+    HashMap<usize, String>,
+    HashMap<String, apply::Preplanned>,
+);
 
-/// Reads the input as it arrives, printing each block's status as soon as
-/// it is complete. Returns the parsed response and the lines printed.
-#[allow(clippy::type_complexity)]
+/// One file being planned while the response streams in.
+struct Streaming {
+    /// The content's hash as read (`None`: absent), or why it could not be
+    /// read.
+    read: Result<Option<String>, mend_workspace::Error>,
+    planner: Option<mend_core::FilePlanner>,
+}
+
+/// Reads the input as it arrives, checking each block against its file as
+/// soon as it is complete (each block planned once) and printing its
+/// status. Returns the parsed response, the lines printed, and the plans.
 fn stream_parse(
     ws: &Workspace,
     args: &ApplyArgs,
     out: &mut impl std::io::Write,
-) -> anyhow::Result<(Result<Parsed, mend_core::Error>, HashMap<usize, String>)> {
+) -> anyhow::Result<Streamed> {
     let mut reader = open_input(args.input.as_ref())?;
     let mut parser = StreamParser::new(args.format.into());
     let mut events: Vec<Event> = Vec::new();
     let mut carry: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; 8192];
-    let mut originals: Originals = HashMap::new();
-    let mut by_file: BTreeMap<String, Vec<(usize, Edit)>> = BTreeMap::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut files: HashMap<String, Streaming> = HashMap::new();
     let mut printed: HashMap<usize, String> = HashMap::new();
     let mut entries = 0usize;
+    let plan_opts = PlanOptions {
+        skip_after_failure: args.partial,
+        ..PlanOptions::default()
+    };
     let mut check = |evs: Vec<Event>,
                      events: &mut Vec<Event>,
                      out: &mut dyn std::io::Write|
@@ -557,11 +590,9 @@ fn stream_parse(
                 entries += 1;
                 let line = match entry {
                     Entry::Malformed(m) => EditReport::malformed(index, m).summary(),
-                    Entry::Edit(e) => {
-                        early_check(ws, &mut originals, &mut by_file, index, e).summary()
-                    }
+                    Entry::Edit(e) => early_check(ws, &mut files, &plan_opts, index, e).summary(),
                 };
-                if !args.json {
+                if !args.json && index < mend_core::report::CAPS.listed_edits {
                     writeln!(out, "{line}")?;
                     out.flush()?;
                 }
@@ -595,43 +626,60 @@ fn stream_parse(
     }
     let tail = match parser.finish() {
         Ok(t) => t,
-        Err(e) => return Ok((Err(e), printed)),
+        Err(e) => return Ok((Err(e), printed, HashMap::new())),
     };
     check(tail, &mut events, out)?;
     let parsed = Parsed::from_events(events);
     if parsed.entries.is_empty() {
-        return Ok((Err(mend_core::Error::NoEdits), printed));
+        return Ok((Err(mend_core::Error::NoEdits), printed, HashMap::new()));
     }
-    Ok((Ok(parsed), printed))
+    let plans = files
+        .into_iter()
+        .filter_map(|(key, f)| {
+            let hash = f.read.ok()?;
+            Some((
+                key,
+                apply::Preplanned {
+                    hash,
+                    plan: f.planner?.finish(),
+                },
+            ))
+        })
+        .collect();
+    Ok((Ok(parsed), printed, plans))
 }
 
-/// Plans the file with every edit seen so far, and reports on the newest.
+/// Plans the newest edit of a file after those before it, and reports on it.
 fn early_check(
     ws: &Workspace,
-    originals: &mut Originals,
-    by_file: &mut BTreeMap<String, Vec<(usize, Edit)>>,
+    files: &mut HashMap<String, Streaming>,
+    opts: &PlanOptions,
     index: usize,
     e: &Edit,
 ) -> EditReport {
     let key = ws.normalize(&e.path).unwrap_or_else(|_| e.path.clone());
-    let original = originals
+    let f = files
         .entry(key.clone())
-        .or_insert_with(|| ws.read(&e.path).map(|s| s.file.map(|f| f.text)));
-    let list = by_file.entry(key).or_default();
-    list.push((index, e.clone()));
-    match original {
-        Err(f) => EditReport::failed(
+        .or_insert_with(|| match ws.read(&e.path) {
+            Ok(snap) => {
+                let text = snap.text().map(|t| t.text.as_str());
+                Streaming {
+                    read: Ok(snap.text().map(|t| t.hash.clone())),
+                    planner: Some(mend_core::FilePlanner::new(&snap.rel, text, opts)),
+                }
+            }
+            Err(err) => Streaming {
+                read: Err(err),
+                planner: None,
+            },
+        });
+    match (&f.read, &mut f.planner) {
+        (Ok(_), Some(p)) => p.push(index, e).clone(),
+        (Err(err), _) => EditReport::failed(
             index,
             e,
-            mend_core::Failure::new(f.kind(), f.to_string(), f.fix()),
+            mend_core::Failure::new(err.kind(), err.to_string(), err.fix()),
         ),
-        Ok(text) => {
-            let refs: Vec<(usize, &Edit)> = list.iter().map(|(i, e)| (*i, e)).collect();
-            let plan = plan_file(&e.path, text.as_deref(), &refs, &PlanOptions::default());
-            plan.reports
-                .into_iter()
-                .find(|r| r.index == index)
-                .expect("a report per edit")
-        }
+        (Ok(_), None) => unreachable!("a read file has a planner"),
     }
 }

@@ -211,9 +211,11 @@ impl MendServer {
                     versions.insert(snap.rel.clone(), t.hash.clone().into());
                 }
             }
+            let caps = mend_core::report::CAPS;
             let edits: Vec<serde_json::Value> = report
                 .edits
                 .iter()
+                .take(caps.listed_edits)
                 .map(|e| {
                     serde_json::json!({
                         "path": e.path,
@@ -225,10 +227,13 @@ impl MendServer {
                 })
                 .collect();
             let diff: String = report.files.iter().map(|f| f.diff.as_str()).collect();
+            let omitted = (report.edits.len() > caps.listed_edits)
+                .then(|| mend_core::report::Omitted::of(&report.edits[caps.listed_edits..]));
             Ok(text(json(&serde_json::json!({
                 "written": report.written,
-                "diff": diff,
+                "diff": mend_core::report::cap_text(&diff, caps.diff),
                 "edits": edits,
+                "omitted": omitted,
                 "versions": versions,
             }))))
         });
@@ -239,14 +244,14 @@ impl MendServer {
         }
     }
 
-    fn edit(path: &str, op: EditOp, format: &str) -> Edit {
+    fn edit(path: &str, op: EditOp, format: &'static str) -> Edit {
         Edit {
             path: path.to_owned(),
             op,
             origin: Some(Origin {
                 format: format.into(),
                 line: 0,
-                text: String::new(),
+                text: "".into(),
             }),
         }
     }

@@ -135,7 +135,8 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                             text: format!(
                                 "{here} of modify_file({path}): {}",
                                 serde_json::to_string_pretty(c).unwrap_or_default()
-                            ),
+                            )
+                            .into(),
                         }),
                     });
                 }
@@ -151,7 +152,7 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                         origin: Some(Origin {
                             format: NAME.into(),
                             line: 0,
-                            text: format!("{at}: write_file({path}, …)"),
+                            text: format!("{at}: write_file({path}, …)").into(),
                         }),
                     });
                     Ok(())

@@ -116,7 +116,7 @@ impl Block {
             origin: Some(Origin {
                 format: NAME.into(),
                 line,
-                text: self.file_text.join("\n"),
+                text: self.file_text.join("\n").into(),
             }),
         }))
     }

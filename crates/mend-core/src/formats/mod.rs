@@ -201,7 +201,7 @@ impl Parsed {
                 Event::Entry(entry) => {
                     let name = match &entry {
                         Entry::Edit(e) => e.origin.as_ref().map(|o| o.format.clone()),
-                        Entry::Malformed(m) => Some(m.format.to_owned()),
+                        Entry::Malformed(m) => Some(m.format.into()),
                     };
                     if let Some(f) = name.and_then(|n| n.parse::<Format>().ok())
                         && !p.formats.contains(&f)

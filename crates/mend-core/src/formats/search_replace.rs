@@ -378,7 +378,7 @@ impl Block {
             origin: Some(Origin {
                 format: NAME.into(),
                 line: self.first_line,
-                text: self.text.join("\n"),
+                text: self.text.join("\n").into(),
             }),
         }))]
     }

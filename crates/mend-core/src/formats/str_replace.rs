@@ -168,7 +168,8 @@ fn origin(v: &Value, at: &str) -> Origin {
         text: format!(
             "{at}: {}",
             serde_json::to_string_pretty(v).unwrap_or_default()
-        ),
+        )
+        .into(),
     }
 }
 

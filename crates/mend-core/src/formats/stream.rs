@@ -136,18 +136,26 @@ impl StreamParser {
         if !replay.is_empty() {
             chunk = &replay;
         }
-        self.pending.push_str(chunk);
+        // Only the unfinished last line is kept between pushes, so each
+        // byte is scanned once for its line end and copied at most twice.
         let mut out = Vec::new();
-        while let Some(i) = self.pending.find('\n') {
-            let mut line: String = self.pending.drain(..=i).collect();
-            line.pop();
-            if line.ends_with('\r') {
-                line.pop();
-            }
+        let mut rest = chunk;
+        while let Some(i) = memchr::memchr(b'\n', rest.as_bytes()) {
+            let piece = &rest[..i];
+            rest = &rest[i + 1..];
+            let line: std::borrow::Cow<'_, str> = if self.pending.is_empty() {
+                std::borrow::Cow::Borrowed(piece)
+            } else {
+                let mut l = std::mem::take(&mut self.pending);
+                l.push_str(piece);
+                std::borrow::Cow::Owned(l)
+            };
+            let line = line.strip_suffix('\r').unwrap_or(&line);
             self.line_no += 1;
             let n = self.line_no;
-            self.line(n, &line, &mut out);
+            self.line(n, line, &mut out);
         }
+        self.pending.push_str(rest);
         out
     }
 

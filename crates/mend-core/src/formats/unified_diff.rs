@@ -372,7 +372,7 @@ impl Block {
         Origin {
             format: NAME.into(),
             line,
-            text: self.file.text.join("\n"),
+            text: self.file.text.join("\n").into(),
         }
     }
 

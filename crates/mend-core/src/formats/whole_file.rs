@@ -53,7 +53,7 @@ pub(crate) fn edit(path: &str, line: usize, content: &[String]) -> Edit {
         origin: Some(Origin {
             format: NAME.into(),
             line,
-            text: format!("{path}\n```\n{text}```"),
+            text: format!("{path}\n```\n{text}```").into(),
         }),
     }
 }

@@ -146,52 +146,24 @@ fn chains(
     from: usize,
 ) -> (Vec<Vec<usize>>, Vec<usize>) {
     let n = hay.lines().len();
-    let first = &search[pieces[0].clone()];
-    let heads = find(hay, first, norm, from..usize::MAX);
-    // A chain stops at the next occurrence of its first piece (a model does
-    // not elide across another copy of the line it anchors on), but only
-    // for a distinctive first piece: another `}` inside the elided stretch
-    // is ordinary, so such chains run on, and complete ones compete.
-    let anchors = first.iter().any(|l| distinctive(l));
+    let heads = find(hay, &search[pieces[0].clone()], norm, from..usize::MAX);
+    // A chain is first looked for before the next occurrence of its first
+    // piece; one that completes only past it still competes, since the
+    // search does not say which copy it meant (a header repeated in two
+    // classes is told apart by including the class line).
     let mut chains = Vec::new();
     let mut torn = Vec::new();
     for (h, &head) in heads.iter().enumerate() {
-        let limit = if anchors {
-            heads.get(h + 1).copied().unwrap_or(n)
-        } else {
-            n
-        };
+        let limit = heads.get(h + 1).copied().unwrap_or(n);
         if let Some(chain) = chain_from(hay, search, pieces, head, limit, norm, &mut torn) {
             chains.push(chain);
         } else if limit < n
             && let Some(chain) = chain_from(hay, search, pieces, head, n, norm, &mut Vec::new())
-            && stays_in_scope(hay, pieces, &chain)
         {
-            // Eliding across the next copy of the first piece is plausible
-            // when the elided stretch never leaves the piece's block.
             chains.push(chain);
         }
     }
     (chains, torn)
-}
-
-/// Whether every elided stretch of a chain stays inside the block around
-/// it: no non-blank line in a gap is indented less than both the line
-/// before the gap and the line after it. A reading that elides across the
-/// end of a scope (from one class's method into another class) is not one
-/// a model means.
-fn stays_in_scope(hay: &Haystack<'_>, pieces: &[Range<usize>], chain: &[usize]) -> bool {
-    let lines = hay.lines();
-    let width = |l: &str| crate::indent::columns(crate::normalize::indent_of(l), 8);
-    (0..pieces.len() - 1).all(|k| {
-        let before = chain[k] + pieces[k].len() - 1;
-        let after = chain[k + 1];
-        let floor = width(lines[before]).min(width(lines[after]));
-        lines[before + 1..after]
-            .iter()
-            .filter(|l| !is_blank(l))
-            .all(|l| width(l) >= floor)
-    })
 }
 
 /// Whether a line can tell places apart: three or more letters or digits.

@@ -16,7 +16,8 @@ use super::{
 };
 use crate::normalize::fold_loose;
 use crate::similarity::{
-    WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences, single_slip,
+    Budget, WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences,
+    single_slip,
 };
 
 /// Fuzzy matching needs enough text to be meaningful: at least two
@@ -39,7 +40,23 @@ pub(crate) fn run(
         return Step::Skip;
     }
     let norm: Vec<String> = core.iter().map(|l| fold_loose(l).into_owned()).collect();
-    let found = anchored_windows(hay.grams(), &norm, opts.margin, q.from..usize::MAX);
+    let budget = Budget::new(opts.fuzzy_budget);
+    let chars = norm.iter().map(|l| l.chars().count() + 1).sum::<usize>();
+    let too_large = || {
+        let one = (chars as u64).saturating_mul(chars as u64).max(1);
+        Step::Done(Err(Miss::TooLarge {
+            lines: core.len(),
+            chars,
+            affordable: (opts.fuzzy_budget / one) as usize,
+        }))
+    };
+    if !budget.affords(chars, chars) {
+        return too_large();
+    }
+    let found = anchored_windows(hay.grams(), &norm, opts.margin, q.from..usize::MAX, budget);
+    if found.exhausted {
+        return too_large();
+    }
     let Some(best) = found.best.filter(|b| b.score >= opts.threshold) else {
         return Step::Next;
     };
@@ -331,7 +348,14 @@ pub(crate) fn not_found(
         .filter(|(_, m)| !**m)
         .map(|(l, _)| fold_loose(l).into_owned())
         .collect();
-    let found = best_windows(hay.grams(), &pieces, opts.margin, q.from..usize::MAX);
+    let budget = Budget::new(opts.fuzzy_budget / 4);
+    let found = best_windows(
+        hay.grams(),
+        &pieces,
+        opts.margin,
+        q.from..usize::MAX,
+        budget,
+    );
     let replace = super::edges::drop_surplus(q.replace, usize::MAX, usize::MAX);
     let mut miss = Miss::not_found(
         found.best.map(|b| Candidate {

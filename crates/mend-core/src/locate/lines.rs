@@ -83,11 +83,28 @@ pub(crate) fn find(
     let pat: Vec<Cow<'_, str>> = search.iter().map(|s| norm.apply(s)).collect();
     let pat_hashes: Vec<u64> = pat.iter().map(|p| line_hash(p)).collect();
     let text = hay.hashes(norm);
+    let confirmed = |s: &usize| {
+        text[*s..*s + m] == pat_hashes[..] && (0..m).all(|k| hay.line_under(norm, s + k) == pat[k])
+    };
+    // Many searches of one file (a response with thousands of edits) look
+    // up the places their first line occurs, when that is cheaper than a
+    // scan; otherwise the automaton scans, linear in the file either way.
+    if let Some(places) = hay.places(norm, pat_hashes[0]) {
+        let from = places.partition_point(|&p| (p as usize) < lo);
+        let to = places.partition_point(|&p| (p as usize) + m <= hi);
+        if to <= from || (to - from) * m <= hi - lo {
+            return places[from..to.max(from)]
+                .iter()
+                .map(|&p| p as usize)
+                .filter(confirmed)
+                .collect();
+        }
+    }
     // Hashes find the candidates; the lines themselves confirm them.
     kmp(&text[lo..hi], &pat_hashes)
         .into_iter()
         .map(|s| s + lo)
-        .filter(|&s| (0..m).all(|k| hay.line_under(norm, s + k) == pat[k]))
+        .filter(|s| (0..m).all(|k| hay.line_under(norm, s + k) == pat[k]))
         .collect()
 }
 

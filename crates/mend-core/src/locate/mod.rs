@@ -130,6 +130,10 @@ pub struct LocateOptions {
     /// the search with one slip in one name and no rival is (see
     /// [`crate::similarity::single_slip`]).
     pub slips: bool,
+    /// Work the similarity pass may spend on one search, in characters
+    /// compared (see [`crate::similarity::Budget`]); a failure report's
+    /// closest-region search gets a quarter of it.
+    pub fuzzy_budget: u64,
 }
 
 impl Default for LocateOptions {
@@ -141,6 +145,10 @@ impl Default for LocateOptions {
             margin: 0.10,
             hint_window: 40,
             slips: true,
+            // About a fifth of a second on this project's benchmark machine:
+            // a 4,000-character search against thousands of windows, or one
+            // of 100,000 characters against a few.
+            fuzzy_budget: 15_000_000_000,
         }
     }
 }
@@ -256,6 +264,17 @@ pub enum Miss {
         candidates: Vec<Candidate>,
         /// What a hint did, if one was given.
         hint: Option<usize>,
+    },
+    /// The search is not found by the exact passes, and too large to
+    /// compare for small differences within the work budget.
+    TooLarge {
+        /// Lines of the search.
+        lines: usize,
+        /// Its characters.
+        chars: usize,
+        /// How many places of the search's size the budget can compare (0
+        /// when not even one).
+        affordable: usize,
     },
     /// The search cannot be used for matching.
     Unusable {
@@ -382,6 +401,10 @@ pub struct Haystack<'a> {
     normalized: [OnceCell<Vec<std::borrow::Cow<'a, str>>>; Norm::COUNT],
     /// Each line's hash under each normalization, computed once.
     hashes: [OnceCell<Vec<u64>>; Norm::COUNT],
+    /// Where each line hash occurs, per normalization: built once a
+    /// normalization has been searched a few times.
+    places: [OnceCell<rustc_hash::FxHashMap<u64, Vec<u32>>>; Norm::COUNT],
+    searches: [std::cell::Cell<u32>; Norm::COUNT],
     grams: OnceCell<LineGrams<'a>>,
 }
 
@@ -392,6 +415,8 @@ impl<'a> Haystack<'a> {
             lines,
             normalized: Default::default(),
             hashes: Default::default(),
+            places: Default::default(),
+            searches: Default::default(),
             grams: OnceCell::new(),
         }
     }
@@ -416,6 +441,28 @@ impl<'a> Haystack<'a> {
             Norm::Trim => crate::normalize::trim(l),
             Norm::Spaces | Norm::Loose => &self.normalized(norm)[i],
         }
+    }
+
+    /// The sorted places where lines hashing to `hash` occur under `norm`,
+    /// once the index pays: after a few searches of this file.
+    fn places(&self, norm: Norm, hash: u64) -> Option<&[u32]> {
+        const INDEX_AFTER: u32 = 4;
+        let i = norm.index();
+        if self.places[i].get().is_none() {
+            let n = self.searches[i].get() + 1;
+            self.searches[i].set(n);
+            if n < INDEX_AFTER {
+                return None;
+            }
+        }
+        let index = self.places[i].get_or_init(|| {
+            let mut map: rustc_hash::FxHashMap<u64, Vec<u32>> = Default::default();
+            for (p, &h) in self.hashes(norm).iter().enumerate() {
+                map.entry(h).or_default().push(p as u32);
+            }
+            map
+        });
+        Some(index.get(&hash).map_or(&[][..], Vec::as_slice))
     }
 
     /// Every line's hash under `norm`, computed once. A line that a

@@ -1,11 +1,13 @@
-//! Planning a batch: consecutive replacements of one file, all located
-//! against the same text, checked for overlap, then spliced bottom to top.
+//! A batch: consecutive replacements of one file, each located against the
+//! same text as it arrives, checked for overlap with those before it, and
+//! spliced in one pass when the batch ends.
 
 use std::cell::OnceCell;
 
 use super::splice::Splice;
 use super::{PlanOptions, Planner, previous_failed};
 use crate::edit::{Edit, Replace};
+use crate::indent::Style;
 use crate::locate::Haystack;
 use crate::normalize::Elision;
 use crate::report::{EditReport, EditStatus, Failure, FailureKind, LineSpan};
@@ -28,73 +30,198 @@ impl Planned {
     }
 }
 
-/// Plans a batch of replacements against `text`; returns the new text and
-/// one report per edit.
-pub(crate) fn plan_batch(
-    path: &str,
-    text: &str,
-    batch: &[(usize, &Edit, &Replace)],
-    opts: &PlanOptions,
-) -> (String, Vec<EditReport>) {
-    let doc = Document::new(text);
-    let hay = Haystack::new(doc.contents());
-    let planner = Planner {
-        doc: &doc,
-        hay: &hay,
-        style: OnceCell::new(),
-        opts,
-        path,
-        elision: Elision::for_path(path),
-    };
-    let mut reports = Vec::with_capacity(batch.len());
-    let mut splices: Vec<Splice> = Vec::new();
-    let mut cursor = 0;
-    let mut failed = false;
-    for (pos, &(i, e, r)) in batch.iter().enumerate() {
+/// A text with the indexes matching needs, built once per batch.
+pub(crate) struct Indexed<'a> {
+    doc: Document<'a>,
+    hay: Haystack<'a>,
+    style: OnceCell<Style>,
+}
+
+self_cell::self_cell!(
+    /// A batch's base text and its indexes, kept together between edits.
+    pub(crate) struct Prepared {
+        owner: String,
+        #[not_covariant]
+        dependent: Indexed,
+    }
+);
+
+impl Prepared {
+    pub(crate) fn of(text: String) -> Prepared {
+        Prepared::new(text, |t| {
+            let doc = Document::new(t);
+            let hay = Haystack::new(doc.contents());
+            Indexed {
+                doc,
+                hay,
+                style: OnceCell::new(),
+            }
+        })
+    }
+
+    pub(crate) fn text(&self) -> &str {
+        self.borrow_owner()
+    }
+}
+
+/// The replacements planned so far against one base text.
+#[derive(Default)]
+pub(crate) struct Batch {
+    /// Every accepted splice, sorted by range.
+    splices: Vec<Splice>,
+    /// Where each edit of the batch has its report, by position in the
+    /// batch (the `owner` of its splices).
+    report_at: Vec<usize>,
+    /// Where the next chunk of a patch is looked for.
+    cursor: usize,
+    /// Whether an edit of the batch failed.
+    failed: bool,
+}
+
+impl Batch {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.report_at.is_empty()
+    }
+
+    /// Plans replacement `e` against `base`, appends its report to
+    /// `reports`, and records its splices. An edit that overlaps an earlier
+    /// one fails, and so does the earlier one.
+    pub(crate) fn push(
+        &mut self,
+        base: &Prepared,
+        path: &str,
+        opts: &PlanOptions,
+        reports: &mut Vec<EditReport>,
+        (i, e, r): (usize, &Edit, &Replace),
+    ) {
+        let pos = self.report_at.len();
+        self.report_at.push(reports.len());
         // Seed 001: after a failed block, later blocks for the same file are
         // not tried (their anchors may depend on the failed change).
-        if failed
+        if self.failed
             && (opts.skip_after_failure
                 || e.origin.as_ref().is_some_and(|o| o.format == "edit-block"))
         {
             reports.push(previous_failed(i, e));
-            continue;
+            return;
         }
         if e.is_noop() {
             reports.push(EditReport::new(i, e, EditStatus::Noop));
-            continue;
+            return;
         }
-        let from = if r.hints.after_previous { cursor } else { 0 };
-        let planned = planner.plan_replace(e, r, pos, from).and_then(|p| {
-            match p
-                .splices
-                .iter()
-                .find_map(|s| introduced_control(text, &s.text))
-            {
-                Some(c) => Err(super::control_failure(path, c)),
-                None => Ok(p),
-            }
+        let from = if r.hints.after_previous {
+            self.cursor
+        } else {
+            0
+        };
+        let planned = base.with_dependent(|text, idx| {
+            let planner = Planner {
+                doc: &idx.doc,
+                hay: &idx.hay,
+                style: &idx.style,
+                opts,
+                path,
+                elision: Elision::for_path(path),
+            };
+            planner.plan_replace(e, r, pos, from).and_then(|p| {
+                match p
+                    .splices
+                    .iter()
+                    .find_map(|s| introduced_control(text, &s.text))
+                {
+                    Some(c) => Err(super::control_failure(path, c)),
+                    None => Ok(p),
+                }
+            })
         });
         match planned {
             Ok(p) => {
                 if p.moves_cursor {
-                    cursor = cursor.max(p.end_line());
+                    self.cursor = self.cursor.max(p.end_line());
                 }
                 reports.push(applied_report(i, e, &p));
-                splices.extend(p.splices);
+                self.accept(p.splices, reports);
             }
             Err(f) => {
-                failed = true;
+                self.failed = true;
                 reports.push(EditReport::failed(i, e, f));
             }
         }
     }
-    drop_overlaps(&mut splices, &mut reports, batch);
-    let mut out = text.to_owned();
-    for s in splices.iter().rev() {
-        out.replace_range(s.range.clone(), &s.text);
+
+    /// Adds an edit's splices, or fails it and every earlier edit it
+    /// overlaps, naming each other.
+    fn accept(&mut self, new: Vec<Splice>, reports: &mut [EditReport]) {
+        let Some(owner) = new.first().map(|s| s.owner) else {
+            return;
+        };
+        let mut clashes: Vec<usize> = Vec::new();
+        for s in &new {
+            let at = self
+                .splices
+                .partition_point(|t| t.range.end <= s.range.start);
+            for t in &self.splices[at.saturating_sub(1)..] {
+                if t.range.start > s.range.end {
+                    break;
+                }
+                let overlap = t.range.start < s.range.end && s.range.start < t.range.end;
+                if (overlap || t.range == s.range) && !clashes.contains(&t.owner) {
+                    clashes.push(t.owner);
+                }
+            }
+        }
+        if clashes.is_empty() {
+            for s in new {
+                let at = self
+                    .splices
+                    .partition_point(|t| t.range.start <= s.range.start);
+                self.splices.insert(at, s);
+            }
+            return;
+        }
+        let span_of = |splices: &[Splice], o: usize| {
+            let s = splices.iter().find(|s| s.owner == o).expect("a splice");
+            LineSpan::from_range(s.lines.start, s.lines.end)
+        };
+        let mine = span_of(&new, owner);
+        for other in clashes {
+            let theirs = span_of(&self.splices, other);
+            let (ri, ro) = (self.report_at[owner], self.report_at[other]);
+            let (idx_mine, idx_other) = (reports[ri].index, reports[ro].index);
+            overlap(&mut reports[ri], mine, theirs, idx_other);
+            overlap(&mut reports[ro], theirs, mine, idx_mine);
+            self.splices.retain(|s| s.owner != other);
+        }
+        self.failed = true;
     }
-    (out, reports)
+
+    /// The base text with every accepted splice in place.
+    pub(crate) fn apply(&self, text: &str) -> String {
+        splice_all(text, &self.splices)
+    }
+}
+
+/// Marks `rep` as overlapping the edit at input index `other`.
+fn overlap(rep: &mut EditReport, my_span: LineSpan, other_span: LineSpan, other: usize) {
+    if rep.status == EditStatus::Failed {
+        return;
+    }
+    let mut f = Failure::new(
+        FailureKind::Overlap,
+        format!(
+            "This edit (lines {my_span}) overlaps edit #{} (lines {other_span}) in {}",
+            other + 1,
+            rep.path
+        ),
+        "Edits to one file must not overlap. Merge the overlapping edits into one edit that covers both regions.",
+    );
+    f.locations = vec![my_span, other_span];
+    rep.status = EditStatus::Failed;
+    rep.pass = None;
+    rep.lines = None;
+    rep.occurrences = 0;
+    rep.similarity = None;
+    rep.failure = Some(f);
 }
 
 fn applied_report(i: usize, e: &Edit, p: &Planned) -> EditReport {
@@ -109,46 +236,17 @@ fn applied_report(i: usize, e: &Edit, p: &Planned) -> EditReport {
     rep
 }
 
-/// Overlapping edits: name both, drop both.
-fn drop_overlaps(
-    splices: &mut Vec<Splice>,
-    reports: &mut [EditReport],
-    batch: &[(usize, &Edit, &Replace)],
-) {
-    splices.sort_by_key(|s| (s.range.start, s.range.end));
-    let mut bad: Vec<(usize, usize)> = Vec::new();
-    for w in splices.windows(2) {
-        let (a, b) = (&w[0], &w[1]);
-        if a.owner != b.owner && (a.range.end > b.range.start || a.range == b.range) {
-            bad.push((a.owner, b.owner));
-        }
+/// The text with every splice in place, built in one pass (splices are
+/// sorted and disjoint): thousands of edits cost one copy of the file.
+fn splice_all(text: &str, splices: &[Splice]) -> String {
+    let extra: usize = splices.iter().map(|s| s.text.len()).sum();
+    let mut out = String::with_capacity(text.len() + extra);
+    let mut at = 0;
+    for s in splices {
+        out.push_str(&text[at..s.range.start]);
+        out.push_str(&s.text);
+        at = s.range.end;
     }
-    for &(a, b) in &bad {
-        let span = |o: usize| {
-            let s = splices.iter().find(|s| s.owner == o).expect("splice");
-            LineSpan::from_range(s.lines.start, s.lines.end)
-        };
-        let (sa, sb) = (span(a), span(b));
-        let (ia, ib) = (batch[a].0, batch[b].0);
-        for (me, other, my_span, other_span) in [(a, ib, sa, sb), (b, ia, sb, sa)] {
-            let rep = &mut reports[me];
-            if rep.status == EditStatus::Failed {
-                continue;
-            }
-            let (i, e, _) = batch[me];
-            let mut f = Failure::new(
-                FailureKind::Overlap,
-                format!(
-                    "This edit (lines {my_span}) overlaps edit #{} (lines {other_span}) in {}",
-                    other + 1,
-                    e.path
-                ),
-                "Edits to one file must not overlap. Merge the overlapping edits into one edit that covers both regions.",
-            );
-            f.locations = vec![my_span, other_span];
-            *rep = EditReport::failed(i, e, f);
-        }
-    }
-    let dropped: Vec<usize> = bad.iter().flat_map(|&(a, b)| [a, b]).collect();
-    splices.retain(|s| !dropped.contains(&s.owner));
+    out.push_str(&text[at..]);
+    out
 }

@@ -25,6 +25,30 @@ impl Planner<'_, '_> {
                 candidates,
                 hint,
             } => self.ambiguous(what, pass, &candidates, hint),
+            Miss::TooLarge {
+                lines,
+                chars,
+                affordable,
+            } => {
+                let why = if affordable == 0 {
+                    "too large to compare for small differences at all".to_owned()
+                } else {
+                    format!(
+                        "so large that comparing it for small differences can cover only {affordable} of the places in the file that look like it"
+                    )
+                };
+                Failure::new(
+                    FailureKind::NotFound,
+                    format!(
+                        "The {what} was not found in {} as sent, even ignoring whitespace, typography and line numbers; it is {lines} lines ({chars} characters), {why}, so mend did not guess",
+                        self.path
+                    ),
+                    format!(
+                        "Copy the lines exactly as they are in {}, or send a smaller edit: only the lines that change, with a few lines around them.",
+                        self.path
+                    ),
+                )
+            }
             Miss::Unusable { message, fix } => Failure::new(
                 FailureKind::Malformed,
                 format!("The {what} cannot be used: {message}"),

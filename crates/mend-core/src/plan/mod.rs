@@ -23,6 +23,7 @@
 //! own.
 
 mod batch;
+use batch::{Batch, Prepared};
 mod explain;
 mod lines;
 mod region;
@@ -31,7 +32,7 @@ mod substring;
 
 use std::cell::OnceCell;
 
-use crate::edit::{Edit, EditOp, Replace, Target};
+use crate::edit::{Edit, EditOp, Target};
 use crate::indent::Style;
 use crate::locate::{Haystack, LocateOptions};
 use crate::normalize::{Elision, marker_kind};
@@ -84,17 +85,108 @@ impl FilePlan {
     }
 }
 
-/// The state of one file while its edits are planned in order.
-struct FileState<'e> {
-    path: &'e str,
-    text: Option<String>,
+/// Plans one file's edits as they arrive: the planner behind
+/// [`plan_file`], and behind `mend apply --stream`, where each block is
+/// checked as soon as it is complete and never searched again.
+///
+/// Replacements that follow one another form a batch located against the
+/// same text (prepared once: its lines and indexes); a creation,
+/// whole-file write, deletion, rename or mode change ends the batch.
+pub struct FilePlanner {
+    path: String,
+    opts: PlanOptions,
+    existed: bool,
+    /// The batch's base text and indexes; `None` while the file is absent.
+    base: Option<Prepared>,
+    batch: Batch,
     new_path: Option<String>,
     executable: Option<bool>,
     reports: Vec<EditReport>,
     failed: bool,
 }
 
-impl<'e> FileState<'e> {
+impl FilePlanner {
+    /// A planner for the file at `path` with content `original` (`None`
+    /// when it does not exist).
+    pub fn new(path: &str, original: Option<&str>, opts: &PlanOptions) -> FilePlanner {
+        FilePlanner {
+            path: path.to_owned(),
+            opts: *opts,
+            existed: original.is_some(),
+            base: original.map(|t| Prepared::of(t.to_owned())),
+            batch: Batch::default(),
+            new_path: None,
+            executable: None,
+            reports: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// Plans edit `e` (the `index`-th of the response) after every edit
+    /// pushed before, and returns its report as it stands now. A later edit
+    /// that overlaps it can still fail it; [`FilePlanner::finish`] has the
+    /// final reports.
+    pub fn push(&mut self, index: usize, e: &Edit) -> &EditReport {
+        if self.failed {
+            self.reports.push(previous_failed(index, e));
+        } else if let EditOp::Replace(r) = &e.op {
+            match &self.base {
+                Some(base) => {
+                    self.batch
+                        .push(base, &self.path, &self.opts, &mut self.reports, (index, e, r));
+                }
+                None => self.fail(
+                    index,
+                    e,
+                    Failure::new(
+                        FailureKind::FileNotFound,
+                        format!("File not found: {}", e.path),
+                        "Check the path. To create a new file, send its whole content with an empty search (or as a whole-file write).",
+                    ),
+                ),
+            }
+        } else {
+            self.end_batch();
+            if self.failed {
+                self.reports.push(previous_failed(index, e));
+            } else {
+                self.file_op(index, e);
+            }
+        }
+        self.reports.last().expect("a report per edit")
+    }
+
+    /// The plan: the file's new content and one report per edit, in input
+    /// order.
+    pub fn finish(mut self) -> FilePlan {
+        self.end_batch();
+        self.reports.sort_by_key(|r| r.index);
+        FilePlan {
+            path: self.path,
+            new_path: self.new_path,
+            existed: self.existed,
+            content: self.base.map(Prepared::into_owner),
+            executable: self.executable,
+            reports: self.reports,
+        }
+    }
+
+    /// Splices the batch into its base text, which becomes the next base.
+    fn end_batch(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.batch);
+        self.failed |= self.reports.iter().any(|r| !r.is_ok());
+        if let Some(base) = self.base.take() {
+            self.base = Some(Prepared::of(batch.apply(base.text())));
+        }
+    }
+
+    fn text(&self) -> Option<&str> {
+        self.base.as_ref().map(Prepared::text)
+    }
+
     fn applied(&mut self, i: usize, e: &Edit) {
         let mut r = EditReport::new(i, e, EditStatus::Applied);
         r.occurrences = 1;
@@ -104,32 +196,6 @@ impl<'e> FileState<'e> {
     fn fail(&mut self, i: usize, e: &Edit, f: Failure) {
         self.failed = true;
         self.reports.push(EditReport::failed(i, e, f));
-    }
-
-    /// Plans the pending replacements against the current text.
-    fn flush(&mut self, batch: &mut Vec<(usize, &'e Edit, &'e Replace)>, opts: &PlanOptions) {
-        if batch.is_empty() {
-            return;
-        }
-        let Some(t) = self.text.as_deref() else {
-            for (i, e, _) in batch.drain(..) {
-                self.fail(
-                    i,
-                    e,
-                    Failure::new(
-                        FailureKind::FileNotFound,
-                        format!("File not found: {}", e.path),
-                        "Check the path. To create a new file, send its whole content with an empty search (or as a whole-file write).",
-                    ),
-                );
-            }
-            return;
-        };
-        let (new, rs) = batch::plan_batch(self.path, t, batch, opts);
-        self.failed |= rs.iter().any(|r| !r.is_ok());
-        self.reports.extend(rs);
-        self.text = Some(new);
-        batch.clear();
     }
 
     /// Applies an edit that is not a located replacement.
@@ -143,7 +209,7 @@ impl<'e> FileState<'e> {
         };
         match &e.op {
             EditOp::Replace(_) => unreachable!("replacements are batched"),
-            EditOp::Create { content } => match self.text.as_deref() {
+            EditOp::Create { content } => match self.text() {
                 Some(t) if !t.trim().is_empty() => self.fail(
                     i,
                     e,
@@ -159,30 +225,30 @@ impl<'e> FileState<'e> {
                 _ => self.write(i, e, content.clone()),
             },
             EditOp::WriteFile { content } => {
-                if let Some(f) = lazy_whole_file(self.text.as_deref(), content, &e.path) {
+                if let Some(f) = lazy_whole_file(self.text(), content, &e.path) {
                     return self.fail(i, e, f);
                 }
-                let new = match self.text.as_deref() {
+                let new = match self.text() {
                     Some(old) => conform_whole_file(old, content),
                     None => content.clone(),
                 };
                 self.write(i, e, new);
             }
-            EditOp::SetMode { executable } => match self.text {
+            EditOp::SetMode { executable } => match self.base {
                 None => self.fail(i, e, missing("change its mode")),
                 Some(_) => {
                     self.executable = Some(*executable);
                     self.applied(i, e);
                 }
             },
-            EditOp::Delete => match self.text {
+            EditOp::Delete => match self.base {
                 None => self.fail(i, e, missing("delete it")),
                 Some(_) => {
-                    self.text = None;
+                    self.base = None;
                     self.applied(i, e);
                 }
             },
-            EditOp::Rename { to } => match self.text {
+            EditOp::Rename { to } => match self.base {
                 None => self.fail(i, e, missing("move it")),
                 Some(_) => {
                     self.new_path = Some(to.clone());
@@ -195,11 +261,11 @@ impl<'e> FileState<'e> {
     /// Sets the file's whole content, refusing control characters it did
     /// not have.
     fn write(&mut self, i: usize, e: &Edit, content: String) {
-        let before = self.text.as_deref().unwrap_or("");
+        let before = self.text().unwrap_or("");
         if let Some(c) = introduced_control(before, &content) {
             return self.fail(i, e, control_failure(&e.path, c));
         }
-        self.text = Some(content);
+        self.base = Some(Prepared::of(content));
         self.applied(i, e);
     }
 }
@@ -214,41 +280,11 @@ pub fn plan_file(
     edits: &[(usize, &Edit)],
     opts: &PlanOptions,
 ) -> FilePlan {
-    let mut st = FileState {
-        path,
-        text: original.map(str::to_owned),
-        new_path: None,
-        executable: None,
-        reports: Vec::new(),
-        failed: false,
-    };
-    let mut batch: Vec<(usize, &Edit, &Replace)> = Vec::new();
+    let mut planner = FilePlanner::new(path, original, opts);
     for &(i, e) in edits {
-        if st.failed {
-            st.reports.push(previous_failed(i, e));
-            continue;
-        }
-        if let EditOp::Replace(r) = &e.op {
-            batch.push((i, e, r));
-            continue;
-        }
-        st.flush(&mut batch, opts);
-        if st.failed {
-            st.reports.push(previous_failed(i, e));
-            continue;
-        }
-        st.file_op(i, e);
+        planner.push(i, e);
     }
-    st.flush(&mut batch, opts);
-    st.reports.sort_by_key(|r| r.index);
-    FilePlan {
-        path: path.to_owned(),
-        new_path: st.new_path,
-        existed: original.is_some(),
-        content: st.text,
-        executable: st.executable,
-        reports: st.reports,
-    }
+    planner.finish()
 }
 
 /// Seed 001's "previous edit to this file failed": the report of an edit
@@ -325,7 +361,7 @@ fn conform_whole_file(old: &str, new: &str) -> String {
 pub(crate) struct Planner<'c, 'a> {
     doc: &'c Document<'a>,
     hay: &'c Haystack<'a>,
-    style: OnceCell<Style>,
+    style: &'c OnceCell<Style>,
     opts: &'c PlanOptions,
     path: &'c str,
     elision: Elision,
@@ -344,7 +380,7 @@ impl Planner<'_, '_> {
 
 /// What the search of a line-block edit is called in messages, by format.
 pub(crate) fn search_noun(e: &Edit) -> &'static str {
-    match (&e.op, e.origin.as_ref().map(|o| o.format.as_str())) {
+    match (&e.op, e.origin.as_ref().map(|o| o.format.as_ref())) {
         (EditOp::Replace(r), _) if matches!(r.target, Target::Text { .. }) => "old_string",
         (_, Some("apply-patch")) => "chunk",
         (_, Some("unified-diff")) => "hunk",

@@ -99,6 +99,8 @@ struct Hit {
     /// The file line of the anchor's first non-blank line: one place, in
     /// whichever form.
     key: usize,
+    /// The anchor's blank edge lines the file does not have there.
+    surplus: usize,
     /// File indentation minus the model's, in columns, where the anchor
     /// says anything about indentation.
     delta: Option<isize>,
@@ -113,10 +115,12 @@ struct Region {
 
 impl Region {
     /// How strictly the anchors match: the looser anchor's pass, then
-    /// how many blank edge lines had to be set aside.
+    /// how many of their blank edge lines the file lacks.
     fn rank(&self) -> (MatchPass, usize) {
-        let e = self.end.unwrap_or(self.start);
-        (self.start.pass.max(e.pass), self.start.form + e.form)
+        match self.end {
+            Some(e) => (self.start.pass.max(e.pass), self.start.surplus + e.surplus),
+            None => (self.start.pass, self.start.surplus),
+        }
     }
 
     fn delta(&self) -> Option<isize> {
@@ -167,12 +171,12 @@ impl Planner<'_, '_> {
             }
             let frame = by_frame.get(&s.delta).map_or(&[][..], Vec::as_slice);
             let after = &frame[frame.partition_point(|e| e.at < s.at + s.len)..];
-            // The strictest ends only: an end as sent beats one that needed
-            // its blank lines set aside, as in the ladder.
-            let best = after.iter().map(|e| (e.pass, e.form)).min();
+            // The strictest ends only: an end as sent beats one whose blank
+            // lines the file lacks, as in the ladder.
+            let best = after.iter().map(|e| (e.pass, e.surplus)).min();
             let after: Vec<Hit> = after
                 .iter()
-                .filter(|e| Some((e.pass, e.form)) == best)
+                .filter(|e| Some((e.pass, e.surplus)) == best)
                 .copied()
                 .collect();
             match after.as_slice() {
@@ -233,7 +237,7 @@ impl Planner<'_, '_> {
             })
             .collect();
         // One place, one hit: the strictest form there.
-        hits.sort_by_key(|h| (h.key, h.pass, h.form));
+        hits.sort_by_key(|h| (h.key, h.pass, h.surplus));
         hits.dedup_by_key(|h| h.key);
         hits.sort_by_key(|h| h.at);
         hits
@@ -252,12 +256,18 @@ impl Planner<'_, '_> {
                 let model = columns(indent_of(&core[first]), tw) as isize;
                 let file = columns(indent_of(self.hay.lines()[at + first]), tw) as isize;
                 let pass = pass.unwrap_or(p);
+                let lines = self.hay.lines();
+                let before = (0..at).rev().take_while(|&i| is_blank(lines[i])).count();
+                let after = (at + core.len()..lines.len())
+                    .take_while(|&i| is_blank(lines[i]))
+                    .count();
                 Hit {
                     at,
                     len: core.len(),
                     pass,
                     form: 0,
                     key: at + first,
+                    surplus: a.lead - a.lead.min(before) + a.trail - a.trail.min(after),
                     delta: if pass.tolerates_indentation() {
                         Some(file - model)
                     } else {

@@ -8,9 +8,8 @@
 
 use std::ops::Range;
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
-
 use super::Planner;
+use crate::diff::{DiffOp, line_ops};
 use crate::edit::Hints;
 use crate::indent::Rebase;
 use crate::locate::{Match, MatchPass};
@@ -76,7 +75,7 @@ impl Planner<'_, '_> {
         let r_keys: Vec<String> = (0..m.replace.len())
             .map(|k| key(&m.replace[k], marker(&m.replace_markers, k)))
             .collect();
-        let ops = capture_diff_slices(Algorithm::Myers, &s_keys, &r_keys);
+        let ops = line_ops(&s_keys, &r_keys);
         let mut kept = vec![false; m.search.len()];
         for op in &ops {
             if let DiffOp::Equal { old_index, len, .. } = *op {

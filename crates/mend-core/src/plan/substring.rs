@@ -315,16 +315,20 @@ impl Planner<'_, '_> {
 /// `found` (the file's text that `old` matched with typography folded), so
 /// a folded match never rewrites a line the edit did not change. Folding
 /// keeps line breaks, so `old` and `found` have the same lines.
-fn keep_file_lines(old: &str, new: &str, found: &str) -> String {
-    use similar::{Algorithm, DiffOp, capture_diff_slices};
+fn keep_file_lines<'a>(old: &'a str, new: &'a str, found: &'a str) -> String {
+    use crate::diff::{DiffOp, line_ops};
     let o: Vec<&str> = old.split('\n').collect();
     let f: Vec<&str> = found.split('\n').collect();
     let n: Vec<&str> = new.split('\n').collect();
     if o.len() != f.len() {
         return new.to_owned();
     }
+    // A new line equal to an old one is a copy, even where the diff paired
+    // it otherwise (several equal lines): the file's version is written.
+    let copy =
+        |line: &'a str| -> &'a str { o.iter().position(|x| *x == line).map_or(line, |j| f[j]) };
     let mut out: Vec<&str> = Vec::with_capacity(n.len());
-    for op in capture_diff_slices(Algorithm::Myers, &o, &n) {
+    for op in line_ops(&o, &n) {
         match op {
             DiffOp::Equal { old_index, len, .. } => {
                 out.extend_from_slice(&f[old_index..old_index + len]);
@@ -335,7 +339,7 @@ fn keep_file_lines(old: &str, new: &str, found: &str) -> String {
             }
             | DiffOp::Replace {
                 new_index, new_len, ..
-            } => out.extend_from_slice(&n[new_index..new_index + new_len]),
+            } => out.extend(n[new_index..new_index + new_len].iter().map(|&l| copy(l))),
         }
     }
     out.join("\n")

@@ -1,0 +1,273 @@
+//! Hostile inputs: responses and files that once made mend's cost explode.
+//! Each must finish well within a generous bound and print a bounded
+//! report. Sizes are the ones the bug reports named in a debug build, and
+//! ten times larger in a release build (`.ci/run` runs both).
+//!
+//! The real timings come from `cargo bench -p mend --bench hostile`.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How much larger than the reported sizes this build runs.
+fn scale() -> usize {
+    if cfg!(debug_assertions) { 1 } else { 10 }
+}
+
+/// Nothing here may take this long, even in a debug build on a slow
+/// machine: the reports that motivated these tests took minutes.
+const BOUND: Duration = Duration::from_secs(60);
+
+fn code_line(i: usize) -> String {
+    format!(
+        "    value_{i} = compute_{}(items[{i}], {})",
+        i % 97,
+        i * 7 % 13
+    )
+}
+
+fn lines(n: usize) -> String {
+    let mut s = String::with_capacity(n * 48);
+    for i in 0..n {
+        s.push_str(&code_line(i));
+        s.push('\n');
+    }
+    s
+}
+
+struct Run {
+    code: i32,
+    stdout: Vec<u8>,
+    took: Duration,
+}
+
+/// Runs `mend apply ARGS` in a root holding `files`, feeding `input` on
+/// standard input, killing it past [`BOUND`].
+fn apply(files: &[(&str, &str)], args: &[&str], input: &[u8]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, c) in files {
+        std::fs::write(dir.path().join(p), c).unwrap();
+    }
+    let mut cmd = Command::new(support::mend_bin());
+    cmd.arg("apply")
+        .arg("--root")
+        .arg(dir.path())
+        .args(args)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = wait_bounded(child, start);
+    feeder.join().unwrap();
+    drop(dir);
+    out
+}
+
+fn wait_bounded(mut child: std::process::Child, start: Instant) -> Run {
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut { stdout }, &mut buf).unwrap();
+        buf
+    });
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Run {
+                code: status.code().unwrap_or(-1),
+                stdout: reader.join().unwrap(),
+                took: start.elapsed(),
+            };
+        }
+        if start.elapsed() > BOUND {
+            let _ = child.kill();
+            panic!("mend ran past {BOUND:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn assert_bounded(run: &Run, max_output: usize) {
+    assert!(run.took < BOUND, "took {:?}", run.took);
+    assert!(
+        run.stdout.len() <= max_output,
+        "printed {} bytes",
+        run.stdout.len()
+    );
+}
+
+#[test]
+fn whole_file_write_of_100k_lines() {
+    let n = 100_000 * scale();
+    let response = format!("big.py\n```python\n{}```\n", lines(n));
+    let run = apply(&[("big.py", "x = 1\n")], &[], response.as_bytes());
+    assert_eq!(run.code, 0);
+    assert_bounded(&run, 10_000);
+}
+
+#[test]
+fn fifty_thousand_small_blocks() {
+    // Ten times larger means ten such files: one file that size would pass
+    // the 20 MB file limit.
+    let per_file = 50_000;
+    let file = lines(per_file);
+    let names: Vec<String> = (0..scale()).map(|k| format!("f{k}.py")).collect();
+    let mut response = String::new();
+    for name in &names {
+        for i in 0..per_file {
+            let l = code_line(i);
+            response.push_str(&format!(
+                "{name}\n<<<<<<< SEARCH\n{l}\n=======\n{l}  # edited\n>>>>>>> REPLACE\n"
+            ));
+        }
+    }
+    let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), file.as_str())).collect();
+    let run = apply(&files, &[], response.as_bytes());
+    assert_eq!(run.code, 0);
+    // The per-edit lines are capped; the rest are counted.
+    assert_bounded(&run, 200_000);
+    assert!(String::from_utf8_lossy(&run.stdout).contains("more edits not listed"));
+}
+
+/// A long search that shares two of every three lines with the file, so
+/// the similarity pass has thousands of anchored places to weigh.
+fn near_miss(search_lines: usize) {
+    let file_lines = 4_000 * scale();
+    let file = lines(file_lines);
+    let search: Vec<String> = (1000..1000 + search_lines)
+        .map(|i| {
+            let l = code_line(i);
+            if i % 3 == 0 {
+                l.replace("items", "things")
+            } else {
+                l
+            }
+        })
+        .collect();
+    let response = format!(
+        "f.py\n<<<<<<< SEARCH\n{}\n=======\nx = 1\n>>>>>>> REPLACE\n",
+        search.join("\n")
+    );
+    let run = apply(&[("f.py", &file)], &["--dry-run"], response.as_bytes());
+    assert!(run.code == 0 || run.code == 1, "exit {}", run.code);
+    assert_bounded(&run, 200_000);
+}
+
+#[test]
+fn a_400_line_search_that_does_not_match() {
+    near_miss(400 * scale());
+}
+
+#[test]
+fn a_1600_line_search_that_does_not_match() {
+    near_miss(1600 * scale());
+}
+
+#[test]
+fn streaming_2000_small_edits_to_one_file() {
+    let n = 2_000 * scale();
+    let file = lines(2 * n);
+    let mut response = String::new();
+    for i in (0..2 * n).step_by(2) {
+        let l = code_line(i);
+        response.push_str(&format!(
+            "f.py\n<<<<<<< SEARCH\n{l}\n=======\n{l}  # e\n>>>>>>> REPLACE\n"
+        ));
+    }
+    let run = apply(
+        &[("f.py", &file)],
+        &["--stream", "--dry-run"],
+        response.as_bytes(),
+    );
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn streaming_a_failing_block_then_more_edits() {
+    let file = lines(4_000 * scale());
+    let bad: Vec<String> = (1000..1150)
+        .map(|i| code_line(i).replace("compute", "calc"))
+        .collect();
+    let mut response = format!(
+        "f.py\n<<<<<<< SEARCH\n{}\n=======\nx = 1\n>>>>>>> REPLACE\n",
+        bad.join("\n")
+    );
+    for i in 2000..2000 + 30 * scale() {
+        let l = code_line(i);
+        response.push_str(&format!(
+            "f.py\n<<<<<<< SEARCH\n{l}\n=======\n{l}  # e\n>>>>>>> REPLACE\n"
+        ));
+    }
+    let run = apply(&[("f.py", &file)], &["--stream"], response.as_bytes());
+    assert_eq!(run.code, 1);
+    assert_bounded(&run, 200_000);
+}
+
+#[test]
+fn str_replace_of_a_25k_line_region() {
+    let n = 25_000 * scale();
+    let file = lines(n + 2_000);
+    let region: String = file
+        .lines()
+        .skip(1_000)
+        .take(n)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let response = serde_json::json!({
+        "path": "f.py",
+        "old_string": region,
+        "new_string": "pass\n",
+    })
+    .to_string();
+    let run = apply(&[("f.py", &file)], &[], response.as_bytes());
+    assert_eq!(run.code, 0);
+    assert_bounded(&run, 10_000);
+}
+
+#[test]
+fn a_hundred_thousand_failing_edits() {
+    let n = 100_000 * scale();
+    let mut response = String::with_capacity(n * 70);
+    for i in 0..n {
+        response.push_str(&format!(
+            "f.py\n<<<<<<< SEARCH\nmissing_{i}()\n=======\nfound_{i}()\n>>>>>>> REPLACE\n"
+        ));
+    }
+    let run = apply(&[("f.py", "x = 1\n")], &[], response.as_bytes());
+    assert_eq!(run.code, 1);
+    // The retry context shows 64 KiB of failures and counts the rest.
+    assert_bounded(&run, 300_000);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        text.contains("more failed edits not shown"),
+        "{}",
+        &text[text.len() - 500..]
+    );
+}
+
+#[test]
+fn the_json_report_is_bounded_too() {
+    let n = 20_000;
+    let mut response = String::new();
+    for i in 0..n {
+        response.push_str(&format!(
+            "f.py\n<<<<<<< SEARCH\nmissing_{i}()\n=======\nfound_{i}()\n>>>>>>> REPLACE\n"
+        ));
+    }
+    let run = apply(&[("f.py", "x = 1\n")], &["--json"], response.as_bytes());
+    assert_eq!(run.code, 1);
+    assert_bounded(&run, 1_000_000);
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(v["edits"].as_array().unwrap().len(), 500);
+    assert_eq!(v["omitted"]["edits"], n - 500);
+    assert_eq!(v["omitted"]["failed"]["not_found"], n - 500);
+}
