@@ -283,11 +283,14 @@ impl EditReport {
     }
 
     /// One line for humans: status, path, lines and pass.
+    /// The path is escaped: a file name cannot forge a line or send
+    /// terminal escapes.
     pub fn summary(&self) -> String {
         let n = self.index + 1;
+        let path = crate::text::escape_controls(&self.path);
         match self.status {
             EditStatus::Applied => {
-                let mut s = format!("applied  #{n} {}", self.path);
+                let mut s = format!("applied  #{n} {path}");
                 if let Some(l) = self.lines {
                     s.push_str(&format!(":{l}"));
                 }
@@ -305,7 +308,7 @@ impl EditReport {
                 }
                 s
             }
-            EditStatus::Noop => format!("no-op    #{n} {} (replacement equals search)", self.path),
+            EditStatus::Noop => format!("no-op    #{n} {path} (replacement equals search)"),
             EditStatus::Failed | EditStatus::Skipped => {
                 let word = if self.status == EditStatus::Failed {
                     "FAILED "
@@ -316,7 +319,7 @@ impl EditReport {
                     .failure
                     .as_ref()
                     .map_or(String::new(), |f| format!(": {}", f.message));
-                format!("{word}  #{n} {}{why}", self.path)
+                format!("{word}  #{n} {path}{why}")
             }
         }
     }
@@ -503,7 +506,7 @@ fn failure_section(r: &EditReport) -> String {
         "\n## Edit #{} ({} for {}) — {}\n",
         r.index + 1,
         r.kind,
-        r.path,
+        crate::text::escape_controls(&r.path),
         f.kind.label()
     ));
     if let Some(o) = &r.origin
@@ -521,14 +524,19 @@ fn failure_section(r: &EditReport) -> String {
         ));
         let width = best.lines.last().map_or(1, |l| l.number.to_string().len());
         for l in &best.lines {
-            out.push_str(&format!("{:>width$} | {}\n", l.number, l.text));
+            out.push_str(&format!(
+                "{:>width$} | {}\n",
+                l.number,
+                crate::text::escape_controls_in_text(&l.text)
+            ));
         }
     }
     if let Some(o) = &r.origin
         && !o.text.is_empty()
     {
         out.push_str("\nYour edit was:\n");
-        out.push_str(&cap_text(&o.text, CAPS.retry_context / 4));
+        let quoted = crate::text::escape_controls_in_text(&o.text);
+        out.push_str(&cap_text(&quoted, CAPS.retry_context / 4));
         if !o.text.ends_with('\n') {
             out.push('\n');
         }

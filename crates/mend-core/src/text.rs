@@ -6,6 +6,7 @@
 //! locator compares line *contents*; the planner splices byte ranges of the
 //! original, so bytes no edit touches are never re-encoded.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// The UTF-8 byte-order mark as it appears at the start of a `&str`.
@@ -238,6 +239,64 @@ pub fn introduced_control(before: &str, text: &str) -> Option<char> {
     text.chars().find(|&c| bad(c) && !before.contains(c))
 }
 
+/// A control character: C0, DEL or C1.
+pub fn is_control(c: char) -> bool {
+    c < ' ' || ('\u{7f}'..='\u{9f}').contains(&c)
+}
+
+/// `s` with control characters and bidirectional overrides escaped
+/// (`\n`, `\u{1b}`), safe to print to a terminal or a log: a file name a
+/// model or a repository chose cannot forge report lines or send escape
+/// sequences.
+pub fn escape_controls(s: &str) -> Cow<'_, str> {
+    let unsafe_char =
+        |c: char| is_control(c) || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !s.chars().any(unsafe_char) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`escape_controls`] for multi-line text quoted back to a reader (an
+/// edit as sent, lines of a file): line breaks and tabs stay as they are,
+/// every other control character is escaped.
+pub fn escape_controls_in_text(s: &str) -> Cow<'_, str> {
+    if !s
+        .chars()
+        .any(|c| is_control(c) && c != '\n' && c != '\t' && c != '\r')
+    {
+        return Cow::Borrowed(s);
+    }
+    s.split_inclusive('\n')
+        .map(|line| {
+            let (body, end) = match line.strip_suffix("\r\n") {
+                Some(b) => (b, "\r\n"),
+                None => match line.strip_suffix('\n') {
+                    Some(b) => (b, "\n"),
+                    None => (line, ""),
+                },
+            };
+            let body: String = body
+                .split('\t')
+                .map(|part| escape_controls(part).into_owned())
+                .collect::<Vec<_>>()
+                .join("\t");
+            body + end
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Splits an edit's text into lines the way models mean them: `\r\n` and `\n`
 /// both end a line, and one final newline does not start an empty line.
 pub fn split_lines(text: &str) -> Vec<String> {
@@ -253,6 +312,21 @@ pub fn split_lines(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escapes_what_could_forge_a_line_or_drive_a_terminal() {
+        assert!(matches!(escape_controls("src/café.rs"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape_controls("ok.txt\napplied  #9 \u{1b}[2Kx\u{202e}"),
+            "ok.txt\\napplied  #9 \\u{1b}[2Kx\\u{202e}"
+        );
+        assert_eq!(escape_controls("a\u{85}b\u{7f}"), "a\\u{85}b\\u{7f}");
+        assert!(is_control('\u{9f}') && !is_control('\u{a0}') && !is_control(' '));
+        assert_eq!(
+            escape_controls_in_text("a\tb\r\nc\u{1b}[0m\n\u{9b}x"),
+            "a\tb\r\nc\\u{1b}[0m\n\\u{9b}x"
+        );
+    }
 
     #[test]
     fn keeps_every_byte() {
