@@ -99,6 +99,15 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// What a checkpoint would hold, found without writing one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Preview {
+    /// How many files it would hold.
+    pub files: usize,
+    /// The files it would leave out.
+    pub skipped: Vec<Skipped>,
+}
+
 /// Settings for creating a checkpoint.
 #[derive(Debug, Clone)]
 pub struct CreateOptions {
@@ -180,15 +189,15 @@ impl Checkpoints {
                 false,
             )
         } else {
-            let dir = root.join(".mend/shadow.git");
+            // Only a `.mend` that mend made itself holds the shadow
+            // repository: a repository could ship one, or a link to one.
+            let private =
+                mend_workspace::Workspace::open(&root, mend_workspace::Options::default())?
+                    .private_dir()?;
+            let dir = private.join("shadow.git");
             let repo = if dir.exists() {
                 Repository::open_bare(&dir)
             } else {
-                std::fs::create_dir_all(root.join(".mend")).map_err(|e| Error::Io {
-                    context: "creating .mend".into(),
-                    source: e,
-                })?;
-                let _ = std::fs::write(root.join(".mend/.gitignore"), "*\n");
                 Repository::init_bare(&dir)
             }
             .map_err(git("opening the shadow repository"))?;
@@ -288,6 +297,16 @@ impl Checkpoints {
             anchor: opts.anchor.clone(),
             time,
             head,
+            skipped,
+        })
+    }
+
+    /// What [`Checkpoints::create`] would snapshot, without writing a
+    /// checkpoint, a ref or the private index.
+    pub fn preview(&self, opts: &CreateOptions) -> Result<Preview, Error> {
+        let (_repo, index, skipped, _) = self.scan(opts.max_file_bytes, &mut |_| {})?;
+        Ok(Preview {
+            files: index.len(),
             skipped,
         })
     }

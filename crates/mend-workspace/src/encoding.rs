@@ -47,6 +47,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(String, Encoding), Undecodable> {
         String::from_utf16(&units)
             .map_err(|_| Undecodable::NotText("UTF-16 with an unpaired surrogate".into()))
     };
+    // UTF-32LE's BOM begins with UTF-16LE's, so it is checked first.
+    if bytes.starts_with(&[0xFF, 0xFE, 0x00, 0x00]) {
+        return Err(Undecodable::NotText("UTF-32LE (BOM FF FE 00 00)".into()));
+    }
+    if bytes.starts_with(&[0x00, 0x00, 0xFE, 0xFF]) {
+        return Err(Undecodable::NotText("UTF-32BE (BOM 00 00 FE FF)".into()));
+    }
     if bytes.starts_with(&[0xFF, 0xFE]) {
         return utf16(true).map(|s| (s, Encoding::Utf16Le));
     }
@@ -115,5 +122,14 @@ mod tests {
             decode(&[0xFF, 0xFE, 0x00]),
             Err(Undecodable::NotText(_))
         ));
+        for utf32 in [
+            vec![0xFF, 0xFE, 0, 0, b'h', 0, 0, 0],
+            vec![0, 0, 0xFE, 0xFF, 0, 0, 0, b'h'],
+        ] {
+            match decode(&utf32) {
+                Err(Undecodable::NotText(d)) => assert!(d.starts_with("UTF-32"), "{d}"),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }

@@ -3,13 +3,14 @@
 use std::path::PathBuf;
 
 use mend_core::FailureKind;
+use mend_core::text::escape_controls as esc;
 
 /// Why a workspace operation could not proceed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A path was refused by confinement.
-    #[error("{path}: {reason}")]
+    #[error("{}: {reason}", esc(.path))]
     PathRefused {
         /// The path as given.
         path: String,
@@ -17,14 +18,14 @@ pub enum Error {
         reason: String,
     },
     /// The file holds binary data.
-    #[error("Cannot edit binary file {path}")]
+    #[error("Cannot edit binary file {}", esc(.path))]
     Binary {
         /// The file.
         path: String,
     },
     /// The file is text in an encoding mend does not write back exactly.
     #[error(
-        "{path} is not UTF-8 or UTF-16 text with a BOM ({detail}); mend never guesses an encoding or replaces bytes"
+        "{} is not UTF-8 or UTF-16 text with a BOM ({detail}); mend never guesses an encoding or replaces bytes", esc(.path)
     )]
     NotText {
         /// The file.
@@ -33,7 +34,7 @@ pub enum Error {
         detail: String,
     },
     /// The file is over the size limit.
-    #[error("{path} is {size} bytes, over the {limit}-byte limit")]
+    #[error("{} is {size} bytes, over the {limit}-byte limit", esc(.path))]
     TooLarge {
         /// The file.
         path: String,
@@ -43,7 +44,7 @@ pub enum Error {
         limit: u64,
     },
     /// The file changed between the read the edit is based on and now.
-    #[error("{path}: file changed since you read it{}", if .diff.is_empty() { String::new() } else { format!("; what changed:\n{}", .diff) })]
+    #[error("{}: file changed since you read it{}", esc(.path), if .diff.is_empty() { String::new() } else { format!("; what changed:\n{}", .diff) })]
     Stale {
         /// The file.
         path: String,
@@ -70,6 +71,37 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The path names something other than a regular file.
+    #[error("{} is {kind}; mend reads and writes regular files only", esc(.path))]
+    NotAFile {
+        /// The path as given.
+        path: String,
+        /// What it is ("a FIFO (named pipe)", "a directory", …).
+        kind: &'static str,
+    },
+    /// What mend would write is over the size limit.
+    #[error(
+        "the new content of {} would be {size} bytes, over the {limit}-byte limit",
+        esc(.path)
+    )]
+    WouldBeTooLarge {
+        /// The file.
+        path: String,
+        /// The size it would have.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// `.mend` exists but is not mend's own, so mend will not use it.
+    #[error(
+        ".mend {what}; mend keeps its lock, journal and checkpoints only in a folder it made itself. {fix}"
+    )]
+    Untrusted {
+        /// What is wrong with it.
+        what: String,
+        /// How to clear it.
+        fix: String,
+    },
     /// The transaction journal is unreadable.
     #[error(
         "the transaction journal {path} is unreadable ({detail}); inspect it, then delete it to continue"
@@ -89,7 +121,8 @@ impl Error {
             Error::PathRefused { .. } => FailureKind::PathRefused,
             Error::Binary { .. } => FailureKind::Binary,
             Error::NotText { .. } => FailureKind::NotText,
-            Error::TooLarge { .. } => FailureKind::TooLarge,
+            Error::TooLarge { .. } | Error::WouldBeTooLarge { .. } => FailureKind::TooLarge,
+            Error::NotAFile { .. } => FailureKind::PathRefused,
             Error::Stale { .. } => FailureKind::Stale,
             _ => FailureKind::Io,
         }
@@ -99,13 +132,17 @@ impl Error {
     pub fn fix(&self) -> &'static str {
         match self {
             Error::PathRefused { .. } => {
-                "Use a path relative to the project root, inside it, without `..`, outside .git/."
+                "Use a path relative to the project root, inside it, without `..`, outside every .git and .mend folder, without control characters."
             }
             Error::Binary { .. } => {
                 "Binary files cannot be edited as text; use a shell command instead."
             }
             Error::NotText { .. } => "Convert the file to UTF-8 first, or edit it another way.",
-            Error::TooLarge { .. } => "Edit a smaller file, or raise the size limit.",
+            Error::TooLarge { .. } | Error::WouldBeTooLarge { .. } => {
+                "Edit a smaller file, or raise the size limit."
+            }
+            Error::NotAFile { .. } => "Name a regular file inside the project root.",
+            Error::Untrusted { .. } => "Follow the instructions in the message, then try again.",
             Error::Stale { .. } => "Re-read the file and base the edit on its current content.",
             _ => "Check the file's permissions and try again.",
         }

@@ -2,8 +2,14 @@
 //! goes through a [`Workspace`].
 //!
 //! - **Confinement**: [`Workspace::resolve`] refuses absolute paths outside
-//!   the root, `..` escapes, symlinks leading out, `.git/`, NUL bytes and
-//!   Windows drive or UNC forms. Targets are checked again at commit time.
+//!   the root (as given or canonical), `..` escapes, symlinks leading out,
+//!   any `.git` or `.mend` at any depth and in any spelling that reaches
+//!   one, control characters and Windows drive or UNC forms. Targets are
+//!   checked again at commit time, and only regular files are read or
+//!   written.
+//! - **Nothing in the repository is trusted**: `.mend/` is used only when
+//!   mend made it, and a journal is acted on only when it carries this
+//!   workspace's signature (see the `private` and `trust` modules).
 //! - **Exact encodings**: [`Workspace::read`] returns UTF-8 text as is (BOM
 //!   included) and decodes UTF-16 with a BOM; a commit writes each file back
 //!   in the encoding it was read in. Binary files and other encodings are
@@ -40,12 +46,16 @@
 
 mod encoding;
 mod error;
+mod files;
 mod path;
+mod private;
+mod trust;
 mod txn;
 
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -75,8 +85,10 @@ impl Default for Options {
 /// A project root that mend may read and write inside.
 #[derive(Debug, Clone)]
 pub struct Workspace {
-    root: PathBuf,
+    root: path::Root,
     opts: Options,
+    /// Made on first need: reading files never needs the per-user secret.
+    key: OnceLock<trust::Key>,
 }
 
 /// A text file as read.
@@ -179,21 +191,49 @@ pub fn hash_bytes(bytes: &[u8]) -> String {
 impl Workspace {
     /// Opens the workspace at `root`, an existing directory.
     pub fn open(root: &Path, opts: Options) -> Result<Self, Error> {
-        let root = root
-            .canonicalize()
-            .map_err(|e| Error::io(format!("opening root {}", root.display()), e))?;
-        if !root.is_dir() {
+        let show = || mend_core::text::escape_controls(&root.to_string_lossy()).into_owned();
+        let r =
+            path::Root::open(root).map_err(|e| Error::io(format!("opening root {}", show()), e))?;
+        if !r.canonical.is_dir() {
             return Err(Error::io(
-                format!("opening root {}", root.display()),
+                format!("opening root {}", show()),
                 std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory"),
             ));
         }
-        Ok(Workspace { root, opts })
+        Ok(Workspace {
+            root: r,
+            opts,
+            key: OnceLock::new(),
+        })
     }
 
     /// The canonical root.
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.root.canonical
+    }
+
+    /// `p` relative to the root, when it is under the root as given or
+    /// under its canonical form (lexically; [`Workspace::resolve`] then
+    /// checks what it is).
+    pub fn relative_to_root(&self, p: &Path) -> Option<String> {
+        let rel = self.root.strip(p)?;
+        Some(rel.to_string_lossy().into_owned())
+    }
+
+    fn key(&self) -> Result<&trust::Key, Error> {
+        if let Some(k) = self.key.get() {
+            return Ok(k);
+        }
+        let k = trust::Key::for_root(&self.root.canonical)?;
+        Ok(self.key.get_or_init(|| k))
+    }
+
+    /// mend's verified private folder, `.mend/`, created when missing. A
+    /// `.mend` that is a link, tracked by git, or holds links or special
+    /// files is refused (see [`Error::Untrusted`]).
+    pub fn private_dir(&self) -> Result<PathBuf, Error> {
+        let dir = private::open(&self.root.canonical, self.key()?, true)?;
+        Ok(dir.expect("created when missing"))
     }
 
     /// The settings.
@@ -202,43 +242,45 @@ impl Workspace {
     }
 
     /// Normalizes a model-supplied path to its root-relative form.
+    /// The path is spelled as it is on disk: a name that matches an
+    /// existing file only after Unicode normalization becomes that file's.
     pub fn normalize(&self, raw: &str) -> Result<String, Error> {
-        Ok(path::normalize(&self.root, raw)?.join("/"))
+        Ok(path::resolve(&self.root, raw)?.0)
     }
 
     /// Resolves a model-supplied path to an absolute path inside the root.
     pub fn resolve(&self, raw: &str) -> Result<PathBuf, Error> {
-        path::resolve(&self.root, raw)
+        Ok(path::resolve(&self.root, raw)?.1)
     }
 
     /// Reads a file as text.
     pub fn read(&self, raw: &str) -> Result<Snapshot, Error> {
-        let rel = self.normalize(raw)?;
-        let path = self.resolve(raw)?;
+        let (rel, path) = path::resolve(&self.root, raw)?;
         let file = self.read_at(&path, &rel)?;
         Ok(Snapshot { rel, path, file })
     }
 
     fn read_at(&self, path: &Path, rel: &str) -> Result<Option<TextFile>, Error> {
-        let meta = match fs::metadata(path) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io(format!("reading {rel}"), e)),
+        let bytes = match files::read_regular(path, self.opts.max_bytes, false) {
+            Ok(b) => b,
+            Err(files::ReadError::Missing) => return Ok(None),
+            Err(files::ReadError::Kind(kind)) => {
+                return Err(Error::NotAFile {
+                    path: rel.to_owned(),
+                    kind,
+                });
+            }
+            Err(files::ReadError::TooLarge(size)) => {
+                return Err(Error::TooLarge {
+                    path: rel.to_owned(),
+                    size,
+                    limit: self.opts.max_bytes,
+                });
+            }
+            Err(files::ReadError::Io(e)) => {
+                return Err(Error::io(format!("reading {}", esc(rel)), e));
+            }
         };
-        if meta.is_dir() {
-            return Err(Error::PathRefused {
-                path: rel.to_owned(),
-                reason: "is a directory, not a file".into(),
-            });
-        }
-        if meta.len() > self.opts.max_bytes {
-            return Err(Error::TooLarge {
-                path: rel.to_owned(),
-                size: meta.len(),
-                limit: self.opts.max_bytes,
-            });
-        }
-        let bytes = fs::read(path).map_err(|e| Error::io(format!("reading {rel}"), e))?;
         let (text, encoding) = encoding::decode(&bytes).map_err(|u| match u {
             encoding::Undecodable::Binary => Error::Binary {
                 path: rel.to_owned(),
@@ -255,57 +297,10 @@ impl Workspace {
         }))
     }
 
-    /// `.mend/`, created on first use and kept out of version control.
-    fn mend_dir(&self) -> Result<PathBuf, Error> {
-        let dir = self.root.join(".mend");
-        if !dir.is_dir() {
-            fs::create_dir_all(&dir).map_err(|e| Error::io("creating .mend", e))?;
-            fs::write(dir.join(".gitignore"), "*\n")
-                .map_err(|e| Error::io("writing .mend/.gitignore", e))?;
-            self.exclude_from_git()?;
-        }
-        Ok(dir)
-    }
-
-    /// Adds `.mend/` to `.git/info/exclude` when the root is a git repo.
-    fn exclude_from_git(&self) -> Result<(), Error> {
-        let git = self.root.join(".git");
-        if !git.is_dir() {
-            return Ok(());
-        }
-        let info = git.join("info");
-        fs::create_dir_all(&info).map_err(|e| Error::io("creating .git/info", e))?;
-        let exclude = info.join("exclude");
-        let current = fs::read_to_string(&exclude).unwrap_or_default();
-        if current
-            .lines()
-            .any(|l| l.trim() == ".mend/" || l.trim() == "/.mend/")
-        {
-            return Ok(());
-        }
-        let mut f = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&exclude)
-            .map_err(|e| Error::io("opening .git/info/exclude", e))?;
-        let sep = if current.is_empty() || current.ends_with('\n') {
-            ""
-        } else {
-            "\n"
-        };
-        writeln!(f, "{sep}.mend/").map_err(|e| Error::io("writing .git/info/exclude", e))
-    }
-
     /// Takes the workspace lock, waiting up to the configured timeout.
     pub fn lock(&self) -> Result<Lock, Error> {
-        let dir = self.mend_dir()?;
-        let path = dir.join("lock");
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io("opening .mend/lock", e))?;
+        let path = self.private_dir()?.join("lock");
+        let file = files::open_own(&path).map_err(|e| Error::io("opening .mend/lock", e))?;
         let start = Instant::now();
         loop {
             match file.try_lock() {
@@ -313,7 +308,7 @@ impl Workspace {
                 Err(fs::TryLockError::WouldBlock) => {
                     if start.elapsed() >= self.opts.lock_timeout {
                         return Err(Error::Locked {
-                            root: self.root.clone(),
+                            root: self.root.canonical.clone(),
                             waited_ms: start.elapsed().as_millis(),
                         });
                     }
@@ -327,35 +322,64 @@ impl Workspace {
     }
 
     /// Finishes a transaction a killed process left behind.
+    ///
+    /// A journal that does not carry this workspace's signature (one a
+    /// repository shipped, or one copied from elsewhere) is never acted on:
+    /// it is moved aside and reported as [`Recovery::Ignored`].
     pub fn recover(&self, _lock: &Lock) -> Result<Option<Recovery>, Error> {
-        let dir = self.root.join(".mend");
-        if !dir.is_dir() {
+        let Some(dir) = private::open(&self.root.canonical, self.key()?, false)? else {
             return Ok(None);
-        }
-        txn::recover(&self.root, &dir)
+        };
+        txn::recover(&self.root, &dir, self.key()?)
     }
 
     /// Keeps a copy of content a client has read, so a later stale edit can
     /// be shown what changed since. Returns its hash.
     pub fn remember(&self, file: &TextFile) -> Result<String, Error> {
-        let dir = self.mend_dir()?.join("snapshots");
-        fs::create_dir_all(&dir).map_err(|e| Error::io("creating .mend/snapshots", e))?;
+        let dir = self.private_dir()?.join("snapshots");
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(Error::Untrusted {
+                    what: "holds something other than a folder at snapshots".into(),
+                    fix: "Delete .mend/snapshots; mend makes a new one.".into(),
+                });
+            }
+            Err(_) => fs::create_dir(&dir).map_err(|e| Error::io("creating .mend/snapshots", e))?,
+        }
         let name = file.hash.trim_start_matches("sha256:");
         let p = dir.join(name);
-        if !p.exists() {
-            fs::write(&p, file.text.as_bytes()).map_err(|e| Error::io("writing a snapshot", e))?;
+        if fs::symlink_metadata(&p).is_err() {
+            // The bytes as on disk, so a recall can check them against
+            // their name.
+            let bytes = encoding::encode(&file.text, file.encoding);
+            let aside = dir.join(format!("{name}.{}.new", files::unique()));
+            let _ = fs::remove_file(&aside);
+            let mut f =
+                files::create_new(&aside).map_err(|e| Error::io("writing a snapshot", e))?;
+            f.write_all(&bytes)
+                .map_err(|e| Error::io("writing a snapshot", e))?;
+            fs::rename(&aside, &p).map_err(|e| Error::io("writing a snapshot", e))?;
             prune(&dir, 256);
         }
         Ok(file.hash.clone())
     }
 
-    /// The text remembered for a hash, if any.
+    /// The text remembered for a hash, if any, and only if its bytes still
+    /// hash to that name.
     pub fn recall(&self, hash: &str) -> Option<String> {
-        let name = hash.trim_start_matches("sha256:");
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_hexdigit()) {
+        let name = hash.strip_prefix("sha256:").unwrap_or(hash);
+        if !is_snapshot_name(name) {
             return None;
         }
-        fs::read_to_string(self.root.join(".mend/snapshots").join(name)).ok()
+        let dir = private::open(&self.root.canonical, self.key().ok()?, false).ok()??;
+        let bytes =
+            files::read_regular(&dir.join("snapshots").join(name), self.opts.max_bytes, true)
+                .ok()?;
+        if hash_bytes(&bytes).strip_prefix("sha256:") != Some(name) {
+            return None;
+        }
+        encoding::decode(&bytes).ok().map(|(text, _)| text)
     }
 
     /// The staleness error for `rel`, with a diff from the remembered
@@ -392,7 +416,7 @@ impl Workspace {
         if changes.is_empty() {
             return Ok(0);
         }
-        let mend = self.mend_dir()?;
+        let mend = self.private_dir()?;
         let id = format!(
             "{:x}{:x}",
             std::process::id(),
@@ -400,145 +424,197 @@ impl Workspace {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos())
         );
-        struct Staged {
-            temp: PathBuf,
-            target: PathBuf,
-            bytes: Vec<u8>,
-            perms: Option<fs::Permissions>,
-            executable: Option<bool>,
-        }
         let mut ops = Vec::new();
         let mut staged: Vec<Option<Staged>> = Vec::new();
         for (n, change) in changes.iter().enumerate() {
-            let (raw, base) = match change {
-                Change::Write { path, base, .. }
-                | Change::Bytes { path, base, .. }
-                | Change::Delete { path, base } => (path, base),
-            };
-            let path = self.resolve(raw)?;
-            let rel = self.normalize(raw)?;
-            // Staleness, under the lock.
-            let now = if *base == Base::Any {
-                None
-            } else {
-                self.read_at(&path, &rel)?
-            };
-            match (base, &now) {
-                (Base::Any, _) => {}
-                (Base::Absent, None) => {}
-                (Base::Absent, Some(f)) => {
-                    return Err(self.stale(&rel, "", Some(""), &f.text));
-                }
-                (Base::Hash(h), Some(f)) if *h == f.hash => {}
-                (Base::Hash(h), Some(f)) => return Err(self.stale(&rel, h, None, &f.text)),
-                (Base::Hash(_), None) => {
-                    return Err(Error::Stale {
-                        path: rel,
-                        diff: "the file was deleted".into(),
-                    });
-                }
-            }
-            match change {
-                Change::Delete { .. } => {
-                    ops.push(txn::Op::Delete {
-                        target: self.relative(&path),
-                    });
-                    staged.push(None);
-                }
-                Change::Write { .. } | Change::Bytes { .. } => {
-                    let (bytes, mode_from, executable) = match change {
-                        Change::Write {
-                            text,
-                            encoding,
-                            mode_from,
-                            executable,
-                            ..
-                        } => (
-                            encoding::encode(text, *encoding),
-                            mode_from.as_ref(),
-                            *executable,
-                        ),
-                        Change::Bytes {
-                            bytes, executable, ..
-                        } => (bytes.clone(), None, *executable),
-                        Change::Delete { .. } => unreachable!("handled above"),
-                    };
-                    // A symlink inside the root is written through.
-                    let target = if path
-                        .symlink_metadata()
-                        .is_ok_and(|m| m.file_type().is_symlink())
-                    {
-                        path.canonicalize()
-                            .map_err(|e| Error::io(format!("resolving {rel}"), e))?
-                    } else {
-                        path.clone()
-                    };
-                    path::check_real(&self.root, raw, &target)?;
-                    let meta = fs::metadata(&target).ok();
-                    let in_place = meta.as_ref().is_some_and(hard_linked);
-                    let perms = match mode_from {
-                        Some(src) => fs::metadata(self.resolve(src)?)
-                            .ok()
-                            .map(|m| m.permissions()),
-                        None => meta.map(|m| m.permissions()),
-                    };
-                    let dir = target.parent().unwrap_or(&self.root).to_path_buf();
-                    let name = target
-                        .file_name()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    let temp = dir.join(format!(".mend-{id}-{n}-{name}.tmp"));
-                    ops.push(txn::Op::Put {
-                        target: self.relative(&target),
-                        temp: self.relative(&temp),
-                        in_place,
-                    });
-                    staged.push(Some(Staged {
-                        temp,
-                        target,
-                        bytes,
-                        perms,
-                        executable,
-                    }));
-                }
-            }
+            let (op, stage) = self.plan_change(change, &id, n)?;
+            ops.push(op);
+            staged.push(stage);
         }
         let count = ops.len();
-        let root = self.root.clone();
+        let root = self.root.canonical.clone();
         let mut next = 0;
         let mut stage = |_op: &txn::Op| -> Result<(), Error> {
             let item = staged[next].take();
             next += 1;
-            let Some(s) = item else { return Ok(()) };
-            let dir = s.temp.parent().unwrap_or(&root);
-            create_dirs_inside(&root, dir)?;
-            path::check_real(&root, &s.target.to_string_lossy(), dir)?;
-            let mut f = fs::File::create(&s.temp)
-                .map_err(|e| Error::io(format!("creating {}", s.temp.display()), e))?;
-            f.write_all(&s.bytes)
-                .map_err(|e| Error::io(format!("writing {}", s.temp.display()), e))?;
-            if let Some(p) = s.perms {
-                fs::set_permissions(&s.temp, p).map_err(|e| {
-                    Error::io(format!("setting the mode of {}", s.temp.display()), e)
-                })?;
+            match item {
+                Some(s) => s.write(&root),
+                None => Ok(()),
             }
-            if let Some(x) = s.executable {
-                set_executable(&s.temp, x)?;
-            }
-            f.sync_all()
-                .map_err(|e| Error::io(format!("syncing {}", s.temp.display()), e))?;
-            Ok(())
         };
-        txn::run(&self.root, &mend, &id, ops, &mut stage, hook)?;
+        txn::run(&self.root, &mend, self.key()?, &id, ops, &mut stage, hook)?;
         Ok(count)
     }
 
+    /// Checks one change against the disk (confinement, kind, staleness,
+    /// size) and turns it into a journal operation and what to stage.
+    fn plan_change(
+        &self,
+        change: &Change,
+        id: &str,
+        n: usize,
+    ) -> Result<(txn::Op, Option<Staged>), Error> {
+        let (raw, base) = match change {
+            Change::Write { path, base, .. }
+            | Change::Bytes { path, base, .. }
+            | Change::Delete { path, base } => (path, base),
+        };
+        let (rel, path) = path::resolve(&self.root, raw)?;
+        self.check_kind(&path, &rel, matches!(change, Change::Delete { .. }))?;
+        self.check_base(&path, &rel, base)?;
+        let (bytes, mode_from, executable) = match change {
+            Change::Delete { .. } => {
+                let target = self.relative(&path);
+                return Ok((txn::Op::Delete { target }, None));
+            }
+            Change::Write {
+                text,
+                encoding,
+                mode_from,
+                executable,
+                ..
+            } => (
+                encoding::encode(text, *encoding),
+                mode_from.as_ref(),
+                *executable,
+            ),
+            Change::Bytes {
+                bytes, executable, ..
+            } => (bytes.clone(), None, *executable),
+        };
+        if bytes.len() as u64 > self.opts.max_bytes {
+            return Err(Error::WouldBeTooLarge {
+                path: rel,
+                size: bytes.len() as u64,
+                limit: self.opts.max_bytes,
+            });
+        }
+        // A symlink inside the root is written through.
+        let target = if path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            path.canonicalize()
+                .map_err(|e| Error::io(format!("resolving {}", esc(&rel)), e))?
+        } else {
+            path.clone()
+        };
+        path::check_real(&self.root.canonical, raw, &target)?;
+        let meta = fs::metadata(&target).ok();
+        let in_place = meta.as_ref().is_some_and(hard_linked);
+        let perms = match mode_from {
+            Some(src) => fs::metadata(self.resolve(src)?)
+                .ok()
+                .map(|m| m.permissions()),
+            None => meta.map(|m| m.permissions()),
+        };
+        let dir = target
+            .parent()
+            .unwrap_or(&self.root.canonical)
+            .to_path_buf();
+        // The target's name is left out so a long name cannot make the
+        // temporary one exceed the filesystem's limit.
+        let temp = dir.join(format!(".mend-{id}-{n}.tmp"));
+        let op = txn::Op::Put {
+            target: self.relative(&target),
+            temp: self.relative(&temp),
+            in_place,
+        };
+        let staged = Staged {
+            temp,
+            target,
+            bytes,
+            perms,
+            executable,
+        };
+        Ok((op, Some(staged)))
+    }
+
+    /// Refuses anything but a regular file (or, for a deletion, a link).
+    fn check_kind(&self, path: &Path, rel: &str, deleting: bool) -> Result<(), Error> {
+        let meta = if deleting {
+            fs::symlink_metadata(path)
+        } else {
+            fs::metadata(path)
+        };
+        let Ok(meta) = meta else { return Ok(()) };
+        if deleting && meta.file_type().is_symlink() {
+            return Ok(());
+        }
+        match files::kind(&meta) {
+            Some(kind) => Err(Error::NotAFile {
+                path: rel.to_owned(),
+                kind,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Staleness, under the lock.
+    fn check_base(&self, path: &Path, rel: &str, base: &Base) -> Result<(), Error> {
+        if *base == Base::Any {
+            return Ok(());
+        }
+        match (base, self.read_at(path, rel)?) {
+            (Base::Absent, None) | (Base::Any, _) => Ok(()),
+            (Base::Absent, Some(f)) => Err(self.stale(rel, "", Some(""), &f.text)),
+            (Base::Hash(h), Some(f)) if *h == f.hash => Ok(()),
+            (Base::Hash(h), Some(f)) => Err(self.stale(rel, h, None, &f.text)),
+            (Base::Hash(_), None) => Err(Error::Stale {
+                path: rel.to_owned(),
+                diff: "the file was deleted".into(),
+            }),
+        }
+    }
+
     fn relative(&self, p: &Path) -> String {
-        p.strip_prefix(&self.root)
+        p.strip_prefix(&self.root.canonical)
             .unwrap_or(p)
             .to_string_lossy()
             .replace('\\', "/")
     }
+}
+
+/// New content waiting to be written beside its target.
+struct Staged {
+    temp: PathBuf,
+    target: PathBuf,
+    bytes: Vec<u8>,
+    perms: Option<fs::Permissions>,
+    executable: Option<bool>,
+}
+
+impl Staged {
+    /// Writes and syncs the temporary file, in a folder that is checked to
+    /// be inside the root once it exists.
+    fn write(self, root: &Path) -> Result<(), Error> {
+        let dir = self.temp.parent().unwrap_or(root);
+        let show = || esc(&self.temp.to_string_lossy()).into_owned();
+        create_dirs_inside(root, dir)?;
+        path::check_real(root, &self.target.to_string_lossy(), dir)?;
+        let mut f = files::create_new(&self.temp)
+            .map_err(|e| Error::io(format!("creating {}", show()), e))?;
+        f.write_all(&self.bytes)
+            .map_err(|e| Error::io(format!("writing {}", show()), e))?;
+        if let Some(p) = self.perms {
+            fs::set_permissions(&self.temp, p)
+                .map_err(|e| Error::io(format!("setting the mode of {}", show()), e))?;
+        }
+        if let Some(x) = self.executable {
+            set_executable(&self.temp, x)?;
+        }
+        f.sync_all()
+            .map_err(|e| Error::io(format!("syncing {}", show()), e))
+    }
+}
+
+/// Whether a name can be a snapshot's: a SHA-256 in hex.
+fn is_snapshot_name(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    mend_core::text::escape_controls(s)
 }
 
 /// Replaces one file's bytes atomically, outside any workspace (for
@@ -634,12 +710,18 @@ fn create_dirs_inside(root: &Path, dir: &Path) -> Result<(), Error> {
     fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))
 }
 
-/// Keeps the `keep` most recent files of a directory.
+/// Keeps the `keep` most recent snapshots. Only regular files named as
+/// snapshots are considered, so nothing else in the folder is deleted.
 fn prune(dir: &Path, keep: usize) {
     let Ok(rd) = fs::read_dir(dir) else { return };
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = rd
         .flatten()
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .filter(|e| e.file_name().to_str().is_some_and(is_snapshot_name))
+        .filter_map(|e| {
+            // Not followed: a link is never a snapshot.
+            let m = e.metadata().ok()?;
+            m.is_file().then_some((m.modified().ok()?, e.path()))
+        })
         .collect();
     if files.len() <= keep {
         return;

@@ -1,6 +1,17 @@
-//! Confinement: every model-supplied path resolves inside the root.
+//! Confinement: every model-supplied path resolves inside the root, to what
+//! it *is* rather than how it is spelled.
+//!
+//! A path is refused when any component is `.git` or `.mend` in any
+//! spelling a filesystem could treat as the same folder (case, trailing dots
+//! and spaces, 8.3 short names, characters HFS+ ignores), when its real
+//! location (symlinks resolved) falls outside the root or under such a
+//! folder, or when it carries control characters. A component that matches
+//! an existing name only after Unicode normalization resolves to that name.
 
 use std::path::{Component, Path, PathBuf};
+
+use mend_core::text::{escape_controls as escape, is_control};
+use unicode_normalization::UnicodeNormalization as _;
 
 use crate::error::Error;
 
@@ -11,14 +22,95 @@ fn refuse(raw: &str, reason: impl Into<String>) -> Error {
     }
 }
 
-/// Lexically normalizes a relative path (`a/./b/../c` → `a/c`), refusing
-/// every form that could leave the root or touch `.git/`.
-pub(crate) fn normalize(root: &Path, raw: &str) -> Result<Vec<String>, Error> {
+/// The root in the forms a caller may spell it.
+#[derive(Debug, Clone)]
+pub(crate) struct Root {
+    /// Symlinks resolved: where every check is made.
+    pub(crate) canonical: PathBuf,
+    /// Absolute, as given (when it differs from `canonical`), so a root given
+    /// through a symlink accepts absolute paths spelled through it too.
+    pub(crate) given: Option<PathBuf>,
+}
+
+impl Root {
+    pub(crate) fn open(raw: &Path) -> std::io::Result<Root> {
+        let canonical = raw.canonicalize()?;
+        let absolute = if raw.is_absolute() {
+            raw.to_path_buf()
+        } else {
+            std::env::current_dir()?.join(raw)
+        };
+        // `..` after a symlink means something else to the kernel than to a
+        // lexical clean-up, so only a plain spelling is kept.
+        let plain = !absolute
+            .components()
+            .any(|c| matches!(c, Component::ParentDir));
+        let given: PathBuf = absolute
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .collect();
+        let given = (plain && given != canonical).then_some(given);
+        Ok(Root { canonical, given })
+    }
+
+    /// The part of an absolute path under the root, in either form.
+    pub(crate) fn strip<'p>(&self, p: &'p Path) -> Option<&'p Path> {
+        p.strip_prefix(&self.canonical)
+            .ok()
+            .or_else(|| self.given.as_ref().and_then(|g| p.strip_prefix(g).ok()))
+    }
+}
+
+/// Which of mend's protected folders a name reaches, if any.
+pub(crate) fn reserved(name: &str) -> Option<&'static str> {
+    // Windows drops trailing dots and spaces and reads `name:stream` as the
+    // file `name`; HFS+ ignores some zero-width characters; NTFS may answer
+    // to an 8.3 short name.
+    let base = name.split(':').next().unwrap_or(name);
+    let base = base.trim_end_matches(['.', ' ']);
+    let folded: String = base
+        .chars()
+        .filter(|c| !hfs_ignorable(*c))
+        .flat_map(char::to_lowercase)
+        .collect();
+    match folded.as_str() {
+        ".git" | "git~1" => Some(".git"),
+        ".mend" | "mend~1" => Some(".mend"),
+        _ => None,
+    }
+}
+
+/// Code points HFS+ leaves out when it compares names.
+fn hfs_ignorable(c: char) -> bool {
+    matches!(c,
+        '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
+}
+
+fn protected(raw: &str, folder: &str) -> Error {
+    let reason = if folder == ".git" {
+        "is inside .git, a repository's own folder, which mend never edits".to_owned()
+    } else {
+        "is inside .mend, mend's own bookkeeping".to_owned()
+    };
+    refuse(raw, reason)
+}
+
+/// Lexically normalizes a path (`a/./b/../c` → `a/c`), refusing every form
+/// that could leave the root or reach `.git` or `.mend`.
+pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
     if raw.is_empty() {
         return Err(refuse(raw, "the path is empty"));
     }
-    if raw.contains('\0') {
-        return Err(refuse(raw, "the path contains a NUL byte"));
+    if let Some(c) = raw.chars().find(|&c| is_control(c)) {
+        let reason = if c == '\0' {
+            "the path contains a NUL byte".to_owned()
+        } else {
+            format!(
+                "the path contains the control character U+{:04X}; file names with control characters are refused",
+                c as u32
+            )
+        };
+        return Err(refuse(raw, reason));
     }
     let b = raw.as_bytes();
     if raw.starts_with("\\\\")
@@ -37,19 +129,23 @@ pub(crate) fn normalize(root: &Path, raw: &str) -> Result<Vec<String>, Error> {
         ));
     }
     let rel = Path::new(raw);
-    let rel: PathBuf = if rel.is_absolute() {
-        match rel.strip_prefix(root) {
-            Ok(inside) => inside.to_path_buf(),
-            Err(_) => return Err(refuse(raw, "an absolute path outside the project root")),
-        }
+    let rel: &Path = if rel.is_absolute() {
+        root.strip(rel)
+            .ok_or_else(|| refuse(raw, "an absolute path outside the project root"))?
     } else {
-        rel.to_path_buf()
+        rel
     };
     let mut parts: Vec<String> = Vec::new();
     for c in rel.components() {
         match c {
             Component::CurDir => {}
-            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::Normal(p) => {
+                let p = p.to_string_lossy();
+                if let Some(folder) = reserved(&p) {
+                    return Err(protected(raw, folder));
+                }
+                parts.push(p.into_owned());
+            }
             Component::ParentDir => {
                 if parts.pop().is_none() {
                     return Err(refuse(raw, "leads outside the project root"));
@@ -63,31 +159,74 @@ pub(crate) fn normalize(root: &Path, raw: &str) -> Result<Vec<String>, Error> {
     if parts.is_empty() {
         return Err(refuse(raw, "names the project root, not a file"));
     }
-    if parts[0] == ".git" {
-        return Err(refuse(raw, "is inside .git, which mend never edits"));
-    }
-    if parts[0] == ".mend" {
-        return Err(refuse(raw, "is inside .mend, mend's own bookkeeping"));
-    }
     Ok(parts)
 }
 
-/// Resolves `raw` under `root` (canonical), following symlinks only while
-/// they stay inside the root.
-pub(crate) fn resolve(root: &Path, raw: &str) -> Result<PathBuf, Error> {
+/// Resolves `raw` under the root: the path relative to the root as it is
+/// spelled on disk, and the absolute path. Symlinks are followed only while
+/// they stay inside the root and outside `.git` and `.mend`.
+pub(crate) fn resolve(root: &Root, raw: &str) -> Result<(String, PathBuf), Error> {
     let parts = normalize(root, raw)?;
-    let mut path = root.to_path_buf();
-    for p in &parts {
-        path.push(p);
+    let mut path = root.canonical.clone();
+    let mut spelled: Vec<String> = Vec::with_capacity(parts.len());
+    let mut on_disk = true;
+    for part in parts {
+        let name = if on_disk {
+            match path.join(&part).symlink_metadata() {
+                Ok(_) => part,
+                Err(_) => match normalized_twin(raw, &path, &part)? {
+                    Some(twin) => twin,
+                    None => {
+                        on_disk = false;
+                        part
+                    }
+                },
+            }
+        } else {
+            part
+        };
+        path.push(&name);
+        spelled.push(name);
     }
-    check_real(root, raw, &path)?;
-    Ok(path)
+    check_real(&root.canonical, raw, &path)?;
+    Ok((spelled.join("/"), path))
+}
+
+/// The existing entry of `dir` whose name equals `part` after Unicode
+/// normalization (`café` stored decomposed, asked for composed), so an edit
+/// finds it and a create never makes a look-alike second file.
+fn normalized_twin(raw: &str, dir: &Path, part: &str) -> Result<Option<String>, Error> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    let want: String = part.nfc().collect();
+    let mut found: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.nfc().eq(want.chars()))
+        .collect();
+    match found.len() {
+        0 => Ok(None),
+        1 => Ok(found.pop()),
+        _ => Err(refuse(
+            raw,
+            format!(
+                "matches {} names that differ only in Unicode normalization ({}); rename one of them",
+                found.len(),
+                found
+                    .iter()
+                    .map(|n| escape(n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
 }
 
 /// The deepest existing ancestor of `path` (or `path` itself) must resolve
-/// inside the root and outside `.git`, so no symlink at any component leads
-/// out. Called again at commit time, so a symlink swapped in after planning
-/// is caught.
+/// inside the root and outside every `.git` and `.mend`, so no symlink at
+/// any component leads out or into one. Called again at commit time, so a
+/// symlink swapped in after planning is caught.
 pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Error> {
     let mut probe = path.to_path_buf();
     loop {
@@ -95,19 +234,52 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
             let real = probe
                 .canonicalize()
                 .map_err(|e| refuse(raw, format!("cannot resolve {}: {e}", probe.display())))?;
-            if !real.starts_with(root) {
+            let Ok(inside) = real.strip_prefix(root) else {
                 return Err(refuse(
                     raw,
                     "goes through a symbolic link that points outside the project root",
                 ));
-            }
-            if real.starts_with(root.join(".git")) {
-                return Err(refuse(raw, "resolves into .git"));
+            };
+            for c in inside.components() {
+                if let Some(folder) = reserved(&c.as_os_str().to_string_lossy()) {
+                    return Err(refuse(
+                        raw,
+                        format!("resolves into {folder} through a symbolic link"),
+                    ));
+                }
             }
             return Ok(());
         }
         if !probe.pop() {
             return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_spellings() {
+        for name in [
+            ".git",
+            ".GIT",
+            ".Git",
+            ".git.",
+            ".git ",
+            ".git. .",
+            "GIT~1",
+            ".g\u{200c}it",
+            ".git::$INDEX_ALLOCATION",
+            ".mend",
+            ".MEND",
+            ".mend.",
+        ] {
+            assert!(reserved(name).is_some(), "{name:?}");
+        }
+        for name in [".github", ".gitignore", "git", ".mendrc", "...", "mend"] {
+            assert!(reserved(name).is_none(), "{name:?}");
         }
     }
 }

@@ -17,6 +17,11 @@
 //! is rolled back (its temporary files removed), a `committed` one rolled
 //! forward (each remaining temporary file moved into place). Both are
 //! idempotent, so a crash during recovery is recovered by the next run.
+//!
+//! The journal is sealed with this workspace's key. Recovery acts only on a
+//! journal whose seal verifies, and only after every path in it passes the
+//! same confinement as a fresh edit; anything else is moved aside, never
+//! executed, because a repository can ship any `.mend/journal.json`.
 
 use std::fs;
 use std::io::Write as _;
@@ -25,8 +30,15 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::files;
+use crate::path::{self, Root};
+use crate::trust::Key;
 
 const JOURNAL: &str = "journal.json";
+const HEADER: &str = "mend journal v2\n";
+const PURPOSE: &str = "journal";
+/// Far above any real journal; a bound on what recovery reads.
+const MAX_JOURNAL_BYTES: u64 = 256 * 1024 * 1024;
 
 /// One filesystem operation of a transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,12 +72,35 @@ struct Journal {
 }
 
 /// What recovery did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Recovery {
     /// A transaction that had not committed was undone.
     RolledBack,
     /// A committed transaction was completed.
     RolledForward,
+    /// A journal that is not provably this workspace's own, or that names
+    /// a path confinement refuses, was moved aside untouched.
+    Ignored {
+        /// Where it was moved.
+        kept_at: PathBuf,
+        /// Why it was not acted on.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for Recovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recovery::RolledBack => f.write_str("rolled back an interrupted transaction"),
+            Recovery::RolledForward => f.write_str("completed an interrupted transaction"),
+            Recovery::Ignored { kept_at, reason } => write!(
+                f,
+                "ignored a transaction journal that mend did not write ({reason}); nothing was changed, and it was kept at {}",
+                mend_core::text::escape_controls(&kept_at.to_string_lossy())
+            ),
+        }
+    }
 }
 
 /// A pause between commit steps, for crash-injection tests only.
@@ -89,11 +124,16 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-fn write_journal(mend: &Path, j: &Journal) -> Result<(), Error> {
+fn write_journal(mend: &Path, key: &Key, j: &Journal) -> Result<(), Error> {
     let path = mend.join(JOURNAL);
     let aside = mend.join("journal.json.new");
-    let bytes = serde_json::to_vec_pretty(j).expect("journal serializes");
-    let mut f = fs::File::create(&aside).map_err(io(format!("writing {}", aside.display())))?;
+    let body = serde_json::to_vec_pretty(j).expect("journal serializes");
+    let mut bytes = HEADER.as_bytes().to_vec();
+    bytes.extend_from_slice(key.sign(PURPOSE, &body).as_bytes());
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&body);
+    let _ = fs::remove_file(&aside);
+    let mut f = files::create_new(&aside).map_err(io(format!("writing {}", aside.display())))?;
     f.write_all(&bytes)
         .and_then(|()| f.sync_all())
         .map_err(io(format!("writing {}", aside.display())))?;
@@ -104,8 +144,9 @@ fn write_journal(mend: &Path, j: &Journal) -> Result<(), Error> {
 /// Runs the operations as one transaction. `stage` writes each `Put`'s
 /// temporary file (called after the pending journal is durable).
 pub(crate) fn run(
-    root: &Path,
+    root: &Root,
     mend: &Path,
+    key: &Key,
     id: &str,
     ops: Vec<Op>,
     stage: &mut dyn FnMut(&Op) -> Result<(), Error>,
@@ -117,7 +158,8 @@ pub(crate) fn run(
         state: State::Pending,
         ops,
     };
-    write_journal(mend, &journal)?;
+    let root = root.canonical.as_path();
+    write_journal(mend, key, &journal)?;
     hook("journal-pending");
     for op in &journal.ops {
         if let Err(e) = stage(op) {
@@ -127,7 +169,7 @@ pub(crate) fn run(
         hook("staged");
     }
     journal.state = State::Committed;
-    write_journal(mend, &journal)?;
+    write_journal(mend, key, &journal)?;
     hook("journal-committed");
     roll_forward(root, mend, &journal.ops, hook)
 }
@@ -136,6 +178,10 @@ fn roll_back(root: &Path, mend: &Path, ops: &[Op]) -> Result<(), Error> {
     for op in ops {
         if let Op::Put { temp, .. } = op {
             let p = root.join(temp);
+            // A temporary file is ours only while it is a plain file.
+            if fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
+                continue;
+            }
             match fs::remove_file(&p) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -157,8 +203,8 @@ fn roll_forward(root: &Path, mend: &Path, ops: &[Op], hook: StepHook<'_>) -> Res
             } => {
                 let target = root.join(target);
                 let temp = root.join(temp);
-                if temp.exists() {
-                    if *in_place && target.exists() {
+                if fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) {
+                    if *in_place && fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
                         copy_into(&temp, &target)?;
                         fs::remove_file(&temp)
                             .map_err(io(format!("removing {}", temp.display())))?;
@@ -200,12 +246,17 @@ fn roll_forward(root: &Path, mend: &Path, ops: &[Op], hook: StepHook<'_>) -> Res
 /// Overwrites `target`'s bytes in place (keeping its inode, so hard links
 /// see the change) from `temp`.
 fn copy_into(temp: &Path, target: &Path) -> Result<(), Error> {
-    let bytes = fs::read(temp).map_err(io(format!("reading {}", temp.display())))?;
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(target)
-        .map_err(io(format!("opening {}", target.display())))?;
+    let bytes = files::read_regular(temp, u64::MAX, true).map_err(|e| {
+        Error::io(
+            format!("reading {}", temp.display()),
+            match e {
+                files::ReadError::Io(e) => e,
+                other => std::io::Error::other(format!("{other:?}")),
+            },
+        )
+    })?;
+    let mut f =
+        files::open_for_overwrite(target).map_err(io(format!("opening {}", target.display())))?;
     f.write_all(&bytes)
         .and_then(|()| f.sync_all())
         .map_err(io(format!("writing {}", target.display())))
@@ -222,36 +273,32 @@ fn remove_journal(mend: &Path) -> Result<(), Error> {
 }
 
 /// Finishes an interrupted transaction, if there is one.
-pub(crate) fn recover(root: &Path, mend: &Path) -> Result<Option<Recovery>, Error> {
+pub(crate) fn recover(root: &Root, mend: &Path, key: &Key) -> Result<Option<Recovery>, Error> {
     // A journal being written aside when the process died never took effect.
     let aside = mend.join("journal.json.new");
-    if aside.exists() && !mend.join(JOURNAL).exists() {
+    if !mend.join(JOURNAL).exists() {
         let _ = fs::remove_file(&aside);
     }
     let path = mend.join(JOURNAL);
-    let bytes = match fs::read(&path) {
+    let bytes = match files::read_regular(&path, MAX_JOURNAL_BYTES, true) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
-    };
-    let journal: Journal = serde_json::from_slice(&bytes).map_err(|e| Error::Journal {
-        path: path.clone(),
-        detail: e.to_string(),
-    })?;
-    for op in &journal.ops {
-        let rel = match op {
-            Op::Put { target, temp, .. } => [target.as_str(), temp.as_str()],
-            Op::Delete { target } => [target.as_str(), target.as_str()],
-        };
-        for r in rel {
-            if Path::new(r).is_absolute() || r.split('/').any(|s| s == "..") {
-                return Err(Error::Journal {
-                    path,
-                    detail: format!("it names a path outside the root: {r}"),
-                });
-            }
+        Err(files::ReadError::Missing) => return Ok(None),
+        Err(files::ReadError::Io(e)) => {
+            return Err(Error::io(format!("reading {}", path.display()), e));
         }
+        Err(files::ReadError::Kind(k)) => return quarantine(mend, format!("the journal is {k}")),
+        Err(files::ReadError::TooLarge(n)) => {
+            return quarantine(mend, format!("the journal is {n} bytes"));
+        }
+    };
+    let journal = match unseal(&bytes, key) {
+        Ok(j) => j,
+        Err(reason) => return quarantine(mend, reason),
+    };
+    if let Err(reason) = confine(root, &journal.ops) {
+        return quarantine(mend, reason);
     }
+    let root = root.canonical.as_path();
     match journal.state {
         State::Pending => {
             roll_back(root, mend, &journal.ops)?;
@@ -262,4 +309,68 @@ pub(crate) fn recover(root: &Path, mend: &Path) -> Result<Option<Recovery>, Erro
             Ok(Some(Recovery::RolledForward))
         }
     }
+}
+
+/// The journal, when its seal is this workspace's.
+fn unseal(bytes: &[u8], key: &Key) -> Result<Journal, String> {
+    let rest = bytes
+        .strip_prefix(HEADER.as_bytes())
+        .ok_or("it has no seal")?;
+    let nl = rest
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or("it has no seal")?;
+    let tag = std::str::from_utf8(&rest[..nl]).map_err(|_| "its seal is unreadable")?;
+    let body = &rest[nl + 1..];
+    if !key.verify(PURPOSE, body, tag) {
+        return Err("its seal is not this workspace's".into());
+    }
+    serde_json::from_slice(body).map_err(|e| format!("it is unreadable: {e}"))
+}
+
+/// Every path of a journal must pass the confinement of a fresh edit, and
+/// every temporary file must be one of mend's, beside its target.
+fn confine(root: &Root, ops: &[Op]) -> Result<(), String> {
+    let check = |rel: &str| -> Result<(), String> {
+        let (_, abs) = path::resolve(root, rel).map_err(|e| e.to_string())?;
+        if abs.strip_prefix(&root.canonical).ok().map(Path::new) != Some(Path::new(rel)) {
+            return Err(format!("{rel} is not spelled as mend writes paths"));
+        }
+        Ok(())
+    };
+    for op in ops {
+        match op {
+            Op::Put { target, temp, .. } => {
+                check(target)?;
+                check(temp)?;
+                let (dir, name) = temp.rsplit_once('/').unwrap_or(("", temp));
+                let target_dir = target.rsplit_once('/').map_or("", |(d, _)| d);
+                if dir != target_dir || !name.starts_with(".mend-") || !name.ends_with(".tmp") {
+                    return Err(format!("{temp} is not a temporary file of mend's"));
+                }
+            }
+            Op::Delete { target } => check(target)?,
+        }
+    }
+    Ok(())
+}
+
+/// Moves a journal aside, untouched, so it is kept for inspection but never
+/// acted on, and the workspace stays usable.
+fn quarantine(mend: &Path, reason: impl Into<String>) -> Result<Option<Recovery>, Error> {
+    let from = mend.join(JOURNAL);
+    let mut n = 0u32;
+    let to = loop {
+        let to = mend.join(format!("journal.unverified.{n}.json"));
+        if fs::symlink_metadata(&to).is_err() {
+            break to;
+        }
+        n += 1;
+    };
+    fs::rename(&from, &to).map_err(io(format!("moving {} aside", from.display())))?;
+    sync_dir(mend)?;
+    Ok(Some(Recovery::Ignored {
+        kept_at: to,
+        reason: reason.into(),
+    }))
 }

@@ -124,10 +124,10 @@ pub fn create_with_progress(cps: &Checkpoints, opts: &CreateOptions) -> anyhow::
 fn line(c: &Checkpoint) -> String {
     let mut s = format!("{}  {}", c.id, c.time);
     if let Some(l) = &c.label {
-        s.push_str(&format!("  {l}"));
+        s.push_str(&format!("  {}", esc(l)));
     }
     if let Some(a) = &c.anchor {
-        s.push_str(&format!("  [anchor {a}]"));
+        s.push_str(&format!("  [anchor {}]", esc(a)));
     }
     s
 }
@@ -160,7 +160,7 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
             } else {
                 writeln!(out, "created {}", line(&cp))?;
                 for s in &cp.skipped {
-                    writeln!(out, "  skipped {} ({})", s.path, s.reason)?;
+                    writeln!(out, "  skipped {} ({})", esc(&s.path), s.reason)?;
                 }
             }
         }
@@ -180,7 +180,7 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
                 json(&mut out, &changes)?;
             } else {
                 for c in &changes {
-                    writeln!(out, "{} {}", c.status, c.path)?;
+                    writeln!(out, "{} {}", c.status, esc(&c.path))?;
                 }
             }
         }
@@ -205,7 +205,7 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
                     writeln!(out, "safety checkpoint {} (restore it to undo this)", s.id)?;
                 }
                 for c in &r.changes {
-                    writeln!(out, "{} {}", c.status, c.path)?;
+                    writeln!(out, "{} {}", c.status, esc(&c.path))?;
                 }
                 for p in &r.pruned {
                     writeln!(out, "pruned {}", line(p))?;
@@ -273,4 +273,9 @@ mod erased {
             serde_json::to_string_pretty(self)
         }
     }
+}
+
+/// A path or label from the worktree, safe to print to a terminal.
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    mend_core::text::escape_controls(s)
 }

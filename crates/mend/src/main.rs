@@ -322,11 +322,11 @@ fn open_workspace(root: &std::path::Path, opts: Options) -> anyhow::Result<Works
 fn lock_and_recover(ws: &Workspace) -> anyhow::Result<Lock> {
     let lock = ws.lock()?;
     if let Some(r) = ws.recover(&lock)? {
-        let what = match r {
-            mend_workspace::Recovery::RolledBack => "rolled back an interrupted transaction",
-            mend_workspace::Recovery::RolledForward => "completed an interrupted transaction",
+        let level = match r {
+            mend_workspace::Recovery::Ignored { .. } => "warning: ",
+            _ => "",
         };
-        let _ = writeln!(std::io::stderr(), "mend: {what}");
+        let _ = writeln!(std::io::stderr(), "mend: {level}{r}");
     }
     Ok(lock)
 }
@@ -335,9 +335,8 @@ fn run_recover(root: &std::path::Path) -> anyhow::Result<u8> {
     let ws = open_workspace(root, Options::default())?;
     let lock = ws.lock()?;
     let msg = match ws.recover(&lock)? {
-        None => "nothing to recover",
-        Some(mend_workspace::Recovery::RolledBack) => "rolled back an interrupted transaction",
-        Some(mend_workspace::Recovery::RolledForward) => "completed an interrupted transaction",
+        None => "nothing to recover".to_owned(),
+        Some(r) => r.to_string(),
     };
     print(&format!("{msg}\n"))?;
     Ok(EXIT_OK)
@@ -351,7 +350,11 @@ fn run_hash(root: &std::path::Path, paths: &[String]) -> anyhow::Result<u8> {
         match ws.read(p) {
             Ok(snap) => match snap.text() {
                 Some(f) => {
-                    ws.remember(f)?;
+                    // Keeping a snapshot helps a later stale edit explain
+                    // itself; a hash is still a hash without it.
+                    if let Err(e) = ws.remember(f) {
+                        let _ = writeln!(std::io::stderr(), "mend: warning: {e}");
+                    }
                     out.push_str(&format!("{}  {}\n", f.hash, snap.rel));
                 }
                 None => {

@@ -174,13 +174,13 @@ fn a_second_locker_times_out_with_a_clear_message() {
 }
 
 #[test]
-fn mend_dir_is_ignored_by_git() {
+fn mend_dir_is_ignored_by_git_without_writing_into_git() {
     let (dir, ws) = workspace();
     std::fs::create_dir_all(dir.path().join(".git/info")).unwrap();
     std::fs::write(dir.path().join(".git/info/exclude"), "# local\n*.log").unwrap();
     let _lock = ws.lock().unwrap();
     let exclude = std::fs::read_to_string(dir.path().join(".git/info/exclude")).unwrap();
-    assert_eq!(exclude, "# local\n*.log\n.mend/\n");
+    assert_eq!(exclude, "# local\n*.log");
     assert_eq!(
         std::fs::read_to_string(dir.path().join(".mend/.gitignore")).unwrap(),
         "*\n"

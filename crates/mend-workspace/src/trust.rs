@@ -1,0 +1,207 @@
+//! Proof that what is in `.mend/` is mend's own.
+//!
+//! A repository can ship any file, `.mend/journal.json` included, so mend
+//! acts only on what it can authenticate. Each user has a random secret in
+//! their state folder (never inside a project); each workspace gets its own
+//! key derived from it and the root's canonical path. mend signs its owner
+//! mark and every journal with that key (HMAC-SHA256), so a file a
+//! repository brought along, or one copied from another project, fails to
+//! verify and is never executed.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::error::Error;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The key that signs one workspace's bookkeeping.
+#[derive(Clone)]
+pub(crate) struct Key([u8; 32]);
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Key(..)")
+    }
+}
+
+impl Key {
+    /// The key of the workspace at `root` (canonical).
+    pub(crate) fn for_root(root: &Path) -> Result<Key, Error> {
+        let secret = user_secret()?;
+        let mut mac = HmacSha256::new_from_slice(&secret).expect("HMAC takes any key length");
+        mac.update(b"mend workspace key\0");
+        mac.update(root.as_os_str().as_encoded_bytes());
+        Ok(Key(mac.finalize().into_bytes().into()))
+    }
+
+    fn mac(&self, purpose: &str, body: &[u8]) -> HmacSha256 {
+        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC takes any key length");
+        mac.update(purpose.as_bytes());
+        mac.update(b"\0");
+        mac.update(body);
+        mac
+    }
+
+    /// The tag of `body` for `purpose`, in hex.
+    pub(crate) fn sign(&self, purpose: &str, body: &[u8]) -> String {
+        hex(&self.mac(purpose, body).finalize().into_bytes())
+    }
+
+    /// Whether `tag` (hex) is this key's tag of `body` for `purpose`,
+    /// compared in constant time.
+    pub(crate) fn verify(&self, purpose: &str, body: &[u8], tag: &str) -> bool {
+        let Some(bytes) = unhex(tag.trim()) else {
+            return false;
+        };
+        self.mac(purpose, body).verify_slice(&bytes).is_ok()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Where mend keeps per-user state: `MEND_STATE_DIR`, else the platform's
+/// state (or local data) folder.
+pub(crate) fn state_dir() -> Result<PathBuf, Error> {
+    if let Some(d) = std::env::var_os("MEND_STATE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(d));
+    }
+    dirs::state_dir()
+        .or_else(dirs::data_local_dir)
+        .map(|d| d.join("mend"))
+        .ok_or_else(|| {
+            Error::io(
+                "finding a folder for mend's per-user secret",
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no home folder; set MEND_STATE_DIR to a private folder",
+                ),
+            )
+        })
+}
+
+/// The user's secret, made on first use: 32 random bytes, readable by the
+/// user only.
+fn user_secret() -> Result<[u8; 32], Error> {
+    let dir = state_dir()?;
+    let path = dir.join("secret");
+    if let Some(s) = read_secret(&path)? {
+        return Ok(s);
+    }
+    create_private_dir(&dir)?;
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| {
+        Error::io(
+            "drawing mend's per-user secret",
+            std::io::Error::other(e.to_string()),
+        )
+    })?;
+    // Written aside, then linked into place: linking fails if another
+    // process got there first, and then its secret is the one.
+    // Unique per attempt: threads of one process may race here too.
+    let aside = dir.join(format!("secret.{}.tmp", crate::files::unique()));
+    let mut f = private_file(&aside)?;
+    f.write_all(&secret)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(format!("writing {}", aside.display()), e))?;
+    let linked = fs::hard_link(&aside, &path);
+    let _ = fs::remove_file(&aside);
+    match linked {
+        Ok(()) => Ok(secret),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            read_secret(&path)?.ok_or_else(|| {
+                Error::io(
+                    format!("reading {}", path.display()),
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, "not 32 bytes"),
+                )
+            })
+        }
+        Err(e) => Err(Error::io(format!("creating {}", path.display()), e)),
+    }
+}
+
+fn read_secret(path: &Path) -> Result<Option<[u8; 32]>, Error> {
+    match fs::read(path) {
+        Ok(b) => match <[u8; 32]>::try_from(b.as_slice()) {
+            Ok(s) => Ok(Some(s)),
+            Err(_) => Err(Error::io(
+                format!("reading {}", path.display()),
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "mend's secret is not 32 bytes; delete it and mend makes a new one",
+                ),
+            )),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(format!("reading {}", path.display()), e)),
+    }
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| Error::io(format!("creating {}", dir.display()), e))
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> Result<(), Error> {
+    fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))
+}
+
+#[cfg(unix)]
+fn private_file(path: &Path) -> Result<fs::File, Error> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| Error::io(format!("creating {}", path.display()), e))
+}
+
+#[cfg(not(unix))]
+fn private_file(path: &Path) -> Result<fs::File, Error> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::io(format!("creating {}", path.display()), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_verify_only_for_their_key_purpose_and_body() {
+        let a = Key([1; 32]);
+        let b = Key([2; 32]);
+        let tag = a.sign("journal", b"body");
+        assert!(a.verify("journal", b"body", &tag));
+        assert!(!b.verify("journal", b"body", &tag));
+        assert!(!a.verify("owner", b"body", &tag));
+        assert!(!a.verify("journal", b"bodY", &tag));
+        assert!(!a.verify("journal", b"body", "zz"));
+        assert!(!a.verify("journal", b"body", ""));
+    }
+}
