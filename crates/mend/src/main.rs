@@ -98,6 +98,10 @@ enum Command {
         /// directory); relative paths resolve against the first.
         #[arg(long)]
         root: Vec<PathBuf>,
+        /// Serve only these tools (comma-separated), hiding the rest from
+        /// the model: `--tools write_file` leaves whole-file writes only.
+        #[arg(long, value_delimiter = ',')]
+        tools: Option<Vec<String>>,
     },
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
@@ -223,7 +227,7 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => merge::run_diff(&args),
         Command::Checkpoint(args) => checkpoint::run(&args),
-        Command::Mcp { root } => mcp::run(&root),
+        Command::Mcp { root, tools } => mcp::run(&root, tools.as_deref()),
         Command::Hash { root, paths } => run_hash(&root, &paths),
     };
     match result {

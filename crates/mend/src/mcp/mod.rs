@@ -1,11 +1,17 @@
 //! `mend mcp`: mend's edit engine as MCP tools over stdio (rmcp).
 //!
 //! Standard output carries protocol messages only; logs go to stderr. Every
-//! path is confined to the given roots (relative paths resolve against the
-//! first). Every write goes through the same pipeline as `mend apply`:
+//! path is confined to the given roots: relative paths resolve against the
+//! first, absolute ones against the root they are under, and one call edits
+//! one root. Every write goes through the same pipeline as `mend apply`:
 //! parse, plan against the file as it is, and commit one transaction under
 //! the workspace lock, so concurrent calls on one file run one after the
-//! other and none loses an update.
+//! other and none loses an update. File work runs on the blocking pool.
+//! Arguments are strict (see `strict`) and every writing tool takes
+//! `dry_run`.
+
+mod stdio;
+mod strict;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +24,7 @@ use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
+use strict::{Strict, saturating};
 
 use crate::apply::{ApplyOptions, run_parsed};
 
@@ -29,16 +36,22 @@ pub struct MendServer {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ReadFileArgs {
     /// File path, relative to the project root.
     path: String,
     /// First line to return, 1-based (default 1).
+    #[serde(default, deserialize_with = "saturating")]
+    #[schemars(with = "Option<u64>")]
     offset: Option<usize>,
     /// Number of lines to return (default: all).
+    #[serde(default, deserialize_with = "saturating")]
+    #[schemars(with = "Option<u64>")]
     limit: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct StrEdit {
     /// Text copied exactly from the file, with enough context to occur once.
     old_string: String,
@@ -49,6 +62,7 @@ struct StrEdit {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct EditFileArgs {
     /// File path, relative to the project root.
     path: String,
@@ -63,6 +77,7 @@ struct EditFileArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct AnchoredChange {
     /// 1-4 lines copied from the file that begin the region.
     start: Vec<String>,
@@ -73,28 +88,38 @@ struct AnchoredChange {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ModifyFileArgs {
     /// File path, relative to the project root.
     path: String,
     /// Regions to replace; they must not overlap.
     changes: Vec<AnchoredChange>,
+    /// Show the diff without writing.
+    dry_run: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct WriteFileArgs {
     /// File path, relative to the project root.
     path: String,
     /// The entire new content of the file.
     content: String,
+    /// Show the diff without writing.
+    dry_run: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ApplyPatchArgs {
     /// A `*** Begin Patch` … `*** End Patch` envelope.
     patch: String,
+    /// Show the diff without writing.
+    dry_run: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct ApplyEditsArgs {
     /// Edits in any supported format (SEARCH/REPLACE blocks, edit blocks,
     /// patches, unified diffs, whole files, JSON), possibly mixed.
@@ -102,17 +127,25 @@ struct ApplyEditsArgs {
     /// Force one format (`search-replace`, `edit-block`, `apply-patch`,
     /// `unified-diff`, `whole-file`, `str-replace`, `anchored`); default auto.
     format: Option<String>,
+    /// Show the diff without writing.
+    dry_run: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct CheckpointCreateArgs {
     /// A label for humans.
     label: Option<String>,
     /// An anchor, such as the chat message this checkpoint precedes.
     anchor: Option<String>,
+    /// Report what the checkpoint would hold without creating it.
+    dry_run: Option<bool>,
+    /// Which project root (default: the first).
+    root: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct CheckpointRestoreArgs {
     /// The checkpoint id (from checkpoint_list).
     id: String,
@@ -120,10 +153,16 @@ struct CheckpointRestoreArgs {
     dry_run: Option<bool>,
     /// Drop the checkpoints newer than this one.
     prune_later: Option<bool>,
+    /// Which project root (default: the first).
+    root: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-struct NoArgs {}
+#[serde(deny_unknown_fields)]
+struct CheckpointListArgs {
+    /// Which project root (default: the first).
+    root: Option<String>,
+}
 
 fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
@@ -138,8 +177,8 @@ fn json(v: &serde_json::Value) -> String {
 }
 
 impl MendServer {
-    /// A server for these roots.
-    pub fn new(roots: &[PathBuf]) -> anyhow::Result<Self> {
+    /// A server for these roots, serving only `tools` when given.
+    pub fn new(roots: &[PathBuf], tools: Option<&[String]>) -> anyhow::Result<Self> {
         let roots = if roots.is_empty() {
             vec![PathBuf::from(".")]
         } else {
@@ -149,27 +188,98 @@ impl MendServer {
             .iter()
             .map(|r| Workspace::open(r, Options::default()))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut tool_router = Self::tool_router();
+        if let Some(keep) = tools {
+            let all: Vec<String> = tool_router
+                .list_all()
+                .into_iter()
+                .map(|t| t.name.into_owned())
+                .collect();
+            if let Some(bad) = keep.iter().find(|k| !all.contains(k)) {
+                anyhow::bail!(
+                    "--tools: no tool named `{bad}`; the tools are {}",
+                    all.join(", ")
+                );
+            }
+            for name in all.iter().filter(|n| !keep.contains(n)) {
+                tool_router.remove_route(name);
+            }
+        }
         Ok(MendServer {
             roots: Arc::new(ws),
-            tool_router: Self::tool_router(),
+            tool_router,
         })
     }
 
-    /// The workspace for a path, and the path relative to it.
-    fn locate(&self, path: &str) -> Result<(Workspace, String), String> {
+    /// The workspace for a path, and the path relative to it: a relative
+    /// path belongs to the first root, an absolute one to the root it is
+    /// under (as given or canonical).
+    fn locate(&self, path: &str) -> Result<(usize, String), String> {
         let p = Path::new(path);
-        if p.is_absolute() {
-            for ws in self.roots.iter() {
-                if let Ok(rel) = p.strip_prefix(ws.root()) {
-                    return Ok((ws.clone(), rel.to_string_lossy().into_owned()));
+        if !p.is_absolute() {
+            return Ok((0, path.to_owned()));
+        }
+        for (i, ws) in self.roots.iter().enumerate() {
+            if let Some(rel) = ws.relative_to_root(p) {
+                return Ok((i, rel));
+            }
+        }
+        Err(format!(
+            "{} is outside the project root{}; use a path relative to it",
+            mend_core::text::escape_controls(path),
+            if self.roots.len() > 1 { "s" } else { "" }
+        ))
+    }
+
+    /// The root every edit of `parsed` belongs to, with each path made
+    /// relative to it. One call edits one root, so its transaction and its
+    /// lock stay one.
+    fn route(&self, mut parsed: Parsed) -> Result<(Workspace, Parsed), String> {
+        let mut chosen: Option<usize> = None;
+        let mut pick = |path: &mut String| -> Result<(), String> {
+            let (i, rel) = self.locate(path)?;
+            if chosen.is_some_and(|c| c != i) {
+                return Err(
+                    "these edits span more than one project root; send one call per root".into(),
+                );
+            }
+            chosen = Some(i);
+            *path = rel;
+            Ok(())
+        };
+        for entry in &mut parsed.entries {
+            if let Entry::Edit(e) = entry {
+                pick(&mut e.path)?;
+                if let EditOp::Rename { to } = &mut e.op {
+                    pick(to)?;
                 }
             }
-            return Err(format!(
-                "{path} is outside the project root{}; use a path relative to it",
-                if self.roots.len() > 1 { "s" } else { "" }
-            ));
         }
-        Ok((self.roots[0].clone(), path.to_owned()))
+        Ok((self.roots[chosen.unwrap_or(0)].clone(), parsed))
+    }
+
+    /// The root a checkpoint tool works on: named by any spelling of its
+    /// path, or the first.
+    fn pick_root(&self, named: Option<&str>) -> Result<PathBuf, String> {
+        let Some(name) = named else {
+            return Ok(self.roots[0].root().to_path_buf());
+        };
+        let want = Path::new(name).canonicalize().ok();
+        self.roots
+            .iter()
+            .find(|ws| want.as_deref() == Some(ws.root()))
+            .map(|ws| ws.root().to_path_buf())
+            .ok_or_else(|| {
+                format!(
+                    "{} is not one of the project roots ({})",
+                    mend_core::text::escape_controls(name),
+                    self.roots
+                        .iter()
+                        .map(|w| w.root().display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
     }
 
     /// Runs edits through the apply pipeline on the blocking pool.
@@ -182,7 +292,10 @@ impl MendServer {
     ) -> CallToolResult {
         let work = tokio::task::spawn_blocking(move || -> Result<CallToolResult, String> {
             let lock = root.lock().map_err(|e| e.to_string())?;
-            let _ = root.recover(&lock);
+            // A failed recovery stops the call: committing over an
+            // unfinished journal would lose it.
+            let recovered = root.recover(&lock).map_err(|e| e.to_string())?;
+            let notice = recovered.map(|r| r.to_string());
             let opts = ApplyOptions {
                 dry_run,
                 expect,
@@ -194,12 +307,14 @@ impl MendServer {
                 Err(crate::apply::ApplyError::Commit(e)) => return Ok(failure(e.to_string())),
             };
             if !report.ok {
-                return Ok(failure(
-                    report
-                        .retry_context
-                        .clone()
-                        .unwrap_or_else(|| "the edits failed".into()),
-                ));
+                let why = report
+                    .retry_context
+                    .clone()
+                    .unwrap_or_else(|| "the edits failed".into());
+                return Ok(failure(match &notice {
+                    Some(n) => format!("mend: {n}\n\n{why}"),
+                    None => why,
+                }));
             }
             let mut versions = serde_json::Map::new();
             for f in &report.files {
@@ -235,6 +350,8 @@ impl MendServer {
                 "edits": edits,
                 "omitted": omitted,
                 "versions": versions,
+                "dry_run": dry_run,
+                "recovery": notice,
             }))))
         });
         match work.await {
@@ -271,46 +388,35 @@ impl MendServer {
     #[tool(
         description = "Read a text file. Returns its content (or the lines from `offset`, 1-based, for `limit` lines) and its `version`, a content hash: pass it as `expected_version` to edit_file so an edit is refused if the file changed since you read it."
     )]
-    async fn read_file(&self, Parameters(a): Parameters<ReadFileArgs>) -> CallToolResult {
-        let (ws, rel) = match self.locate(&a.path) {
+    async fn read_file(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<ReadFileArgs>>,
+    ) -> CallToolResult {
+        let (i, rel) = match self.locate(&a.path) {
             Ok(x) => x,
             Err(e) => return failure(e),
         };
-        let snap = match ws.read(&rel) {
-            Ok(s) => s,
-            Err(e) => return failure(e.to_string()),
-        };
-        let Some(file) = snap.text() else {
-            return failure(format!("File not found: {}", a.path));
-        };
-        let _ = ws.remember(file);
-        // Lines as mend sees them (CR-only files included).
-        let doc = mend_core::text::Document::new(&file.text);
-        let n = doc.len();
-        let start = (a.offset.unwrap_or(1).max(1) - 1).min(n);
-        let end = a.limit.map_or(n, |l| start.saturating_add(l).min(n));
-        let content = if start >= n {
-            ""
-        } else {
-            &file.text[doc.byte_range(start..end)]
-        };
-        text(json(&serde_json::json!({
-            "path": snap.rel,
-            "version": file.hash,
-            "total_lines": n,
-            "offset": start + 1,
-            "content": content,
-        })))
+        let ws = self.roots[i].clone();
+        let work = tokio::task::spawn_blocking(move || read_lines(&ws, &rel, a.offset, a.limit));
+        match work.await {
+            Ok(Ok(v)) => text(json(&v)),
+            Ok(Err(e)) => failure(e),
+            Err(e) => failure(format!("internal error: {e}")),
+        }
     }
 
     #[tool(
         description = "Replace exact text in a file. Each `old_string` must be copied exactly from the file and occur once (or set replace_all); whitespace, quote and indentation drift is tolerated only when the match stays unique. All edits apply or none. Returns the diff and the new version; on failure, the closest match and what to send instead."
     )]
-    async fn edit_file(&self, Parameters(a): Parameters<EditFileArgs>) -> CallToolResult {
-        let (ws, rel) = match self.locate(&a.path) {
+    async fn edit_file(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<EditFileArgs>>,
+    ) -> CallToolResult {
+        let (i, rel) = match self.locate(&a.path) {
             Ok(x) => x,
             Err(e) => return failure(e),
         };
+        let ws = self.roots[i].clone();
         let edits = a
             .edits
             .into_iter()
@@ -344,8 +450,11 @@ impl MendServer {
     #[tool(
         description = "Replace regions of a file located by anchors: each change's `start` (1-4 lines copied from the file) through its optional `end`, replaced by `content` exactly (repeat an anchor in `content` to keep it). Anchors must match once. All changes apply or none."
     )]
-    async fn modify_file(&self, Parameters(a): Parameters<ModifyFileArgs>) -> CallToolResult {
-        let (ws, rel) = match self.locate(&a.path) {
+    async fn modify_file(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<ModifyFileArgs>>,
+    ) -> CallToolResult {
+        let (i, rel) = match self.locate(&a.path) {
             Ok(x) => x,
             Err(e) => return failure(e),
         };
@@ -368,116 +477,186 @@ impl MendServer {
                 )
             })
             .collect();
-        self.apply(ws, Self::parsed(edits), HashMap::new(), false)
-            .await
+        let ws = self.roots[i].clone();
+        self.apply(
+            ws,
+            Self::parsed(edits),
+            HashMap::new(),
+            a.dry_run.unwrap_or(false),
+        )
+        .await
     }
 
     #[tool(
         description = "Write the entire content of a file (a new file, or a full rewrite). The existing file's line endings and BOM are kept."
     )]
-    async fn write_file(&self, Parameters(a): Parameters<WriteFileArgs>) -> CallToolResult {
-        let (ws, rel) = match self.locate(&a.path) {
+    async fn write_file(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<WriteFileArgs>>,
+    ) -> CallToolResult {
+        let (i, rel) = match self.locate(&a.path) {
             Ok(x) => x,
             Err(e) => return failure(e),
         };
         let edit = Self::edit(&rel, EditOp::WriteFile { content: a.content }, "anchored");
-        self.apply(ws, Self::parsed(vec![edit]), HashMap::new(), false)
-            .await
+        let ws = self.roots[i].clone();
+        self.apply(
+            ws,
+            Self::parsed(vec![edit]),
+            HashMap::new(),
+            a.dry_run.unwrap_or(false),
+        )
+        .await
     }
 
     #[tool(
         description = "Apply a Codex-style patch: `*** Begin Patch`, then `*** Add File: p` (+ lines), `*** Delete File: p`, or `*** Update File: p` (optional `*** Move to: q`) with chunks of ` `, `-`, `+` lines after `@@ <context line>`; `*** End Patch`. Ambiguous chunks are refused."
     )]
-    async fn apply_patch(&self, Parameters(a): Parameters<ApplyPatchArgs>) -> CallToolResult {
-        match formats::parse(&a.patch, Format::ApplyPatch) {
-            Ok(p) => {
-                self.apply(self.roots[0].clone(), p, HashMap::new(), false)
-                    .await
-            }
-            Err(e) => failure(e.to_string()),
-        }
+    async fn apply_patch(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<ApplyPatchArgs>>,
+    ) -> CallToolResult {
+        let parsed = formats::parse(&a.patch, Format::ApplyPatch).map_err(|e| e.to_string());
+        self.apply_routed(parsed, a.dry_run.unwrap_or(false)).await
     }
 
     #[tool(
         description = "Apply edits written in any format mend reads (SEARCH/REPLACE blocks, ««« EDIT blocks, patches, unified diffs, whole files in fences, or edit JSON), even mixed in one text; prose around them is ignored. All edits apply or none."
     )]
-    async fn apply_edits(&self, Parameters(a): Parameters<ApplyEditsArgs>) -> CallToolResult {
+    async fn apply_edits(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<ApplyEditsArgs>>,
+    ) -> CallToolResult {
         let format = match a.format.as_deref().map(str::parse::<Format>) {
             None => Format::Auto,
             Some(Ok(f)) => f,
             Some(Err(e)) => return failure(e.to_string()),
         };
-        match formats::parse(&a.text, format) {
-            Ok(p) => {
-                self.apply(self.roots[0].clone(), p, HashMap::new(), false)
-                    .await
-            }
-            Err(e) => failure(e.to_string()),
-        }
+        let parsed = formats::parse(&a.text, format).map_err(|e| e.to_string());
+        self.apply_routed(parsed, a.dry_run.unwrap_or(false)).await
     }
 
     #[tool(
-        description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id."
+        description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id. With dry_run, reports what it would hold instead."
     )]
     async fn checkpoint_create(
         &self,
-        Parameters(a): Parameters<CheckpointCreateArgs>,
+        Parameters(Strict(a)): Parameters<Strict<CheckpointCreateArgs>>,
     ) -> CallToolResult {
-        let root = self.roots[0].root().to_path_buf();
-        let r = tokio::task::spawn_blocking(move || {
+        let root = match self.pick_root(a.root.as_deref()) {
+            Ok(r) => r,
+            Err(e) => return failure(e),
+        };
+        blocking_json(move || {
             let cps = mend_checkpoint::Checkpoints::open(&root)?;
-            cps.create(
-                &mend_checkpoint::CreateOptions {
-                    label: a.label,
-                    anchor: a.anchor,
-                    ..Default::default()
-                },
-                &mut |_| {},
-            )
+            let opts = mend_checkpoint::CreateOptions {
+                label: a.label,
+                anchor: a.anchor,
+                ..Default::default()
+            };
+            if a.dry_run.unwrap_or(false) {
+                let p = cps.preview(&opts)?;
+                return Ok(serde_json::json!({"dry_run": true, "would_hold": p}));
+            }
+            Ok(serde_json::to_value(cps.create(&opts, &mut |_| {})?).unwrap_or_default())
         })
-        .await;
-        match r {
-            Ok(Ok(cp)) => text(json(&serde_json::to_value(cp).unwrap_or_default())),
-            Ok(Err(e)) => failure(e.to_string()),
-            Err(e) => failure(e.to_string()),
-        }
+        .await
     }
 
     #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.")]
-    async fn checkpoint_list(&self, Parameters(_a): Parameters<NoArgs>) -> CallToolResult {
-        let root = self.roots[0].root().to_path_buf();
-        let r =
-            tokio::task::spawn_blocking(move || mend_checkpoint::Checkpoints::open(&root)?.list())
-                .await;
-        match r {
-            Ok(Ok(list)) => text(json(&serde_json::to_value(list).unwrap_or_default())),
-            Ok(Err(e)) => failure(e.to_string()),
-            Err(e) => failure(e.to_string()),
-        }
+    async fn checkpoint_list(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<CheckpointListArgs>>,
+    ) -> CallToolResult {
+        let root = match self.pick_root(a.root.as_deref()) {
+            Ok(r) => r,
+            Err(e) => return failure(e),
+        };
+        blocking_json(move || {
+            let list = mend_checkpoint::Checkpoints::open(&root)?.list()?;
+            Ok(serde_json::to_value(list).unwrap_or_default())
+        })
+        .await
     }
 
     #[tool(
-        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted. With prune_later, newer checkpoints are dropped and listed with their anchors."
+        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them."
     )]
     async fn checkpoint_restore(
         &self,
-        Parameters(a): Parameters<CheckpointRestoreArgs>,
+        Parameters(Strict(a)): Parameters<Strict<CheckpointRestoreArgs>>,
     ) -> CallToolResult {
-        let root = self.roots[0].root().to_path_buf();
-        let r = tokio::task::spawn_blocking(move || {
-            mend_checkpoint::Checkpoints::open(&root)?.restore(
+        let root = match self.pick_root(a.root.as_deref()) {
+            Ok(r) => r,
+            Err(e) => return failure(e),
+        };
+        blocking_json(move || {
+            let done = mend_checkpoint::Checkpoints::open(&root)?.restore(
                 &a.id,
                 a.dry_run.unwrap_or(false),
                 a.prune_later.unwrap_or(false),
-            )
+            )?;
+            Ok(serde_json::to_value(done).unwrap_or_default())
         })
-        .await;
-        match r {
-            Ok(Ok(done)) => text(json(&serde_json::to_value(done).unwrap_or_default())),
-            Ok(Err(e)) => failure(e.to_string()),
-            Err(e) => failure(e.to_string()),
+        .await
+    }
+}
+
+impl MendServer {
+    /// Routes parsed edits to their root, then applies them.
+    async fn apply_routed(&self, parsed: Result<Parsed, String>, dry_run: bool) -> CallToolResult {
+        let routed = parsed.and_then(|p| self.route(p));
+        match routed {
+            Ok((ws, p)) => self.apply(ws, p, HashMap::new(), dry_run).await,
+            Err(e) => failure(e),
         }
     }
+}
+
+/// Runs checkpoint work on the blocking pool; its value becomes the result.
+async fn blocking_json(
+    work: impl FnOnce() -> Result<serde_json::Value, mend_checkpoint::Error> + Send + 'static,
+) -> CallToolResult {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(v)) => text(json(&v)),
+        Ok(Err(e)) => failure(e.to_string()),
+        Err(e) => failure(format!("internal error: {e}")),
+    }
+}
+
+/// `read_file`'s answer: the lines asked for (offsets saturate at the end
+/// of the file) and the version.
+fn read_lines(
+    ws: &Workspace,
+    rel: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+) -> Result<serde_json::Value, String> {
+    let snap = ws.read(rel).map_err(|e| e.to_string())?;
+    let Some(file) = snap.text() else {
+        return Err(format!(
+            "File not found: {}",
+            mend_core::text::escape_controls(rel)
+        ));
+    };
+    let _ = ws.remember(file);
+    // Lines as mend sees them (CR-only files included).
+    let doc = mend_core::text::Document::new(&file.text);
+    let n = doc.len();
+    let start = offset.unwrap_or(1).max(1).saturating_sub(1).min(n);
+    let end = limit.map_or(n, |l| start.saturating_add(l).min(n));
+    let content = if start >= n {
+        ""
+    } else {
+        &file.text[doc.byte_range(start..end)]
+    };
+    Ok(serde_json::json!({
+        "path": snap.rel,
+        "version": file.hash,
+        "total_lines": n,
+        "offset": start + 1,
+        "content": content,
+    }))
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -487,21 +666,32 @@ impl ServerHandler for MendServer {
     }
 }
 
-/// Runs the server on stdio until the client disconnects.
-pub fn run(roots: &[PathBuf]) -> anyhow::Result<u8> {
+/// Runs the server on stdio until standard input closes; calls in flight
+/// finish (a commit completes or rolls back) before the process exits.
+pub fn run(roots: &[PathBuf], tools: Option<&[String]>) -> anyhow::Result<u8> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let server = MendServer::new(roots)?;
+    let server = MendServer::new(roots, tools)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
         tracing::info!(roots = ?roots, "mend mcp serving on stdio");
-        let service = server.serve(rmcp::transport::stdio()).await?;
-        service.waiting().await?;
-        anyhow::Ok(())
+        let io = stdio::transport();
+        let served = async {
+            server.serve((io.input, io.output)).await?.waiting().await?;
+            anyhow::Ok(())
+        }
+        .await;
+        // Even when the client left before initializing, the errors owed
+        // for its lines are written.
+        let _ = io.writer.await;
+        served
     })?;
+    // Dropping the runtime waits for blocking work still running, so a
+    // commit whose caller went away still finishes.
+    drop(rt);
     Ok(0)
 }
