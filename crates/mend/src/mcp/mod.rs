@@ -454,37 +454,25 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<ModifyFileArgs>>,
     ) -> CallToolResult {
-        let (i, rel) = match self.locate(&a.path) {
-            Ok(x) => x,
-            Err(e) => return failure(e),
-        };
         let edits = a
             .changes
             .into_iter()
             .map(|c| {
-                Self::edit(
-                    &rel,
-                    EditOp::Replace(Replace {
-                        target: Target::Region {
-                            start: c.start,
-                            end: c.end.unwrap_or_default(),
-                            content: c.content,
-                        },
-                        replace_all: false,
-                        hints: Hints::default(),
-                    }),
-                    "anchored",
-                )
+                let target = Target::Region {
+                    start: c.start,
+                    end: c.end.unwrap_or_default(),
+                    content: c.content,
+                };
+                let op = EditOp::Replace(Replace {
+                    target,
+                    replace_all: false,
+                    hints: Hints::default(),
+                });
+                Self::edit(&a.path, op, "anchored")
             })
             .collect();
-        let ws = self.roots[i].clone();
-        self.apply(
-            ws,
-            Self::parsed(edits),
-            HashMap::new(),
-            a.dry_run.unwrap_or(false),
-        )
-        .await
+        self.apply_routed(Ok(Self::parsed(edits)), a.dry_run.unwrap_or(false))
+            .await
     }
 
     #[tool(
@@ -494,19 +482,10 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<WriteFileArgs>>,
     ) -> CallToolResult {
-        let (i, rel) = match self.locate(&a.path) {
-            Ok(x) => x,
-            Err(e) => return failure(e),
-        };
-        let edit = Self::edit(&rel, EditOp::WriteFile { content: a.content }, "anchored");
-        let ws = self.roots[i].clone();
-        self.apply(
-            ws,
-            Self::parsed(vec![edit]),
-            HashMap::new(),
-            a.dry_run.unwrap_or(false),
-        )
-        .await
+        let op = EditOp::WriteFile { content: a.content };
+        let edit = Self::edit(&a.path, op, "anchored");
+        self.apply_routed(Ok(Self::parsed(vec![edit])), a.dry_run.unwrap_or(false))
+            .await
     }
 
     #[tool(
@@ -543,12 +522,8 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointCreateArgs>>,
     ) -> CallToolResult {
-        let root = match self.pick_root(a.root.as_deref()) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
-        };
-        blocking_json(move || {
-            let cps = mend_checkpoint::Checkpoints::open(&root)?;
+        let root = a.root.clone();
+        self.checkpoints(root.as_deref(), move |cps| {
             let opts = mend_checkpoint::CreateOptions {
                 label: a.label,
                 anchor: a.anchor,
@@ -568,13 +543,8 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointListArgs>>,
     ) -> CallToolResult {
-        let root = match self.pick_root(a.root.as_deref()) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
-        };
-        blocking_json(move || {
-            let list = mend_checkpoint::Checkpoints::open(&root)?.list()?;
-            Ok(serde_json::to_value(list).unwrap_or_default())
+        self.checkpoints(a.root.as_deref(), |cps| {
+            Ok(serde_json::to_value(cps.list()?).unwrap_or_default())
         })
         .await
     }
@@ -586,12 +556,9 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointRestoreArgs>>,
     ) -> CallToolResult {
-        let root = match self.pick_root(a.root.as_deref()) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
-        };
-        blocking_json(move || {
-            let done = mend_checkpoint::Checkpoints::open(&root)?.restore(
+        let root = a.root.clone();
+        self.checkpoints(root.as_deref(), move |cps| {
+            let done = cps.restore(
                 &a.id,
                 a.dry_run.unwrap_or(false),
                 a.prune_later.unwrap_or(false),
@@ -613,14 +580,29 @@ impl MendServer {
     }
 }
 
-/// Runs checkpoint work on the blocking pool; its value becomes the result.
-async fn blocking_json(
-    work: impl FnOnce() -> Result<serde_json::Value, mend_checkpoint::Error> + Send + 'static,
-) -> CallToolResult {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(Ok(v)) => text(json(&v)),
-        Ok(Err(e)) => failure(e.to_string()),
-        Err(e) => failure(format!("internal error: {e}")),
+impl MendServer {
+    /// Runs checkpoint work for the named root (default the first) on the
+    /// blocking pool; its value becomes the result.
+    async fn checkpoints(
+        &self,
+        root: Option<&str>,
+        work: impl FnOnce(
+            mend_checkpoint::Checkpoints,
+        ) -> Result<serde_json::Value, mend_checkpoint::Error>
+        + Send
+        + 'static,
+    ) -> CallToolResult {
+        let root = match self.pick_root(root) {
+            Ok(r) => r,
+            Err(e) => return failure(e),
+        };
+        let r =
+            tokio::task::spawn_blocking(move || work(mend_checkpoint::Checkpoints::open(&root)?));
+        match r.await {
+            Ok(Ok(v)) => text(json(&v)),
+            Ok(Err(e)) => failure(e.to_string()),
+            Err(e) => failure(format!("internal error: {e}")),
+        }
     }
 }
 
