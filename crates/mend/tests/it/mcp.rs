@@ -3,40 +3,10 @@
 //! (`.ci/run` prepares a virtualenv), or from a virtualenv this test makes
 //! under the target directory with `pip install mcp`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use crate::mend_bin;
-
-fn python() -> PathBuf {
-    if let Ok(p) = std::env::var("MEND_MCP_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-venv");
-    let py = venv.join("bin/python");
-    let ready = Command::new(&py)
-        .args(["-c", "import mcp"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ready {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status();
-        assert!(
-            made.is_ok_and(|s| s.success()),
-            "python3 -m venv failed: the MCP tests need Python 3"
-        );
-        let installed = Command::new(&py)
-            .args(["-m", "pip", "install", "--quiet", "mcp"])
-            .status();
-        assert!(
-            installed.is_ok_and(|s| s.success()),
-            "pip install mcp failed"
-        );
-    }
-    py
-}
+use crate::{mend_bin, python};
 
 #[test]
 fn python_sdk_client_drives_every_tool() {

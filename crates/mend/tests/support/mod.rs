@@ -85,3 +85,41 @@ pub fn copy_tree(from: &Path, to: &Path) {
         std::fs::write(dest, bytes).unwrap();
     }
 }
+
+/// A Python with the official MCP SDK: `MEND_MCP_PYTHON` when set (`.ci/run`
+/// prepares a virtualenv), or a virtualenv made once under the target
+/// directory with `pip install mcp`.
+pub fn python() -> PathBuf {
+    static READY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    READY.get_or_init(make_python).clone()
+}
+
+fn make_python() -> PathBuf {
+    if let Ok(p) = std::env::var("MEND_MCP_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-venv");
+    let py = venv.join("bin/python");
+    let ready = Command::new(&py)
+        .args(["-c", "import mcp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ready {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status();
+        assert!(
+            made.is_ok_and(|s| s.success()),
+            "python3 -m venv failed: the MCP tests need Python 3"
+        );
+        let installed = Command::new(&py)
+            .args(["-m", "pip", "install", "--quiet", "mcp"])
+            .status();
+        assert!(
+            installed.is_ok_and(|s| s.success()),
+            "pip install mcp failed"
+        );
+    }
+    py
+}
