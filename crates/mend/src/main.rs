@@ -526,7 +526,8 @@ fn print_human(
     if !report.shell_suggestions.is_empty() {
         writeln!(out, "\nSuggested shell commands (not run):")?;
         for s in &report.shell_suggestions {
-            writeln!(out, "  $ {}", s.command)?;
+            let command = mend_core::text::escape_controls_in_text(&s.command);
+            writeln!(out, "  $ {command}")?;
         }
     }
     let verb = if report.written && !report.ok {
