@@ -41,34 +41,42 @@ const REF_PREFIX: &str = "refs/mend/checkpoints/";
 #[non_exhaustive]
 pub enum Error {
     /// A git operation failed.
-    #[error("{context}: {source}")]
+    // Causes are part of the messages and not `source`s, so a report that
+    // walks the chain does not print them twice.
+    #[error("{context}: {cause}")]
     Git {
         /// What was being done.
         context: String,
         /// The libgit2 error.
-        #[source]
-        source: git2::Error,
+        cause: git2::Error,
     },
     /// No checkpoint has that id.
     #[error("no checkpoint `{0}`; `mend checkpoint list` shows the ids")]
     NotFound(String),
+    /// Several checkpoints' ids begin with the prefix given.
+    #[error("`{prefix}` begins the ids of {} checkpoints ({}); give more of the id", .matches.len(), .matches.join(", "))]
+    Ambiguous {
+        /// The prefix given.
+        prefix: String,
+        /// The ids it matches.
+        matches: Vec<String>,
+    },
     /// Writing the restored files failed.
     #[error(transparent)]
     Workspace(#[from] mend_workspace::Error),
     /// A filesystem operation failed.
-    #[error("{context}: {source}")]
+    #[error("{context}: {cause}")]
     Io {
         /// What was being done.
         context: String,
         /// The error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
 fn git(context: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {
     let context = context.into();
-    move |source| Error::Git { context, source }
+    move |cause| Error::Git { context, cause }
 }
 
 /// A checkpoint's metadata.
@@ -181,7 +189,7 @@ impl Checkpoints {
     pub fn open(root: &Path) -> Result<Self, Error> {
         let root = root.canonicalize().map_err(|e| Error::Io {
             context: format!("opening {}", root.display()),
-            source: e,
+            cause: e,
         })?;
         let (repo, shadow) = if root.join(".git").exists() {
             (
@@ -214,7 +222,7 @@ impl Checkpoints {
             let dir = repo.path().join("mend");
             std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
                 context: "creating .git/mend".into(),
-                source: e,
+                cause: e,
             })?;
             dir.join("checkpoint-index")
         };
@@ -487,7 +495,11 @@ impl Checkpoints {
             .collect();
         match found.len() {
             1 => Ok(found.into_iter().next().expect("one")),
-            _ => Err(Error::NotFound(id.to_owned())),
+            0 => Err(Error::NotFound(id.to_owned())),
+            _ => Err(Error::Ambiguous {
+                prefix: id.to_owned(),
+                matches: found.into_iter().map(|c| c.id).collect(),
+            }),
         }
     }
 
@@ -723,7 +735,7 @@ impl Checkpoints {
             {
                 std::fs::remove_file(&full).map_err(|e| Error::Io {
                     context: format!("replacing the link {path}"),
-                    source: e,
+                    cause: e,
                 })?;
             }
             changes.push(mend_workspace::Change::Bytes {
@@ -749,12 +761,12 @@ impl Checkpoints {
             #[cfg(unix)]
             std::os::unix::fs::symlink(&target, &full).map_err(|e| Error::Io {
                 context: format!("restoring the link {path}"),
-                source: e,
+                cause: e,
             })?;
             #[cfg(not(unix))]
             std::fs::write(&full, target.as_bytes()).map_err(|e| Error::Io {
                 context: format!("restoring the link {path}"),
-                source: e,
+                cause: e,
             })?;
         }
         Ok(())
@@ -782,7 +794,10 @@ impl Checkpoints {
         let mut dropped = Vec::new();
         for (k, c) in self.list()?.into_iter().enumerate() {
             let too_many = keep.is_some_and(|n| k >= n);
-            let too_old = older_than.is_some_and(|d| now - c.time > d.as_secs() as i64);
+            // Saturating: an age limit past i64 seconds keeps everything.
+            let too_old = older_than.is_some_and(|d| {
+                now.saturating_sub(c.time) > i64::try_from(d.as_secs()).unwrap_or(i64::MAX)
+            });
             if too_many || too_old {
                 dropped.push(self.drop(&c.id)?);
             }

@@ -63,13 +63,14 @@ pub enum Error {
         waited_ms: u128,
     },
     /// A filesystem operation failed.
-    #[error("{context}: {source}")]
+    // The cause is part of the message and not a `source`, so a report
+    // that walks the chain does not print it twice.
+    #[error("{context}: {cause}")]
     Io {
         /// What was being done, with the path.
         context: String,
         /// The underlying error.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The path names something other than a regular file.
     #[error("{} is {kind}; mend reads and writes regular files only", esc(.path))]
@@ -144,14 +145,20 @@ impl Error {
             Error::NotAFile { .. } => "Name a regular file inside the project root.",
             Error::Untrusted { .. } => "Follow the instructions in the message, then try again.",
             Error::Stale { .. } => "Re-read the file and base the edit on its current content.",
+            Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::InvalidFilename => {
+                "Use a shorter file name: most filesystems allow 255 bytes per name."
+            }
+            Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::NotADirectory => {
+                "A file stands where the path needs a folder; choose another path."
+            }
             _ => "Check the file's permissions and try again.",
         }
     }
 
-    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+    pub(crate) fn io(context: impl Into<String>, cause: std::io::Error) -> Self {
         Error::Io {
             context: context.into(),
-            source,
+            cause,
         }
     }
 }

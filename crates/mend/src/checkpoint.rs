@@ -80,15 +80,17 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     let n: u64 = num
         .parse()
         .map_err(|_| format!("`{s}`: expected a number and a unit, like 7d"))?;
-    let secs = match unit {
-        "s" | "" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86400,
-        "w" => n * 7 * 86400,
+    let unit_secs: u64 = match unit {
+        "s" | "" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86400,
+        "w" => 7 * 86400,
         _ => return Err(format!("`{s}`: units are s, m, h, d, w")),
     };
-    Ok(Duration::from_secs(secs))
+    n.checked_mul(unit_secs)
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("`{s}` is longer than mend can count; give a shorter age"))
 }
 
 /// Creates a checkpoint, with a progress bar on stderr once it has taken

@@ -232,11 +232,21 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // A reader that stops early (`mend … | head`) is not a failure, as
+        // in ripgrep; whatever mend was doing has already finished.
+        Err(e) if is_broken_pipe(&e) => ExitCode::from(EXIT_OK),
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "mend: {e:#}");
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn print(s: &str) -> anyhow::Result<()> {

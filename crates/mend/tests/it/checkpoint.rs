@@ -95,3 +95,70 @@ fn checkpoint_commands_in_a_plain_folder() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no checkpoint `nope`"));
 }
+
+#[test]
+fn gc_ages_past_what_can_be_counted_never_drop_everything() {
+    let dir = repo();
+    let d = dir.path();
+    assert!(
+        run_mend(d, &["checkpoint", "create"], None)
+            .status
+            .success()
+    );
+    let count = |d: &std::path::Path| {
+        let out = run_mend(d, &["checkpoint", "list", "--json"], None);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .unwrap()
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    // Past i64 seconds: kept, since nothing is that old.
+    let out = run_mend(
+        d,
+        &["checkpoint", "gc", "--older-than", "10000000000000000000"],
+        None,
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(count(d), 1);
+    // Past u64 seconds once the unit is applied: refused as usage.
+    let out = run_mend(
+        d,
+        &["checkpoint", "gc", "--older-than", "150000000000000000d"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("longer than mend can count"));
+    assert_eq!(count(d), 1);
+}
+
+#[test]
+fn an_ambiguous_id_prefix_lists_the_ids_it_matches() {
+    let dir = repo();
+    let d = dir.path();
+    // Seventeen ids guarantee two that share their first hex digit.
+    let mut ids: Vec<String> = Vec::new();
+    for n in 0..17 {
+        std::fs::write(d.join("a.txt"), format!("{n}\n")).unwrap();
+        let out = run_mend(d, &["checkpoint", "create", "--json"], None);
+        let cp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        ids.push(cp["id"].as_str().unwrap().to_owned());
+    }
+    let (a, b) = ids
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| {
+            ids[i + 1..]
+                .iter()
+                .find(|b| b[..1] == a[..1])
+                .map(|b| (a, b))
+        })
+        .unwrap();
+    let out = run_mend(d, &["checkpoint", "show", &a[..1]], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(a.as_str()) && err.contains(b.as_str()),
+        "{err}"
+    );
+    assert!(!err.contains("no checkpoint"), "{err}");
+}

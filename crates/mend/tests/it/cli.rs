@@ -185,3 +185,37 @@ fn both_formats_work_on_real_files() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn an_io_error_prints_its_cause_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--root", &missing.to_string_lossy()],
+        Some(b"x"),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
+
+#[test]
+fn a_reader_that_stops_early_is_not_a_failure() {
+    // Megabytes of parse output into `head -c 10`: mend's writes hit a
+    // closed pipe.
+    let dir = tempfile::tempdir().unwrap();
+    let block = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
+    std::fs::write(dir.path().join("in.txt"), block.repeat(20_000)).unwrap();
+    let script = format!(
+        "'{}' parse in.txt | head -c 10 > /dev/null; echo \"${{PIPESTATUS[0]}}\"",
+        crate::mend_bin().display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0", "{out:?}");
+    assert!(out.stderr.is_empty(), "{out:?}");
+}
