@@ -80,6 +80,14 @@ pub enum Error {
         /// What it is ("a FIFO (named pipe)", "a directory", …).
         kind: &'static str,
     },
+    /// The changes of one set collide with each other or with the disk.
+    #[error("{}: {detail}", esc(.path))]
+    Conflict {
+        /// Where they collide.
+        path: String,
+        /// What collides, naming both sides.
+        detail: String,
+    },
     /// What mend would write is over the size limit.
     #[error(
         "the new content of {} would be {size} bytes, over the {limit}-byte limit",
@@ -124,6 +132,7 @@ impl Error {
             Error::NotText { .. } => FailureKind::NotText,
             Error::TooLarge { .. } | Error::WouldBeTooLarge { .. } => FailureKind::TooLarge,
             Error::NotAFile { .. } => FailureKind::PathRefused,
+            Error::Conflict { .. } => FailureKind::FileExists,
             Error::Stale { .. } => FailureKind::Stale,
             _ => FailureKind::Io,
         }
@@ -143,6 +152,9 @@ impl Error {
                 "Edit a smaller file, or raise the size limit."
             }
             Error::NotAFile { .. } => "Name a regular file inside the project root.",
+            Error::Conflict { .. } => {
+                "Send one change per path, and move files only to free names."
+            }
             Error::Untrusted { .. } => "Follow the instructions in the message, then try again.",
             Error::Stale { .. } => "Re-read the file and base the edit on its current content.",
             Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::InvalidFilename => {

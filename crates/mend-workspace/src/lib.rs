@@ -44,6 +44,7 @@
 //! # Ok::<(), mend_workspace::Error>(())
 //! ```
 
+mod changeset;
 mod encoding;
 mod error;
 mod files;
@@ -397,6 +398,14 @@ impl Workspace {
         }
     }
 
+    /// Checks a change set as a whole, writing nothing: two changes ending
+    /// at one path, a move onto an existing file, and a path that would be
+    /// both a file and a folder are refused ([`Error::Conflict`]). A
+    /// commit runs this first; a dry run should too.
+    pub fn check_changes(&self, changes: &[Change]) -> Result<(), Error> {
+        changeset::validate(self, changes)
+    }
+
     /// Applies `changes` as one transaction. Every target is re-resolved and
     /// re-read first; one that changed since its `base` fails the whole
     /// commit before anything is written.
@@ -416,6 +425,7 @@ impl Workspace {
         if changes.is_empty() {
             return Ok(0);
         }
+        changeset::validate(self, changes)?;
         let mend = self.private_dir()?;
         let id = format!(
             "{:x}{:x}",

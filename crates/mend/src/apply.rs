@@ -155,7 +155,12 @@ pub fn run_parsed(
                 plan.content.as_deref().unwrap_or(""),
             ),
         });
-        match (&plan.content, &plan.new_path) {
+        // A move onto the file's own path is a plain write.
+        let new_path = plan
+            .new_path
+            .as_ref()
+            .filter(|to| ws.normalize(to).ok().as_deref() != Some(display.as_str()));
+        match (&plan.content, new_path) {
             (None, _) => changes.push(Change::Delete {
                 path: display.clone(),
                 base,
@@ -185,6 +190,10 @@ pub fn run_parsed(
         }
     }
 
+    // Dry runs check the change set as a real run does.
+    if (ok || opts.partial) && !changes.is_empty() {
+        ws.check_changes(&changes).map_err(ApplyError::Commit)?;
+    }
     let write = (ok || opts.partial) && !opts.dry_run && !changes.is_empty();
     if write {
         if let Some(hook) = &opts.before_write {

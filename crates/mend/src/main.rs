@@ -464,7 +464,9 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
             }
             return Ok(EXIT_FAILED);
         }
-        Err(ApplyError::Commit(e @ mend_workspace::Error::Stale { .. })) => {
+        Err(ApplyError::Commit(
+            e @ (mend_workspace::Error::Stale { .. } | mend_workspace::Error::Conflict { .. }),
+        )) => {
             if args.json {
                 let v =
                     serde_json::json!({ "ok": false, "written": false, "error": e.to_string() });
