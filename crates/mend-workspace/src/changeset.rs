@@ -1,7 +1,7 @@
 //! A change set is valid as a whole before anything is written, and a dry
 //! run checks it the same way: two changes that end at one path, a move
-//! onto a file that exists, and a path that would be both a file and a
-//! folder are refused up front, naming what collides, instead of failing
+//! onto a file that exists, a path that would be both a file and a folder,
+//! and a file over the size limit are refused up front, naming what collides, instead of failing
 //! half-way through a commit or passing as a clean dry run.
 
 use std::collections::BTreeMap;
@@ -74,8 +74,21 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<(), Error> 
         targets.insert(rel, i);
     }
     for (rel, &i) in &targets {
-        if matches!(changes[i], Change::Delete { .. }) {
-            continue;
+        let size = match &changes[i] {
+            Change::Delete { .. } => continue,
+            Change::Write { text, encoding, .. } => match encoding {
+                crate::Encoding::Utf8 => text.len() as u64,
+                _ => 2 * text.encode_utf16().count() as u64,
+            },
+            Change::Bytes { bytes, .. } => bytes.len() as u64,
+        };
+        let limit = ws.options().max_bytes;
+        if size > limit {
+            return Err(Error::WouldBeTooLarge {
+                path: rel.clone(),
+                size,
+                limit,
+            });
         }
         if let Change::Write {
             base: Base::Absent,

@@ -465,7 +465,9 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
             return Ok(EXIT_FAILED);
         }
         Err(ApplyError::Commit(
-            e @ (mend_workspace::Error::Stale { .. } | mend_workspace::Error::Conflict { .. }),
+            e @ (mend_workspace::Error::Stale { .. }
+            | mend_workspace::Error::Conflict { .. }
+            | mend_workspace::Error::WouldBeTooLarge { .. }),
         )) => {
             if args.json {
                 let v =

@@ -109,7 +109,13 @@ fn assert_bounded(run: &Run, max_output: usize) {
 fn whole_file_write_of_100k_lines() {
     let n = 100_000 * scale();
     let response = format!("big.py\n```python\n{}```\n", lines(n));
-    let run = apply(&[("big.py", "x = 1\n")], &[], response.as_bytes());
+    // At ten times the scale the file passes the default size limit, which
+    // applies to what mend writes too.
+    let run = apply(
+        &[("big.py", "x = 1\n")],
+        &["--max-bytes", "1000000000"],
+        response.as_bytes(),
+    );
     assert_eq!(run.code, 0);
     assert_bounded(&run, 10_000);
 }
