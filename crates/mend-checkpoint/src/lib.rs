@@ -176,11 +176,41 @@ fn now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// Every value of a trailer, read with git's own trailer parser.
+fn trailers(message: &str, key: &str) -> Vec<String> {
+    git2::message_trailers_strs(message)
+        .map(|t| {
+            t.iter()
+                .filter(|(k, _)| *k == key)
+                .map(|(_, v)| v.to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn trailer(message: &str, key: &str) -> Option<String> {
-    message
-        .lines()
-        .find_map(|l| l.strip_prefix(&format!("{key}: ")))
-        .map(str::to_owned)
+    trailers(message, key).into_iter().next()
+}
+
+/// A skipped file from its trailer: JSON, or the `path (reason)` form of
+/// checkpoints made before, split at the first ` (`.
+fn parse_skipped(value: &str) -> Skipped {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        path: String,
+        reason: String,
+    }
+    if let Ok(e) = serde_json::from_str::<Entry>(value) {
+        return Skipped {
+            path: e.path,
+            reason: e.reason,
+        };
+    }
+    let (path, reason) = value.split_once(" (").unwrap_or((value, ""));
+    Skipped {
+        path: path.to_owned(),
+        reason: reason.strip_suffix(')').unwrap_or(reason).to_owned(),
+    }
 }
 
 impl Checkpoints {
@@ -285,7 +315,9 @@ impl Checkpoints {
             message.push_str(&format!("Mend-Head: {h}\n"));
         }
         for s in &skipped {
-            message.push_str(&format!("Mend-Skipped: {} ({})\n", s.path, s.reason));
+            // JSON, so any path and reason read back exactly.
+            let entry = serde_json::json!({ "path": s.path, "reason": s.reason });
+            message.push_str(&format!("Mend-Skipped: {entry}\n"));
         }
         let sig = Signature::new("mend", "mend@localhost", &git2::Time::new(time, 0))
             .map_err(git("making the signature"))?;
@@ -430,16 +462,9 @@ impl Checkpoints {
 
     fn describe(&self, id: &str, c: &Commit<'_>) -> Checkpoint {
         let msg = c.message().unwrap_or("");
-        let skipped = msg
-            .lines()
-            .filter_map(|l| l.strip_prefix("Mend-Skipped: "))
-            .map(|s| {
-                let (path, reason) = s.rsplit_once(" (").unwrap_or((s, ""));
-                Skipped {
-                    path: path.to_owned(),
-                    reason: reason.trim_end_matches(')').to_owned(),
-                }
-            })
+        let skipped = trailers(msg, "Mend-Skipped")
+            .iter()
+            .map(|s| parse_skipped(s))
             .collect();
         Checkpoint {
             id: id.to_owned(),

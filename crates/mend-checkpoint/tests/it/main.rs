@@ -313,3 +313,34 @@ fn large_files_and_nested_repositories_are_skipped_and_listed() {
     let listed = cps.get(&cp.id).unwrap();
     assert_eq!(listed.skipped.len(), cp.skipped.len());
 }
+
+#[test]
+fn metadata_round_trips_through_git_trailers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "small.txt", b"x\n");
+    put(d, "big (1).dat", &[b'x'; 64]);
+    put(d, "odd: name (too large).bin", &[b'y'; 64]);
+    let cps = Checkpoints::open(d).unwrap();
+    let made = cps
+        .create(
+            &CreateOptions {
+                label: Some("label: with (parens)".into()),
+                anchor: Some("msg-1".into()),
+                max_file_bytes: 10,
+            },
+            &mut |_| {},
+        )
+        .unwrap();
+    let read = cps.get(&made.id).unwrap();
+    assert_eq!(read, made);
+    let mut paths: Vec<&str> = read.skipped.iter().map(|s| s.path.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(paths, ["big (1).dat", "odd: name (too large).bin"]);
+    assert!(
+        read.skipped
+            .iter()
+            .all(|s| s.reason == "too large (64 bytes)")
+    );
+    assert_eq!(read.label.as_deref(), Some("label: with (parens)"));
+}
