@@ -165,6 +165,9 @@ pub struct Restored {
 /// The checkpoints of one worktree.
 pub struct Checkpoints {
     root: PathBuf,
+    /// The root's workspace: its lock serialises snapshots with every
+    /// other writer, and restores write through it.
+    ws: mend_workspace::Workspace,
     repo: Repository,
     index_path: PathBuf,
     shadow: bool,
@@ -256,7 +259,15 @@ impl Checkpoints {
             })?;
             dir.join("checkpoint-index")
         };
+        let ws = mend_workspace::Workspace::open(
+            &root,
+            mend_workspace::Options {
+                max_bytes: u64::MAX,
+                ..mend_workspace::Options::default()
+            },
+        )?;
         Ok(Checkpoints {
+            ws,
             root,
             repo,
             index_path,
@@ -275,11 +286,40 @@ impl Checkpoints {
 
     /// Snapshots the worktree. `progress` is called with the number of
     /// files examined so far.
+    ///
+    /// Takes the workspace lock (after finishing an interrupted transaction),
+    /// so a snapshot never sees a half-written commit and two snapshots
+    /// never share the private index.
     pub fn create(
         &self,
         opts: &CreateOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
+        let lock = self.lock()?;
+        self.create_locked(&lock, opts, progress)
+    }
+
+    /// The workspace lock, with any interrupted transaction finished.
+    pub fn lock(&self) -> Result<mend_workspace::Lock, Error> {
+        let lock = self.ws.lock()?;
+        self.ws.recover(&lock)?;
+        Ok(lock)
+    }
+
+    /// [`Checkpoints::create`] for a caller that holds the lock already
+    /// (an apply checkpointing before it writes).
+    pub fn create_locked(
+        &self,
+        _lock: &mend_workspace::Lock,
+        opts: &CreateOptions,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Checkpoint, Error> {
+        // Under the workspace lock, a private index lock can only be one a
+        // killed process left behind.
+        let stale = PathBuf::from(format!("{}.lock", self.index_path.display()));
+        if stale.is_file() {
+            let _ = std::fs::remove_file(&stale);
+        }
         let (repo, mut index, skipped, seen) = self.scan(opts.max_file_bytes, progress)?;
         // The tree first: writing the index afterwards saves its tree cache,
         // so the next checkpoint rebuilds only the folders that changed.
@@ -605,13 +645,17 @@ impl Checkpoints {
     /// Restores the worktree to checkpoint `id`. See the crate doc for the
     /// order of steps and the deletion rule.
     pub fn restore(&self, id: &str, dry_run: bool, prune_later: bool) -> Result<Restored, Error> {
+        // Held from the safety checkpoint through the last write, so no
+        // edit lands in between and is lost.
+        let lock = self.lock()?;
         let target = self.get(id)?;
         // 1. The state now, as a checkpoint (for a dry run, in memory only:
         //    nothing changes, so nothing needs undoing).
         let safety = if dry_run {
             None
         } else {
-            Some(self.create(
+            Some(self.create_locked(
+                &lock,
                 &CreateOptions {
                     label: Some(format!("before restoring {}", target.id)),
                     ..CreateOptions::default()
@@ -671,7 +715,7 @@ impl Checkpoints {
         // 3. Write.
         let mut pruned = Vec::new();
         if !dry_run {
-            self.write_back(&writes, &deletes)?;
+            self.write_back(&lock, &writes, &deletes)?;
             if prune_later {
                 let keep = safety.as_ref().map(|s| s.id.clone());
                 for c in self.list()? {
@@ -680,7 +724,7 @@ impl Checkpoints {
                         && Some(&c.id) != keep.as_ref()
                         && self.is_later(&c, &target)
                     {
-                        self.drop(&c.id)?;
+                        self.drop_ref(&c.id)?;
                         pruned.push(c);
                     }
                 }
@@ -728,16 +772,13 @@ impl Checkpoints {
         self.files(&tree)
     }
 
-    fn write_back(&self, writes: &[(String, Oid, i32)], deletes: &[String]) -> Result<(), Error> {
-        let ws = mend_workspace::Workspace::open(
-            &self.root,
-            mend_workspace::Options {
-                max_bytes: u64::MAX,
-                ..mend_workspace::Options::default()
-            },
-        )?;
-        let lock = ws.lock()?;
-        ws.recover(&lock)?;
+    fn write_back(
+        &self,
+        lock: &mend_workspace::Lock,
+        writes: &[(String, Oid, i32)],
+        deletes: &[String],
+    ) -> Result<(), Error> {
+        let ws = &self.ws;
         let mut changes = Vec::new();
         let mut links = Vec::new();
         for (path, oid, mode) in writes {
@@ -776,7 +817,7 @@ impl Checkpoints {
                 base: mend_workspace::Base::Any,
             });
         }
-        ws.commit(&lock, &changes)?;
+        ws.commit(lock, &changes)?;
         for (path, target) in links {
             let full = ws.resolve(&path)?;
             let _ = std::fs::remove_file(&full);
@@ -799,6 +840,12 @@ impl Checkpoints {
 
     /// Deletes a checkpoint's ref (its objects go at git's next gc).
     pub fn drop(&self, id: &str) -> Result<Checkpoint, Error> {
+        let _lock = self.lock()?;
+        self.drop_ref(id)
+    }
+
+    /// [`Checkpoints::drop`] under a lock the caller holds.
+    fn drop_ref(&self, id: &str) -> Result<Checkpoint, Error> {
         let cp = self.get(id)?;
         let mut r = self
             .repo
@@ -815,6 +862,7 @@ impl Checkpoints {
         keep: Option<usize>,
         older_than: Option<Duration>,
     ) -> Result<Vec<Checkpoint>, Error> {
+        let _lock = self.lock()?;
         let now = now();
         let mut dropped = Vec::new();
         for (k, c) in self.list()?.into_iter().enumerate() {
@@ -824,7 +872,7 @@ impl Checkpoints {
                 now.saturating_sub(c.time) > i64::try_from(d.as_secs()).unwrap_or(i64::MAX)
             });
             if too_many || too_old {
-                dropped.push(self.drop(&c.id)?);
+                dropped.push(self.drop_ref(&c.id)?);
             }
         }
         Ok(dropped)

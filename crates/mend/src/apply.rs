@@ -12,6 +12,10 @@ use mend_core::{
 };
 use mend_workspace::{Base, Change, Lock, Snapshot, Workspace};
 
+/// A step run under the apply's lock right before it writes (a
+/// checkpoint); returns an id for the log line.
+pub type BeforeWrite<'a> = Box<dyn Fn(&Lock) -> Result<String, String> + 'a>;
+
 /// Options of one apply run.
 #[derive(Default)]
 pub struct ApplyOptions<'a> {
@@ -24,7 +28,8 @@ pub struct ApplyOptions<'a> {
     pub expect: HashMap<String, String>,
     /// Runs right before files are written (a checkpoint); its id goes in
     /// the report's log line.
-    pub before_write: Option<Box<dyn Fn() -> Result<String, String> + 'a>>,
+    /// It runs under the workspace lock the apply holds.
+    pub before_write: Option<BeforeWrite<'a>>,
     /// Plans made while the response streamed in, by normalized path; used
     /// when the file still has the content they were made against.
     pub preplanned: HashMap<String, Preplanned>,
@@ -197,7 +202,7 @@ pub fn run_parsed(
     let write = (ok || opts.partial) && !opts.dry_run && !changes.is_empty();
     if write {
         if let Some(hook) = &opts.before_write {
-            let id = hook().map_err(|e| {
+            let id = hook(lock).map_err(|e| {
                 ApplyError::Commit(mend_workspace::Error::PathRefused {
                     path: ".".into(),
                     reason: format!("the checkpoint before writing failed: {e}"),

@@ -94,8 +94,13 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// Creates a checkpoint, with a progress bar on stderr once it has taken
-/// more than a second.
-pub fn create_with_progress(cps: &Checkpoints, opts: &CreateOptions) -> anyhow::Result<Checkpoint> {
+/// more than a second. `held` is the workspace lock when the caller holds
+/// it already.
+pub fn create_with_progress(
+    cps: &Checkpoints,
+    opts: &CreateOptions,
+    held: Option<&mend_workspace::Lock>,
+) -> anyhow::Result<Checkpoint> {
     let start = Instant::now();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |n: usize| {
@@ -116,7 +121,10 @@ pub fn create_with_progress(cps: &Checkpoints, opts: &CreateOptions) -> anyhow::
             b.set_position(n as u64);
         }
     };
-    let cp = cps.create(opts, &mut progress)?;
+    let cp = match held {
+        Some(lock) => cps.create_locked(lock, opts, &mut progress)?,
+        None => cps.create(opts, &mut progress)?,
+    };
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -156,6 +164,7 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
                     anchor: anchor.clone(),
                     max_file_bytes: *max_file_bytes,
                 },
+                None,
             )?;
             if args.json {
                 json(&mut out, &cp)?;

@@ -407,7 +407,8 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         ..ApplyOptions::default()
     };
     let mut out = std::io::stdout().lock();
-    // The checkpoint comes before the lock: it only reads the worktree.
+    // The checkpoint itself is taken under the apply's lock, right before
+    // the write (see `before_write`).
     let checkpointer = if args.checkpoint && !args.dry_run {
         Some(mend_checkpoint::Checkpoints::open(ws.root())?)
     } else {
@@ -429,17 +430,18 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     let opts = ApplyOptions {
         before_write: checkpointer.as_ref().map(|c| {
             let c: &mend_checkpoint::Checkpoints = c;
-            Box::new(move || {
+            Box::new(move |lock: &Lock| {
                 checkpoint::create_with_progress(
                     c,
                     &mend_checkpoint::CreateOptions {
                         label: Some("before mend apply".into()),
                         ..mend_checkpoint::CreateOptions::default()
                     },
+                    Some(lock),
                 )
                 .map(|cp| cp.id)
                 .map_err(|e| e.to_string())
-            }) as Box<dyn Fn() -> Result<String, String> + '_>
+            }) as apply::BeforeWrite<'_>
         }),
         preplanned,
         ..opts

@@ -162,3 +162,31 @@ fn an_ambiguous_id_prefix_lists_the_ids_it_matches() {
     );
     assert!(!err.contains("no checkpoint"), "{err}");
 }
+
+#[test]
+fn concurrent_creates_all_succeed_and_a_stale_index_lock_does_not_block() {
+    let dir = repo();
+    let d = dir.path();
+    // What a process killed while writing the private index leaves.
+    std::fs::create_dir_all(d.join(".git/mend")).unwrap();
+    std::fs::write(d.join(".git/mend/checkpoint-index.lock"), "").unwrap();
+    let children: Vec<_> = (0..6)
+        .map(|n| {
+            std::fs::write(d.join(format!("f{n}.txt")), format!("{n}\n")).unwrap();
+            std::process::Command::new(crate::mend_bin())
+                .args(["checkpoint", "create", "--label", &format!("c{n}")])
+                .current_dir(d)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let out = run_mend(d, &["checkpoint", "list", "--json"], None);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 6);
+}
