@@ -669,7 +669,6 @@ impl Checkpoints {
         };
         let then_files = self.files(&self.tree_of(&target)?)?;
         // 2. The changes.
-        let tracked = self.tracked_paths();
         let then_ignores =
             ignore_then::Rules::from_tree(&self.repo, &self.tree_of(&target)?, &self.root);
         let mut changes = Vec::new();
@@ -701,7 +700,10 @@ impl Checkpoints {
             }
             let ignored_now = self.repo.is_path_ignored(path).unwrap_or(true);
             let ignored_then = then_ignores.is_ignored(path);
-            if tracked.contains(path) || ignored_now || ignored_then {
+            // Tracked or not: the file is in the safety checkpoint, so
+            // deleting it is undone by restoring that, and a restore that
+            // kept it would not be undone exactly.
+            if ignored_now || ignored_then {
                 kept.push(path.clone());
             } else {
                 changes.push(FileChange {
@@ -741,20 +743,6 @@ impl Checkpoints {
 
     fn is_later(&self, c: &Checkpoint, than: &Checkpoint) -> bool {
         c.time > than.time || self.order(c, than) == std::cmp::Ordering::Less
-    }
-
-    /// Paths in the user's index (tracked files); read, never written.
-    fn tracked_paths(&self) -> std::collections::HashSet<String> {
-        let mut out = std::collections::HashSet::new();
-        if self.shadow {
-            return out;
-        }
-        if let Ok(index) = self.repo.index() {
-            for e in index.iter() {
-                out.insert(String::from_utf8_lossy(&e.path).into_owned());
-            }
-        }
-        out
     }
 
     /// The worktree's snapshot-able files, without writing a checkpoint

@@ -344,3 +344,42 @@ fn metadata_round_trips_through_git_trailers() {
     );
     assert_eq!(read.label.as_deref(), Some("label: with (parens)"));
 }
+
+/// Every file under the worktree but `.git` and `.mend`, with its bytes.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name();
+            if name == ".git" || name == ".mend" {
+                continue;
+            }
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                out.push((rel, std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn undoing_a_restore_deletes_a_tracked_file_the_restore_brought_back() {
+    let dir = repo();
+    let d = dir.path();
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "one");
+    // doomed.txt is tracked; deleting it is part of the work to keep.
+    std::fs::remove_file(d.join("doomed.txt")).unwrap();
+    put(d, "src/main.rs", b"fn main() { work(); }\n");
+    let had = tree(d);
+    let r = cps.restore(&cp.id, false, false).unwrap();
+    assert_eq!(read(d, "doomed.txt").unwrap(), b"will be deleted\n");
+    cps.restore(&r.safety.unwrap().id, false, false).unwrap();
+    assert_eq!(tree(d), had, "the undo did not give back the tree");
+}
