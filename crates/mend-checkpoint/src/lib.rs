@@ -61,6 +61,16 @@ pub enum Error {
         /// The ids it matches.
         matches: Vec<String>,
     },
+    /// A restore would go through a folder that is now a symbolic link.
+    #[error(
+        "{folder} is now a symbolic link, so restoring {path} would write through it into the link's target; nothing was changed. Replace the link with a folder (or move it away), then restore again"
+    )]
+    LinkedFolder {
+        /// The folder that is a link.
+        folder: String,
+        /// The path the restore would write or delete.
+        path: String,
+    },
     /// Writing the restored files failed.
     #[error(transparent)]
     Workspace(#[from] mend_workspace::Error),
@@ -714,6 +724,8 @@ impl Checkpoints {
             }
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
+        // Dry runs refuse this too.
+        self.no_linked_folders(writes.iter().map(|w| &w.0).chain(&deletes))?;
         // 3. Write.
         let mut pruned = Vec::new();
         if !dry_run {
@@ -822,6 +834,29 @@ impl Checkpoints {
                 context: format!("restoring the link {path}"),
                 cause: e,
             })?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a restore that would write or delete through a folder that
+    /// is now a symbolic link: it would change the link's target (an
+    /// ignored folder, say) and then report the path as restored.
+    fn no_linked_folders<'p>(&self, paths: impl Iterator<Item = &'p String>) -> Result<(), Error> {
+        for path in paths {
+            let mut dir = Path::new(path.as_str()).parent();
+            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+                let full = self.root.join(d);
+                if full
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    return Err(Error::LinkedFolder {
+                        folder: d.to_string_lossy().into_owned(),
+                        path: path.clone(),
+                    });
+                }
+                dir = d.parent();
+            }
         }
         Ok(())
     }

@@ -383,3 +383,33 @@ fn undoing_a_restore_deletes_a_tracked_file_the_restore_brought_back() {
     cps.restore(&r.safety.unwrap().id, false, false).unwrap();
     assert_eq!(tree(d), had, "the undo did not give back the tree");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_restore_never_writes_through_a_folder_that_became_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, ".gitignore", b"cache/\n");
+    put(d, "d/file.txt", b"checkpointed\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "one");
+    // d becomes a link to an ignored folder holding its own file.txt.
+    std::fs::remove_dir_all(d.join("d")).unwrap();
+    put(d, "cache/file.txt", b"ignored, not in any checkpoint\n");
+    std::os::unix::fs::symlink("cache", d.join("d")).unwrap();
+    for dry_run in [true, false] {
+        let err = cps.restore(&cp.id, dry_run, false).unwrap_err().to_string();
+        assert!(err.contains("d is now a symbolic link"), "{err}");
+    }
+    assert_eq!(
+        read(d, "cache/file.txt").unwrap(),
+        b"ignored, not in any checkpoint\n"
+    );
+    assert!(
+        d.join("d")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
