@@ -546,7 +546,7 @@ fn submodule_git_file_not_edited(s: &Sandbox) -> R {
         &search_replace(
             "sub/.git",
             "gitdir: ../.git/modules/sub",
-            "gitdir: /tmp/evil",
+            "gitdir: ../../elsewhere",
         ),
     );
     refused(&out, ".git")
