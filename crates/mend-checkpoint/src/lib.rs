@@ -174,8 +174,7 @@ pub struct Restored {
 
 /// The checkpoints of one worktree.
 pub struct Checkpoints {
-    root: PathBuf,
-    /// The root's workspace: its lock serialises snapshots with every
+    /// The root's workspace (its canonical path is the worktree root): its lock serialises snapshots with every
     /// other writer, and restores write through it.
     ws: mend_workspace::Workspace,
     repo: Repository,
@@ -278,11 +277,14 @@ impl Checkpoints {
         )?;
         Ok(Checkpoints {
             ws,
-            root,
             repo,
             index_path,
             shadow,
         })
+    }
+
+    fn root(&self) -> &Path {
+        self.ws.root()
     }
 
     /// Whether this worktree uses a shadow repository.
@@ -420,11 +422,11 @@ impl Checkpoints {
         let repo = if self.shadow {
             let r =
                 Repository::open_bare(self.repo.path()).map_err(git("opening the repository"))?;
-            r.set_workdir(&self.root, false)
+            r.set_workdir(self.root(), false)
                 .map_err(git("setting the worktree"))?;
             r
         } else {
-            Repository::open(&self.root).map_err(git("opening the repository"))?
+            Repository::open(self.root()).map_err(git("opening the repository"))?
         };
         repo.add_ignore_rule(".mend/\n")
             .map_err(git("adding the .mend ignore rule"))?;
@@ -453,7 +455,7 @@ impl Checkpoints {
                 continue;
             };
             let rel = path.to_string_lossy().replace('\\', "/");
-            let full = self.root.join(path);
+            let full = self.root().join(path);
             if delta.status() == Delta::Deleted {
                 let _ = index.remove_path(path);
                 continue;
@@ -464,7 +466,7 @@ impl Checkpoints {
                 || full
                     .ancestors()
                     .skip(1)
-                    .take_while(|a| *a != self.root)
+                    .take_while(|a| *a != self.root())
                     .any(|a| a.join(".git").exists());
             if nested {
                 let top = rel.split('/').next().unwrap_or(&rel).to_owned();
@@ -680,7 +682,7 @@ impl Checkpoints {
         let then_files = self.files(&self.tree_of(&target)?)?;
         // 2. The changes.
         let then_ignores =
-            ignore_then::Rules::from_tree(&self.repo, &self.tree_of(&target)?, &self.root);
+            ignore_then::Rules::from_tree(&self.repo, &self.tree_of(&target)?, self.root());
         let mut changes = Vec::new();
         let mut kept = Vec::new();
         let mut writes: Vec<(String, Oid, i32)> = Vec::new();
@@ -794,7 +796,7 @@ impl Checkpoints {
                 continue;
             }
             // A symlink now where a file was: replace the link itself.
-            let full = self.root.join(path);
+            let full = self.root().join(path);
             if full
                 .symlink_metadata()
                 .is_ok_and(|m| m.file_type().is_symlink())
@@ -845,7 +847,7 @@ impl Checkpoints {
         for path in paths {
             let mut dir = Path::new(path.as_str()).parent();
             while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-                let full = self.root.join(d);
+                let full = self.root().join(d);
                 if full
                     .symlink_metadata()
                     .is_ok_and(|m| m.file_type().is_symlink())

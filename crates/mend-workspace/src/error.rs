@@ -111,16 +111,6 @@ pub enum Error {
         /// How to clear it.
         fix: String,
     },
-    /// The transaction journal is unreadable.
-    #[error(
-        "the transaction journal {path} is unreadable ({detail}); inspect it, then delete it to continue"
-    )]
-    Journal {
-        /// The journal file.
-        path: PathBuf,
-        /// What is wrong.
-        detail: String,
-    },
 }
 
 impl Error {

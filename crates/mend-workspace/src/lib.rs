@@ -354,13 +354,7 @@ impl Workspace {
             // The bytes as on disk, so a recall can check them against
             // their name.
             let bytes = encoding::encode(&file.text, file.encoding);
-            let aside = dir.join(format!("{name}.{}.new", files::unique()));
-            let _ = fs::remove_file(&aside);
-            let mut f =
-                files::create_new(&aside).map_err(|e| Error::io("writing a snapshot", e))?;
-            f.write_all(&bytes)
-                .map_err(|e| Error::io("writing a snapshot", e))?;
-            fs::rename(&aside, &p).map_err(|e| Error::io("writing a snapshot", e))?;
+            files::write_own(&p, &bytes)?;
             prune(&dir, 256);
         }
         Ok(file.hash.clone())

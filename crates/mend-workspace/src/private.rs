@@ -10,7 +10,6 @@
 //! on.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -91,20 +90,8 @@ fn make(dir: &Path, key: &Key) -> Result<(), Error> {
 /// Writes `.gitignore` (so the folder stays out of version control) and the
 /// owner mark.
 fn mark(dir: &Path, key: &Key) -> Result<(), Error> {
-    write_own(&dir.join(".gitignore"), b"*\n")?;
-    write_own(&dir.join(OWNER), key.sign(OWNER_PURPOSE, b"").as_bytes())
-}
-
-fn write_own(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let aside = path.with_extension(format!("{}.new", files::unique()));
-    let _ = fs::remove_file(&aside);
-    let mut f = files::create_new(&aside)
-        .map_err(|e| Error::io(format!("creating {}", aside.display()), e))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(|e| Error::io(format!("writing {}", aside.display()), e))?;
-    // A rename replaces a link or file at `path` itself, never its target.
-    fs::rename(&aside, path).map_err(|e| Error::io(format!("writing {}", path.display()), e))
+    files::write_own(&dir.join(".gitignore"), b"*\n")?;
+    files::write_own(&dir.join(OWNER), key.sign(OWNER_PURPOSE, b"").as_bytes())
 }
 
 /// Takes over a real `.mend` that lacks a valid mark, unless git tracks it
