@@ -486,13 +486,6 @@ impl Workspace {
                 bytes, executable, ..
             } => (bytes.clone(), None, *executable),
         };
-        if bytes.len() as u64 > self.opts.max_bytes {
-            return Err(Error::WouldBeTooLarge {
-                path: rel,
-                size: bytes.len() as u64,
-                limit: self.opts.max_bytes,
-            });
-        }
         // A symlink inside the root is written through.
         let target = if path
             .symlink_metadata()

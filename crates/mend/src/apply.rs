@@ -195,8 +195,9 @@ pub fn run_parsed(
         }
     }
 
-    // Dry runs check the change set as a real run does.
-    if (ok || opts.partial) && !changes.is_empty() {
+    // A commit checks its change set first; a dry run checks it the same
+    // way, so it refuses what the real run would.
+    if opts.dry_run && (ok || opts.partial) && !changes.is_empty() {
         ws.check_changes(&changes).map_err(ApplyError::Commit)?;
     }
     let write = (ok || opts.partial) && !opts.dry_run && !changes.is_empty();
