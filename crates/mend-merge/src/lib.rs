@@ -48,7 +48,9 @@ pub enum Adjacent {
     #[default]
     Conflict,
     /// Merge them: both changes are kept. Two insertions at the same place
-    /// still conflict, because their order is a choice.
+    /// still conflict, because their order is a choice, and so do changes
+    /// within three lines of each other that write a common line (with a
+    /// letter or digit in it), because keeping both would duplicate it.
     Merge,
 }
 
@@ -241,6 +243,31 @@ fn append(steps: &mut Vec<Step>, s: Step, touching_merges: bool) {
     steps.push(s);
 }
 
+/// How many unchanged base lines still count as "near" for
+/// [`Adjacent::Merge`]: changes this close that write the same lines
+/// conflict rather than merge.
+const NEAR: usize = 3;
+
+/// Whether two sides' new lines share a line with a letter or digit in it
+/// (indentation and line endings aside): the sign that both sides wrote the
+/// same code, which merging would then duplicate.
+fn echoes(ours: &[&[u8]], theirs: &[&[u8]]) -> bool {
+    fn key<'l>(l: &&'l [u8]) -> &'l [u8] {
+        l.trim_ascii()
+    }
+    let (small, large) = if ours.len() <= theirs.len() {
+        (ours, theirs)
+    } else {
+        (theirs, ours)
+    };
+    let seen: std::collections::HashSet<&[u8]> = small
+        .iter()
+        .filter(|l| l.iter().any(u8::is_ascii_alphanumeric))
+        .map(key)
+        .collect();
+    !seen.is_empty() && large.iter().any(|l| seen.contains(key(l)))
+}
+
 fn contains_alnum(lines: &[&[u8]]) -> bool {
     lines
         .iter()
@@ -274,20 +301,27 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
     let theirs_offset = m.theirs.len() as isize - m.base.len() as isize;
     let ours_offset = m.ours.len() as isize - m.base.len() as isize;
     let z = |v: usize| v as isize;
-    // Is x entirely before y in the base, so the two do not interact?
-    let before = |x: &Change, y: &Change| {
-        let end = x.b + x.blen;
+    // Is `first` entirely before `second` in the base, so the two do not
+    // interact? `echo` says whether the two changes write the same lines.
+    let before = |first: &Change, second: &Change, echo: bool| {
+        let end = first.b + first.blen;
         if conflict_touching {
-            end < y.b
+            end < second.b
+        } else if end + NEAR < second.b {
+            true
         } else {
             // Touching counts as separate, except two insertions at the
-            // same place, whose order would be a guess.
-            end < y.b || (end == y.b && !(x.blen == 0 && y.blen == 0))
+            // same place, whose order would be a guess, and changes close
+            // together that write the same lines: keeping both would put
+            // one block in the file twice.
+            end <= second.b && !(end == second.b && first.blen == 0 && second.blen == 0) && !echo
         }
     };
     while a < d1.len() && c < d2.len() {
         let (x, y) = (d1[a], d2[c]);
-        if before(&x, &y) {
+        let echo =
+            !conflict_touching && echoes(&m.ours[x.s..x.s + x.slen], &m.theirs[y.s..y.s + y.slen]);
+        if before(&x, &y, echo) {
             append(
                 &mut steps,
                 Step {
@@ -304,7 +338,7 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
             a += 1;
             continue;
         }
-        if before(&y, &x) {
+        if before(&y, &x, echo) {
             append(
                 &mut steps,
                 Step {

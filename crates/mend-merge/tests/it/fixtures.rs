@@ -1,12 +1,14 @@
 //! `tests/fixtures/<case>/` holds `base`, `ours`, `theirs`, `args` (style,
-//! labels, conflict count) and `expected`, which `git merge-file` produced.
+//! labels, conflict count, and optionally `adjacent=merge`) and `expected`,
+//! which `git merge-file` produced (for the `adjacent=merge` cases, which
+//! git has no policy for, mend did, and the case says why).
 //! Cases cover CRLF, missing final newlines, the three styles, labels, a
 //! delete against a modify, identical changes, and real histories of this
 //! project's own files.
 
 use std::path::Path;
 
-use mend_merge::{Labels, Options, Style, merge};
+use mend_merge::{Adjacent, Labels, Options, Style, merge};
 
 #[test]
 fn fixtures_match_git_output() {
@@ -22,11 +24,15 @@ fn fixtures_match_git_output() {
     for d in dirs {
         let read = |f: &str| std::fs::read(d.join(f)).unwrap();
         let args = String::from_utf8(read("args")).unwrap();
-        let get = |k: &str| {
+        let find = |k: &str| {
             args.lines()
                 .find_map(|l| l.strip_prefix(&format!("{k}=")))
-                .unwrap()
-                .to_owned()
+                .map(str::to_owned)
+        };
+        let get = |k: &str| find(k).unwrap();
+        let adjacent = match find("adjacent").as_deref() {
+            Some("merge") => Adjacent::Merge,
+            _ => Adjacent::Conflict,
         };
         let style = match get("style").as_str() {
             "diff3" => Style::Diff3,
@@ -44,10 +50,7 @@ fn fixtures_match_git_output() {
             &b,
             &o,
             &t,
-            &Options {
-                style,
-                ..Options::default()
-            },
+            &Options { style, adjacent },
         );
         let got = m.render(&labels, style, 7);
         let conflicts: usize = get("conflicts").parse().unwrap();

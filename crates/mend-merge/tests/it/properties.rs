@@ -100,4 +100,46 @@ proptest! {
             }
         }
     }
+
+    /// Both sides write the same block a few lines apart (one may also
+    /// rewrite the lines after it). With `Adjacent::Merge` the result is
+    /// never clean with the block twice: it is clean with the block once,
+    /// or a conflict.
+    #[test]
+    fn adjacent_merge_never_duplicates_a_block(
+        n in 1usize..20,
+        at in any::<prop::sample::Index>(),
+        shift in 0usize..=3,
+        block_len in 1usize..4,
+        rewrite in 0usize..3,
+        theirs_first in any::<bool>(),
+        indent in any::<bool>(),
+    ) {
+        let base: Vec<String> = (0..n).map(|i| format!("base {i}")).collect();
+        let p = at.index(n + 1);
+        let q = (p + shift).min(n);
+        let block: Vec<String> = (0..block_len).map(|i| format!("block {i}()")).collect();
+        let mut one = base.clone();
+        one.splice(p..p, block.clone());
+        // The other side writes the block (perhaps indented differently)
+        // at q, in place of up to `rewrite` lines it also rewrites.
+        let end = (q + rewrite).min(n);
+        let mut written: Vec<String> = block
+            .iter()
+            .map(|l| if indent { format!("    {l}") } else { l.clone() })
+            .collect();
+        written.extend((q..end).map(|i| format!("rewritten {i}")));
+        let mut other = base.clone();
+        other.splice(q..end, written);
+        let (ours, theirs) = if theirs_first { (other, one) } else { (one, other) };
+        let (b, o, t) = (text(&base, false, true), text(&ours, false, true), text(&theirs, false, true));
+        for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+            let (out, conflicts) = run(&b, &o, &t, style, Adjacent::Merge);
+            if conflicts == 0 {
+                let out = String::from_utf8(out).unwrap();
+                let copies = out.lines().filter(|l| l.trim() == block[0]).count();
+                prop_assert_eq!(copies, 1, "a clean merge wrote the block {} times:\n{}", copies, out);
+            }
+        }
+    }
 }
