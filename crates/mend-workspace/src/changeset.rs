@@ -1,10 +1,16 @@
 //! A change set is valid as a whole before anything is written, and a dry
 //! run checks it the same way: two changes that end at one path, a move
 //! onto a file that exists, a path that would be both a file and a folder,
-//! and a file over the size limit are refused up front, naming what collides, instead of failing
-//! half-way through a commit or passing as a clean dry run.
+//! and a file over the size limit are refused up front, naming what
+//! collides, instead of failing half-way through a commit or passing as a
+//! clean dry run.
+//!
+//! A file may replace a folder when the same set deletes everything in
+//! it, and a folder a file when the set deletes the file; a move onto a
+//! name that is the moved file itself (a case-only rename on a
+//! case-insensitive filesystem) is a rename, not a collision.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::error::Error;
@@ -24,6 +30,7 @@ fn describe(changes: &[Change], i: usize) -> String {
             ..
         } => format!("creating {path}"),
         Change::Write { path, .. } | Change::Bytes { path, .. } => format!("writing {path}"),
+        Change::Restore { path, .. } => format!("restoring {path}"),
         Change::Delete { path, .. } => {
             let moved_to = changes.iter().find_map(|c| match c {
                 Change::Write {
@@ -41,14 +48,6 @@ fn describe(changes: &[Change], i: usize) -> String {
     }
 }
 
-fn path_of(c: &Change) -> &str {
-    match c {
-        Change::Write { path, .. } | Change::Bytes { path, .. } | Change::Delete { path, .. } => {
-            path
-        }
-    }
-}
-
 fn conflict(path: &str, detail: String) -> Error {
     Error::Conflict {
         path: path.to_owned(),
@@ -56,12 +55,24 @@ fn conflict(path: &str, detail: String) -> Error {
     }
 }
 
-pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<(), Error> {
+/// What validation found that the commit needs.
+#[derive(Debug, Default)]
+pub(crate) struct Checked {
+    /// Targets that are folders now and become files: the folders to
+    /// remove once the set's deletions have emptied them, deepest first
+    /// (relative to the root, as the journal spells paths).
+    pub(crate) emptied: BTreeMap<String, Vec<String>>,
+    /// Move destinations that are the moved file itself under another
+    /// spelling.
+    pub(crate) same_file: BTreeSet<String>,
+}
+
+pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<Checked, Error> {
     // Each change's target as spelled on disk, so two spellings of one
     // file collide.
     let mut targets: BTreeMap<String, usize> = BTreeMap::new();
     for (i, c) in changes.iter().enumerate() {
-        let rel = ws.normalize(path_of(c))?;
+        let rel = ws.normalize(c.path())?;
         if let Some(&j) = targets.get(&rel) {
             let (a, b) = (describe(changes, j), describe(changes, i));
             // A move's own pair names two paths, so this is never it.
@@ -73,6 +84,7 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<(), Error> 
         }
         targets.insert(rel, i);
     }
+    let mut checked = Checked::default();
     for (rel, &i) in &targets {
         let size = match &changes[i] {
             Change::Delete { .. } => continue,
@@ -80,7 +92,7 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<(), Error> 
                 crate::Encoding::Utf8 => text.len() as u64,
                 _ => 2 * text.encode_utf16().count() as u64,
             },
-            Change::Bytes { bytes, .. } => bytes.len() as u64,
+            Change::Bytes { bytes, .. } | Change::Restore { bytes, .. } => bytes.len() as u64,
         };
         let limit = ws.options().max_bytes;
         if size > limit {
@@ -90,23 +102,97 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<(), Error> 
                 limit,
             });
         }
+        let on_disk = ws.resolve(rel)?;
         if let Change::Write {
             base: Base::Absent,
             mode_from: Some(src),
             ..
         } = &changes[i]
-            && ws.resolve(rel)?.symlink_metadata().is_ok()
+            && on_disk.symlink_metadata().is_ok()
         {
-            return Err(conflict(
-                rel,
-                format!(
-                    "it already exists, so moving {src} there would overwrite it; delete it in the same change, or choose another name"
-                ),
-            ));
+            if !same_file(&on_disk, &ws.resolve(src)?) {
+                return Err(conflict(
+                    rel,
+                    format!(
+                        "it already exists, so moving {src} there would overwrite it; delete it in the same change, or choose another name"
+                    ),
+                ));
+            }
+            checked.same_file.insert(rel.clone());
         }
         check_folders(ws, &targets, changes, rel, i)?;
+        if on_disk.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+            let dirs = emptied_folder(ws, &targets, changes, rel, &on_disk, i)?;
+            checked.emptied.insert(rel.clone(), dirs);
+        }
     }
-    Ok(())
+    Ok(checked)
+}
+
+/// Whether two paths name one file (one inode): a case-only rename on a
+/// case-insensitive filesystem, or a move onto a hard link of itself.
+#[cfg(unix)]
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (a.symlink_metadata(), b.symlink_metadata()) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// A file written where a folder is now: every entry under the folder must
+/// be deleted by the same set. Returns the folders to remove, deepest
+/// first, the folder itself last.
+fn emptied_folder(
+    ws: &Workspace,
+    targets: &BTreeMap<String, usize>,
+    changes: &[Change],
+    rel: &str,
+    folder: &Path,
+    i: usize,
+) -> Result<Vec<String>, Error> {
+    let mut dirs = Vec::new();
+    let mut pending = vec![(folder.to_path_buf(), rel.to_owned())];
+    while let Some((dir, dir_rel)) = pending.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| Error::io(format!("listing {dir_rel}"), e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(format!("listing {dir_rel}"), e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let child = format!("{dir_rel}/{name}");
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir {
+                pending.push((entry.path(), child));
+                continue;
+            }
+            let deleted = ws
+                .normalize(&child)
+                .ok()
+                .and_then(|c| targets.get(&c))
+                .is_some_and(|&j| matches!(changes[j], Change::Delete { .. }));
+            if !deleted {
+                return Err(conflict(
+                    rel,
+                    format!(
+                        "it is a folder, and {} would replace it with a file while it still holds {child}; delete what it holds in the same change, or choose another name",
+                        describe(changes, i)
+                    ),
+                ));
+            }
+        }
+        dirs.push(ws.relative(&dir));
+    }
+    // Children were listed after their parents; remove them first.
+    dirs.reverse();
+    Ok(dirs)
 }
 
 /// No folder a written file needs is itself a file, now or after the set.
@@ -133,7 +219,10 @@ fn check_folders(
             ));
         }
         let on_disk = ws.resolve(&folder)?;
-        if on_disk.symlink_metadata().is_ok() && !on_disk.is_dir() {
+        let deleted = targets
+            .get(folder.as_ref())
+            .is_some_and(|&j| matches!(changes[j], Change::Delete { .. }));
+        if on_disk.symlink_metadata().is_ok() && !on_disk.is_dir() && !deleted {
             return Err(conflict(
                 &folder,
                 format!(

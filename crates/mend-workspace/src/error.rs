@@ -101,6 +101,30 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A target cannot be replaced or deleted, so nothing was written.
+    #[error("{} cannot be written: {reason}. Nothing was written", esc(.path))]
+    Unreplaceable {
+        /// The target.
+        path: String,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// An interrupted transaction could not be finished; until it is,
+    /// nothing is written over it.
+    #[error(
+        "an interrupted transaction could not be {}: {context}: {cause}. Nothing will be written in this project until it is: clear what blocks that path (permissions, `chattr -i`, a full disk), then run mend again{}",
+        if *.finishing { "completed" } else { "rolled back" },
+        if *.finishing { "" } else { "; or, to abandon it, move .mend/journal.json away and delete the .mend-*.tmp files it names" }
+    )]
+    RecoveryBlocked {
+        /// Whether the transaction had committed (and is being completed)
+        /// rather than being rolled back.
+        finishing: bool,
+        /// The step that failed, with its path.
+        context: String,
+        /// The underlying error.
+        cause: std::io::Error,
+    },
     /// `.mend` exists but is not mend's own, so mend will not use it.
     #[error(
         ".mend {what}; mend keeps its lock, journal and checkpoints only in a folder it made itself. {fix}"
@@ -145,7 +169,12 @@ impl Error {
             Error::Conflict { .. } => {
                 "Send one change per path, and move files only to free names."
             }
-            Error::Untrusted { .. } => "Follow the instructions in the message, then try again.",
+            Error::Untrusted { .. } | Error::RecoveryBlocked { .. } => {
+                "Follow the instructions in the message, then try again."
+            }
+            Error::Unreplaceable { .. } => {
+                "Clear what the message names, or leave that file out of the change."
+            }
             Error::Stale { .. } => "Re-read the file and base the edit on its current content.",
             Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::InvalidFilename => {
                 "Use a shorter file name: most filesystems allow 255 bytes per name."

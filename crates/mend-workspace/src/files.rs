@@ -81,6 +81,18 @@ pub(crate) enum ReadError {
     Io(std::io::Error),
 }
 
+impl ReadError {
+    /// As an I/O error, for a caller that expected a regular file.
+    pub(crate) fn into_io(self) -> std::io::Error {
+        match self {
+            ReadError::Io(e) => e,
+            ReadError::Missing => std::io::ErrorKind::NotFound.into(),
+            ReadError::Kind(kind) => std::io::Error::other(format!("it is {kind}")),
+            ReadError::TooLarge(n) => std::io::Error::other(format!("it is {n} bytes")),
+        }
+    }
+}
+
 /// Reads a regular file of at most `limit` bytes. With `nofollow`, a
 /// symbolic link as the last component is refused rather than followed.
 pub(crate) fn read_regular(path: &Path, limit: u64, nofollow: bool) -> Result<Vec<u8>, ReadError> {

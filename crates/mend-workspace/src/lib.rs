@@ -45,11 +45,13 @@
 //! ```
 
 mod changeset;
+mod commit;
 mod encoding;
 mod error;
 mod files;
 mod path;
 mod private;
+mod replaceable;
 mod trust;
 mod txn;
 
@@ -169,6 +171,43 @@ pub enum Change {
         /// What must be there now.
         base: Base,
     },
+    /// Put back an entry exactly as a snapshot held it (a checkpoint
+    /// restore): a file with its bytes and executable bit, or a symbolic
+    /// link. Whatever is at `path` is replaced, a link included (never
+    /// written through), and no base is checked: the caller saved the
+    /// current state first.
+    Restore {
+        /// Target, relative to the root.
+        path: String,
+        /// The file's bytes, or the link's target.
+        bytes: Vec<u8>,
+        /// Whether the entry is a symbolic link.
+        link: bool,
+        /// Whether the file is executable.
+        executable: bool,
+    },
+}
+
+impl Change {
+    /// The target, as given.
+    pub fn path(&self) -> &str {
+        match self {
+            Change::Write { path, .. }
+            | Change::Bytes { path, .. }
+            | Change::Delete { path, .. }
+            | Change::Restore { path, .. } => path,
+        }
+    }
+
+    /// What must be there when the change commits.
+    pub fn base(&self) -> &Base {
+        match self {
+            Change::Write { base, .. }
+            | Change::Bytes { base, .. }
+            | Change::Delete { base, .. } => base,
+            Change::Restore { .. } => &Base::Any,
+        }
+    }
 }
 
 /// The workspace lock; released when dropped.
@@ -277,6 +316,10 @@ impl Workspace {
                     size,
                     limit: self.opts.max_bytes,
                 });
+            }
+            // A file where a folder of the path should be: nothing is there.
+            Err(files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                return Ok(None);
             }
             Err(files::ReadError::Io(e)) => {
                 return Err(Error::io(format!("reading {}", esc(rel)), e));
@@ -397,7 +440,36 @@ impl Workspace {
     /// both a file and a folder are refused ([`Error::Conflict`]). A
     /// commit runs this first; a dry run should too.
     pub fn check_changes(&self, changes: &[Change]) -> Result<(), Error> {
-        changeset::validate(self, changes)
+        changeset::validate(self, changes).map(drop)
+    }
+
+    /// Copies the file or link at `raw` into `.mend/aside/<under>/`, at its
+    /// path relative to the root, before a change removes the only copy of
+    /// its bytes. Returns where the copy is, relative to the root.
+    pub fn keep_aside(&self, raw: &str, under: &str) -> Result<String, Error> {
+        let (rel, path) = path::resolve(&self.root, raw)?;
+        let folder = self.private_dir()?.join("aside").join(under);
+        let copy = folder.join(&rel);
+        if let Some(dir) = copy.parent() {
+            fs::create_dir_all(dir)
+                .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
+        }
+        let meta = fs::symlink_metadata(&path)
+            .map_err(|e| Error::io(format!("reading {}", esc(&rel)), e))?;
+        if meta.file_type().is_symlink() {
+            let to = fs::read_link(&path)
+                .map_err(|e| Error::io(format!("reading the link {}", esc(&rel)), e))?;
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&to, &copy)
+                .map_err(|e| Error::io(format!("copying {} aside", esc(&rel)), e))?;
+            #[cfg(not(unix))]
+            files::write_own(&copy, to.to_string_lossy().as_bytes())?;
+        } else {
+            let bytes = files::read_regular(&path, u64::MAX, true)
+                .map_err(|e| Error::io(format!("reading {}", esc(&rel)), e.into_io()))?;
+            files::write_own(&copy, &bytes)?;
+        }
+        Ok(self.relative(&copy))
     }
 
     /// Applies `changes` as one transaction. Every target is re-resolved and
@@ -405,203 +477,6 @@ impl Workspace {
     /// commit before anything is written.
     pub fn commit(&self, lock: &Lock, changes: &[Change]) -> Result<usize, Error> {
         self.commit_with_hook(lock, changes, &|_| {})
-    }
-
-    /// [`Workspace::commit`] with a callback between steps (for
-    /// crash-injection tests).
-    #[doc(hidden)]
-    pub fn commit_with_hook(
-        &self,
-        _lock: &Lock,
-        changes: &[Change],
-        hook: &dyn Fn(&str),
-    ) -> Result<usize, Error> {
-        if changes.is_empty() {
-            return Ok(0);
-        }
-        changeset::validate(self, changes)?;
-        let mend = self.private_dir()?;
-        let id = format!(
-            "{:x}{:x}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        );
-        let mut ops = Vec::new();
-        let mut staged: Vec<Option<Staged>> = Vec::new();
-        for (n, change) in changes.iter().enumerate() {
-            let (op, stage) = self.plan_change(change, &id, n)?;
-            ops.push(op);
-            staged.push(stage);
-        }
-        let count = ops.len();
-        let root = self.root.canonical.clone();
-        let mut next = 0;
-        let mut stage = |_op: &txn::Op| -> Result<(), Error> {
-            let item = staged[next].take();
-            next += 1;
-            match item {
-                Some(s) => s.write(&root),
-                None => Ok(()),
-            }
-        };
-        txn::run(&self.root, &mend, self.key()?, &id, ops, &mut stage, hook)?;
-        Ok(count)
-    }
-
-    /// Checks one change against the disk (confinement, kind, staleness,
-    /// size) and turns it into a journal operation and what to stage.
-    fn plan_change(
-        &self,
-        change: &Change,
-        id: &str,
-        n: usize,
-    ) -> Result<(txn::Op, Option<Staged>), Error> {
-        let (raw, base) = match change {
-            Change::Write { path, base, .. }
-            | Change::Bytes { path, base, .. }
-            | Change::Delete { path, base } => (path, base),
-        };
-        let (rel, path) = path::resolve(&self.root, raw)?;
-        self.check_kind(&path, &rel, matches!(change, Change::Delete { .. }))?;
-        self.check_base(&path, &rel, base)?;
-        let (bytes, mode_from, executable) = match change {
-            Change::Delete { .. } => {
-                let target = self.relative(&path);
-                return Ok((txn::Op::Delete { target }, None));
-            }
-            Change::Write {
-                text,
-                encoding,
-                mode_from,
-                executable,
-                ..
-            } => (
-                encoding::encode(text, *encoding),
-                mode_from.as_ref(),
-                *executable,
-            ),
-            Change::Bytes {
-                bytes, executable, ..
-            } => (bytes.clone(), None, *executable),
-        };
-        // A symlink inside the root is written through.
-        let target = if path
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink())
-        {
-            path.canonicalize()
-                .map_err(|e| Error::io(format!("resolving {}", esc(&rel)), e))?
-        } else {
-            path.clone()
-        };
-        path::check_real(&self.root.canonical, raw, &target)?;
-        let meta = fs::metadata(&target).ok();
-        let in_place = meta.as_ref().is_some_and(hard_linked);
-        let perms = match mode_from {
-            Some(src) => fs::metadata(self.resolve(src)?)
-                .ok()
-                .map(|m| m.permissions()),
-            None => meta.map(|m| m.permissions()),
-        };
-        let dir = target
-            .parent()
-            .unwrap_or(&self.root.canonical)
-            .to_path_buf();
-        // The target's name is left out so a long name cannot make the
-        // temporary one exceed the filesystem's limit.
-        let temp = dir.join(format!(".mend-{id}-{n}.tmp"));
-        let op = txn::Op::Put {
-            target: self.relative(&target),
-            temp: self.relative(&temp),
-            in_place,
-        };
-        let staged = Staged {
-            temp,
-            target,
-            bytes,
-            perms,
-            executable,
-        };
-        Ok((op, Some(staged)))
-    }
-
-    /// Refuses anything but a regular file (or, for a deletion, a link).
-    fn check_kind(&self, path: &Path, rel: &str, deleting: bool) -> Result<(), Error> {
-        let meta = if deleting {
-            fs::symlink_metadata(path)
-        } else {
-            fs::metadata(path)
-        };
-        let Ok(meta) = meta else { return Ok(()) };
-        if deleting && meta.file_type().is_symlink() {
-            return Ok(());
-        }
-        match files::kind(&meta) {
-            Some(kind) => Err(Error::NotAFile {
-                path: rel.to_owned(),
-                kind,
-            }),
-            None => Ok(()),
-        }
-    }
-
-    /// Staleness, under the lock.
-    fn check_base(&self, path: &Path, rel: &str, base: &Base) -> Result<(), Error> {
-        if *base == Base::Any {
-            return Ok(());
-        }
-        match (base, self.read_at(path, rel)?) {
-            (Base::Absent, None) | (Base::Any, _) => Ok(()),
-            (Base::Absent, Some(f)) => Err(self.stale(rel, "", Some(""), &f.text)),
-            (Base::Hash(h), Some(f)) if *h == f.hash => Ok(()),
-            (Base::Hash(h), Some(f)) => Err(self.stale(rel, h, None, &f.text)),
-            (Base::Hash(_), None) => Err(Error::Stale {
-                path: rel.to_owned(),
-                diff: "the file was deleted".into(),
-            }),
-        }
-    }
-
-    fn relative(&self, p: &Path) -> String {
-        p.strip_prefix(&self.root.canonical)
-            .unwrap_or(p)
-            .to_string_lossy()
-            .replace('\\', "/")
-    }
-}
-
-/// New content waiting to be written beside its target.
-struct Staged {
-    temp: PathBuf,
-    target: PathBuf,
-    bytes: Vec<u8>,
-    perms: Option<fs::Permissions>,
-    executable: Option<bool>,
-}
-
-impl Staged {
-    /// Writes and syncs the temporary file, in a folder that is checked to
-    /// be inside the root once it exists.
-    fn write(self, root: &Path) -> Result<(), Error> {
-        let dir = self.temp.parent().unwrap_or(root);
-        let show = || esc(&self.temp.to_string_lossy()).into_owned();
-        create_dirs_inside(root, dir)?;
-        path::check_real(root, &self.target.to_string_lossy(), dir)?;
-        let mut f = files::create_new(&self.temp)
-            .map_err(|e| Error::io(format!("creating {}", show()), e))?;
-        f.write_all(&self.bytes)
-            .map_err(|e| Error::io(format!("writing {}", show()), e))?;
-        if let Some(p) = self.perms {
-            fs::set_permissions(&self.temp, p)
-                .map_err(|e| Error::io(format!("setting the mode of {}", show()), e))?;
-        }
-        if let Some(x) = self.executable {
-            set_executable(&self.temp, x)?;
-        }
-        f.sync_all()
-            .map_err(|e| Error::io(format!("syncing {}", show()), e))
     }
 }
 
@@ -630,7 +505,7 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         path.to_path_buf()
     };
     let meta = fs::metadata(&target).ok();
-    if meta.as_ref().is_some_and(hard_linked) {
+    if meta.as_ref().is_some_and(commit::hard_linked) {
         let mut f = fs::OpenOptions::new()
             .write(true)
             .truncate(true)
@@ -662,49 +537,6 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     tmp.persist(&target)
         .map_err(|e| Error::io(format!("replacing {show}"), e.error))?;
     txn::sync_dir(&dir)
-}
-
-#[cfg(unix)]
-fn hard_linked(m: &fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    m.nlink() > 1
-}
-
-#[cfg(not(unix))]
-fn hard_linked(_m: &fs::Metadata) -> bool {
-    false
-}
-
-#[cfg(unix)]
-fn set_executable(path: &Path, on: bool) -> Result<(), Error> {
-    use std::os::unix::fs::PermissionsExt;
-    let mut p = fs::metadata(path)
-        .map_err(|e| Error::io(format!("reading the mode of {}", path.display()), e))?
-        .permissions();
-    let mode = p.mode();
-    // Executable for whoever may read it, as git does for 100755.
-    p.set_mode(if on {
-        mode | ((mode & 0o444) >> 2)
-    } else {
-        mode & !0o111
-    });
-    fs::set_permissions(path, p)
-        .map_err(|e| Error::io(format!("setting the mode of {}", path.display()), e))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path, _on: bool) -> Result<(), Error> {
-    Ok(())
-}
-
-fn create_dirs_inside(root: &Path, dir: &Path) -> Result<(), Error> {
-    if !dir.starts_with(root) {
-        return Err(Error::PathRefused {
-            path: dir.display().to_string(),
-            reason: "is outside the project root".into(),
-        });
-    }
-    fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating {}", dir.display()), e))
 }
 
 /// Keeps the `keep` most recent snapshots. Only regular files named as

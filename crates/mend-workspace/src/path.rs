@@ -227,13 +227,33 @@ fn normalized_twin(raw: &str, dir: &Path, part: &str) -> Result<Option<String>, 
 /// inside the root and outside every `.git` and `.mend`, so no symlink at
 /// any component leads out or into one. Called again at commit time, so a
 /// symlink swapped in after planning is caught.
+///
+/// A dangling link is judged by the folder it is in: nothing can be made
+/// through it (the kernel refuses to make a folder through it, and a
+/// commit replaces a final link rather than following it), so only a
+/// transaction that deletes it first can write there.
 pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Error> {
     let mut probe = path.to_path_buf();
     loop {
-        if probe.symlink_metadata().is_ok() {
-            let real = probe
-                .canonicalize()
-                .map_err(|e| refuse(raw, format!("cannot resolve {}: {e}", probe.display())))?;
+        if let Ok(meta) = probe.symlink_metadata() {
+            let real = match probe.canonicalize() {
+                Ok(real) => real,
+                Err(e)
+                    if meta.file_type().is_symlink()
+                        && e.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    if !probe.pop() {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    return Err(refuse(
+                        raw,
+                        format!("cannot resolve {}: {e}", probe.display()),
+                    ));
+                }
+            };
             let Ok(inside) = real.strip_prefix(root) else {
                 return Err(refuse(
                     raw,

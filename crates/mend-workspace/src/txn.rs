@@ -8,9 +8,11 @@
 //!    folder (so the final rename never crosses a filesystem), and fsync it;
 //! 3. switch the journal to `committed` (written aside, fsynced, renamed
 //!    over: an atomic step) — from here on the transaction will complete;
-//! 4. rename each temporary file over its target (or, for a file with
-//!    several hard links, copy the bytes into it so every link sees them),
-//!    delete what is deleted, and fsync the folders;
+//! 4. delete what is deleted, remove the folders that emptied (a folder
+//!    becoming a file), then rename each temporary file over its target
+//!    (making a folder that replaces a file), or, for a file with several
+//!    hard links, copy the bytes into it so every link sees them; fsync
+//!    the folders;
 //! 5. remove the journal.
 //!
 //! [`recover`] finishes whatever a killed process left: a `pending` journal
@@ -44,16 +46,37 @@ const MAX_JOURNAL_BYTES: u64 = 256 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub(crate) enum Op {
-    /// Move `temp` over `target` (paths relative to the root).
+    /// Move `temp` over `target` (paths relative to the root). The
+    /// temporary file is in the target's folder, or in the nearest folder
+    /// above it that exists when the target's own is made by the commit.
     Put {
         target: String,
         temp: String,
         /// Copy into the existing file instead of renaming, to keep its
         /// hard links.
         in_place: bool,
+        /// The temporary entry is a symbolic link (a restored link).
+        #[serde(default)]
+        link: bool,
     },
     /// Remove `target`.
     Delete { target: String },
+    /// Remove the folder `target`, which the commit's deletions emptied (a
+    /// folder becoming a file).
+    RemoveDir { target: String },
+}
+
+impl Op {
+    /// The order operations are carried out in: deletions first, then the
+    /// folders they emptied, then new content, so a file can replace a
+    /// folder and a folder a file.
+    pub(crate) fn phase(&self) -> u8 {
+        match self {
+            Op::Delete { .. } => 0,
+            Op::RemoveDir { .. } => 1,
+            Op::Put { .. } => 2,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,12 +197,24 @@ pub(crate) fn run(
     roll_forward(root, mend, &journal.ops, hook)
 }
 
+/// Whether `temp` is still the temporary entry a `Put` staged: a plain
+/// file, or for a restored link, a link.
+fn is_staged(temp: &Path, link: bool) -> bool {
+    fs::symlink_metadata(temp).is_ok_and(|m| {
+        if link {
+            m.file_type().is_symlink()
+        } else {
+            m.is_file()
+        }
+    })
+}
+
 fn roll_back(root: &Path, mend: &Path, ops: &[Op]) -> Result<(), Error> {
     for op in ops {
-        if let Op::Put { temp, .. } = op {
+        if let Op::Put { temp, link, .. } = op {
             let p = root.join(temp);
-            // A temporary file is ours only while it is a plain file.
-            if fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file()) {
+            // A temporary entry is ours only while it is what was staged.
+            if fs::symlink_metadata(&p).is_ok() && !is_staged(&p, *link) {
                 continue;
             }
             match fs::remove_file(&p) {
@@ -200,10 +235,19 @@ fn roll_forward(root: &Path, mend: &Path, ops: &[Op], hook: StepHook<'_>) -> Res
                 target,
                 temp,
                 in_place,
+                link,
             } => {
                 let target = root.join(target);
                 let temp = root.join(temp);
-                if fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) {
+                if is_staged(&temp, *link) {
+                    // A folder the commit makes (one replacing a file, or a
+                    // new one) is made now, after the deletions.
+                    if let Some(dir) = target.parent()
+                        && fs::symlink_metadata(dir).is_err()
+                    {
+                        fs::create_dir_all(dir)
+                            .map_err(io(format!("creating {}", dir.display())))?;
+                    }
                     if *in_place && fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
                         copy_into(&temp, &target)?;
                         fs::remove_file(&temp)
@@ -230,6 +274,22 @@ fn roll_forward(root: &Path, mend: &Path, ops: &[Op], hook: StepHook<'_>) -> Res
                     dirs.push(d.to_path_buf());
                 }
             }
+            Op::RemoveDir { target } => {
+                let target = root.join(target);
+                match fs::remove_dir(&target) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => {
+                        return Err(Error::io(
+                            format!("removing the folder {}", target.display()),
+                            e,
+                        ));
+                    }
+                }
+                if let Some(d) = target.parent() {
+                    dirs.push(d.to_path_buf());
+                }
+            }
         }
         hook("applied");
     }
@@ -246,15 +306,8 @@ fn roll_forward(root: &Path, mend: &Path, ops: &[Op], hook: StepHook<'_>) -> Res
 /// Overwrites `target`'s bytes in place (keeping its inode, so hard links
 /// see the change) from `temp`.
 fn copy_into(temp: &Path, target: &Path) -> Result<(), Error> {
-    let bytes = files::read_regular(temp, u64::MAX, true).map_err(|e| {
-        Error::io(
-            format!("reading {}", temp.display()),
-            match e {
-                files::ReadError::Io(e) => e,
-                other => std::io::Error::other(format!("{other:?}")),
-            },
-        )
-    })?;
+    let bytes = files::read_regular(temp, u64::MAX, true)
+        .map_err(|e| Error::io(format!("reading {}", temp.display()), e.into_io()))?;
     let mut f =
         files::open_for_overwrite(target).map_err(io(format!("opening {}", target.display())))?;
     f.write_all(&bytes)
@@ -299,15 +352,23 @@ pub(crate) fn recover(root: &Root, mend: &Path, key: &Key) -> Result<Option<Reco
         return quarantine(mend, reason);
     }
     let root = root.canonical.as_path();
-    match journal.state {
-        State::Pending => {
-            roll_back(root, mend, &journal.ops)?;
-            Ok(Some(Recovery::RolledBack))
-        }
-        State::Committed => {
-            roll_forward(root, mend, &journal.ops, &|_| {})?;
-            Ok(Some(Recovery::RolledForward))
-        }
+    let (done, recovery) = match journal.state {
+        State::Pending => (roll_back(root, mend, &journal.ops), Recovery::RolledBack),
+        State::Committed => (
+            roll_forward(root, mend, &journal.ops, &|_| {}),
+            Recovery::RolledForward,
+        ),
+    };
+    match done {
+        Ok(()) => Ok(Some(recovery)),
+        // The journal stays, so the next command tries again; until one
+        // succeeds, nothing else is written over the unfinished commit.
+        Err(Error::Io { context, cause }) => Err(Error::RecoveryBlocked {
+            finishing: journal.state == State::Committed,
+            context,
+            cause,
+        }),
+        Err(e) => Err(e),
     }
 }
 
@@ -344,12 +405,15 @@ fn confine(root: &Root, ops: &[Op]) -> Result<(), String> {
                 check(target)?;
                 check(temp)?;
                 let (dir, name) = temp.rsplit_once('/').unwrap_or(("", temp));
-                let target_dir = target.rsplit_once('/').map_or("", |(d, _)| d);
-                if dir != target_dir || !name.starts_with(".mend-") || !name.ends_with(".tmp") {
+                let target_dir = Path::new(target).parent().unwrap_or(Path::new(""));
+                if !target_dir.starts_with(dir)
+                    || !name.starts_with(".mend-")
+                    || !name.ends_with(".tmp")
+                {
                     return Err(format!("{temp} is not a temporary file of mend's"));
                 }
             }
-            Op::Delete { target } => check(target)?,
+            Op::Delete { target } | Op::RemoveDir { target } => check(target)?,
         }
     }
     Ok(())

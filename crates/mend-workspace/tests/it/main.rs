@@ -3,6 +3,7 @@
 mod bytes;
 mod links;
 mod paths;
+mod replace;
 mod txn;
 
 use std::path::Path;

@@ -1,0 +1,308 @@
+//! From a change set to one journaled transaction.
+//!
+//! Every change is checked against the disk before anything is written:
+//! confinement, the kind of what is there, staleness, and whether the
+//! target can be replaced at all (see `replaceable`). Each new content is
+//! staged in a temporary file, and the journal carries the operations in
+//! the order that lets a file replace a folder and a folder a file:
+//! deletions, then the folders they emptied, then new content.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::changeset::Checked;
+use crate::error::Error;
+use crate::{Base, Change, Lock, Workspace, encoding, esc, files, path, replaceable, txn};
+
+impl Workspace {
+    /// [`Workspace::commit`] with a callback between steps (for
+    /// crash-injection tests).
+    #[doc(hidden)]
+    pub fn commit_with_hook(
+        &self,
+        _lock: &Lock,
+        changes: &[Change],
+        hook: &dyn Fn(&str),
+    ) -> Result<usize, Error> {
+        if changes.is_empty() {
+            return Ok(0);
+        }
+        let checked = crate::changeset::validate(self, changes)?;
+        let mend = self.private_dir()?;
+        let id = format!(
+            "{:x}{:x}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        );
+        let mut planned = Vec::with_capacity(changes.len());
+        for (n, change) in changes.iter().enumerate() {
+            planned.push(self.plan_change(change, &checked, &id, n)?);
+        }
+        for dirs in checked.emptied.values() {
+            for d in dirs {
+                planned.push((txn::Op::RemoveDir { target: d.clone() }, None));
+            }
+        }
+        // Stable: emptied folders stay deepest first.
+        planned.sort_by_key(|(op, _)| op.phase());
+        let (ops, mut staged): (Vec<txn::Op>, Vec<Option<Staged>>) = planned.into_iter().unzip();
+        let root = self.root.canonical.clone();
+        let mut next = 0;
+        let mut stage = |_op: &txn::Op| -> Result<(), Error> {
+            let item = staged[next].take();
+            next += 1;
+            match item {
+                Some(s) => s.write(&root),
+                None => Ok(()),
+            }
+        };
+        txn::run(&self.root, &mend, self.key()?, &id, ops, &mut stage, hook)?;
+        Ok(changes.len())
+    }
+
+    /// Checks one change against the disk (confinement, kind, staleness,
+    /// replaceability) and turns it into a journal operation and what to
+    /// stage.
+    fn plan_change(
+        &self,
+        change: &Change,
+        checked: &Checked,
+        id: &str,
+        n: usize,
+    ) -> Result<(txn::Op, Option<Staged>), Error> {
+        let (rel, path) = path::resolve(&self.root, change.path())?;
+        let replacing_folder = checked.emptied.contains_key(&rel);
+        if !replacing_folder {
+            let replaces_links = matches!(change, Change::Delete { .. } | Change::Restore { .. });
+            self.check_kind(&path, &rel, replaces_links)?;
+        }
+        replaceable::check(&self.root.canonical, &path, &rel)?;
+        // A folder being replaced holds no file yet; a move onto the moved
+        // file itself is not a collision.
+        if !replacing_folder && !checked.same_file.contains(&rel) {
+            self.check_base(&path, &rel, change.base())?;
+        }
+        let (bytes, mode_from, executable, link) = match change {
+            Change::Delete { .. } => {
+                let target = self.relative(&path);
+                return Ok((txn::Op::Delete { target }, None));
+            }
+            Change::Write {
+                text,
+                encoding,
+                mode_from,
+                executable,
+                ..
+            } => (
+                encoding::encode(text, *encoding),
+                mode_from.as_deref(),
+                *executable,
+                false,
+            ),
+            Change::Bytes {
+                bytes, executable, ..
+            } => (bytes.clone(), None, *executable, false),
+            Change::Restore {
+                bytes,
+                link,
+                executable,
+                ..
+            } => (bytes.clone(), None, Some(*executable), *link),
+        };
+        // An edit writes through a symlink inside the root; a restore
+        // replaces the link itself.
+        let through_link = matches!(change, Change::Write { .. } | Change::Bytes { .. })
+            && path
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink());
+        let target = if through_link {
+            let real = path
+                .canonicalize()
+                .map_err(|e| Error::io(format!("resolving {}", esc(&rel)), e))?;
+            path::check_real(&self.root.canonical, change.path(), &real)?;
+            replaceable::check(&self.root.canonical, &real, &rel)?;
+            real
+        } else {
+            path.clone()
+        };
+        let meta = fs::symlink_metadata(&target)
+            .ok()
+            .filter(fs::Metadata::is_file);
+        let in_place = !link && meta.as_ref().is_some_and(hard_linked);
+        let perms = match mode_from {
+            Some(src) => fs::metadata(self.resolve(src)?)
+                .ok()
+                .map(|m| m.permissions()),
+            None => meta.map(|m| m.permissions()),
+        };
+        // The target's name is left out so a long name cannot make the
+        // temporary one exceed the filesystem's limit.
+        let temp = staging_dir(&self.root.canonical, &target).join(format!(".mend-{id}-{n}.tmp"));
+        let op = txn::Op::Put {
+            target: self.relative(&target),
+            temp: self.relative(&temp),
+            in_place,
+            link,
+        };
+        let staged = Staged {
+            temp,
+            target,
+            bytes,
+            perms: perms.filter(|_| !link),
+            executable: executable.filter(|_| !link),
+            link,
+        };
+        Ok((op, Some(staged)))
+    }
+
+    /// Refuses anything but a regular file (or, for a deletion or a
+    /// restore, a link, which is replaced rather than followed).
+    fn check_kind(&self, path: &Path, rel: &str, replaces_links: bool) -> Result<(), Error> {
+        let meta = if replaces_links {
+            fs::symlink_metadata(path)
+        } else {
+            fs::metadata(path)
+        };
+        let Ok(meta) = meta else { return Ok(()) };
+        if replaces_links && meta.file_type().is_symlink() {
+            return Ok(());
+        }
+        match files::kind(&meta) {
+            Some(kind) => Err(Error::NotAFile {
+                path: rel.to_owned(),
+                kind,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Staleness, under the lock.
+    fn check_base(&self, path: &Path, rel: &str, base: &Base) -> Result<(), Error> {
+        if *base == Base::Any {
+            return Ok(());
+        }
+        match (base, self.read_at(path, rel)?) {
+            (Base::Absent, None) | (Base::Any, _) => Ok(()),
+            (Base::Absent, Some(f)) => Err(self.stale(rel, "", Some(""), &f.text)),
+            (Base::Hash(h), Some(f)) if *h == f.hash => Ok(()),
+            (Base::Hash(h), Some(f)) => Err(self.stale(rel, h, None, &f.text)),
+            (Base::Hash(_), None) => Err(Error::Stale {
+                path: rel.to_owned(),
+                diff: "the file was deleted".into(),
+            }),
+        }
+    }
+
+    pub(crate) fn relative(&self, p: &Path) -> String {
+        p.strip_prefix(&self.root.canonical)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+}
+
+/// Where a target's temporary file is staged: its own folder, or the
+/// nearest folder above it that exists now. A folder the commit makes
+/// (new, or replacing a file) is made only after the commit point, so a
+/// rolled-back commit leaves none behind; the rename stays inside one
+/// filesystem because the new folder will be made inside this one.
+///
+/// A folder that is a link does not count: the commit may replace the link
+/// with a folder, and a temporary file staged through it would be left in
+/// the link's target.
+fn staging_dir(root: &Path, target: &Path) -> PathBuf {
+    let mut dir = target.parent().unwrap_or(root);
+    while dir != root && !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        dir = dir.parent().unwrap_or(root);
+    }
+    dir.to_path_buf()
+}
+
+/// New content waiting to be written beside its target.
+struct Staged {
+    temp: PathBuf,
+    target: PathBuf,
+    bytes: Vec<u8>,
+    perms: Option<fs::Permissions>,
+    executable: Option<bool>,
+    /// `bytes` is a link's target, staged as a link.
+    link: bool,
+}
+
+impl Staged {
+    /// Writes and syncs the temporary file, in a folder checked to be
+    /// inside the root.
+    fn write(self, root: &Path) -> Result<(), Error> {
+        let dir = self.temp.parent().unwrap_or(root);
+        let show = || esc(&self.temp.to_string_lossy()).into_owned();
+        path::check_real(root, &self.target.to_string_lossy(), dir)?;
+        if self.link {
+            return make_link(&self.bytes, &self.temp)
+                .map_err(|e| Error::io(format!("creating {}", show()), e));
+        }
+        let mut f = files::create_new(&self.temp)
+            .map_err(|e| Error::io(format!("creating {}", show()), e))?;
+        f.write_all(&self.bytes)
+            .map_err(|e| Error::io(format!("writing {}", show()), e))?;
+        if let Some(p) = self.perms {
+            fs::set_permissions(&self.temp, p)
+                .map_err(|e| Error::io(format!("setting the mode of {}", show()), e))?;
+        }
+        if let Some(x) = self.executable {
+            set_executable(&self.temp, x)?;
+        }
+        f.sync_all()
+            .map_err(|e| Error::io(format!("syncing {}", show()), e))
+    }
+}
+
+#[cfg(unix)]
+fn make_link(target: &[u8], at: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt as _;
+    std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), at)
+}
+
+/// Where links cannot be made, a restored link is a file holding its
+/// target, as git writes them with `core.symlinks=false`.
+#[cfg(not(unix))]
+fn make_link(target: &[u8], at: &Path) -> std::io::Result<()> {
+    let mut f = files::create_new(at)?;
+    f.write_all(target)?;
+    f.sync_all()
+}
+
+#[cfg(unix)]
+pub(crate) fn hard_linked(m: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    m.nlink() > 1
+}
+
+#[cfg(not(unix))]
+pub(crate) fn hard_linked(_m: &fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(unix)]
+fn set_executable(path: &Path, on: bool) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut p = fs::metadata(path)
+        .map_err(|e| Error::io(format!("reading the mode of {}", path.display()), e))?
+        .permissions();
+    let mode = p.mode();
+    // Executable for whoever may read it, as git does for 100755.
+    p.set_mode(if on {
+        mode | ((mode & 0o444) >> 2)
+    } else {
+        mode & !0o111
+    });
+    fs::set_permissions(path, p)
+        .map_err(|e| Error::io(format!("setting the mode of {}", path.display()), e))
+}
+
+#[cfg(not(unix))]
+fn set_executable(_path: &Path, _on: bool) -> Result<(), Error> {
+    Ok(())
+}
