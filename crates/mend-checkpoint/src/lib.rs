@@ -13,16 +13,24 @@
 //! - HEAD, branches, the user's index and the stash are never touched.
 //! - [`Checkpoints::restore`] first checkpoints the current state, so every
 //!   restore can be undone by restoring that safety checkpoint.
-//! - A restore deletes only files that are untracked, not ignored now, not
-//!   ignored under the checkpoint's own `.gitignore` files, and absent from
-//!   the checkpoint. Ignored files are never deleted; `.git` is never
-//!   touched; nested repositories and submodules are skipped, never moved.
-//! - Files are written back through a `mend-workspace` transaction: all or
-//!   nothing, byte-exact, modes kept.
+//! - A restore is exact: it deletes every file absent from the checkpoint
+//!   that is not ignored now or under the checkpoint's own `.gitignore`
+//!   files, tracked or not, so restoring the safety checkpoint gives back
+//!   the tree as it was. `.git` is never touched; nested repositories and
+//!   submodules are skipped, never moved.
+//! - Nothing whose bytes are in no checkpoint is overwritten or deleted
+//!   (an ignored file in the way, one too large to snapshot): the restore
+//!   is refused, or with `force` they are copied to `.mend/aside/` first.
+//! - Files, links and file↔folder swaps are written back through one
+//!   `mend-workspace` transaction: all or nothing, byte-exact, modes kept,
+//!   never through a folder that is now a link.
 //! - A folder that is not a git repository gets a private shadow repository
 //!   at `.mend/shadow.git` whose worktree is the folder.
 
 mod ignore_then;
+mod restore;
+
+pub use restore::RestoreOptions;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -70,6 +78,15 @@ pub enum Error {
         folder: String,
         /// The path the restore would write or delete.
         path: String,
+    },
+    /// A restore would overwrite or delete files whose current bytes are
+    /// in no checkpoint.
+    #[error(
+        "restoring would overwrite or delete {} whose current content is in no checkpoint (ignored, or too large to snapshot): {}. Nothing was changed. Restore with --force to copy them into .mend/aside/ first, or move them away yourself", if .paths.len() == 1 { "a file".to_owned() } else { format!("{} files", .paths.len()) }, .paths.join(", ")
+    )]
+    Unheld {
+        /// The files.
+        paths: Vec<String>,
     },
     /// Writing the restored files failed.
     #[error(transparent)]
@@ -165,9 +182,13 @@ pub struct Restored {
     pub safety: Option<Checkpoint>,
     /// Files changed.
     pub changes: Vec<FileChange>,
-    /// Files absent from the checkpoint that were kept: ignored, tracked,
-    /// or ignored under the checkpoint's rules.
+    /// Files absent from the checkpoint that were kept: ignored now, or
+    /// ignored under the checkpoint's rules.
     pub kept: Vec<String>,
+    /// Copies made in `.mend/aside/` (relative to the root) of files whose
+    /// bytes no checkpoint held, before they were overwritten or deleted
+    /// (for a dry run, the files that would be copied).
+    pub aside: Vec<String>,
     /// Checkpoints dropped by `prune_later`.
     pub pruned: Vec<Checkpoint>,
 }
@@ -652,215 +673,6 @@ impl Checkpoints {
         })
         .map_err(git("walking a tree"))?;
         Ok(out)
-    }
-
-    /// Restores the worktree to checkpoint `id`. See the crate doc for the
-    /// order of steps and the deletion rule.
-    pub fn restore(&self, id: &str, dry_run: bool, prune_later: bool) -> Result<Restored, Error> {
-        // Held from the safety checkpoint through the last write, so no
-        // edit lands in between and is lost.
-        let lock = self.lock()?;
-        let target = self.get(id)?;
-        // 1. The state now, as a checkpoint (for a dry run, in memory only:
-        //    nothing changes, so nothing needs undoing).
-        let safety = if dry_run {
-            None
-        } else {
-            Some(self.create_locked(
-                &lock,
-                &CreateOptions {
-                    label: Some(format!("before restoring {}", target.id)),
-                    ..CreateOptions::default()
-                },
-                &mut |_| {},
-            )?)
-        };
-        let now_files = match &safety {
-            Some(s) => self.files(&self.tree_of(s)?)?,
-            None => self.worktree_files()?,
-        };
-        let then_files = self.files(&self.tree_of(&target)?)?;
-        // 2. The changes.
-        let then_ignores =
-            ignore_then::Rules::from_tree(&self.repo, &self.tree_of(&target)?, self.root());
-        let mut changes = Vec::new();
-        let mut kept = Vec::new();
-        let mut writes: Vec<(String, Oid, i32)> = Vec::new();
-        let mut deletes: Vec<String> = Vec::new();
-        for (path, (oid, mode)) in &then_files {
-            match now_files.get(path) {
-                Some((o, m)) if o == oid && m == mode => {}
-                Some(_) => {
-                    changes.push(FileChange {
-                        path: path.clone(),
-                        status: 'M',
-                    });
-                    writes.push((path.clone(), *oid, *mode));
-                }
-                None => {
-                    changes.push(FileChange {
-                        path: path.clone(),
-                        status: 'A',
-                    });
-                    writes.push((path.clone(), *oid, *mode));
-                }
-            }
-        }
-        for path in now_files.keys() {
-            if then_files.contains_key(path) {
-                continue;
-            }
-            let ignored_now = self.repo.is_path_ignored(path).unwrap_or(true);
-            let ignored_then = then_ignores.is_ignored(path);
-            // Tracked or not: the file is in the safety checkpoint, so
-            // deleting it is undone by restoring that, and a restore that
-            // kept it would not be undone exactly.
-            if ignored_now || ignored_then {
-                kept.push(path.clone());
-            } else {
-                changes.push(FileChange {
-                    path: path.clone(),
-                    status: 'D',
-                });
-                deletes.push(path.clone());
-            }
-        }
-        changes.sort_by(|a, b| a.path.cmp(&b.path));
-        // Dry runs refuse this too.
-        self.no_linked_folders(writes.iter().map(|w| &w.0).chain(&deletes))?;
-        // 3. Write.
-        let mut pruned = Vec::new();
-        if !dry_run {
-            self.write_back(&lock, &writes, &deletes)?;
-            if prune_later {
-                let keep = safety.as_ref().map(|s| s.id.clone());
-                for c in self.list()? {
-                    if c.time >= target.time
-                        && c.id != target.id
-                        && Some(&c.id) != keep.as_ref()
-                        && self.is_later(&c, &target)
-                    {
-                        self.drop_ref(&c.id)?;
-                        pruned.push(c);
-                    }
-                }
-            }
-        }
-        Ok(Restored {
-            checkpoint: target,
-            safety,
-            changes,
-            kept,
-            pruned,
-        })
-    }
-
-    fn is_later(&self, c: &Checkpoint, than: &Checkpoint) -> bool {
-        c.time > than.time || self.order(c, than) == std::cmp::Ordering::Less
-    }
-
-    /// The worktree's snapshot-able files, without writing a checkpoint
-    /// (the same scan as `create`, so a dry run lists what a restore does).
-    fn worktree_files(&self) -> Result<BTreeMap<String, (Oid, i32)>, Error> {
-        let (repo, mut index, _, _) =
-            self.scan(CreateOptions::default().max_file_bytes, &mut |_| {})?;
-        let tree_id = index
-            .write_tree_to(&repo)
-            .map_err(git("writing the tree"))?;
-        let tree = self
-            .repo
-            .find_tree(tree_id)
-            .map_err(git("reading the tree"))?;
-        self.files(&tree)
-    }
-
-    fn write_back(
-        &self,
-        lock: &mend_workspace::Lock,
-        writes: &[(String, Oid, i32)],
-        deletes: &[String],
-    ) -> Result<(), Error> {
-        let ws = &self.ws;
-        let mut changes = Vec::new();
-        let mut links = Vec::new();
-        for (path, oid, mode) in writes {
-            let blob = self
-                .repo
-                .find_blob(*oid)
-                .map_err(git("reading a file of the checkpoint"))?;
-            if *mode == i32::from(FileMode::Link) {
-                links.push((
-                    path.clone(),
-                    String::from_utf8_lossy(blob.content()).into_owned(),
-                ));
-                continue;
-            }
-            // A symlink now where a file was: replace the link itself.
-            let full = self.root().join(path);
-            if full
-                .symlink_metadata()
-                .is_ok_and(|m| m.file_type().is_symlink())
-            {
-                std::fs::remove_file(&full).map_err(|e| Error::Io {
-                    context: format!("replacing the link {path}"),
-                    cause: e,
-                })?;
-            }
-            changes.push(mend_workspace::Change::Bytes {
-                path: path.clone(),
-                bytes: blob.content().to_vec(),
-                base: mend_workspace::Base::Any,
-                executable: Some(*mode == i32::from(FileMode::BlobExecutable)),
-            });
-        }
-        for path in deletes {
-            changes.push(mend_workspace::Change::Delete {
-                path: path.clone(),
-                base: mend_workspace::Base::Any,
-            });
-        }
-        ws.commit(lock, &changes)?;
-        for (path, target) in links {
-            let full = ws.resolve(&path)?;
-            let _ = std::fs::remove_file(&full);
-            if let Some(dir) = full.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(&target, &full).map_err(|e| Error::Io {
-                context: format!("restoring the link {path}"),
-                cause: e,
-            })?;
-            #[cfg(not(unix))]
-            std::fs::write(&full, target.as_bytes()).map_err(|e| Error::Io {
-                context: format!("restoring the link {path}"),
-                cause: e,
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Refuses a restore that would write or delete through a folder that
-    /// is now a symbolic link: it would change the link's target (an
-    /// ignored folder, say) and then report the path as restored.
-    fn no_linked_folders<'p>(&self, paths: impl Iterator<Item = &'p String>) -> Result<(), Error> {
-        for path in paths {
-            let mut dir = Path::new(path.as_str()).parent();
-            while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
-                let full = self.root().join(d);
-                if full
-                    .symlink_metadata()
-                    .is_ok_and(|m| m.file_type().is_symlink())
-                {
-                    return Err(Error::LinkedFolder {
-                        folder: d.to_string_lossy().into_owned(),
-                        path: path.clone(),
-                    });
-                }
-                dir = d.parent();
-            }
-        }
-        Ok(())
     }
 
     /// Deletes a checkpoint's ref (its objects go at git's next gc).

@@ -45,6 +45,11 @@ pub enum CheckpointCommand {
         /// checkpoint), printing their ids and anchors.
         #[arg(long)]
         prune_later: bool,
+        /// Copy files whose current content is in no checkpoint (ignored,
+        /// or too large to snapshot) into .mend/aside/ and go on, instead
+        /// of refusing.
+        #[arg(long)]
+        force: bool,
     },
     /// Delete a checkpoint.
     Drop {
@@ -207,8 +212,14 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
             id,
             dry_run,
             prune_later,
+            force,
         } => {
-            let r = cps.restore(id, *dry_run, *prune_later)?;
+            let opts = mend_checkpoint::RestoreOptions {
+                dry_run: *dry_run,
+                prune_later: *prune_later,
+                force: *force,
+            };
+            let r = cps.restore_with(id, &opts)?;
             if args.json {
                 json(&mut out, &r)?;
             } else {
@@ -217,6 +228,10 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
                 }
                 for c in &r.changes {
                     writeln!(out, "{} {}", c.status, esc(&c.path))?;
+                }
+                for p in &r.aside {
+                    let verb = if *dry_run { "would copy" } else { "copied" };
+                    writeln!(out, "{verb} aside: {}", esc(p))?;
                 }
                 for p in &r.pruned {
                     writeln!(out, "pruned {}", line(p))?;

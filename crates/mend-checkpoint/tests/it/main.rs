@@ -5,6 +5,8 @@ use std::process::Command;
 
 use mend_checkpoint::{Checkpoints, CreateOptions};
 
+mod exact;
+
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
@@ -386,13 +388,46 @@ fn undoing_a_restore_deletes_a_tracked_file_the_restore_brought_back() {
 
 #[cfg(unix)]
 #[test]
-fn a_restore_never_writes_through_a_folder_that_became_a_link() {
+fn a_restore_replaces_a_link_that_stands_where_a_folder_was() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     put(d, ".gitignore", b"cache/\n");
     put(d, "d/file.txt", b"checkpointed\n");
     let cps = Checkpoints::open(d).unwrap();
     let cp = create(&cps, "one");
+    // d becomes a link (one the safety checkpoint holds) to an ignored
+    // folder holding its own file.txt.
+    std::fs::remove_dir_all(d.join("d")).unwrap();
+    put(d, "cache/file.txt", b"ignored, not in any checkpoint\n");
+    std::os::unix::fs::symlink("cache", d.join("d")).unwrap();
+    let r = cps.restore(&cp.id, false, false).unwrap();
+    assert!(d.join("d").symlink_metadata().unwrap().is_dir());
+    assert_eq!(read(d, "d/file.txt").unwrap(), b"checkpointed\n");
+    assert_eq!(
+        read(d, "cache/file.txt").unwrap(),
+        b"ignored, not in any checkpoint\n"
+    );
+    // Undo brings the link back.
+    cps.restore(&r.safety.unwrap().id, false, false).unwrap();
+    assert_eq!(std::fs::read_link(d.join("d")).unwrap(), Path::new("cache"));
+    assert_eq!(
+        read(d, "cache/file.txt").unwrap(),
+        b"ignored, not in any checkpoint\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_restore_never_writes_through_a_folder_that_became_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // The link itself is ignored, so no checkpoint holds it: it stays, and
+    // the restore is refused rather than written through it.
+    put(d, ".gitignore", b"cache/\n");
+    put(d, "d/file.txt", b"checkpointed\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "one");
+    put(d, ".gitignore", b"cache/\n/d\n");
     // d becomes a link to an ignored folder holding its own file.txt.
     std::fs::remove_dir_all(d.join("d")).unwrap();
     put(d, "cache/file.txt", b"ignored, not in any checkpoint\n");

@@ -153,6 +153,9 @@ struct CheckpointRestoreArgs {
     dry_run: Option<bool>,
     /// Drop the checkpoints newer than this one.
     prune_later: Option<bool>,
+    /// Copy files whose current content is in no checkpoint (ignored, or
+    /// too large to snapshot) into .mend/aside/ first, instead of refusing.
+    force: Option<bool>,
     /// Which project root (default: the first).
     root: Option<String>,
 }
@@ -550,7 +553,7 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them."
+        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them."
     )]
     async fn checkpoint_restore(
         &self,
@@ -558,11 +561,12 @@ impl MendServer {
     ) -> CallToolResult {
         let root = a.root.clone();
         self.checkpoints(root.as_deref(), move |cps| {
-            let done = cps.restore(
-                &a.id,
-                a.dry_run.unwrap_or(false),
-                a.prune_later.unwrap_or(false),
-            )?;
+            let opts = mend_checkpoint::RestoreOptions {
+                dry_run: a.dry_run.unwrap_or(false),
+                prune_later: a.prune_later.unwrap_or(false),
+                force: a.force.unwrap_or(false),
+            };
+            let done = cps.restore_with(&a.id, &opts)?;
             Ok(serde_json::to_value(done).unwrap_or_default())
         })
         .await

@@ -1,0 +1,379 @@
+//! Restoring a checkpoint: an exact, undoable function of two trees.
+//!
+//! Under the workspace lock, from the safety checkpoint to the last write:
+//!
+//! 1. the state now is checkpointed (the safety checkpoint), so the
+//!    restore can be undone;
+//! 2. the plan compares the checkpoint's tree with the safety
+//!    checkpoint's: files to write, and files to delete (every file absent
+//!    from the checkpoint that is not ignored now or under the
+//!    checkpoint's own rules);
+//! 3. a file becoming a folder, or a folder a file, adds what stands in
+//!    the way to the deletions;
+//! 4. anything the plan would overwrite or delete whose bytes are in no
+//!    checkpoint (an ignored file, one too large to snapshot) is refused,
+//!    or with `force` copied to `.mend/aside/<safety id>/` first;
+//! 5. one `mend-workspace` transaction writes it all, links included,
+//!    never through a folder that is now a link.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use git2::{FileMode, ObjectType, Oid};
+
+use crate::{Checkpoint, Checkpoints, CreateOptions, Error, FileChange, Restored, Skipped, git};
+
+/// Settings for a restore.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RestoreOptions {
+    /// Report what would change, writing nothing.
+    pub dry_run: bool,
+    /// Drop the checkpoints made after the one restored (the safety
+    /// checkpoint is kept).
+    pub prune_later: bool,
+    /// Copy files whose current bytes no checkpoint holds into
+    /// `.mend/aside/` before overwriting or deleting them, instead of
+    /// refusing the restore.
+    pub force: bool,
+}
+
+/// Path → (blob id, mode).
+type Files = BTreeMap<String, (Oid, i32)>;
+
+/// What a restore will do.
+#[derive(Default)]
+struct Plan {
+    writes: Vec<(String, Oid, i32)>,
+    deletes: BTreeSet<String>,
+    kept: Vec<String>,
+}
+
+impl Checkpoints {
+    /// Restores the worktree to checkpoint `id`, refusing to overwrite or
+    /// delete bytes no checkpoint holds. See [`Checkpoints::restore_with`].
+    pub fn restore(&self, id: &str, dry_run: bool, prune_later: bool) -> Result<Restored, Error> {
+        self.restore_with(
+            id,
+            &RestoreOptions {
+                dry_run,
+                prune_later,
+                force: false,
+            },
+        )
+    }
+
+    /// Restores the worktree to checkpoint `id`; see the module's steps.
+    pub fn restore_with(&self, id: &str, opts: &RestoreOptions) -> Result<Restored, Error> {
+        // Held from the safety checkpoint through the last write, so no
+        // edit lands in between and is lost.
+        let lock = self.lock()?;
+        let target = self.get(id)?;
+        // For a dry run, the state now in memory only: nothing changes, so
+        // nothing needs undoing.
+        let safety = if opts.dry_run {
+            None
+        } else {
+            Some(self.create_locked(
+                &lock,
+                &CreateOptions {
+                    label: Some(format!("before restoring {}", target.id)),
+                    ..CreateOptions::default()
+                },
+                &mut |_| {},
+            )?)
+        };
+        let prepared = self.prepare(&target, safety.as_ref(), opts);
+        let (plan, changes, unheld) = match prepared {
+            Ok(p) => p,
+            Err(e) => {
+                // Nothing was written: the safety checkpoint undoes nothing.
+                if let Some(s) = &safety {
+                    let _ = self.drop_ref(&s.id);
+                }
+                return Err(e);
+            }
+        };
+        let mut aside = Vec::new();
+        if let Some(s) = &safety {
+            for p in &unheld {
+                aside.push(self.ws.keep_aside(p, &s.id)?);
+            }
+        } else {
+            aside = unheld;
+        }
+        let report = plan.report(self.root());
+        let mut pruned = Vec::new();
+        if let Some(s) = &safety {
+            self.ws.commit(&lock, &changes)?;
+            if opts.prune_later {
+                pruned = self.prune_after(&target, s)?;
+            }
+        }
+        Ok(Restored {
+            checkpoint: target,
+            safety,
+            changes: report,
+            kept: plan.kept,
+            aside,
+            pruned,
+        })
+    }
+
+    /// The plan, its change set (validated as a whole), and the paths
+    /// whose bytes no checkpoint holds; refuses those unless `force`.
+    fn prepare(
+        &self,
+        target: &Checkpoint,
+        safety: Option<&Checkpoint>,
+        opts: &RestoreOptions,
+    ) -> Result<(Plan, Vec<mend_workspace::Change>, Vec<String>), Error> {
+        let (now, skipped) = match safety {
+            Some(s) => (self.files(&self.tree_of(s)?)?, s.skipped.clone()),
+            None => self.worktree_files()?,
+        };
+        let mut plan = self.plan(target, &now, &skipped)?;
+        plan.clear_the_way(self.root());
+        self.no_linked_folders(&plan)?;
+        let unheld = self.unheld(&plan, &now)?;
+        if !unheld.is_empty() && !opts.force {
+            return Err(Error::Unheld { paths: unheld });
+        }
+        let changes = self.change_set(&plan)?;
+        self.ws.check_changes(&changes)?;
+        Ok((plan, changes, unheld))
+    }
+
+    /// Writes and deletes from the two trees (see the module's step 2).
+    fn plan(&self, target: &Checkpoint, now: &Files, skipped: &[Skipped]) -> Result<Plan, Error> {
+        let tree = self.tree_of(target)?;
+        let then = self.files(&tree)?;
+        let then_ignores = crate::ignore_then::Rules::from_tree(&self.repo, &tree, self.root());
+        let mut plan = Plan::default();
+        for (path, (oid, mode)) in &then {
+            if now.get(path) != Some(&(*oid, *mode)) {
+                plan.writes.push((path.clone(), *oid, *mode));
+            }
+        }
+        // Tracked or not: a file in the safety checkpoint can be deleted,
+        // since restoring that checkpoint brings it back.
+        let too_large = skipped
+            .iter()
+            .filter(|s| s.reason.starts_with("too large"))
+            .filter(|s| !target.skipped.iter().any(|t| t.path == s.path))
+            .map(|s| &s.path);
+        for path in now.keys().chain(too_large) {
+            if then.contains_key(path) {
+                continue;
+            }
+            let ignored_now = self.repo.is_path_ignored(path).unwrap_or(true);
+            if ignored_now || then_ignores.is_ignored(path) {
+                plan.kept.push(path.clone());
+            } else {
+                plan.deletes.insert(path.clone());
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Paths the plan overwrites or deletes whose current bytes are in no
+    /// checkpoint: not in the safety checkpoint, and not an object of the
+    /// repository.
+    fn unheld(&self, plan: &Plan, now: &Files) -> Result<Vec<String>, Error> {
+        let odb = self.repo.odb().map_err(git("opening the object store"))?;
+        let mut out = Vec::new();
+        let touched = plan.writes.iter().map(|w| &w.0).chain(&plan.deletes);
+        for path in touched {
+            // Through a folder that is a link, the path names the link's
+            // target, which the restore never touches: the link is deleted
+            // (or the restore refused) first.
+            let through_link = folders_of(path).any(|d| {
+                self.root()
+                    .join(d)
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink())
+            });
+            if now.contains_key(path) || through_link {
+                continue;
+            }
+            let full = self.root().join(path);
+            let Ok(meta) = full.symlink_metadata() else {
+                continue;
+            };
+            let id = if meta.file_type().is_symlink() {
+                let to = std::fs::read_link(&full).map_err(|e| Error::Io {
+                    context: format!("reading the link {path}"),
+                    cause: e,
+                })?;
+                Oid::hash_object(ObjectType::Blob, to.to_string_lossy().as_bytes())
+            } else if meta.is_file() {
+                Oid::hash_file(ObjectType::Blob, &full)
+            } else {
+                continue;
+            }
+            .map_err(git(format!("hashing {path}")))?;
+            if !odb.exists(id) {
+                out.push(path.clone());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The plan as one change set for the workspace.
+    fn change_set(&self, plan: &Plan) -> Result<Vec<mend_workspace::Change>, Error> {
+        let mut changes = Vec::with_capacity(plan.writes.len() + plan.deletes.len());
+        for (path, oid, mode) in &plan.writes {
+            let blob = self
+                .repo
+                .find_blob(*oid)
+                .map_err(git("reading a file of the checkpoint"))?;
+            changes.push(mend_workspace::Change::Restore {
+                path: path.clone(),
+                bytes: blob.content().to_vec(),
+                link: *mode == i32::from(FileMode::Link),
+                executable: *mode == i32::from(FileMode::BlobExecutable),
+            });
+        }
+        for path in &plan.deletes {
+            changes.push(mend_workspace::Change::Delete {
+                path: path.clone(),
+                base: mend_workspace::Base::Any,
+            });
+        }
+        Ok(changes)
+    }
+
+    /// Refuses a restore that would write or delete through a folder that
+    /// is now a symbolic link (and stays one): it would change the link's
+    /// target (an ignored folder, say) and then report the path as
+    /// restored. A link the restore deletes is replaced by a folder.
+    fn no_linked_folders(&self, plan: &Plan) -> Result<(), Error> {
+        let paths = plan.writes.iter().map(|w| &w.0).chain(&plan.deletes);
+        for path in paths {
+            for d in folders_of(path) {
+                let linked = self
+                    .root()
+                    .join(d)
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink());
+                if linked && !plan.deletes.contains(d) {
+                    return Err(Error::LinkedFolder {
+                        folder: d.to_owned(),
+                        path: path.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn prune_after(
+        &self,
+        target: &Checkpoint,
+        safety: &Checkpoint,
+    ) -> Result<Vec<Checkpoint>, Error> {
+        let mut pruned = Vec::new();
+        for c in self.list()? {
+            if c.time >= target.time
+                && c.id != target.id
+                && c.id != safety.id
+                && self.is_later(&c, target)
+            {
+                self.drop_ref(&c.id)?;
+                pruned.push(c);
+            }
+        }
+        Ok(pruned)
+    }
+
+    fn is_later(&self, c: &Checkpoint, than: &Checkpoint) -> bool {
+        c.time > than.time || self.order(c, than) == std::cmp::Ordering::Less
+    }
+
+    /// The worktree's snapshot-able files and what a snapshot would skip,
+    /// without writing a checkpoint (the same scan as `create`, so a dry
+    /// run lists what a restore does).
+    fn worktree_files(&self) -> Result<(Files, Vec<Skipped>), Error> {
+        let (repo, mut index, skipped, _) =
+            self.scan(CreateOptions::default().max_file_bytes, &mut |_| {})?;
+        let tree_id = index
+            .write_tree_to(&repo)
+            .map_err(git("writing the tree"))?;
+        let tree = self
+            .repo
+            .find_tree(tree_id)
+            .map_err(git("reading the tree"))?;
+        Ok((self.files(&tree)?, skipped))
+    }
+}
+
+/// The folders above a path, nearest first (`a/b/c` → `a/b`, `a`).
+fn folders_of(path: &str) -> impl Iterator<Item = &str> {
+    path.match_indices('/').rev().map(move |(i, _)| &path[..i])
+}
+
+impl Plan {
+    /// A file becoming a folder, or a folder a file: what stands in the way
+    /// is deleted too (and so checked for unheld bytes like any deletion).
+    fn clear_the_way(&mut self, root: &Path) {
+        let mut extra = Vec::new();
+        for (path, _, _) in &self.writes {
+            let full = root.join(path);
+            if full.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+                files_under(&full, path, &mut extra);
+            }
+            for d in folders_of(path) {
+                let m = root.join(d).symlink_metadata();
+                // A link to a folder is left to `no_linked_folders`.
+                let in_the_way = m.is_ok_and(|m| {
+                    m.is_file() || (m.file_type().is_symlink() && !root.join(d).is_dir())
+                });
+                if in_the_way {
+                    extra.push(d.to_owned());
+                }
+            }
+        }
+        for p in extra {
+            self.kept.retain(|k| *k != p);
+            self.deletes.insert(p);
+        }
+    }
+
+    /// What changes, as seen from now.
+    fn report(&self, root: &Path) -> Vec<FileChange> {
+        let mut changes: Vec<FileChange> = self
+            .writes
+            .iter()
+            .map(|(path, _, _)| FileChange {
+                path: path.clone(),
+                status: if root.join(path).symlink_metadata().is_ok() {
+                    'M'
+                } else {
+                    'A'
+                },
+            })
+            .chain(self.deletes.iter().map(|path| FileChange {
+                path: path.clone(),
+                status: 'D',
+            }))
+            .collect();
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        changes
+    }
+}
+
+/// Every file and link under a folder, as paths relative to the root.
+fn files_under(dir: &Path, rel: &str, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let child = format!("{rel}/{name}");
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            files_under(&e.path(), &child, out);
+        } else {
+            out.push(child);
+        }
+    }
+}
