@@ -48,6 +48,21 @@ impl Workspace {
         }
         // Stable: emptied folders stay deepest first.
         planned.sort_by_key(|(op, _)| op.phase());
+        let alone = planned.len() == 1
+            && matches!(
+                planned[0].0,
+                txn::Op::Put {
+                    in_place: false,
+                    ..
+                }
+            )
+            && planned[0].1.as_ref().is_some_and(|s| {
+                same_filesystem(&mend, &staging_dir(&self.root.canonical, &s.target))
+            });
+        if let Some((_, Some(staged))) = planned.pop_if(|_| alone) {
+            self.put_alone(&mend, staged, &id, hook)?;
+            return Ok(changes.len());
+        }
         let (ops, mut staged): (Vec<txn::Op>, Vec<Option<Staged>>) = planned.into_iter().unzip();
         let root = self.root.canonical.clone();
         let mut next = 0;
@@ -61,6 +76,39 @@ impl Workspace {
         };
         txn::run(&self.root, &mend, self.key()?, &id, ops, &mut stage, hook)?;
         Ok(changes.len())
+    }
+
+    /// One new content needs no journal: a rename is atomic. The temporary
+    /// file is staged in `.mend/tmp/` (so a crash leaves nothing in the
+    /// worktree, and recovery clears it), synced, renamed over the target,
+    /// and the folder synced: two fsyncs instead of seven.
+    fn put_alone(
+        &self,
+        mend: &Path,
+        mut staged: Staged,
+        id: &str,
+        hook: &dyn Fn(&str),
+    ) -> Result<(), Error> {
+        let tmp = private_tmp(mend)?;
+        staged.temp = tmp.join(format!("{id}.tmp"));
+        staged.private = true;
+        let (temp, target) = (staged.temp.clone(), staged.target.clone());
+        let show = || esc(&self.relative(&target)).into_owned();
+        let undo = |e: Error| {
+            let _ = fs::remove_file(&temp);
+            e
+        };
+        staged.write(&self.root.canonical).map_err(undo)?;
+        hook("staged");
+        let dir = target.parent().unwrap_or(&self.root.canonical);
+        if fs::symlink_metadata(dir).is_err() {
+            fs::create_dir_all(dir)
+                .map_err(|e| undo(Error::io(format!("creating the folder of {}", show()), e)))?;
+        }
+        fs::rename(&temp, &target)
+            .map_err(|e| undo(Error::io(format!("moving {} into place", show()), e)))?;
+        hook("applied");
+        txn::sync_dir(dir)
     }
 
     /// Checks one change against the disk (confinement, kind, staleness,
@@ -154,6 +202,7 @@ impl Workspace {
             perms: perms.filter(|_| !link),
             executable: executable.filter(|_| !link),
             link,
+            private: false,
         };
         Ok((op, Some(staged)))
     }
@@ -221,6 +270,36 @@ fn staging_dir(root: &Path, target: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
+/// `.mend/tmp/`, where a lone write is staged. Under the lock, anything
+/// in it is a killed process's leftover.
+fn private_tmp(mend: &Path) -> Result<PathBuf, Error> {
+    let tmp = mend.join("tmp");
+    match fs::symlink_metadata(&tmp) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => fs::remove_file(&tmp).map_err(|e| Error::io("replacing .mend/tmp", e))?,
+        Err(_) => {}
+    }
+    if fs::symlink_metadata(&tmp).is_err() {
+        fs::create_dir(&tmp).map_err(|e| Error::io("creating .mend/tmp", e))?;
+    }
+    Ok(tmp)
+}
+
+/// Whether a rename from `a` to `b` stays on one filesystem.
+#[cfg(unix)]
+fn same_filesystem(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_filesystem(_a: &Path, _b: &Path) -> bool {
+    false
+}
+
 /// New content waiting to be written beside its target.
 struct Staged {
     temp: PathBuf,
@@ -230,15 +309,19 @@ struct Staged {
     executable: Option<bool>,
     /// `bytes` is a link's target, staged as a link.
     link: bool,
+    /// Staged in `.mend/tmp/` rather than in the worktree.
+    private: bool,
 }
 
 impl Staged {
     /// Writes and syncs the temporary file, in a folder checked to be
-    /// inside the root.
+    /// inside the root (or in mend's own `.mend/tmp/`).
     fn write(self, root: &Path) -> Result<(), Error> {
         let dir = self.temp.parent().unwrap_or(root);
         let show = || esc(&self.temp.to_string_lossy()).into_owned();
-        path::check_real(root, &self.target.to_string_lossy(), dir)?;
+        if !self.private {
+            path::check_real(root, &self.target.to_string_lossy(), dir)?;
+        }
         if self.link {
             return make_link(&self.bytes, &self.temp)
                 .map_err(|e| Error::io(format!("creating {}", show()), e));

@@ -374,6 +374,12 @@ impl Workspace {
         let Some(dir) = private::open(&self.root.canonical, self.key()?, false)? else {
             return Ok(None);
         };
+        // A lone write a killed process staged never reached the worktree.
+        if let Ok(entries) = fs::read_dir(dir.join("tmp")) {
+            for e in entries.flatten() {
+                let _ = fs::remove_file(e.path());
+            }
+        }
         txn::recover(&self.root, &dir, self.key()?)
     }
 

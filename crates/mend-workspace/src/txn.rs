@@ -15,6 +15,9 @@
 //!    the folders;
 //! 5. remove the journal.
 //!
+//! (A commit of one new content, with no deletion, skips all this: a
+//! rename is atomic on its own; see `commit.rs`.)
+//!
 //! [`recover`] finishes whatever a killed process left: a `pending` journal
 //! is rolled back (its temporary files removed), a `committed` one rolled
 //! forward (each remaining temporary file moved into place). Both are

@@ -186,3 +186,40 @@ fn mend_dir_is_ignored_by_git_without_writing_into_git() {
         "*\n"
     );
 }
+
+/// A lone write needs no journal: a crash before its rename leaves the old
+/// file and nothing in the worktree, a crash after leaves the new one, and
+/// recovery clears what was staged.
+#[test]
+fn a_lone_write_survives_a_crash_at_every_step() {
+    for step in ["staged", "applied"] {
+        let (dir, ws) = workspace();
+        put(dir.path(), "only.txt", b"old\n");
+        let h = ws.read("only.txt").unwrap().text().unwrap().hash.clone();
+        let change = write_change("only.txt", "new\n", Base::Hash(h));
+        let lock = ws.lock().unwrap();
+        let crashed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.commit_with_hook(&lock, std::slice::from_ref(&change), &|s| {
+                if s == step {
+                    panic!("simulated crash at {s}");
+                }
+            })
+        }));
+        assert!(crashed.is_err(), "{step} was never reached");
+        assert!(!dir.path().join(".mend/journal.json").exists());
+        let now = std::fs::read(dir.path().join("only.txt")).unwrap();
+        assert_eq!(now, if step == "staged" { b"old\n" } else { b"new\n" });
+        let in_worktree: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != ".mend")
+            .collect();
+        assert_eq!(in_worktree, ["only.txt"], "{step}");
+        assert_eq!(ws.recover(&lock).unwrap(), None);
+        let staged = std::fs::read_dir(dir.path().join(".mend/tmp"))
+            .unwrap()
+            .count();
+        assert_eq!(staged, 0, "{step}: recovery leaves .mend/tmp empty");
+    }
+}
