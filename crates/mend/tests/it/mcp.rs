@@ -34,3 +34,198 @@ fn python_sdk_client_drives_every_tool() {
         .unwrap();
     assert!(passed >= 28, "{stdout}");
 }
+
+/// Runs steps of concurrent calls through `tests/mcp/call.py` against
+/// `mend mcp --root ROOT`; returns each step's results.
+fn steps(root: &Path, steps: &serde_json::Value) -> Vec<Vec<serde_json::Value>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/call.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .arg(mend_bin())
+        .arg(steps.to_string())
+        .arg("--root")
+        .arg(root)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_array().unwrap().clone())
+        .collect()
+}
+
+fn git_repo(files: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    crate::git(dir.path(), &["init", "-q", "-b", "main", "."]);
+    for i in 0..files {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), format!("base {i}\n")).unwrap();
+    }
+    dir
+}
+
+/// Six checkpoint_create calls at once over one MCP session all succeed:
+/// the workspace lock queues them.
+#[test]
+fn six_concurrent_mcp_checkpoint_creates_all_succeed() {
+    let dir = git_repo(3);
+    let calls: Vec<_> = (0..6)
+        .map(|n| serde_json::json!({"tool": "checkpoint_create", "args": {"label": format!("c{n}")}}))
+        .collect();
+    let results = steps(
+        dir.path(),
+        &serde_json::json!([calls, [{"tool": "checkpoint_list"}]]),
+    );
+    for r in &results[0] {
+        assert_eq!(r["error"], false, "{r}");
+    }
+    let list: serde_json::Value =
+        serde_json::from_str(results[1][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 6, "{list}");
+}
+
+/// A restore racing 20 edit_file calls loses none of them: each edit that
+/// reported success is in the worktree (it came after the restore) or in
+/// the restore's safety checkpoint (it came before, and the restore's
+/// change is undoable).
+#[test]
+fn a_restore_racing_twenty_mcp_edits_loses_none() {
+    let dir = git_repo(20);
+    let d = dir.path();
+    let first = steps(
+        d,
+        &serde_json::json!([[{"tool": "checkpoint_create", "args": {"label": "base"}}]]),
+    );
+    let cp: serde_json::Value =
+        serde_json::from_str(first[0][0]["text"].as_str().unwrap()).unwrap();
+    let id = cp["id"].as_str().unwrap();
+    // Something for the restore to undo, so it writes.
+    std::fs::write(d.join("later.txt"), "made after the checkpoint\n").unwrap();
+    // The restore is sent in the middle of the edits, so some edits can
+    // land before it and some after.
+    let edit = |i: usize| {
+        serde_json::json!({"tool": "edit_file", "args": {
+            "path": format!("f{i}.txt"),
+            "edits": [{"old_string": format!("base {i}"), "new_string": format!("edited {i}")}],
+        }})
+    };
+    let mut calls: Vec<_> = (0..10).map(edit).collect();
+    calls.push(serde_json::json!({"tool": "checkpoint_restore", "args": {"id": id}}));
+    calls.extend((10..20).map(edit));
+    let mut results = steps(d, &serde_json::json!([calls]));
+    let restore = results[0].remove(10);
+    assert_eq!(restore["error"], false, "{restore}");
+    let restored: serde_json::Value =
+        serde_json::from_str(restore["text"].as_str().unwrap()).unwrap();
+    let safety = restored["safety"]["commit"].as_str().unwrap();
+    let mut before = Vec::new();
+    for (i, r) in results[0].iter().enumerate() {
+        assert_eq!(r["error"], false, "edit {i}: {r}");
+        let edited = format!("edited {i}\n");
+        let now = std::fs::read_to_string(d.join(format!("f{i}.txt"))).unwrap();
+        if now == edited {
+            continue;
+        }
+        let held = crate::git(d, &["show", &format!("{safety}:f{i}.txt")]);
+        assert_eq!(
+            held, edited,
+            "edit {i} is neither in the worktree nor in the safety checkpoint"
+        );
+        before.push(i);
+    }
+    // Undoing the restore brings back every edit that came before it.
+    let undo = steps(
+        d,
+        &serde_json::json!([[{"tool": "checkpoint_restore", "args": {"id": restored["safety"]["id"]}}]]),
+    );
+    assert_eq!(undo[0][0]["error"], false, "{}", undo[0][0]);
+    for i in before {
+        let now = std::fs::read_to_string(d.join(format!("f{i}.txt"))).unwrap();
+        assert_eq!(now, format!("edited {i}\n"), "edit {i} after undo");
+    }
+}
+
+fn chattr(flag: &str, p: &Path) -> bool {
+    Command::new("chattr")
+        .arg(flag)
+        .arg(p)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A transaction that committed but could not be finished (a target made
+/// immutable after the commit point) stops every MCP write with a message
+/// naming the path; nothing is written over the journal, and once the path
+/// is cleared the next call finishes it and goes on.
+#[test]
+fn an_mcp_call_after_a_blocked_recovery_names_the_path_and_writes_nothing() {
+    use mend_workspace::{Base, Change, Options, Workspace};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(d.join(f), format!("old {f}\n")).unwrap();
+    }
+    let ws = Workspace::open(d, Options::default()).unwrap();
+    let changes: Vec<Change> = ["a.txt", "b.txt"]
+        .iter()
+        .map(|f| Change::Bytes {
+            path: (*f).into(),
+            bytes: format!("new {f}\n").into_bytes(),
+            base: Base::Any,
+            executable: None,
+        })
+        .collect();
+    {
+        let lock = ws.lock().unwrap();
+        let crashed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.commit_with_hook(&lock, &changes, &|s| {
+                if s == "journal-committed" {
+                    panic!("simulated crash");
+                }
+            })
+        }));
+        assert!(crashed.is_err());
+    }
+    let b = d.join("b.txt");
+    if !chattr("+i", &b) {
+        skip("chattr +i needs CAP_LINUX_IMMUTABLE and a filesystem with inode flags");
+        return;
+    }
+    let edit = serde_json::json!({"tool": "edit_file", "args": {
+        "path": "c.txt",
+        "edits": [{"old_string": "old c.txt", "new_string": "new c.txt"}],
+    }});
+    let blocked = steps(d, &serde_json::json!([[edit.clone()]]));
+    chattr("-i", &b);
+    let r = &blocked[0][0];
+    let text = r["text"].as_str().unwrap();
+    assert_eq!(r["error"], true, "{r}");
+    assert!(
+        text.contains("b.txt") && text.contains("could not be completed"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("c.txt")).unwrap(),
+        "old c.txt\n"
+    );
+    assert!(d.join(".mend/journal.json").exists());
+    let after = steps(d, &serde_json::json!([[edit]]));
+    assert_eq!(after[0][0]["error"], false, "{}", after[0][0]);
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        assert_eq!(
+            std::fs::read_to_string(d.join(f)).unwrap(),
+            format!("new {f}\n")
+        );
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn skip(why: &str) {
+    eprintln!("skipped: {why}");
+}
