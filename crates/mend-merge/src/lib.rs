@@ -9,11 +9,12 @@
 //! style.
 //!
 //! The default output equals `git merge-file`'s byte for byte (see
-//! `tests/it/git.rs` for the differential test and the asserted deviations).
+//! `tests/it/git.rs` for the differential test).
 //! To get there the merge follows git's rules, re-expressed here:
 //!
-//! - each side is diffed against the base with Myers' algorithm and git's
-//!   slider compaction (`imara-diff`, which reproduces both);
+//! - each side is diffed against the base with git's own Myers diff: its
+//!   preparation, tie-breaking, cut-offs and slider compaction (`xdiff`),
+//!   so repeated lines pair as git pairs them;
 //! - changes from the two sides that overlap **or touch** form a conflict
 //!   (touching is [`Adjacent::Conflict`]; [`Adjacent::Merge`] lets touching,
 //!   non-overlapping changes through);
@@ -31,10 +32,10 @@
 //! is pure: no filesystem, processes or clock.
 
 mod render;
+mod xdiff;
 
 use std::ops::Range;
 
-use imara_diff::{Algorithm, Diff, InternedInput};
 use serde::Serialize;
 
 pub use render::{Labels, Style};
@@ -129,21 +130,9 @@ pub fn line_hunks(before: &[u8], after: &[u8]) -> Vec<(usize, usize, usize, usiz
         .collect()
 }
 
-/// Myers diff with git's slider compaction, as a list of changes.
+/// git's Myers diff with its slider compaction, as a list of changes.
 pub(crate) fn diff_lines(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
-    let mut input: InternedInput<&[u8]> = InternedInput::default();
-    input.update_before(before.iter().copied());
-    input.update_after(after.iter().copied());
-    let mut diff = Diff::compute(Algorithm::Myers, &input);
-    diff.postprocess_no_heuristic(&input);
-    diff.hunks()
-        .map(|h| Change {
-            b: h.before.start as usize,
-            blen: h.before.len(),
-            s: h.after.start as usize,
-            slen: h.after.len(),
-        })
-        .collect()
+    xdiff::diff(before, after)
 }
 
 /// How a merge step was resolved, before regions are laid out. Mirrors the

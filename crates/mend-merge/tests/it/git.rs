@@ -4,21 +4,14 @@
 //! missing final newlines, duplicate lines, adjacent and identical edits) and
 //! real ones (versions of this project's own source files) are merged by
 //! both, in all three styles, and compared byte for byte along with the
-//! conflict count. Any difference must be on the list of known deviations.
+//! conflict count, and the two-way diffs under them are compared with
+//! `git diff`'s hunks, small inputs and large (where xdiff's cut-offs for
+//! expensive searches take over). No difference is tolerated.
 
 use std::path::Path;
 use std::process::Command;
 
 use mend_merge::{Labels, Options, Style, merge};
-
-/// The one known deviation from `git merge-file`: **diff alignment on
-/// repeated lines.** When a line occurs several times, two minimal diffs can
-/// pair it differently; imara-diff's Myers breaks such ties differently from
-/// git's xdiff in a few percent of two-way diffs of highly repetitive text,
-/// and then conflict boundaries can move. Both results are correct merges.
-/// A difference from git is accepted only when one of the two-way diffs
-/// provably differs from `git diff`'s; otherwise it is a bug.
-pub const DEVIATIONS: &[&str] = &["diff alignment on repeated lines"];
 
 /// `git diff` hunks (`-a,b +c,d`, git's Myers without the indent heuristic,
 /// as merge-file uses).
@@ -57,12 +50,6 @@ fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<(usize, usize, usize, usize)
             (old.0, old.1, new.0, new.1)
         })
         .collect()
-}
-
-/// Whether a merge difference is explained by the documented deviation.
-fn alignment_differs(dir: &Path, b: &[u8], o: &[u8], t: &[u8]) -> bool {
-    mend_merge::line_hunks(b, o) != git_hunks(dir, b, o)
-        || mend_merge::line_hunks(b, t) != git_hunks(dir, b, t)
 }
 
 fn git_available() -> bool {
@@ -206,7 +193,6 @@ fn generated_cases_match_git_byte_for_byte() {
     let mut rng = Rng(seed);
     let mut failures = Vec::new();
     let mut conflicted = 0;
-    let mut explained = 0;
     let cases: usize = std::env::var("MERGE_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -236,10 +222,6 @@ fn generated_cases_match_git_byte_for_byte() {
             if want.1 > 0 {
                 conflicted += 1;
             }
-            if want != got && alignment_differs(dir.path(), &b, &o, &t) {
-                explained += 1;
-                continue;
-            }
             if want != got {
                 failures.push(format!(
                     "case {case} {style:?}\n--- base\n{}\n--- ours\n{}\n--- theirs\n{}\n--- git ({})\n{}\n--- mend ({})\n{}",
@@ -258,15 +240,9 @@ fn generated_cases_match_git_byte_for_byte() {
         conflicted > cases / 4,
         "the cases must exercise conflicts: {conflicted}"
     );
-    // The deviation is rare even on this adversarially repetitive input.
-    assert!(
-        explained * 100 <= cases * 3,
-        "{explained} alignment deviations in {} merges",
-        cases * 3
-    );
     assert!(
         failures.is_empty(),
-        "{} of {} merges differ from git with identical two-way diffs (a merge bug):\n\n{}",
+        "{} of {} merges differ from git:\n\n{}",
         failures.len(),
         cases * 3,
         failures
@@ -278,29 +254,120 @@ fn generated_cases_match_git_byte_for_byte() {
     );
 }
 
-/// The deviation, reproduced: `delta` occurs twice in the base, git pairs
-/// theirs' `delta` with the first and mend with the second. Both merges
-/// keep every change; the conflict is drawn differently.
+/// Once the one deviation from git: `delta` occurs twice in the base, and
+/// git pairs theirs' `delta` with the first. A generic Myers paired it with
+/// the second and drew the conflict elsewhere; xdiff's own tie-breaking
+/// gives git's bytes.
 #[test]
-fn deviation_diff_alignment_is_as_documented() {
+fn repeated_lines_pair_as_git_pairs_them() {
     let dir = tempfile::tempdir().unwrap();
     let base = b"line 32\n\ndelta\nline 2\ndelta\n";
     let ours = b"ours 0\nours changed 2\n\ndelta\nline 2\ndelta\nours block 2\nours block 1\nours block 0\nours block 0\n";
     let theirs = b"line 32\n\ntheirs block 2\ntheirs block 1\ntheirs block 0\ndelta\ntheirs 3\ntheirs changed 1\n";
-    let (want, wn) = git_merge(dir.path(), base, ours, theirs, Style::Merge);
-    let (got, gn) = mend_merge(base, ours, theirs, Style::Merge);
-    assert_eq!((wn, gn), (1, 1));
-    assert_ne!(want, got, "if this now matches git, remove the deviation");
-    assert!(alignment_differs(dir.path(), base, ours, theirs));
-    // Every side's change is still in mend's result.
-    let text = String::from_utf8(got).unwrap();
-    for line in [
-        "ours 0",
-        "ours block 2",
-        "theirs block 2",
-        "theirs changed 1",
-    ] {
-        assert!(text.contains(line), "{line}");
+    for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+        let want = git_merge(dir.path(), base, ours, theirs, style);
+        assert_eq!(mend_merge(base, ours, theirs, style), want, "{style:?}");
     }
-    assert_eq!(DEVIATIONS.len(), 1);
+    assert_eq!(
+        mend_merge::line_hunks(base, theirs),
+        git_hunks(dir.path(), base, theirs)
+    );
+}
+
+/// A random file from a small vocabulary, so lines repeat a lot.
+fn repetitive(rng: &mut Rng, n: usize, vocabulary: usize) -> Vec<String> {
+    (0..n)
+        .map(|_| format!("w{}", rng.below(vocabulary)))
+        .collect()
+}
+
+/// Two-way diffs against `git diff`'s hunks: small repetitive pairs, and
+/// large ones whose edit cost passes xdiff's cut-offs (cost 256, and the
+/// square root of the sizes), where git stops searching for a minimal
+/// diff and its heuristics decide.
+#[test]
+fn two_way_diffs_match_git_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0x5EED_D1FF);
+    let mut failures = Vec::new();
+    let cases: usize = std::env::var("MERGE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    for case in 0..cases {
+        let (n, vocabulary, edits) = match case % 8 {
+            0 => (
+                2000 + rng.below(3000),
+                40 + rng.below(400),
+                300 + rng.below(900),
+            ),
+            1 => (200 + rng.below(800), 3 + rng.below(20), 50 + rng.below(200)),
+            _ => (rng.below(40), 2 + rng.below(8), 1 + rng.below(8)),
+        };
+        let a = repetitive(&mut rng, n, vocabulary);
+        let mut b = a.clone();
+        for _ in 0..edits {
+            let at = rng.below(b.len() + 1);
+            match rng.below(3) {
+                0 => b.insert(at, format!("w{}", rng.below(vocabulary + 3))),
+                1 if at < b.len() => {
+                    b.remove(at);
+                }
+                _ if at < b.len() => b[at] = format!("w{}", rng.below(vocabulary)),
+                _ => {}
+            }
+        }
+        let (a, b) = (join(&a, false, true), join(&b, false, rng.below(6) != 0));
+        let want = git_hunks(dir.path(), &a, &b);
+        let got = mend_merge::line_hunks(&a, &b);
+        if want != got {
+            failures.push(format!(
+                "case {case}: {} lines, git {} hunks, mend {}",
+                n,
+                want.len(),
+                got.len()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} two-way diffs differ from git:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Files of 40,000 lines with clustered edits: past 65,536 diagonals
+/// xdiff's cost limit rises above 256, and its good-snake cut-off (a long
+/// run of matching lines reached far enough) decides the split. The diffs
+/// and the merges must still be git's.
+#[test]
+fn huge_diffs_match_git_through_the_good_snake_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 1..=3u64 {
+        let mut rng = Rng(0xB16 + seed);
+        let a = repetitive(&mut rng, 40_000, 50);
+        let mut b = a.clone();
+        let mut at = 0;
+        while at + 40 < b.len() {
+            let n = 5 + rng.below(25);
+            for line in &mut b[at..at + n] {
+                *line = format!("w{}", rng.below(50));
+            }
+            at += n + 20 + rng.below(100);
+        }
+        let (a, b) = (join(&a, false, true), join(&b, false, true));
+        assert_eq!(
+            mend_merge::line_hunks(&a, &b),
+            git_hunks(dir.path(), &a, &b),
+            "seed {seed}"
+        );
+        let mut theirs = a.clone();
+        theirs.splice(0..0, b"a new first line\n".iter().copied());
+        let want = git_merge(dir.path(), &a, &b, &theirs, Style::Merge);
+        assert!(
+            mend_merge(&a, &b, &theirs, Style::Merge) == want,
+            "seed {seed}"
+        );
+    }
 }

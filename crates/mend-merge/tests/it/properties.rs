@@ -142,4 +142,25 @@ proptest! {
             }
         }
     }
+
+    /// The two-way diff is an edit script: keeping the lines outside its
+    /// hunks and taking each hunk's new lines rebuilds the second text.
+    #[test]
+    fn two_way_hunks_rebuild_the_new_text(a in lines(), b in lines(), nl in any::<bool>()) {
+        let (a, b) = (text(&a, false, true), text(&b, false, nl));
+        let split = |t: &[u8]| -> Vec<Vec<u8>> {
+            t.split_inclusive(|&c| c == b'\n').map(<[u8]>::to_vec).collect()
+        };
+        let (old, new) = (split(&a), split(&b));
+        let mut rebuilt = Vec::new();
+        let mut at = 0;
+        for (start, len, s, slen) in mend_merge::line_hunks(&a, &b) {
+            prop_assert!(start >= at);
+            rebuilt.extend_from_slice(&old[at..start]);
+            rebuilt.extend_from_slice(&new[s..s + slen]);
+            at = start + len;
+        }
+        rebuilt.extend_from_slice(&old[at..]);
+        prop_assert_eq!(rebuilt, new);
+    }
 }

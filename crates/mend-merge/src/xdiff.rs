@@ -1,0 +1,684 @@
+//! git's line diff, step for step, so that a merge pairs repeated lines
+//! exactly as `git merge-file` does.
+//!
+//! When a line repeats, several minimal diffs exist, and which one a diff
+//! picks decides where a merge draws its conflicts. A generic Myers
+//! implementation breaks those ties its own way; this one follows xdiff's
+//! algorithm as git runs it for `merge-file` (Myers, no indent heuristic):
+//!
+//! 1. **prepare**: lines become class ids; the common head and tail are
+//!    trimmed; a line that occurs nowhere in the other file is changed
+//!    outright, and a line that occurs there at least √n times (a blank
+//!    line, a brace) is set aside too when it sits in a run dominated by
+//!    unmatched lines;
+//! 2. **compare**: divide and conquer on the remaining lines with Myers'
+//!    middle snake, forward and backward, ties resolved as xdiff resolves
+//!    them, and xdiff's cut-offs (a good snake past cost 256, the furthest
+//!    reaching path past √(n+m)) for expensive inputs;
+//! 3. **compact**: each group of changed lines slides as far up as it can,
+//!    then down, merging with neighbours, and settles where it lines up
+//!    with a change in the other file if it can.
+//!
+//! The facts are git's (xdiff/xprepare.c, xdiffi.c); the code is written
+//! here, in the crate's terms.
+
+use rustc_hash::FxHashMap;
+
+use crate::Change;
+
+/// Lines occurring at least this often in the other file (or √n, if
+/// smaller) may be set aside as too common to anchor the diff.
+const MAX_EQLIMIT: usize = 1024;
+/// How far a run of unmatched and common lines is scanned each way.
+const SIMSCAN_WINDOW: usize = 100;
+/// A common line is set aside when unmatched lines outnumber common ones
+/// this many times over (counting the line itself twice, as git does).
+const KPDIS_RUN: usize = 4;
+/// The cost below which the search is never cut short.
+const MAX_COST_MIN: usize = 256;
+/// The cost past which a long enough snake ends the search.
+const HEUR_MIN_COST: usize = 256;
+/// How long a snake must be to count as good.
+const SNAKE_CNT: usize = 20;
+/// How much better than the cost a snake's reach must be.
+const K_HEUR: isize = 4;
+
+/// git's integer square-root approximation (a power of two).
+fn bogosqrt(mut n: usize) -> usize {
+    let mut i = 1;
+    while n > 0 {
+        i <<= 1;
+        n >>= 2;
+    }
+    i
+}
+
+/// The changes that turn `before` into `after`, as git's diff finds them.
+pub(crate) fn diff(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
+    let mut classes = Classes::default();
+    let mut one = Side::new(classes.add(before, 0));
+    let mut two = Side::new(classes.add(after, 1));
+    let (start, end1, end2) = trim_ends(&one.ids, &two.ids);
+    one.reduce(start, end1, &classes.counts, 1);
+    two.reduce(start, end2, &classes.counts, 0);
+    let (mut changed1, mut changed2) = (
+        std::mem::take(&mut one.changed),
+        std::mem::take(&mut two.changed),
+    );
+    Compare::new(&one, &two).run(&mut changed1, &mut changed2);
+    compact(&one.ids, &mut changed1, &mut changed2);
+    compact(&two.ids, &mut changed2, &mut changed1);
+    script(&changed1, &changed2)
+}
+
+/// Equal lines share a class id; each class counts its lines per file.
+#[derive(Default)]
+struct Classes<'a> {
+    ids: FxHashMap<&'a [u8], usize>,
+    counts: Vec<[usize; 2]>,
+}
+
+impl<'a> Classes<'a> {
+    fn add(&mut self, lines: &[&'a [u8]], side: usize) -> Vec<usize> {
+        lines
+            .iter()
+            .map(|&l| {
+                let next = self.counts.len();
+                let id = *self.ids.entry(l).or_insert(next);
+                if id == next {
+                    self.counts.push([0, 0]);
+                }
+                self.counts[id][side] += 1;
+                id
+            })
+            .collect()
+    }
+}
+
+/// One file: its lines' class ids, which are changed (with a sentinel
+/// `false` before the first and after the last), and the lines left for
+/// Myers after preparation.
+struct Side {
+    ids: Vec<usize>,
+    changed: Vec<bool>,
+    /// Class ids of the lines the comparison sees.
+    kept: Vec<usize>,
+    /// Their line numbers.
+    index: Vec<usize>,
+}
+
+impl Side {
+    fn new(ids: Vec<usize>) -> Side {
+        let n = ids.len();
+        Side {
+            ids,
+            changed: vec![false; n + 2],
+            kept: Vec::new(),
+            index: Vec::new(),
+        }
+    }
+
+    fn mark(&mut self, line: usize) {
+        self.changed[line + 1] = true;
+    }
+
+    /// Keeps the lines of `start..end` worth comparing; a line with no
+    /// match in the other file is changed, and so is a very common one in
+    /// a run of unmatched lines.
+    fn reduce(&mut self, start: usize, end: usize, counts: &[[usize; 2]], other: usize) {
+        let limit = bogosqrt(self.ids.len()).min(MAX_EQLIMIT);
+        // 0: no match, 1: some, 2: very common.
+        let kind: Vec<u8> = (start..end)
+            .map(|i| match counts[self.ids[i]][other] {
+                0 => 0,
+                m if m >= limit => 2,
+                _ => 1,
+            })
+            .collect();
+        for (k, i) in (start..end).enumerate() {
+            let keep = kind[k] == 1 || (kind[k] == 2 && !set_aside(&kind, k));
+            if keep {
+                self.kept.push(self.ids[i]);
+                self.index.push(i);
+            } else {
+                self.mark(i);
+            }
+        }
+    }
+}
+
+/// The common head's length and each file's end before the common tail.
+fn trim_ends(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
+    let lim = a.len().min(b.len());
+    let start = (0..lim).find(|&i| a[i] != b[i]).unwrap_or(lim);
+    let rest = lim - start;
+    let tail = (0..rest)
+        .find(|&i| a[a.len() - 1 - i] != b[b.len() - 1 - i])
+        .unwrap_or(rest);
+    (start, a.len() - tail, b.len() - tail)
+}
+
+/// Whether a very common line at `i` sits in a run that unmatched lines
+/// dominate on both sides (git's `xdl_clean_mmatch`).
+fn set_aside(kind: &[u8], i: usize) -> bool {
+    let s = i.saturating_sub(SIMSCAN_WINDOW);
+    let e = (i + SIMSCAN_WINDOW).min(kind.len() - 1);
+    let (mut unmatched_before, mut common_before) = (0, 1);
+    for &k in kind[s..i].iter().rev() {
+        match k {
+            0 => unmatched_before += 1,
+            2 => common_before += 1,
+            _ => break,
+        }
+    }
+    if unmatched_before == 0 {
+        return false;
+    }
+    let (mut unmatched_after, mut common_after) = (0, 1);
+    for &k in &kind[i + 1..=e] {
+        match k {
+            0 => unmatched_after += 1,
+            2 => common_after += 1,
+            _ => break,
+        }
+    }
+    if unmatched_after == 0 {
+        return false;
+    }
+    let common = common_before + common_after;
+    common * KPDIS_RUN < common + unmatched_before + unmatched_after
+}
+
+/// A split point of a box, and whether each half must be solved minimally.
+struct Split {
+    i1: isize,
+    i2: isize,
+    min_lo: bool,
+    min_hi: bool,
+}
+
+/// Myers' comparison of the kept lines, by divide and conquer.
+struct Compare<'s> {
+    a: &'s [usize],
+    b: &'s [usize],
+    index_a: &'s [usize],
+    index_b: &'s [usize],
+    /// Furthest reach on each diagonal, forward and backward; diagonal `d`
+    /// is at `d + offset`.
+    forward: Vec<isize>,
+    backward: Vec<isize>,
+    offset: isize,
+    max_cost: usize,
+}
+
+impl<'s> Compare<'s> {
+    fn new(one: &'s Side, two: &'s Side) -> Compare<'s> {
+        let diagonals = one.kept.len() + two.kept.len() + 3;
+        Compare {
+            a: &one.kept,
+            b: &two.kept,
+            index_a: &one.index,
+            index_b: &two.index,
+            forward: vec![0; diagonals],
+            backward: vec![0; diagonals],
+            offset: two.kept.len() as isize + 1,
+            max_cost: bogosqrt(diagonals).max(MAX_COST_MIN),
+        }
+    }
+
+    /// Marks the changed lines of both files. Boxes are kept on a stack
+    /// rather than recursed into, so a long diff cannot exhaust the stack.
+    fn run(&mut self, changed_a: &mut [bool], changed_b: &mut [bool]) {
+        let mut boxes = vec![(0, self.a.len() as isize, 0, self.b.len() as isize, false)];
+        while let Some((mut off1, mut lim1, mut off2, mut lim2, need_min)) = boxes.pop() {
+            let (a, b) = (self.a, self.b);
+            while off1 < lim1 && off2 < lim2 && a[off1 as usize] == b[off2 as usize] {
+                off1 += 1;
+                off2 += 1;
+            }
+            while off1 < lim1 && off2 < lim2 && a[lim1 as usize - 1] == b[lim2 as usize - 1] {
+                lim1 -= 1;
+                lim2 -= 1;
+            }
+            if off1 == lim1 {
+                for k in off2..lim2 {
+                    changed_b[self.index_b[k as usize] + 1] = true;
+                }
+            } else if off2 == lim2 {
+                for k in off1..lim1 {
+                    changed_a[self.index_a[k as usize] + 1] = true;
+                }
+            } else {
+                let s = self.split(off1, lim1, off2, lim2, need_min);
+                // The upper half is solved second, as git recurses.
+                boxes.push((s.i1, lim1, s.i2, lim2, s.min_hi));
+                boxes.push((off1, s.i1, off2, s.i2, s.min_lo));
+            }
+        }
+    }
+
+    fn f(&self, d: isize) -> isize {
+        self.forward[(d + self.offset) as usize]
+    }
+
+    fn set_f(&mut self, d: isize, v: isize) {
+        self.forward[(d + self.offset) as usize] = v;
+    }
+
+    fn bk(&self, d: isize) -> isize {
+        self.backward[(d + self.offset) as usize]
+    }
+
+    fn set_bk(&mut self, d: isize, v: isize) {
+        self.backward[(d + self.offset) as usize] = v;
+    }
+
+    fn eq(&self, i1: isize, i2: isize) -> bool {
+        self.a[i1 as usize] == self.b[i2 as usize]
+    }
+
+    /// The middle snake of the box `off1..lim1` × `off2..lim2`, or a good
+    /// enough point when the search gets expensive (git's `xdl_split`).
+    fn split(
+        &mut self,
+        off1: isize,
+        lim1: isize,
+        off2: isize,
+        lim2: isize,
+        need_min: bool,
+    ) -> Split {
+        let (dmin, dmax) = (off1 - lim2, lim1 - off2);
+        let (fmid, bmid) = (off1 - off2, lim1 - lim2);
+        let odd = (fmid - bmid) & 1 != 0;
+        let (mut fmin, mut fmax, mut bmin, mut bmax) = (fmid, fmid, bmid, bmid);
+        self.set_f(fmid, off1);
+        self.set_bk(bmid, lim1);
+        let mut cost = 1usize;
+        loop {
+            let mut got_snake = false;
+            if fmin > dmin {
+                fmin -= 1;
+                self.set_f(fmin - 1, -1);
+            } else {
+                fmin += 1;
+            }
+            if fmax < dmax {
+                fmax += 1;
+                self.set_f(fmax + 1, -1);
+            } else {
+                fmax -= 1;
+            }
+            let mut d = fmax;
+            while d >= fmin {
+                let mut i1 = if self.f(d - 1) >= self.f(d + 1) {
+                    self.f(d - 1) + 1
+                } else {
+                    self.f(d + 1)
+                };
+                let prev = i1;
+                let mut i2 = i1 - d;
+                while i1 < lim1 && i2 < lim2 && self.eq(i1, i2) {
+                    i1 += 1;
+                    i2 += 1;
+                }
+                if (i1 - prev) as usize > SNAKE_CNT {
+                    got_snake = true;
+                }
+                self.set_f(d, i1);
+                if odd && bmin <= d && d <= bmax && self.bk(d) <= i1 {
+                    return Split {
+                        i1,
+                        i2,
+                        min_lo: true,
+                        min_hi: true,
+                    };
+                }
+                d -= 2;
+            }
+            if bmin > dmin {
+                bmin -= 1;
+                self.set_bk(bmin - 1, isize::MAX);
+            } else {
+                bmin += 1;
+            }
+            if bmax < dmax {
+                bmax += 1;
+                self.set_bk(bmax + 1, isize::MAX);
+            } else {
+                bmax -= 1;
+            }
+            let mut d = bmax;
+            while d >= bmin {
+                let mut i1 = if self.bk(d - 1) < self.bk(d + 1) {
+                    self.bk(d - 1)
+                } else {
+                    self.bk(d + 1) - 1
+                };
+                let prev = i1;
+                let mut i2 = i1 - d;
+                while i1 > off1 && i2 > off2 && self.eq(i1 - 1, i2 - 1) {
+                    i1 -= 1;
+                    i2 -= 1;
+                }
+                if (prev - i1) as usize > SNAKE_CNT {
+                    got_snake = true;
+                }
+                self.set_bk(d, i1);
+                if !odd && fmin <= d && d <= fmax && i1 <= self.f(d) {
+                    return Split {
+                        i1,
+                        i2,
+                        min_lo: true,
+                        min_hi: true,
+                    };
+                }
+                d -= 2;
+            }
+            if !need_min {
+                let bounds = (off1, lim1, off2, lim2);
+                if got_snake
+                    && cost > HEUR_MIN_COST
+                    && let Some(s) =
+                        self.good_snake(bounds, (fmin, fmax, fmid), (bmin, bmax, bmid), cost)
+                {
+                    return s;
+                }
+                if cost >= self.max_cost {
+                    return self.furthest(bounds, (fmin, fmax), (bmin, bmax));
+                }
+            }
+            cost += 1;
+        }
+    }
+
+    /// Past the heuristic cost, a diagonal that reached far along a snake
+    /// of at least `SNAKE_CNT` matching lines is taken as the split.
+    fn good_snake(
+        &self,
+        (off1, lim1, off2, lim2): (isize, isize, isize, isize),
+        (fmin, fmax, fmid): (isize, isize, isize),
+        (bmin, bmax, bmid): (isize, isize, isize),
+        cost: usize,
+    ) -> Option<Split> {
+        let snake = SNAKE_CNT as isize;
+        let mut best = 0;
+        let mut found = None;
+        let mut d = fmax;
+        while d >= fmin {
+            let dd = (d - fmid).abs();
+            let i1 = self.f(d);
+            let i2 = i1 - d;
+            let v = (i1 - off1) + (i2 - off2) - dd;
+            if v > K_HEUR * cost as isize
+                && v > best
+                && off1 + snake <= i1
+                && i1 < lim1
+                && off2 + snake <= i2
+                && i2 < lim2
+                && (1..=snake).all(|k| self.eq(i1 - k, i2 - k))
+            {
+                best = v;
+                found = Some((i1, i2));
+            }
+            d -= 2;
+        }
+        if let Some((i1, i2)) = found {
+            return Some(Split {
+                i1,
+                i2,
+                min_lo: true,
+                min_hi: false,
+            });
+        }
+        let mut d = bmax;
+        while d >= bmin {
+            let dd = (d - bmid).abs();
+            let i1 = self.bk(d);
+            let i2 = i1 - d;
+            let v = (lim1 - i1) + (lim2 - i2) - dd;
+            if v > K_HEUR * cost as isize
+                && v > best
+                && off1 < i1
+                && i1 <= lim1 - snake
+                && off2 < i2
+                && i2 <= lim2 - snake
+                && (0..snake).all(|k| self.eq(i1 + k, i2 + k))
+            {
+                best = v;
+                found = Some((i1, i2));
+            }
+            d -= 2;
+        }
+        found.map(|(i1, i2)| Split {
+            i1,
+            i2,
+            min_lo: false,
+            min_hi: true,
+        })
+    }
+
+    /// Past the maximum cost, the furthest-reaching point forward or
+    /// backward is the split.
+    fn furthest(
+        &self,
+        (off1, lim1, off2, lim2): (isize, isize, isize, isize),
+        (fmin, fmax): (isize, isize),
+        (bmin, bmax): (isize, isize),
+    ) -> Split {
+        let (mut fbest, mut fbest1) = (-1, -1);
+        let mut d = fmax;
+        while d >= fmin {
+            let mut i1 = self.f(d).min(lim1);
+            let mut i2 = i1 - d;
+            if lim2 < i2 {
+                i1 = lim2 + d;
+                i2 = lim2;
+            }
+            if fbest < i1 + i2 {
+                fbest = i1 + i2;
+                fbest1 = i1;
+            }
+            d -= 2;
+        }
+        let (mut bbest, mut bbest1) = (isize::MAX, isize::MAX);
+        let mut d = bmax;
+        while d >= bmin {
+            let mut i1 = off1.max(self.bk(d));
+            let mut i2 = i1 - d;
+            if i2 < off2 {
+                i1 = off2 + d;
+                i2 = off2;
+            }
+            if i1 + i2 < bbest {
+                bbest = i1 + i2;
+                bbest1 = i1;
+            }
+            d -= 2;
+        }
+        if (lim1 + lim2) - bbest < fbest - (off1 + off2) {
+            Split {
+                i1: fbest1,
+                i2: fbest - fbest1,
+                min_lo: true,
+                min_hi: false,
+            }
+        } else {
+            Split {
+                i1: bbest1,
+                i2: bbest - bbest1,
+                min_lo: false,
+                min_hi: true,
+            }
+        }
+    }
+}
+
+/// A group of changed lines `start..end` (possibly empty) of one file.
+#[derive(Clone, Copy)]
+struct Group {
+    start: usize,
+    end: usize,
+}
+
+/// The groups of one file's changed lines; `changed[i + 1]` is line `i`,
+/// with a `false` sentinel at each end.
+struct Groups<'c> {
+    ids: &'c [usize],
+    changed: &'c mut [bool],
+}
+
+impl Groups<'_> {
+    fn n(&self) -> usize {
+        self.changed.len() - 2
+    }
+
+    fn is(&self, line: isize) -> bool {
+        self.changed[(line + 1) as usize]
+    }
+
+    fn first(&self) -> Group {
+        let mut end = 0;
+        while self.is(end as isize) {
+            end += 1;
+        }
+        Group { start: 0, end }
+    }
+
+    /// The next group, unless `g` ends the file.
+    fn next(&self, g: &mut Group) -> bool {
+        if g.end == self.n() {
+            return false;
+        }
+        g.start = g.end + 1;
+        g.end = g.start;
+        while self.is(g.end as isize) {
+            g.end += 1;
+        }
+        true
+    }
+
+    /// The previous group, unless `g` starts the file.
+    fn previous(&self, g: &mut Group) -> bool {
+        if g.start == 0 {
+            return false;
+        }
+        g.end = g.start - 1;
+        g.start = g.end;
+        while self.is(g.start as isize - 1) {
+            g.start -= 1;
+        }
+        true
+    }
+
+    /// Slides `g` one line down when the line after it equals its first,
+    /// absorbing a group it then touches.
+    fn slide_down(&mut self, g: &mut Group) -> bool {
+        if g.end < self.n() && self.ids[g.start] == self.ids[g.end] {
+            self.changed[g.start + 1] = false;
+            self.changed[g.end + 1] = true;
+            g.start += 1;
+            g.end += 1;
+            while self.is(g.end as isize) {
+                g.end += 1;
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Slides `g` one line up when the line before it equals its last,
+    /// absorbing a group it then touches.
+    fn slide_up(&mut self, g: &mut Group) -> bool {
+        if g.start > 0 && self.ids[g.start - 1] == self.ids[g.end - 1] {
+            g.start -= 1;
+            g.end -= 1;
+            self.changed[g.start + 1] = true;
+            self.changed[g.end + 1] = false;
+            while self.is(g.start as isize - 1) {
+                g.start -= 1;
+            }
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// git's `xdl_change_compact` without the indent heuristic: every group of
+/// changed lines in `changed` slides up as far as it can, then down,
+/// merging with groups it meets, and comes to rest lined up with the last
+/// change of the other file it could align with.
+fn compact(ids: &[usize], changed: &mut [bool], other: &mut [bool]) {
+    let mut this = Groups { ids, changed };
+    let that = Groups {
+        ids: &[],
+        changed: other,
+    };
+    let mut g = this.first();
+    let mut go = that.first();
+    loop {
+        if g.end != g.start {
+            let mut earliest_end;
+            let mut end_matching_other;
+            loop {
+                let size = g.end - g.start;
+                end_matching_other = None;
+                while this.slide_up(&mut g) {
+                    assert!(that.previous(&mut go), "group sync broken sliding up");
+                }
+                earliest_end = g.end;
+                if go.end > go.start {
+                    end_matching_other = Some(g.end);
+                }
+                while this.slide_down(&mut g) {
+                    assert!(that.next(&mut go), "group sync broken sliding down");
+                    if go.end > go.start {
+                        end_matching_other = Some(g.end);
+                    }
+                }
+                if size == g.end - g.start {
+                    break;
+                }
+            }
+            if g.end != earliest_end && end_matching_other.is_some() {
+                while go.end == go.start {
+                    assert!(this.slide_up(&mut g), "match disappeared");
+                    assert!(that.previous(&mut go), "group sync broken sliding to match");
+                }
+            }
+        }
+        if !this.next(&mut g) {
+            break;
+        }
+        assert!(that.next(&mut go), "group sync broken moving to next group");
+    }
+}
+
+/// Pairs the two files' groups of changed lines into changes.
+fn script(one: &[bool], two: &[bool]) -> Vec<Change> {
+    let (n1, n2) = (one.len() - 2, two.len() - 2);
+    let (mut i1, mut i2) = (0, 0);
+    let mut out = Vec::new();
+    while i1 < n1 || i2 < n2 {
+        if one[i1 + 1] || two[i2 + 1] {
+            let (s1, s2) = (i1, i2);
+            while one[i1 + 1] {
+                i1 += 1;
+            }
+            while two[i2 + 1] {
+                i2 += 1;
+            }
+            out.push(Change {
+                b: s1,
+                blen: i1 - s1,
+                s: s2,
+                slen: i2 - s2,
+            });
+        } else {
+            i1 += 1;
+            i2 += 1;
+        }
+    }
+    out
+}
