@@ -7,7 +7,7 @@ use std::io::Write as _;
 use mend_core::formats::{Entry, Parsed};
 use mend_core::report::FileSummary;
 use mend_core::{
-    ApplyReport, Edit, EditReport, Failure, FilePlan, PlanOptions, diff, plan_file,
+    ApplyReport, Edit, EditOp, EditReport, Failure, FilePlan, PlanOptions, diff, plan_file,
     render_retry_context,
 };
 use mend_workspace::{Base, Change, Lock, Snapshot, Workspace};
@@ -96,6 +96,21 @@ pub fn run_parsed(
         let edits = &groups[key];
         let snap = match ws.read(&edits[0].1.path) {
             Ok(s) => s,
+            // A file created where a folder is: the change-set check lets
+            // it through only if the same response empties the folder.
+            Err(mend_workspace::Error::NotAFile {
+                path,
+                kind: "a directory",
+            }) if edits
+                .iter()
+                .all(|(_, e)| matches!(e.op, EditOp::Create { .. } | EditOp::WriteFile { .. })) =>
+            {
+                Snapshot {
+                    path: ws.resolve(&path).unwrap_or_default(),
+                    rel: path,
+                    file: None,
+                }
+            }
             Err(f) => {
                 refuse_all(&mut reports, edits, &f);
                 continue;
