@@ -163,30 +163,31 @@ fn trim_ends(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
 fn set_aside(kind: &[u8], i: usize) -> bool {
     let s = i.saturating_sub(SIMSCAN_WINDOW);
     let e = (i + SIMSCAN_WINDOW).min(kind.len() - 1);
-    let (mut unmatched_before, mut common_before) = (0, 1);
-    for &k in kind[s..i].iter().rev() {
-        match k {
-            0 => unmatched_before += 1,
-            2 => common_before += 1,
-            _ => break,
-        }
-    }
+    let (unmatched_before, common_before) = run_of(kind[s..i].iter().rev());
     if unmatched_before == 0 {
         return false;
     }
-    let (mut unmatched_after, mut common_after) = (0, 1);
-    for &k in &kind[i + 1..=e] {
-        match k {
-            0 => unmatched_after += 1,
-            2 => common_after += 1,
-            _ => break,
-        }
-    }
+    let (unmatched_after, common_after) = run_of(kind[i + 1..=e].iter());
     if unmatched_after == 0 {
         return false;
     }
-    let common = common_before + common_after;
+    // git counts the line itself on both sides.
+    let common = common_before + common_after + 2;
     common * KPDIS_RUN < common + unmatched_before + unmatched_after
+}
+
+/// The unmatched and the very common lines of a run, up to the first line
+/// with a few matches.
+fn run_of<'k>(kinds: impl Iterator<Item = &'k u8>) -> (usize, usize) {
+    let (mut unmatched, mut common) = (0, 0);
+    for &k in kinds {
+        match k {
+            0 => unmatched += 1,
+            2 => common += 1,
+            _ => break,
+        }
+    }
+    (unmatched, common)
 }
 
 /// A split point of a box, and whether each half must be solved minimally.

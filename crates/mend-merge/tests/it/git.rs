@@ -14,7 +14,10 @@ use std::process::Command;
 use mend_merge::{Labels, Options, Style, merge};
 
 /// `git diff` hunks (`-a,b +c,d`, git's Myers without the indent heuristic,
-/// as merge-file uses).
+/// as merge-file uses). With no context lines, `git diff` first trims a
+/// common tail in whole 1,024-byte blocks, which changes the line counts
+/// xdiff's preparation sees and merge-file never does; so every two-way
+/// case here ends with lines that differ.
 fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<(usize, usize, usize, usize)> {
     std::fs::write(dir.join("da"), a).unwrap();
     std::fs::write(dir.join("db"), b).unwrap();
@@ -281,6 +284,78 @@ fn repetitive(rng: &mut Rng, n: usize, vocabulary: usize) -> Vec<String> {
         .collect()
 }
 
+/// Code-like text: unique lines among many blank lines and braces.
+fn code_base(rng: &mut Rng) -> Vec<String> {
+    let n = 300 + rng.below(1500);
+    (0..n)
+        .map(|i| {
+            if rng.below(3) == 0 {
+                common_line(rng)
+            } else {
+                format!("line {i}")
+            }
+        })
+        .collect()
+}
+
+fn common_line(rng: &mut Rng) -> String {
+    ["", "}", "{", "    }"][rng.below(4)].to_owned()
+}
+
+/// Blocks of new unique lines mixed with blanks and braces at random
+/// densities, so runs of unmatched lines surround very common ones and
+/// git's rule for setting those aside decides.
+fn code_edit(rng: &mut Rng, base: &[String], tag: &str) -> Vec<String> {
+    let mut b = base.to_vec();
+    for k in 0..1 + rng.below(12) {
+        let at = rng.below(b.len() + 1);
+        let density = 1 + rng.below(6);
+        let block: Vec<String> = (0..5 + rng.below(60))
+            .map(|j| {
+                if rng.below(density) == 0 {
+                    common_line(rng)
+                } else {
+                    format!("{tag} {k} {j}")
+                }
+            })
+            .collect();
+        let cut = rng.below(8).min(b.len() - at);
+        b.splice(at..at + cut, block);
+    }
+    b
+}
+
+fn code_like(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+    let a = code_base(rng);
+    let mut b = code_edit(rng, &a, "new");
+    b.push("the last line differs".into());
+    (join(&a, false, true), join(&b, false, true))
+}
+
+/// Merges of code-like files edited on both sides, in all three styles.
+#[test]
+fn code_like_merges_match_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0xC0DE);
+    for case in 0..60 {
+        let base = code_base(&mut rng);
+        let ours = code_edit(&mut rng, &base, "ours");
+        let theirs = code_edit(&mut rng, &base, "theirs");
+        let (b, o, t) = (
+            join(&base, false, true),
+            join(&ours, false, true),
+            join(&theirs, false, true),
+        );
+        for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+            let want = git_merge(dir.path(), &b, &o, &t, style);
+            assert!(
+                mend_merge(&b, &o, &t, style) == want,
+                "case {case} {style:?}"
+            );
+        }
+    }
+}
+
 /// Two-way diffs against `git diff`'s hunks: small repetitive pairs, and
 /// large ones whose edit cost passes xdiff's cut-offs (cost 256, and the
 /// square root of the sizes), where git stops searching for a minimal
@@ -304,6 +379,14 @@ fn two_way_diffs_match_git_diff() {
             1 => (200 + rng.below(800), 3 + rng.below(20), 50 + rng.below(200)),
             _ => (rng.below(40), 2 + rng.below(8), 1 + rng.below(8)),
         };
+        if case % 8 == 2 {
+            let (a, b) = code_like(&mut rng);
+            let want = git_hunks(dir.path(), &a, &b);
+            if want != mend_merge::line_hunks(&a, &b) {
+                failures.push(format!("case {case}: code-like, git {} hunks", want.len()));
+            }
+            continue;
+        }
         let a = repetitive(&mut rng, n, vocabulary);
         let mut b = a.clone();
         for _ in 0..edits {
@@ -317,6 +400,7 @@ fn two_way_diffs_match_git_diff() {
                 _ => {}
             }
         }
+        b.push("the last line differs".into());
         let (a, b) = (join(&a, false, true), join(&b, false, rng.below(6) != 0));
         let want = git_hunks(dir.path(), &a, &b);
         let got = mend_merge::line_hunks(&a, &b);
@@ -356,6 +440,7 @@ fn huge_diffs_match_git_through_the_good_snake_cut_off() {
             }
             at += n + 20 + rng.below(100);
         }
+        b.push("the last line differs".into());
         let (a, b) = (join(&a, false, true), join(&b, false, true));
         assert_eq!(
             mend_merge::line_hunks(&a, &b),
