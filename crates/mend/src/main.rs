@@ -3,7 +3,6 @@
 //! This binary is the only place that knows about argument parsing,
 //! terminals and exit codes; the engine lives in `mend-core`.
 
-mod apply;
 mod checkpoint;
 mod mcp;
 mod merge;
@@ -16,11 +15,11 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mend_core::formats::{self, Entry, Event, Format, Parsed, StreamParser};
-use mend_core::{ApplyReport, Edit, EditReport, PlanOptions};
+use mend_core::{ApplyReport, EditReport};
 
 use mend_workspace::{Lock, Options, Workspace};
 
-use crate::apply::{ApplyError, ApplyOptions};
+use mend_apply::{ApplyError, ApplyOptions, StreamPlanner};
 
 /// Exit code: every edit applied.
 const EXIT_OK: u8 = 0;
@@ -439,15 +438,27 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
                     },
                     Some(lock),
                 )
-                .map(|cp| cp.id)
+                .map(|cp| {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "mend: checkpoint {} (restore it to undo this apply)",
+                        cp.id
+                    );
+                })
                 .map_err(|e| e.to_string())
-            }) as apply::BeforeWrite<'_>
+            }) as mend_apply::BeforeWrite<'_>
         }),
         preplanned,
+        // A pause between commit steps, so the crash tests can kill mend
+        // mid-commit.
+        commit_delay: std::env::var("MEND_TEST_COMMIT_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(std::time::Duration::from_millis),
         ..opts
     };
     let result = match parsed {
-        Ok(p) => apply::run_parsed(&ws, &lock, &p, &opts),
+        Ok(p) => mend_apply::run_parsed(&ws, &lock, &p, &opts),
         Err(e) => Err(ApplyError::Parse(e)),
     };
     let report = match result {
@@ -483,6 +494,7 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         Err(ApplyError::Commit(e)) => {
             return Err(anyhow::Error::new(e).context("committing the planned files failed"));
         }
+        Err(e) => return Err(anyhow::Error::new(e)),
     };
     if args.stage && report.written {
         let (mut changed, mut deleted) = (Vec::new(), Vec::new());
@@ -573,16 +585,8 @@ fn print_human(
 type Streamed = (
     Result<Parsed, mend_core::Error>,
     HashMap<usize, String>,
-    HashMap<String, apply::Preplanned>,
+    HashMap<String, mend_apply::Preplanned>,
 );
-
-/// One file being planned while the response streams in.
-struct Streaming {
-    /// The content's hash as read (`None`: absent), or why it could not be
-    /// read.
-    read: Result<Option<String>, mend_workspace::Error>,
-    planner: Option<mend_core::FilePlanner>,
-}
 
 /// Reads the input as it arrives, checking each block against its file as
 /// soon as it is complete (each block planned once) and printing its
@@ -597,13 +601,9 @@ fn stream_parse(
     let mut events: Vec<Event> = Vec::new();
     let mut carry: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
-    let mut files: HashMap<String, Streaming> = HashMap::new();
+    let mut planner = StreamPlanner::new(ws, args.partial);
     let mut printed: HashMap<usize, String> = HashMap::new();
     let mut entries = 0usize;
-    let plan_opts = PlanOptions {
-        skip_after_failure: args.partial,
-        ..PlanOptions::default()
-    };
     let mut check = |evs: Vec<Event>,
                      events: &mut Vec<Event>,
                      out: &mut dyn std::io::Write|
@@ -614,7 +614,7 @@ fn stream_parse(
                 entries += 1;
                 let line = match entry {
                     Entry::Malformed(m) => EditReport::malformed(index, m).summary(),
-                    Entry::Edit(e) => early_check(ws, &mut files, &plan_opts, index, e).summary(),
+                    Entry::Edit(e) => planner.check(index, e).summary(),
                 };
                 if !args.json && index < mend_core::report::CAPS.listed_edits {
                     writeln!(out, "{line}")?;
@@ -657,53 +657,6 @@ fn stream_parse(
     if parsed.entries.is_empty() {
         return Ok((Err(mend_core::Error::NoEdits), printed, HashMap::new()));
     }
-    let plans = files
-        .into_iter()
-        .filter_map(|(key, f)| {
-            let hash = f.read.ok()?;
-            Some((
-                key,
-                apply::Preplanned {
-                    hash,
-                    plan: f.planner?.finish(),
-                },
-            ))
-        })
-        .collect();
+    let plans = planner.finish();
     Ok((Ok(parsed), printed, plans))
-}
-
-/// Plans the newest edit of a file after those before it, and reports on it.
-fn early_check(
-    ws: &Workspace,
-    files: &mut HashMap<String, Streaming>,
-    opts: &PlanOptions,
-    index: usize,
-    e: &Edit,
-) -> EditReport {
-    let key = ws.normalize(&e.path).unwrap_or_else(|_| e.path.clone());
-    let f = files
-        .entry(key.clone())
-        .or_insert_with(|| match ws.read(&e.path) {
-            Ok(snap) => {
-                let text = snap.text().map(|t| t.text.as_str());
-                Streaming {
-                    read: Ok(snap.text().map(|t| t.hash.clone())),
-                    planner: Some(mend_core::FilePlanner::new(&snap.rel, text, opts)),
-                }
-            }
-            Err(err) => Streaming {
-                read: Err(err),
-                planner: None,
-            },
-        });
-    match (&f.read, &mut f.planner) {
-        (Ok(_), Some(p)) => p.push(index, e).clone(),
-        (Err(err), _) => EditReport::failed(
-            index,
-            e,
-            mend_core::Failure::new(err.kind(), err.to_string(), err.fix()),
-        ),
-        (Ok(_), None) => unreachable!("a read file has a planner"),
-    }
 }

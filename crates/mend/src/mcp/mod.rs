@@ -26,7 +26,7 @@ use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router}
 use serde::Deserialize;
 use strict::{Strict, saturating};
 
-use crate::apply::{ApplyOptions, run_parsed};
+use mend_apply::{ApplyOptions, run_parsed};
 
 /// The MCP server state: one workspace per root.
 #[derive(Clone)]
@@ -306,8 +306,7 @@ impl MendServer {
             };
             let report = match run_parsed(&root, &lock, &parsed, &opts) {
                 Ok(r) => r,
-                Err(crate::apply::ApplyError::Parse(e)) => return Ok(failure(e.to_string())),
-                Err(crate::apply::ApplyError::Commit(e)) => return Ok(failure(e.to_string())),
+                Err(e) => return Ok(failure(e.to_string())),
             };
             if !report.ok {
                 let why = report

@@ -1,0 +1,417 @@
+//! mend's apply pipeline, shared by the CLI, the MCP server and pending
+//! changes: group a parsed response's edits by file, read each file once,
+//! plan its edits, turn the plans into one change set, check it as a whole,
+//! and commit all or nothing (or, with `partial`, what succeeded) through a
+//! `mend-workspace` transaction.
+//!
+//! [`plan`] stops before writing and returns everything a caller needs to
+//! store the results elsewhere (pending changes) or show them (dry runs);
+//! [`run_parsed`] plans and commits. [`StreamPlanner`] checks each block
+//! as a response streams in, so a client sees failures early and the final
+//! run reuses the plans.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use mend_core::formats::{Entry, Parsed};
+use mend_core::report::FileSummary;
+use mend_core::{
+    ApplyReport, Edit, EditOp, EditReport, Failure, FilePlan, FilePlanner, PlanOptions, diff,
+    plan_file, render_retry_context,
+};
+use mend_workspace::{Base, Change, Lock, Snapshot, Workspace};
+
+/// A step run under the apply's lock right before it writes (a
+/// checkpoint); an error stops the apply before anything is written.
+pub type BeforeWrite<'a> = Box<dyn Fn(&Lock) -> Result<(), String> + 'a>;
+
+/// Options of one apply run.
+#[derive(Default)]
+pub struct ApplyOptions<'a> {
+    /// Plan only.
+    pub dry_run: bool,
+    /// Write the edits that succeed, skipping a file's edits after its first
+    /// failure.
+    pub partial: bool,
+    /// Hashes the edits were based on, by normalized path.
+    pub expect: HashMap<String, String>,
+    /// Runs right before files are written (a checkpoint), under the
+    /// workspace lock the apply holds.
+    pub before_write: Option<BeforeWrite<'a>>,
+    /// Plans made while the response streamed in, by normalized path; used
+    /// when the file still has the content they were made against.
+    pub preplanned: HashMap<String, Preplanned>,
+    /// A pause between commit steps, so crash tests can kill mend
+    /// mid-commit.
+    pub commit_delay: Option<Duration>,
+}
+
+/// A file's plan made before the lock was taken.
+pub struct Preplanned {
+    /// The hash of the content it was made against (`None`: absent).
+    pub hash: Option<String>,
+    /// The plan.
+    pub plan: FilePlan,
+}
+
+/// Why an apply run could not produce a report.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApplyError {
+    /// The input could not be parsed into edits (a model error).
+    #[error(transparent)]
+    Parse(mend_core::Error),
+    /// The change set or the commit failed (a file changed under the lock,
+    /// a collision, I/O).
+    #[error(transparent)]
+    Commit(mend_workspace::Error),
+    /// The step before writing (a checkpoint) failed; nothing was written.
+    #[error("the checkpoint before writing failed, so nothing was written: {0}")]
+    BeforeWrite(String),
+}
+
+/// A response planned against the files, nothing written yet.
+#[derive(Debug)]
+pub struct Planned {
+    /// One report per entry of the response, in order.
+    pub reports: Vec<EditReport>,
+    /// What changes, file by file, with its diff.
+    pub files: Vec<FileSummary>,
+    /// The change set that writes it, checked as a whole when it will be
+    /// written (or when `dry_run` asks what would be).
+    pub changes: Vec<Change>,
+    /// The files as read and their plans.
+    pub plans: Vec<(Snapshot, FilePlan)>,
+    /// Whether every edit succeeded.
+    pub ok: bool,
+}
+
+fn refuse_all(reports: &mut Vec<EditReport>, edits: &[(usize, &Edit)], f: &mend_workspace::Error) {
+    for &(i, e) in edits {
+        reports.push(EditReport::failed(
+            i,
+            e,
+            Failure::new(f.kind(), f.to_string(), f.fix()),
+        ));
+    }
+}
+
+/// Plans and (unless a dry run, or an edit failed) commits a parsed response.
+pub fn run_parsed(
+    ws: &Workspace,
+    lock: &Lock,
+    parsed: &Parsed,
+    opts: &ApplyOptions<'_>,
+) -> Result<ApplyReport, ApplyError> {
+    let planned = plan(ws, parsed, opts)?;
+    let write = (planned.ok || opts.partial) && !opts.dry_run && !planned.changes.is_empty();
+    if write {
+        if let Some(hook) = &opts.before_write {
+            hook(lock).map_err(ApplyError::BeforeWrite)?;
+        }
+        commit(ws, lock, &planned.changes, opts.commit_delay).map_err(ApplyError::Commit)?;
+    }
+    let applied = planned.reports.iter().filter(|r| r.is_ok()).count();
+    Ok(ApplyReport {
+        ok: planned.ok,
+        written: write,
+        dry_run: opts.dry_run,
+        format: parsed.format_name(),
+        applied,
+        requested: parsed.entries.len(),
+        files: planned.files,
+        retry_context: render_retry_context(&planned.reports),
+        edits: planned.reports,
+        shell_suggestions: parsed.shell.clone(),
+        omitted: None,
+    })
+}
+
+/// Plans a parsed response against the files (reading each once) and
+/// builds its change set, writing nothing. When the set would be written
+/// (every edit succeeded, or `partial`) and `dry_run` is set, it is checked
+/// as a whole, so a dry run refuses what the real run would.
+pub fn plan(
+    ws: &Workspace,
+    parsed: &Parsed,
+    opts: &ApplyOptions<'_>,
+) -> Result<Planned, ApplyError> {
+    let (groups, order, mut reports) = group(ws, parsed);
+    let plan_opts = PlanOptions {
+        skip_after_failure: opts.partial,
+        ..PlanOptions::default()
+    };
+    let mut plans: Vec<(Snapshot, FilePlan)> = Vec::new();
+    for key in &order {
+        let edits = &groups[key];
+        match plan_one(ws, key, edits, opts, &plan_opts) {
+            Ok((snap, mut plan)) => {
+                reports.append(&mut plan.reports);
+                plans.push((snap, plan));
+            }
+            Err(f) => refuse_all(&mut reports, edits, &f),
+        }
+    }
+    reports.sort_by_key(|r| r.index);
+    let ok = reports.iter().all(EditReport::is_ok);
+    let mut files = Vec::new();
+    let mut changes = Vec::new();
+    for (snap, plan) in &plans {
+        if let Some(summary) = summarize(snap, plan) {
+            files.push(summary);
+            changes.extend(changes_of(ws, snap, plan));
+        }
+    }
+    // A commit checks its change set first; a dry run checks it the same
+    // way, so it refuses what the real run would.
+    if opts.dry_run && (ok || opts.partial) && !changes.is_empty() {
+        ws.check_changes(&changes).map_err(ApplyError::Commit)?;
+    }
+    Ok(Planned {
+        reports,
+        files,
+        changes,
+        plans,
+        ok,
+    })
+}
+
+/// Edits grouped by normalized path (input order kept within a path), the
+/// paths in first-seen order, and the malformed blocks' reports.
+type Groups<'p> = (
+    BTreeMap<String, Vec<(usize, &'p Edit)>>,
+    Vec<String>,
+    Vec<EditReport>,
+);
+
+fn group<'p>(ws: &Workspace, parsed: &'p Parsed) -> Groups<'p> {
+    let mut groups: BTreeMap<String, Vec<(usize, &Edit)>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut reports: Vec<EditReport> = Vec::new();
+    for (i, entry) in parsed.entries.iter().enumerate() {
+        match entry {
+            Entry::Edit(e) => {
+                let key = ws.normalize(&e.path).unwrap_or_else(|_| e.path.clone());
+                if !groups.contains_key(&key) {
+                    order.push(key.clone());
+                }
+                groups.entry(key).or_default().push((i, e));
+            }
+            Entry::Malformed(m) => reports.push(EditReport::malformed(i, m)),
+        }
+    }
+    (groups, order, reports)
+}
+
+/// Reads one file and plans its edits (or reuses the plan streaming made
+/// against the same content).
+fn plan_one(
+    ws: &Workspace,
+    key: &str,
+    edits: &[(usize, &Edit)],
+    opts: &ApplyOptions<'_>,
+    plan_opts: &PlanOptions,
+) -> Result<(Snapshot, FilePlan), mend_workspace::Error> {
+    let snap = read_for(ws, edits)?;
+    if let Some(expected) = opts.expect.get(&snap.rel) {
+        let current = snap.text().map(|f| f.hash.as_str()).unwrap_or("absent");
+        if current != expected {
+            let now = snap.text().map_or("", |f| f.text.as_str());
+            return Err(ws.stale(&snap.rel, expected, None, now));
+        }
+    }
+    let original = snap.text().map(|f| f.text.as_str());
+    let now = snap.text().map(|f| f.hash.clone());
+    let plan = match opts.preplanned.get(key) {
+        Some(p) if p.hash == now => p.plan.clone(),
+        _ => plan_file(&snap.rel, original, edits, plan_opts),
+    };
+    if let Some(to) = &plan.new_path {
+        ws.resolve(to)?;
+    }
+    Ok((snap, plan))
+}
+
+/// Reads the file the edits name. A file created where a folder is plans
+/// as a creation: the change-set check lets it through only if the same
+/// response empties the folder.
+fn read_for(ws: &Workspace, edits: &[(usize, &Edit)]) -> Result<Snapshot, mend_workspace::Error> {
+    match ws.read(&edits[0].1.path) {
+        Err(mend_workspace::Error::NotAFile {
+            path,
+            kind: "a directory",
+        }) if edits
+            .iter()
+            .all(|(_, e)| matches!(e.op, EditOp::Create { .. } | EditOp::WriteFile { .. })) =>
+        {
+            Ok(Snapshot {
+                path: ws.resolve(&path).unwrap_or_default(),
+                rel: path,
+                file: None,
+            })
+        }
+        other => other,
+    }
+}
+
+/// What a plan changes in one file, with its diff; `None` when nothing.
+/// In partial mode, a file is written with the edits that succeeded.
+fn summarize(snap: &Snapshot, plan: &FilePlan) -> Option<FileSummary> {
+    let original = snap.text().map(|f| f.text.as_str());
+    let status = plan.status(original)?;
+    let display = &snap.rel;
+    Some(FileSummary {
+        path: display.clone(),
+        status,
+        renamed_to: plan.new_path.clone(),
+        diff: diff::unified(
+            original.map(|_| display.as_str()),
+            plan.content
+                .as_ref()
+                .map(|_| plan.new_path.as_deref().unwrap_or(display)),
+            original.unwrap_or(""),
+            plan.content.as_deref().unwrap_or(""),
+        ),
+    })
+}
+
+/// The workspace changes that carry out one file's plan: a write, a
+/// deletion, or a rename as a write plus a deletion.
+fn changes_of(ws: &Workspace, snap: &Snapshot, plan: &FilePlan) -> Vec<Change> {
+    let display = &snap.rel;
+    let base = snap
+        .text()
+        .map_or(Base::Absent, |f| Base::Hash(f.hash.clone()));
+    let encoding = snap
+        .text()
+        .map_or(mend_workspace::Encoding::Utf8, |f| f.encoding);
+    // A move onto the file's own path is a plain write.
+    let new_path = plan
+        .new_path
+        .as_ref()
+        .filter(|to| ws.normalize(to).ok().as_deref() != Some(display.as_str()));
+    match (&plan.content, new_path) {
+        (None, _) => vec![Change::Delete {
+            path: display.clone(),
+            base,
+        }],
+        (Some(c), Some(to)) => vec![
+            Change::Write {
+                path: to.clone(),
+                text: c.clone(),
+                encoding,
+                base: Base::Absent,
+                mode_from: Some(display.clone()),
+                executable: plan.executable,
+            },
+            Change::Delete {
+                path: display.clone(),
+                base,
+            },
+        ],
+        (Some(c), None) => vec![Change::Write {
+            path: display.clone(),
+            text: c.clone(),
+            encoding,
+            base,
+            mode_from: None,
+            executable: plan.executable,
+        }],
+    }
+}
+
+/// Commits, pausing between steps when asked (for crash tests).
+fn commit(
+    ws: &Workspace,
+    lock: &Lock,
+    changes: &[Change],
+    delay: Option<Duration>,
+) -> Result<usize, mend_workspace::Error> {
+    match delay {
+        Some(d) => ws.commit_with_hook(lock, changes, &|_| std::thread::sleep(d)),
+        None => ws.commit(lock, changes),
+    }
+}
+
+/// One file being planned while a response streams in.
+struct Streaming {
+    /// The content's hash as read (`None`: absent), or why it could not be
+    /// read.
+    read: Result<Option<String>, mend_workspace::Error>,
+    planner: Option<FilePlanner>,
+}
+
+/// Checks each block of a streaming response against its file as soon as
+/// the block is complete (each block planned once, after the file's earlier
+/// blocks), and hands the plans to the final run through
+/// [`ApplyOptions::preplanned`], which reuses a plan only while the file
+/// still has the content it was made against.
+pub struct StreamPlanner<'w> {
+    ws: &'w Workspace,
+    opts: PlanOptions,
+    files: HashMap<String, Streaming>,
+}
+
+impl<'w> StreamPlanner<'w> {
+    /// A planner for `ws`; `partial` skips a file's edits after its first
+    /// failure, as `ApplyOptions::partial` does.
+    pub fn new(ws: &'w Workspace, partial: bool) -> StreamPlanner<'w> {
+        StreamPlanner {
+            ws,
+            opts: PlanOptions {
+                skip_after_failure: partial,
+                ..PlanOptions::default()
+            },
+            files: HashMap::new(),
+        }
+    }
+
+    /// Plans the newest edit of a file after those before it, and reports
+    /// on it.
+    pub fn check(&mut self, index: usize, e: &Edit) -> EditReport {
+        let (ws, opts) = (self.ws, &self.opts);
+        let key = ws.normalize(&e.path).unwrap_or_else(|_| e.path.clone());
+        let f = self
+            .files
+            .entry(key)
+            .or_insert_with(|| match ws.read(&e.path) {
+                Ok(snap) => {
+                    let text = snap.text().map(|t| t.text.as_str());
+                    Streaming {
+                        read: Ok(snap.text().map(|t| t.hash.clone())),
+                        planner: Some(FilePlanner::new(&snap.rel, text, opts)),
+                    }
+                }
+                Err(err) => Streaming {
+                    read: Err(err),
+                    planner: None,
+                },
+            });
+        match (&f.read, &mut f.planner) {
+            (Ok(_), Some(p)) => p.push(index, e).clone(),
+            (Err(err), _) => EditReport::failed(
+                index,
+                e,
+                Failure::new(err.kind(), err.to_string(), err.fix()),
+            ),
+            (Ok(_), None) => unreachable!("a read file has a planner"),
+        }
+    }
+
+    /// The plans, by normalized path, for [`ApplyOptions::preplanned`].
+    pub fn finish(self) -> HashMap<String, Preplanned> {
+        self.files
+            .into_iter()
+            .filter_map(|(key, f)| {
+                let hash = f.read.ok()?;
+                Some((
+                    key,
+                    Preplanned {
+                        hash,
+                        plan: f.planner?.finish(),
+                    },
+                ))
+            })
+            .collect()
+    }
+}
