@@ -52,6 +52,24 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_recovers() {
         seed
     };
     let mut outcomes = [0usize; 3]; // all old, all new, recovered mixed
+    // How long an unkilled run takes here and now (a loaded machine is
+    // slower), so the kills spread over the whole commit.
+    let window = {
+        let (dir, response) = fifty_file_root();
+        let input = dir.path().join("response.txt");
+        std::fs::write(&input, &response).unwrap();
+        let start = std::time::Instant::now();
+        let status = Command::new(mend_bin())
+            .args(["apply", "--root"])
+            .arg(dir.path())
+            .arg(&input)
+            .env("MEND_TEST_COMMIT_DELAY_MS", "1")
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        start.elapsed().as_micros() as u64 * 11 / 10
+    };
     for trial in 0..50 {
         let (dir, response) = fifty_file_root();
         let input = dir.path().join("response.txt");
@@ -65,8 +83,8 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_recovers() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        // A commit takes ~100 steps of 1 ms; kill anywhere in it.
-        std::thread::sleep(Duration::from_micros(next() % 220_000));
+        // A commit takes ~100 steps of 1 ms; kill anywhere in the run.
+        std::thread::sleep(Duration::from_micros(next() % window.max(1)));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
         let after_kill = states(dir.path());
