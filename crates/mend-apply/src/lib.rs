@@ -111,20 +111,27 @@ pub fn run_parsed(
         }
         commit(ws, lock, &planned.changes, opts.commit_delay).map_err(ApplyError::Commit)?;
     }
-    let applied = planned.reports.iter().filter(|r| r.is_ok()).count();
-    Ok(ApplyReport {
-        ok: planned.ok,
-        written: write,
-        dry_run: opts.dry_run,
-        format: parsed.format_name(),
-        applied,
-        requested: parsed.entries.len(),
-        files: planned.files,
-        retry_context: render_retry_context(&planned.reports),
-        edits: planned.reports,
-        shell_suggestions: parsed.shell.clone(),
-        omitted: None,
-    })
+    Ok(planned.into_report(parsed, opts.dry_run, write))
+}
+
+impl Planned {
+    /// The report of this plan: `dry_run` and `written` as the run went.
+    pub fn into_report(self, parsed: &Parsed, dry_run: bool, written: bool) -> ApplyReport {
+        let applied = self.reports.iter().filter(|r| r.is_ok()).count();
+        ApplyReport {
+            ok: self.ok,
+            written,
+            dry_run,
+            format: parsed.format_name(),
+            applied,
+            requested: parsed.entries.len(),
+            files: self.files,
+            retry_context: render_retry_context(&self.reports),
+            edits: self.reports,
+            shell_suggestions: parsed.shell.clone(),
+            omitted: None,
+        }
+    }
 }
 
 /// Plans a parsed response against the files (reading each once) and
@@ -136,6 +143,21 @@ pub fn plan(
     parsed: &Parsed,
     opts: &ApplyOptions<'_>,
 ) -> Result<Planned, ApplyError> {
+    plan_from(ws, parsed, opts, &|rel: &str| ws.read(rel))
+}
+
+/// Where [`plan_from`] reads each file's current text: the workspace, or
+/// a view over it (pending changes plan against a proposal's output).
+pub type Source<'s> = dyn Fn(&str) -> Result<Snapshot, mend_workspace::Error> + 's;
+
+/// [`plan`] against texts from `source` instead of the files on disk;
+/// paths are still normalized and confined by `ws`.
+pub fn plan_from(
+    ws: &Workspace,
+    parsed: &Parsed,
+    opts: &ApplyOptions<'_>,
+    source: &Source<'_>,
+) -> Result<Planned, ApplyError> {
     let (groups, order, mut reports) = group(ws, parsed);
     let plan_opts = PlanOptions {
         skip_after_failure: opts.partial,
@@ -144,7 +166,7 @@ pub fn plan(
     let mut plans: Vec<(Snapshot, FilePlan)> = Vec::new();
     for key in &order {
         let edits = &groups[key];
-        match plan_one(ws, key, edits, opts, &plan_opts) {
+        match plan_one(ws, source, key, edits, opts, &plan_opts) {
             Ok((snap, mut plan)) => {
                 reports.append(&mut plan.reports);
                 plans.push((snap, plan));
@@ -207,12 +229,13 @@ fn group<'p>(ws: &Workspace, parsed: &'p Parsed) -> Groups<'p> {
 /// against the same content).
 fn plan_one(
     ws: &Workspace,
+    source: &Source<'_>,
     key: &str,
     edits: &[(usize, &Edit)],
     opts: &ApplyOptions<'_>,
     plan_opts: &PlanOptions,
 ) -> Result<(Snapshot, FilePlan), mend_workspace::Error> {
-    let snap = read_for(ws, edits)?;
+    let snap = read_for(ws, source, edits)?;
     if let Some(expected) = opts.expect.get(&snap.rel) {
         let current = snap.text().map(|f| f.hash.as_str()).unwrap_or("absent");
         if current != expected {
@@ -235,8 +258,12 @@ fn plan_one(
 /// Reads the file the edits name. A file created where a folder is plans
 /// as a creation: the change-set check lets it through only if the same
 /// response empties the folder.
-fn read_for(ws: &Workspace, edits: &[(usize, &Edit)]) -> Result<Snapshot, mend_workspace::Error> {
-    match ws.read(&edits[0].1.path) {
+fn read_for(
+    ws: &Workspace,
+    source: &Source<'_>,
+    edits: &[(usize, &Edit)],
+) -> Result<Snapshot, mend_workspace::Error> {
+    match source(&edits[0].1.path) {
         Err(mend_workspace::Error::NotAFile {
             path,
             kind: "a directory",

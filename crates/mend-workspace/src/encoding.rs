@@ -5,10 +5,10 @@
 //! written back in the same byte order. Anything else is refused: mend never
 //! substitutes U+FFFD, so a file it cannot represent exactly is not edited.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a file's bytes encode its text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Encoding {
     /// UTF-8 (a BOM, if any, is part of the text).

@@ -217,6 +217,11 @@ pub struct Lock {
     _file: fs::File,
 }
 
+/// The bytes of `text` in `encoding`, exactly as a commit writes them.
+pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
+    encoding::encode(text, encoding)
+}
+
 /// `sha256:<hex>` of some bytes.
 pub fn hash_bytes(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

@@ -6,6 +6,7 @@
 mod checkpoint;
 mod mcp;
 mod merge;
+mod pending;
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write as _};
@@ -90,6 +91,12 @@ enum Command {
     /// Snapshot and restore the worktree (private git refs; HEAD, branches,
     /// the index and the stash are never touched).
     Checkpoint(checkpoint::CheckpointArgs),
+    /// Review changes `mend apply --pending` held back: status letters,
+    /// accept or reject by file or hunk, sync, diff.
+    ///
+    /// Exit status: 0 done, 1 refused (a conflict, a file changed locally,
+    /// a streaming proposal, no such hunk or session), 2 for an error.
+    Pending(pending::PendingArgs),
     /// Serve mend's tools to an agent over the Model Context Protocol
     /// (stdio).
     Mcp {
@@ -150,6 +157,14 @@ struct ApplyArgs {
     /// Add the changed files to the git index after writing.
     #[arg(long)]
     stage: bool,
+    /// Hold the results as pending changes for review (`mend pending`)
+    /// instead of writing the files; edits to a file with a pending output
+    /// apply on top of it.
+    #[arg(long, conflicts_with_all = ["checkpoint", "stage", "dry_run", "partial"])]
+    pending: bool,
+    /// The pending session (with --pending).
+    #[arg(long, default_value = mend_pending::DEFAULT_SESSION, requires = "pending")]
+    session: String,
     /// The model's response; `-` or nothing reads standard input.
     input: Option<PathBuf>,
 }
@@ -226,6 +241,7 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => merge::run_diff(&args),
         Command::Checkpoint(args) => checkpoint::run(&args),
+        Command::Pending(args) => pending::run(&args),
         Command::Mcp { root, tools } => mcp::run(&root, tools.as_deref()),
         Command::Hash { root, paths } => run_hash(&root, &paths),
     };
@@ -418,6 +434,17 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     // a file to the commit, so concurrent mend processes apply one after the
     // other and none loses an edit; streamed plans are reused only for
     // files that did not change in between.
+    let mut session = if args.pending {
+        Some(mend_pending::Session::open(&ws, &args.session)?)
+    } else {
+        None
+    };
+    // A streaming proposal holds the session's request lock while it reads,
+    // so no accept or sync changes the session under it.
+    let _request = match &session {
+        Some(s) if args.stream => Some(s.request_lock()?),
+        _ => None,
+    };
     let (parsed, streamed, preplanned) = if args.stream {
         stream_parse(&ws, args, &mut out)?
     } else {
@@ -457,9 +484,10 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
             .map(std::time::Duration::from_millis),
         ..opts
     };
-    let result = match parsed {
-        Ok(p) => mend_apply::run_parsed(&ws, &lock, &p, &opts),
-        Err(e) => Err(ApplyError::Parse(e)),
+    let result = match (parsed, session.as_mut()) {
+        (Ok(p), Some(s)) => Ok(s.propose(&p)?),
+        (Ok(p), None) => mend_apply::run_parsed(&ws, &lock, &p, &opts),
+        (Err(e), _) => Err(ApplyError::Parse(e)),
     };
     let report = match result {
         Ok(r) => r,
@@ -515,7 +543,12 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
         return Ok(if listed.ok { EXIT_OK } else { EXIT_FAILED });
     }
-    print_human(&mut out, &report, &streamed)?;
+    print_human(
+        &mut out,
+        &report,
+        &streamed,
+        args.pending.then_some(&args.session),
+    )?;
     Ok(if report.ok { EXIT_OK } else { EXIT_FAILED })
 }
 
@@ -523,6 +556,7 @@ fn print_human(
     out: &mut impl std::io::Write,
     report: &ApplyReport,
     streamed: &HashMap<usize, String>,
+    pending: Option<&String>,
 ) -> anyhow::Result<()> {
     // One line per edit, up to the listing cap; the rest are counted.
     let cap = mend_core::report::CAPS.listed_edits;
@@ -542,7 +576,7 @@ fn print_human(
             rest.describe()
         )?;
     }
-    if report.dry_run && report.ok {
+    if (report.dry_run || pending.is_some()) && report.ok {
         for f in &report.files {
             write!(out, "{}", f.diff)?;
         }
@@ -558,7 +592,10 @@ fn print_human(
             writeln!(out, "  $ {command}")?;
         }
     }
-    let verb = if report.written && !report.ok {
+    let held = pending.map(|s| format!("held in pending session `{s}`, nothing written"));
+    let verb = if let Some(held) = held.as_deref().filter(|_| report.ok) {
+        held
+    } else if report.written && !report.ok {
         "partial: the successful edits were written"
     } else if report.written {
         "written"

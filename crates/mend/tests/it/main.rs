@@ -5,6 +5,7 @@ mod cli;
 mod formats;
 mod mcp;
 mod merge;
+mod pending;
 mod transactions;
 
 #[path = "../support/mod.rs"]

@@ -1,0 +1,306 @@
+//! Pending sessions on real files in temporary folders.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use mend_core::formats::{self, Format};
+use mend_pending::{Against, Error, Session};
+use mend_workspace::{Options, Workspace};
+
+fn root() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path(), Options::default()).unwrap();
+    (dir, ws)
+}
+
+fn put(root: &Path, rel: &str, bytes: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, bytes).unwrap();
+}
+
+fn read(root: &Path, rel: &str) -> Vec<u8> {
+    std::fs::read(root.join(rel)).unwrap()
+}
+
+fn sr(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
+}
+
+fn propose(s: &mut Session<'_>, response: &str) -> mend_core::ApplyReport {
+    let parsed = formats::parse(response, Format::Auto).unwrap();
+    s.propose(&parsed).unwrap()
+}
+
+fn letters(s: &Session<'_>) -> BTreeMap<String, String> {
+    s.status()
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.path, f.status.to_owned()))
+        .collect()
+}
+
+const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+
+#[test]
+fn every_status_letter() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    for f in [
+        "clean.txt",
+        "mod.txt",
+        "del.txt",
+        "ren.txt",
+        "local.txt",
+        "both.txt",
+    ] {
+        put(d, f, TEN.as_bytes());
+    }
+    let mut s = Session::open(&ws, "default").unwrap();
+    s.add(&["clean.txt".into(), "local.txt".into()]).unwrap();
+    let response = [
+        sr("mod.txt", "two", "TWO"),
+        sr("both.txt", "two", "TWO"),
+        sr("new.txt", "", "brand new"),
+        sr("taken.txt", "", "mine"),
+        "*** Begin Patch\n*** Delete File: del.txt\n*** Update File: ren.txt\n*** Move to: moved.txt\n@@\n-one\n+ONE\n*** End Patch\n".into(),
+    ]
+    .join("\n");
+    let report = propose(&mut s, &response);
+    assert!(report.ok, "{:?}", report.retry_context);
+    // Nothing was written.
+    assert_eq!(read(d, "mod.txt"), TEN.as_bytes());
+    assert!(!d.join("new.txt").exists());
+    put(d, "local.txt", b"changed by a person\n");
+    put(d, "both.txt", b"changed by a person\n");
+    put(d, "taken.txt", b"made by a person meanwhile\n");
+    let want: BTreeMap<String, String> = [
+        ("both.txt", "~M"),
+        ("clean.txt", " "),
+        ("del.txt", "D"),
+        ("local.txt", "~"),
+        ("mod.txt", "M"),
+        ("new.txt", "A"),
+        ("ren.txt", "R"),
+        ("taken.txt", "!A"),
+    ]
+    .into_iter()
+    .map(|(p, l)| (p.to_owned(), l.to_owned()))
+    .collect();
+    assert_eq!(letters(&s), want);
+}
+
+#[test]
+fn accepting_a_local_change_and_a_proposal_that_do_not_overlap_keeps_both() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(&mut s, &sr("f.txt", "nine", "NINE"));
+    put(d, "f.txt", TEN.replace("two", "TWO by hand").as_bytes());
+    assert_eq!(letters(&s)["f.txt"], "~M");
+    let lock = ws.lock().unwrap();
+    let done = s.accept(&lock, &[], &[], false).unwrap();
+    assert_eq!(done[0].how, "merged");
+    let want = TEN.replace("two", "TWO by hand").replace("nine", "NINE");
+    assert_eq!(read(d, "f.txt"), want.as_bytes());
+    // The context is now what was accepted, and no output is left.
+    assert_eq!(letters(&s)["f.txt"], " ");
+}
+
+#[test]
+fn an_overlapping_local_change_is_refused_unless_markers() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(&mut s, &sr("f.txt", "five", "FIVE from the model"));
+    put(
+        d,
+        "f.txt",
+        TEN.replace("five", "five from a person").as_bytes(),
+    );
+    let lock = ws.lock().unwrap();
+    let err = s.accept(&lock, &[], &[], false).unwrap_err();
+    assert!(matches!(err, Error::Conflict { conflicts: 1, .. }), "{err}");
+    assert_eq!(
+        read(d, "f.txt"),
+        TEN.replace("five", "five from a person").as_bytes()
+    );
+    s.accept(&lock, &["f.txt".into()], &[], true).unwrap();
+    let text = String::from_utf8(read(d, "f.txt")).unwrap();
+    assert!(
+        text.contains(
+            "<<<<<<< local\nfive from a person\n=======\nFIVE from the model\n>>>>>>> proposal\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn accepting_hunk_one_and_rejecting_hunk_two_leaves_exactly_hunk_one() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(
+        &mut s,
+        &format!(
+            "{}\n{}",
+            sr("f.txt", "two", "TWO"),
+            sr("f.txt", "nine", "NINE")
+        ),
+    );
+    let diff = s.diff(&[], Against::Context).unwrap();
+    assert!(
+        diff.contains("hunk 1\n") && diff.contains("hunk 2\n"),
+        "{diff}"
+    );
+    let lock = ws.lock().unwrap();
+    let err = s.accept(&lock, &["f.txt".into()], &[3], false).unwrap_err();
+    assert!(matches!(err, Error::NoHunk { count: 2, .. }), "{err}");
+    s.accept(&lock, &["f.txt".into()], &[1], false).unwrap();
+    assert_eq!(read(d, "f.txt"), TEN.replace("two", "TWO").as_bytes());
+    // What was hunk 2 is now the only hunk.
+    assert_eq!(letters(&s)["f.txt"], "M");
+    s.reject(&["f.txt".into()], &[1]).unwrap();
+    assert_eq!(letters(&s)["f.txt"], " ");
+    assert_eq!(read(d, "f.txt"), TEN.replace("two", "TWO").as_bytes());
+}
+
+#[test]
+fn a_second_proposal_applies_on_top_of_the_first() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(&mut s, &sr("f.txt", "two", "TWO"));
+    // The second edit searches for text only the first proposal has.
+    let report = propose(&mut s, &sr("f.txt", "TWO\nthree", "TWO\nTHREE"));
+    assert!(report.ok, "{:?}", report.retry_context);
+    let lock = ws.lock().unwrap();
+    s.accept(&lock, &[], &[], false).unwrap();
+    assert_eq!(
+        read(d, "f.txt"),
+        TEN.replace("two\nthree", "TWO\nTHREE").as_bytes()
+    );
+}
+
+#[test]
+fn a_streaming_proposal_locks_accept_but_not_status_or_diff() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "review").unwrap();
+    propose(&mut s, &sr("f.txt", "two", "TWO"));
+    let other = Session::open(&ws, "review").unwrap();
+    let streaming = other.request_lock().unwrap();
+    let lock = ws.lock().unwrap();
+    let err = s.accept(&lock, &[], &[], false).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a request is streaming into session `review`"),
+        "{err}"
+    );
+    assert!(matches!(s.reject(&[], &[]), Err(Error::Streaming(_))));
+    assert!(matches!(s.sync(&[]), Err(Error::Streaming(_))));
+    assert!(matches!(s.add(&["f.txt".into()]), Err(Error::Streaming(_))));
+    assert_eq!(letters(&s)["f.txt"], "M");
+    assert!(!s.diff(&[], Against::Context).unwrap().is_empty());
+    drop(streaming);
+    s.accept(&lock, &[], &[], false).unwrap();
+    assert_eq!(read(d, "f.txt"), TEN.replace("two", "TWO").as_bytes());
+}
+
+#[test]
+fn a_failed_proposal_stores_only_its_retry_context() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    let report = propose(
+        &mut s,
+        &format!(
+            "{}\n{}",
+            sr("f.txt", "two", "TWO"),
+            sr("f.txt", "eleven", "ELEVEN")
+        ),
+    );
+    assert!(!report.ok);
+    let retry = s.retry_context().unwrap().to_owned();
+    assert!(retry.contains("eleven"), "{retry}");
+    // All or nothing: the edit that matched is not stored either.
+    assert_eq!(letters(&s)["f.txt"], " ");
+    // It survives reopening, and a good proposal clears it.
+    let mut s = Session::open(&ws, "default").unwrap();
+    assert_eq!(s.retry_context(), Some(retry.as_str()));
+    propose(&mut s, &sr("f.txt", "two", "TWO"));
+    assert_eq!(s.retry_context(), None);
+}
+
+#[test]
+fn bytes_survive_accept_merge_and_hunks() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    let crlf = "\u{feff}one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\neight\r\nnine";
+    put(d, "w.txt", crlf.as_bytes());
+    put(d, "m.txt", crlf.as_bytes());
+    put(d, "h.txt", crlf.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(
+        &mut s,
+        &[
+            sr("w.txt", "two", "TWO"),
+            sr("m.txt", "eight", "EIGHT"),
+            sr("h.txt", "two", "TWO"),
+            sr("h.txt", "nine", "NINE"),
+        ]
+        .join("\n"),
+    );
+    put(d, "m.txt", crlf.replace("one", "ONE").as_bytes());
+    let lock = ws.lock().unwrap();
+    s.accept(&lock, &["w.txt".into(), "m.txt".into()], &[], false)
+        .unwrap();
+    s.accept(&lock, &["h.txt".into()], &[2], false).unwrap();
+    assert_eq!(read(d, "w.txt"), crlf.replace("two", "TWO").as_bytes());
+    assert_eq!(
+        read(d, "m.txt"),
+        crlf.replace("one", "ONE")
+            .replace("eight", "EIGHT")
+            .as_bytes()
+    );
+    assert_eq!(read(d, "h.txt"), crlf.replace("nine", "NINE").as_bytes());
+}
+
+#[test]
+fn deletions_and_renames_are_accepted_and_sessions_listed_and_dropped() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "old.txt", b"x\n");
+    put(d, "gone.txt", b"y\n");
+    let mut s = Session::open(&ws, "work").unwrap();
+    propose(
+        &mut s,
+        "*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: old.txt\n*** Move to: new.txt\n@@\n-x\n+z\n*** End Patch\n",
+    );
+    let lock = ws.lock().unwrap();
+    let done = s.accept(&lock, &[], &[], false).unwrap();
+    assert_eq!(done.len(), 2);
+    assert!(!d.join("gone.txt").exists() && !d.join("old.txt").exists());
+    assert_eq!(read(d, "new.txt"), b"z\n");
+    assert_eq!(
+        letters(&s).into_iter().collect::<Vec<_>>(),
+        [("new.txt".into(), " ".into())]
+    );
+    assert_eq!(Session::list(&ws).unwrap(), ["work"]);
+    Session::drop_session(&ws, "work").unwrap();
+    assert!(Session::list(&ws).unwrap().is_empty());
+    assert!(matches!(
+        Session::existing(&ws, "work"),
+        Err(Error::NoSession(_))
+    ));
+    assert!(matches!(
+        Session::open(&ws, "../x"),
+        Err(Error::BadSession(_))
+    ));
+}

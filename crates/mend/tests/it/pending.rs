@@ -1,0 +1,114 @@
+//! `mend apply --pending` and `mend pending …` through the real binary.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+use crate::{mend_bin, run_mend};
+
+const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+
+fn sr(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
+}
+
+fn text(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_pending_apply_writes_nothing_and_review_accepts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN).unwrap();
+    let edit = sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE");
+    let out = run_mend(
+        d,
+        &["apply", "--pending", "--session", "s1"],
+        Some(edit.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("held in pending session `s1`"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), TEN);
+    let status = run_mend(d, &["pending", "status", "--session", "s1", "--json"], None);
+    let v: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(v["files"][0]["status"], "M");
+    let out = run_mend(
+        d,
+        &["pending", "accept", "--session", "s1", "--hunk", "2"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        TEN.replace("nine", "NINE")
+    );
+    // A local edit that overlaps what is left is refused with exit 1.
+    std::fs::write(
+        d.join("f.txt"),
+        TEN.replace("two", "two by hand").replace("nine", "NINE"),
+    )
+    .unwrap();
+    let out = run_mend(d, &["pending", "accept", "--session", "s1"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("overlap"), "{}", text(&out));
+    let out = run_mend(d, &["pending", "status", "--session", "s1"], None);
+    assert_eq!(text(&out), "~M f.txt\n");
+}
+
+/// While `mend apply --pending --stream` is still reading its response,
+/// another process's accept on that session is refused; once the stream
+/// ends, it goes through.
+#[test]
+fn a_streaming_proposal_holds_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN).unwrap();
+    let out = run_mend(
+        d,
+        &["apply", "--pending"],
+        Some(sr("f.txt", "two", "TWO").as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let mut streaming = Command::new(mend_bin())
+        .args(["apply", "--pending", "--stream"])
+        .current_dir(d)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = streaming.stdin.take().unwrap();
+    input
+        .write_all(sr("f.txt", "nine", "NINE").as_bytes())
+        .unwrap();
+    input.flush().unwrap();
+    // Its first status line means it holds the lock (taken before it
+    // reads) and has read a block.
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(streaming.stdout.as_mut().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    assert!(first.starts_with("applied"), "{first}");
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let refused = text(&out);
+    assert!(
+        refused.contains("a request is streaming into session `default`"),
+        "{refused}"
+    );
+    let status = run_mend(d, &["pending", "status"], None);
+    assert_eq!(status.status.code(), Some(0));
+    drop(input);
+    assert!(streaming.wait().unwrap().success());
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        TEN.replace("two", "TWO").replace("nine", "NINE")
+    );
+}
