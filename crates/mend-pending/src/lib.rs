@@ -333,6 +333,16 @@ impl<'w> Session<'w> {
     /// context), and stores the new outputs, all or nothing. A failed
     /// proposal stores nothing but its retry context.
     pub fn propose(&mut self, parsed: &Parsed) -> Result<ApplyReport, Error> {
+        self.propose_expecting(parsed, std::collections::HashMap::new())
+    }
+
+    /// [`Session::propose`], refusing a file whose text as the model sees
+    /// it (see [`Session::read`]) no longer hashes to the expected version.
+    pub fn propose_expecting(
+        &mut self,
+        parsed: &Parsed,
+        expect: std::collections::HashMap<String, String>,
+    ) -> Result<ApplyReport, Error> {
         // Files the model names without a context get the file as it is.
         for entry in &parsed.entries {
             if let ParsedEntry::Edit(e) = entry
@@ -352,6 +362,7 @@ impl<'w> Session<'w> {
         }
         let opts = mend_apply::ApplyOptions {
             dry_run: true,
+            expect,
             ..mend_apply::ApplyOptions::default()
         };
         let view = |raw: &str| self.view(raw);
@@ -366,6 +377,28 @@ impl<'w> Session<'w> {
         }
         self.store.save(&self.index)?;
         Ok(planned.into_report(parsed, true, false))
+    }
+
+    /// A file as a model reading it should see it: its pending output when
+    /// it has one; otherwise the file on disk, which becomes its context
+    /// (the model has now seen it).
+    pub fn read(&mut self, raw: &str) -> Result<Snapshot, Error> {
+        let rel = self.ws.normalize(raw)?;
+        if self
+            .index
+            .files
+            .get(&rel)
+            .is_some_and(|e| e.output.is_some())
+        {
+            return Ok(self.view(&rel)?);
+        }
+        let snap = self.ws.read(&rel)?;
+        if snap.text().is_some() || self.index.files.contains_key(&rel) {
+            let context = self.store_text(snap.text())?;
+            self.index.files.entry(rel).or_default().context = context;
+            self.store.save(&self.index)?;
+        }
+        Ok(snap)
     }
 
     /// What the model sees of a file: its output, else its context, else

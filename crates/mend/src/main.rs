@@ -108,6 +108,11 @@ enum Command {
         /// the model: `--tools write_file` leaves whole-file writes only.
         #[arg(long, value_delimiter = ',')]
         tools: Option<Vec<String>>,
+        /// Review mode: writing tools hold their results as pending changes
+        /// in SESSION (default `default`) instead of writing, and
+        /// read_file shows a file's pending output.
+        #[arg(long, value_name = "SESSION", num_args = 0..=1, default_missing_value = mend_pending::DEFAULT_SESSION)]
+        pending: Option<String>,
     },
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
@@ -242,7 +247,11 @@ fn main() -> ExitCode {
         Command::Diff(args) => merge::run_diff(&args),
         Command::Checkpoint(args) => checkpoint::run(&args),
         Command::Pending(args) => pending::run(&args),
-        Command::Mcp { root, tools } => mcp::run(&root, tools.as_deref()),
+        Command::Mcp {
+            root,
+            tools,
+            pending,
+        } => mcp::run(&root, tools.as_deref(), pending.as_deref()),
         Command::Hash { root, paths } => run_hash(&root, &paths),
     };
     match result {

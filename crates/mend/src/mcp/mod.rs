@@ -10,6 +10,7 @@
 //! Arguments are strict (see `strict`) and every writing tool takes
 //! `dry_run`.
 
+mod review;
 mod stdio;
 mod strict;
 
@@ -33,6 +34,9 @@ use mend_apply::{ApplyOptions, run_parsed};
 pub struct MendServer {
     roots: Arc<Vec<Workspace>>,
     tool_router: ToolRouter<Self>,
+    /// Review mode: the pending session writing tools fill instead of
+    /// writing.
+    pending: Option<Arc<str>>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -162,6 +166,13 @@ struct CheckpointRestoreArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+struct PendingStatusArgs {
+    /// Which project root (default: the first).
+    root: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct CheckpointListArgs {
     /// Which project root (default: the first).
     root: Option<String>,
@@ -181,7 +192,11 @@ fn json(v: &serde_json::Value) -> String {
 
 impl MendServer {
     /// A server for these roots, serving only `tools` when given.
-    pub fn new(roots: &[PathBuf], tools: Option<&[String]>) -> anyhow::Result<Self> {
+    pub fn new(
+        roots: &[PathBuf],
+        tools: Option<&[String]>,
+        pending: Option<&str>,
+    ) -> anyhow::Result<Self> {
         let roots = if roots.is_empty() {
             vec![PathBuf::from(".")]
         } else {
@@ -208,9 +223,14 @@ impl MendServer {
                 tool_router.remove_route(name);
             }
         }
+        if let Some(name) = pending {
+            // A bad name fails at start, not on the first call.
+            mend_pending::Session::open(&ws[0], name)?;
+        }
         Ok(MendServer {
             roots: Arc::new(ws),
             tool_router,
+            pending: pending.map(Arc::from),
         })
     }
 
@@ -293,12 +313,16 @@ impl MendServer {
         expect: HashMap<String, String>,
         dry_run: bool,
     ) -> CallToolResult {
+        let pending = self.pending.clone();
         let work = tokio::task::spawn_blocking(move || -> Result<CallToolResult, String> {
             let lock = root.lock().map_err(|e| e.to_string())?;
             // A failed recovery stops the call: committing over an
             // unfinished journal would lose it.
             let recovered = root.recover(&lock).map_err(|e| e.to_string())?;
             let notice = recovered.map(|r| r.to_string());
+            if let Some(session) = pending {
+                return review::propose(&root, &session, &parsed, expect);
+            }
             let opts = ApplyOptions {
                 dry_run,
                 expect,
@@ -328,33 +352,11 @@ impl MendServer {
                     versions.insert(snap.rel.clone(), t.hash.clone().into());
                 }
             }
-            let caps = mend_core::report::CAPS;
-            let edits: Vec<serde_json::Value> = report
-                .edits
-                .iter()
-                .take(caps.listed_edits)
-                .map(|e| {
-                    serde_json::json!({
-                        "path": e.path,
-                        "status": e.status,
-                        "pass": e.pass,
-                        "lines": e.lines,
-                        "similarity": e.similarity,
-                    })
-                })
-                .collect();
-            let diff: String = report.files.iter().map(|f| f.diff.as_str()).collect();
-            let omitted = (report.edits.len() > caps.listed_edits)
-                .then(|| mend_core::report::Omitted::of(&report.edits[caps.listed_edits..]));
-            Ok(text(json(&serde_json::json!({
-                "written": report.written,
-                "diff": mend_core::report::cap_text(&diff, caps.diff),
-                "edits": edits,
-                "omitted": omitted,
-                "versions": versions,
-                "dry_run": dry_run,
-                "recovery": notice,
-            }))))
+            let mut v = report_fields(&report);
+            v["versions"] = versions.into();
+            v["dry_run"] = dry_run.into();
+            v["recovery"] = notice.into();
+            Ok(text(json(&v)))
         });
         match work.await {
             Ok(Ok(r)) => r,
@@ -399,7 +401,11 @@ impl MendServer {
             Err(e) => return failure(e),
         };
         let ws = self.roots[i].clone();
-        let work = tokio::task::spawn_blocking(move || read_lines(&ws, &rel, a.offset, a.limit));
+        let pending = self.pending.clone();
+        let work = tokio::task::spawn_blocking(move || match pending {
+            Some(session) => review::read(&ws, &session, &rel, a.offset, a.limit),
+            None => read_lines(&ws, &rel, a.offset, a.limit),
+        });
         match work.await {
             Ok(Ok(v)) => text(json(&v)),
             Ok(Err(e)) => failure(e),
@@ -540,6 +546,30 @@ impl MendServer {
         .await
     }
 
+    #[tool(
+        description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, blank unchanged). A person accepts or rejects them with `mend pending`."
+    )]
+    async fn pending_status(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<PendingStatusArgs>>,
+    ) -> CallToolResult {
+        let root = match self.pick_root(a.root.as_deref()) {
+            Ok(r) => r,
+            Err(e) => return failure(e),
+        };
+        let session = self
+            .pending
+            .as_deref()
+            .unwrap_or(mend_pending::DEFAULT_SESSION)
+            .to_owned();
+        let work = tokio::task::spawn_blocking(move || review::status(&root, &session));
+        match work.await {
+            Ok(Ok(v)) => text(json(&v)),
+            Ok(Err(e)) => failure(e),
+            Err(e) => failure(format!("internal error: {e}")),
+        }
+    }
+
     #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.")]
     async fn checkpoint_list(
         &self,
@@ -609,6 +639,35 @@ impl MendServer {
     }
 }
 
+/// What a writing tool's result says about its report: whether it wrote,
+/// the diff and each edit's outcome, capped.
+fn report_fields(report: &mend_core::ApplyReport) -> serde_json::Value {
+    let caps = mend_core::report::CAPS;
+    let edits: Vec<serde_json::Value> = report
+        .edits
+        .iter()
+        .take(caps.listed_edits)
+        .map(|e| {
+            serde_json::json!({
+                "path": e.path,
+                "status": e.status,
+                "pass": e.pass,
+                "lines": e.lines,
+                "similarity": e.similarity,
+            })
+        })
+        .collect();
+    let diff: String = report.files.iter().map(|f| f.diff.as_str()).collect();
+    let omitted = (report.edits.len() > caps.listed_edits)
+        .then(|| mend_core::report::Omitted::of(&report.edits[caps.listed_edits..]));
+    serde_json::json!({
+        "written": report.written,
+        "diff": mend_core::report::cap_text(&diff, caps.diff),
+        "edits": edits,
+        "omitted": omitted,
+    })
+}
+
 /// `read_file`'s answer: the lines asked for (offsets saturate at the end
 /// of the file) and the version.
 fn read_lines(
@@ -618,13 +677,24 @@ fn read_lines(
     limit: Option<usize>,
 ) -> Result<serde_json::Value, String> {
     let snap = ws.read(rel).map_err(|e| e.to_string())?;
+    if let Some(file) = snap.text() {
+        let _ = ws.remember(file);
+    }
+    lines_of(&snap, offset, limit)
+}
+
+/// The lines of a snapshot asked for, and its version.
+fn lines_of(
+    snap: &mend_workspace::Snapshot,
+    offset: Option<usize>,
+    limit: Option<usize>,
+) -> Result<serde_json::Value, String> {
     let Some(file) = snap.text() else {
         return Err(format!(
             "File not found: {}",
-            mend_core::text::escape_controls(rel)
+            mend_core::text::escape_controls(&snap.rel)
         ));
     };
-    let _ = ws.remember(file);
     // Lines as mend sees them (CR-only files included).
     let doc = mend_core::text::Document::new(&file.text);
     let n = doc.len();
@@ -653,12 +723,16 @@ impl ServerHandler for MendServer {
 
 /// Runs the server on stdio until standard input closes; calls in flight
 /// finish (a commit completes or rolls back) before the process exits.
-pub fn run(roots: &[PathBuf], tools: Option<&[String]>) -> anyhow::Result<u8> {
+pub fn run(
+    roots: &[PathBuf],
+    tools: Option<&[String]>,
+    pending: Option<&str>,
+) -> anyhow::Result<u8> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let server = MendServer::new(roots, tools)?;
+    let server = MendServer::new(roots, tools, pending)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

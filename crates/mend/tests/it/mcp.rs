@@ -38,6 +38,15 @@ fn python_sdk_client_drives_every_tool() {
 /// Runs steps of concurrent calls through `tests/mcp/call.py` against
 /// `mend mcp --root ROOT`; returns each step's results.
 fn steps(root: &Path, steps: &serde_json::Value) -> Vec<Vec<serde_json::Value>> {
+    steps_with(root, &[], steps)
+}
+
+/// [`steps`] with extra server arguments.
+fn steps_with(
+    root: &Path,
+    extra: &[&str],
+    steps: &serde_json::Value,
+) -> Vec<Vec<serde_json::Value>> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/call.py");
     let out = Command::new(python())
         .arg(&script)
@@ -45,6 +54,7 @@ fn steps(root: &Path, steps: &serde_json::Value) -> Vec<Vec<serde_json::Value>> 
         .arg(steps.to_string())
         .arg("--root")
         .arg(root)
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -228,4 +238,48 @@ fn an_mcp_call_after_a_blocked_recovery_names_the_path_and_writes_nothing() {
 #[allow(clippy::print_stderr)]
 fn skip(why: &str) {
     eprintln!("skipped: {why}");
+}
+
+/// In review mode, edit_file leaves the file untouched, read_file returns
+/// the pending output, and pending_status shows `M`; `mend pending accept`
+/// then writes it.
+#[test]
+fn mcp_review_mode_holds_edits_for_review() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.py"), "def f():\n    return 1\n").unwrap();
+    let results = steps_with(
+        d,
+        &["--pending", "review"],
+        &serde_json::json!([
+            [{"tool": "edit_file", "args": {"path": "f.py", "edits": [{"old_string": "return 1", "new_string": "return 2"}]}}],
+            [{"tool": "read_file", "args": {"path": "f.py"}}],
+            [{"tool": "pending_status"}],
+        ]),
+    );
+    let edit = &results[0][0];
+    assert_eq!(edit["error"], false, "{edit}");
+    assert!(
+        edit["text"]
+            .as_str()
+            .unwrap()
+            .contains("pending session `review`"),
+        "{edit}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.py")).unwrap(),
+        "def f():\n    return 1\n"
+    );
+    let read: serde_json::Value =
+        serde_json::from_str(results[1][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(read["content"], "def f():\n    return 2\n");
+    let status: serde_json::Value =
+        serde_json::from_str(results[2][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(status["files"][0]["status"], "M", "{status}");
+    let out = crate::run_mend(d, &["pending", "accept", "--session", "review"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.py")).unwrap(),
+        "def f():\n    return 2\n"
+    );
 }
