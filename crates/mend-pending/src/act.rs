@@ -106,7 +106,12 @@ impl Session<'_> {
                 } else if unchanged {
                     (output.clone(), "written".to_owned())
                 } else {
-                    self.merged(rel, entry, &local, &output, markers)?
+                    let (text, conflicts) = self.merged(rel, entry, &local, &output)?;
+                    match (conflicts, markers) {
+                        (0, _) => (text, "merged".to_owned()),
+                        (_, true) => (text, "merged with conflict markers".to_owned()),
+                        (n, false) => return Err(conflict(rel, &text, n)),
+                    }
                 };
                 let context = self.store.put(&new, encoding)?;
                 // Hunks left out of a partial accept stay proposed.
@@ -191,15 +196,15 @@ impl Session<'_> {
         }))
     }
 
-    /// Local and proposed changes merged three ways (base: context).
+    /// Local and proposed changes merged three ways (base: context), with
+    /// conflict markers where they overlap, and how many conflicts.
     fn merged(
         &self,
         rel: &str,
         entry: &Entry,
         local: &Snapshot,
         output: &str,
-        markers: bool,
-    ) -> Result<(String, String), Error> {
+    ) -> Result<(String, usize), Error> {
         let Some(local) = local.text() else {
             return Err(Error::Diverged {
                 path: rel.to_owned(),
@@ -218,25 +223,31 @@ impl Session<'_> {
             base: Some("context".into()),
             theirs: Some("proposal".into()),
         };
-        let bytes = m.render(&labels, Style::Merge, 7);
-        let text = String::from_utf8(bytes).expect("a merge of UTF-8 texts is UTF-8");
-        if m.is_clean() {
-            return Ok((text, "merged".into()));
+        let text = String::from_utf8(m.render(&labels, Style::Merge, 7))
+            .expect("a merge of UTF-8 texts is UTF-8");
+        Ok((text, m.conflicts()))
+    }
+
+    /// What accepting a file changed locally since its context would write
+    /// (the three-way merge, with markers where it conflicts) and how many
+    /// conflicts it has; `None` when the file is unchanged or has no
+    /// written output.
+    pub fn merge_preview(&self, raw: &str) -> Result<Option<(String, usize)>, Error> {
+        let rel = self.ws.normalize(raw)?;
+        let Some(entry) = self.index.files.get(&rel) else {
+            return Ok(None);
+        };
+        let Some(Output::Write { text }) = &entry.output else {
+            return Ok(None);
+        };
+        let local = self.ws.read(&rel)?;
+        let unchanged = local.text().map(|f| f.hash.as_str())
+            == entry.context.as_ref().map(|c| c.hash.as_str());
+        if unchanged {
+            return Ok(None);
         }
-        if markers {
-            return Ok((text, "merged with conflict markers".into()));
-        }
-        let lines: Vec<String> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.starts_with("<<<<<<< "))
-            .map(|(n, _)| (n + 1).to_string())
-            .collect();
-        Err(Error::Conflict {
-            path: rel.to_owned(),
-            conflicts: m.conflicts(),
-            lines: lines.join(", "),
-        })
+        let output = self.store.get(text)?;
+        self.merged(&rel, entry, &local, &output).map(Some)
     }
 
     /// Drops the outputs of `paths` (every file with one when empty), or
@@ -308,5 +319,20 @@ fn check_hunks(rel: &str, context: &str, output: &str, picked: &[usize]) -> Resu
             count,
         }),
         None => Ok(()),
+    }
+}
+
+/// The refusal of a conflicted merge, with where its conflicts start.
+fn conflict(rel: &str, merged: &str, conflicts: usize) -> Error {
+    let lines: Vec<String> = merged
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("<<<<<<< "))
+        .map(|(n, _)| (n + 1).to_string())
+        .collect();
+    Error::Conflict {
+        path: rel.to_owned(),
+        conflicts,
+        lines: lines.join(", "),
     }
 }

@@ -7,6 +7,7 @@ mod checkpoint;
 mod mcp;
 mod merge;
 mod pending;
+mod review;
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write as _};
@@ -97,6 +98,10 @@ enum Command {
     /// Exit status: 0 done, 1 refused (a conflict, a file changed locally,
     /// a streaming proposal, no such hunk or session), 2 for an error.
     Pending(pending::PendingArgs),
+    /// Review a pending session in the terminal: a file list with letters
+    /// and the selected file's hunks; accept or reject hunk by hunk (`?`
+    /// lists the keys).
+    Review(review::ReviewArgs),
     /// Serve mend's tools to an agent over the Model Context Protocol
     /// (stdio).
     Mcp {
@@ -247,6 +252,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => merge::run_diff(&args),
         Command::Checkpoint(args) => checkpoint::run(&args),
         Command::Pending(args) => pending::run(&args),
+        Command::Review(args) => review::run(&args),
         Command::Mcp {
             root,
             tools,

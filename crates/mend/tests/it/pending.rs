@@ -112,3 +112,36 @@ fn a_streaming_proposal_holds_the_session() {
         TEN.replace("two", "TWO").replace("nine", "NINE")
     );
 }
+
+/// `mend review` in a pseudo-terminal: `n` moves to hunk 2, `a` accepts
+/// it, `q` quits; the file then has exactly that hunk.
+#[cfg(unix)]
+#[test]
+fn review_accepts_a_hunk_with_keystrokes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN).unwrap();
+    let edit = sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0));
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/review/drive.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(mend_bin())
+        .arg(d)
+        .args(["wait:NINE", "n", "a", "wait:accepted", "q"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        TEN.replace("nine", "NINE")
+    );
+    let status = run_mend(d, &["pending", "status"], None);
+    assert_eq!(text(&status), "M  f.txt\n");
+}
