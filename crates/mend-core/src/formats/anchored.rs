@@ -30,7 +30,8 @@
 use serde_json::Value;
 
 use super::json::{self, PATH_KEYS};
-use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
+use super::schema;
+use crate::edit::{Edit, EditOp, Origin};
 use crate::error::Error;
 
 /// The name used in reports.
@@ -88,9 +89,7 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                         json::kind(changes)
                     ));
                 };
-                if items.is_empty() {
-                    return Err(format!("{at}.changes is empty; give at least one change"));
-                }
+                schema::non_empty("changes", items.len()).map_err(|e| format!("{at}.{e}"))?;
                 for (i, c) in items.iter().enumerate() {
                     let here = format!("{at}.changes[{i}]");
                     let Value::Object(co) = c else {
@@ -115,20 +114,15 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                         })?,
                         &format!("{here}.content"),
                     )?;
-                    if start.is_empty() {
-                        return Err(format!("{here}.start is empty; give 1-4 lines of the file"));
-                    }
+                    let change = schema::AnchoredChange {
+                        start,
+                        end: Some(end),
+                        content,
+                    };
+                    let op = change.into_op().map_err(|e| format!("{here}.{e}"))?;
                     out.push(Edit {
                         path: path.clone(),
-                        op: EditOp::Replace(Replace {
-                            target: Target::Region {
-                                start,
-                                end,
-                                content,
-                            },
-                            replace_all: false,
-                            hints: Hints::default(),
-                        }),
+                        op,
                         origin: Some(Origin {
                             format: NAME.into(),
                             line: 0,

@@ -1,10 +1,15 @@
-//! JSON Schemas of the JSON edit formats, generated from these types with
-//! `schemars` (`mend schema`). The parsers accept more (aliases, tool-call
-//! envelopes, one string instead of a list of lines); the schemas describe
-//! the canonical shapes a model should send.
+//! The JSON edit formats' canonical types: their JSON Schemas (`mend
+//! schema`, generated with `schemars`), the MCP tools' arguments, and what
+//! each means as an edit ([`StrReplaceChange::into_op`],
+//! [`AnchoredChange::into_op`], [`non_empty`]), so the parsers and the MCP
+//! server agree. The parsers accept more (aliases, tool-call envelopes, one
+//! string instead of a list of lines); the schemas describe the canonical
+//! shapes a model should send.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::edit::{EditOp, Hints, Replace, Target};
 
 /// Replace one exact, unique occurrence of `old_string` with `new_string`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
@@ -23,6 +28,7 @@ pub struct StrReplaceEdit {
 
 /// One change of a multi-edit to a single file.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StrReplaceChange {
     /// Text copied exactly from the file.
     pub old_string: String,
@@ -56,6 +62,7 @@ pub enum StrReplaceInput {
 
 /// One anchored change of `modify_file`.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AnchoredChange {
     /// 1-4 lines copied from the file that begin the region.
     pub start: Vec<String>,
@@ -104,6 +111,56 @@ pub enum AnchoredCall {
     Modify(ModifyFile),
     /// A `write_file` call.
     Write(WriteFile),
+}
+
+impl StrReplaceChange {
+    /// The edit it asks for: the creation of a file when `old_string` is
+    /// empty, else the replacement of `old_string`.
+    pub fn into_op(self) -> EditOp {
+        if self.old_string.is_empty() {
+            EditOp::Create {
+                content: self.new_string,
+            }
+        } else {
+            EditOp::Replace(Replace {
+                target: Target::Text {
+                    old: self.old_string,
+                    new: self.new_string,
+                },
+                replace_all: self.replace_all,
+                hints: Hints::default(),
+            })
+        }
+    }
+}
+
+impl AnchoredChange {
+    /// The region replacement it asks for; refused when `start` is empty.
+    pub fn into_op(self) -> Result<EditOp, String> {
+        if self.start.is_empty() {
+            return Err("start is empty; give 1-4 lines of the file".into());
+        }
+        Ok(EditOp::Replace(Replace {
+            target: Target::Region {
+                start: self.start,
+                end: self.end.unwrap_or_default(),
+                content: self.content,
+            },
+            replace_all: false,
+            hints: Hints::default(),
+        }))
+    }
+}
+
+/// A list of changes (`edits` of a multi-edit, `changes` of
+/// `modify_file`) may not be empty: asking for nothing is a mistake the
+/// model should hear about, from every way in.
+pub fn non_empty(field: &str, len: usize) -> Result<(), String> {
+    if len > 0 {
+        return Ok(());
+    }
+    let one = field.strip_suffix('s').unwrap_or(field);
+    Err(format!("{field} is empty; give at least one {one}"))
 }
 
 /// Every JSON format's schema, keyed by format name.

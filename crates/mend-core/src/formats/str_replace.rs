@@ -27,7 +27,8 @@
 use serde_json::{Map, Value};
 
 use super::json::{self, PATH_KEYS};
-use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
+use super::schema;
+use crate::edit::{Edit, EditOp, Origin};
 use crate::error::Error;
 
 /// The name used in reports.
@@ -105,6 +106,7 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                         json::kind(edits)
                     ));
                 };
+                schema::non_empty("edits", items.len()).map_err(|e| format!("{at}.{e}"))?;
                 for (i, item) in items.iter().enumerate() {
                     let here = format!("{at}.edits[{i}]");
                     let Value::Object(change) = item else {
@@ -145,18 +147,14 @@ fn change_edit(
             ));
         }
     };
-    let op = if old.is_empty() {
-        EditOp::Create { content: new }
-    } else {
-        EditOp::Replace(Replace {
-            target: Target::Text { old, new },
-            replace_all,
-            hints: Hints::default(),
-        })
+    let change = schema::StrReplaceChange {
+        old_string: old,
+        new_string: new,
+        replace_all,
     };
     Ok(Edit {
         path: path.to_owned(),
-        op,
+        op: change.into_op(),
         origin: Some(origin(raw, at)),
     })
 }

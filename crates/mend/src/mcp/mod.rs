@@ -18,8 +18,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use mend_core::formats::schema::{self, StrReplaceChange};
 use mend_core::formats::{self, Entry, Format, Parsed};
-use mend_core::{Edit, EditOp, Hints, Origin, Replace, Target};
+use mend_core::{Edit, EditOp, Origin};
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -56,23 +57,12 @@ struct ReadFileArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct StrEdit {
-    /// Text copied exactly from the file, with enough context to occur once.
-    old_string: String,
-    /// The replacement text.
-    new_string: String,
-    /// Replace every occurrence instead of requiring exactly one.
-    replace_all: Option<bool>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct EditFileArgs {
     /// File path, relative to the project root.
     path: String,
     /// The replacements, located against the file as it is now; they must
-    /// not overlap.
-    edits: Vec<StrEdit>,
+    /// not overlap. An empty `old_string` creates the file.
+    edits: Vec<StrReplaceChange>,
     /// The `version` from an earlier read_file: the edit is refused if the
     /// file changed since, with a diff of what changed.
     expected_version: Option<String>,
@@ -82,22 +72,11 @@ struct EditFileArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct AnchoredChange {
-    /// 1-4 lines copied from the file that begin the region.
-    start: Vec<String>,
-    /// 1-4 lines that end the region; omit to replace just `start`.
-    end: Option<Vec<String>>,
-    /// The region's new lines; repeat an anchor to keep it.
-    content: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 struct ModifyFileArgs {
     /// File path, relative to the project root.
     path: String,
     /// Regions to replace; they must not overlap.
-    changes: Vec<AnchoredChange>,
+    changes: Vec<schema::AnchoredChange>,
     /// Show the diff without writing.
     dry_run: Option<bool>,
 }
@@ -425,26 +404,13 @@ impl MendServer {
             Err(e) => return failure(e),
         };
         let ws = self.roots[i].clone();
+        if let Err(e) = schema::non_empty("edits", a.edits.len()) {
+            return failure(e);
+        }
         let edits = a
             .edits
             .into_iter()
-            .map(|e| {
-                let op = if e.old_string.is_empty() {
-                    EditOp::Create {
-                        content: e.new_string,
-                    }
-                } else {
-                    EditOp::Replace(Replace {
-                        target: Target::Text {
-                            old: e.old_string,
-                            new: e.new_string,
-                        },
-                        replace_all: e.replace_all.unwrap_or(false),
-                        hints: Hints::default(),
-                    })
-                };
-                Self::edit(&rel, op, "str-replace")
-            })
+            .map(|e| Self::edit(&rel, e.into_op(), "str-replace"))
             .collect();
         let mut expect = HashMap::new();
         if let Some(v) = a.expected_version {
@@ -462,23 +428,16 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<ModifyFileArgs>>,
     ) -> CallToolResult {
-        let edits = a
-            .changes
-            .into_iter()
-            .map(|c| {
-                let target = Target::Region {
-                    start: c.start,
-                    end: c.end.unwrap_or_default(),
-                    content: c.content,
-                };
-                let op = EditOp::Replace(Replace {
-                    target,
-                    replace_all: false,
-                    hints: Hints::default(),
-                });
-                Self::edit(&a.path, op, "anchored")
-            })
-            .collect();
+        if let Err(e) = schema::non_empty("changes", a.changes.len()) {
+            return failure(e);
+        }
+        let mut edits = Vec::with_capacity(a.changes.len());
+        for (i, c) in a.changes.into_iter().enumerate() {
+            match c.into_op() {
+                Ok(op) => edits.push(Self::edit(&a.path, op, "anchored")),
+                Err(e) => return failure(format!("changes[{i}].{e}")),
+            }
+        }
         self.apply_routed(Ok(Self::parsed(edits)), a.dry_run.unwrap_or(false))
             .await
     }

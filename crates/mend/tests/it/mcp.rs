@@ -283,3 +283,30 @@ fn mcp_review_mode_holds_edits_for_review() {
         "def f():\n    return 2\n"
     );
 }
+
+/// The MCP tools and the JSON formats share their change types, so they
+/// agree: an empty list of edits or changes is refused by both.
+#[test]
+fn empty_change_lists_are_refused_by_the_tools_and_the_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.txt"), "x\n").unwrap();
+    let results = steps(
+        d,
+        &serde_json::json!([[
+            {"tool": "edit_file", "args": {"path": "a.txt", "edits": []}},
+            {"tool": "modify_file", "args": {"path": "a.txt", "changes": []}},
+            {"tool": "apply_edits", "args": {"text": "{\"path\":\"a.txt\",\"edits\":[]}", "format": "str-replace"}},
+            {"tool": "apply_edits", "args": {"text": "{\"path\":\"a.txt\",\"changes\":[]}", "format": "anchored"}},
+        ]]),
+    );
+    for (r, what) in results[0]
+        .iter()
+        .zip(["edits", "changes", "edits", "changes"])
+    {
+        assert_eq!(r["error"], true, "{r}");
+        let text = r["text"].as_str().unwrap();
+        assert!(text.contains(&format!("{what} is empty")), "{text}");
+    }
+    assert_eq!(std::fs::read_to_string(d.join("a.txt")).unwrap(), "x\n");
+}
