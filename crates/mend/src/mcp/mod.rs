@@ -10,6 +10,7 @@
 //! Arguments are strict (see `strict`) and every writing tool takes
 //! `dry_run`.
 
+mod results;
 mod review;
 mod stdio;
 mod strict;
@@ -321,21 +322,21 @@ impl MendServer {
                     None => why,
                 }));
             }
-            let mut versions = serde_json::Map::new();
+            let mut versions = std::collections::BTreeMap::new();
             for f in &report.files {
                 let p = f.renamed_to.as_deref().unwrap_or(&f.path);
                 if let Ok(snap) = root.read(p)
                     && let Some(t) = snap.text()
                 {
                     let _ = root.remember(t);
-                    versions.insert(snap.rel.clone(), t.hash.clone().into());
+                    versions.insert(snap.rel.clone(), t.hash.clone());
                 }
             }
             let mut v = report_fields(&report);
-            v["versions"] = versions.into();
-            v["dry_run"] = dry_run.into();
-            v["recovery"] = notice.into();
-            Ok(text(json(&v)))
+            v.versions = versions;
+            v.dry_run = dry_run;
+            v.recovery = notice;
+            Ok(results::structured(&v))
         });
         match work.await {
             Ok(Ok(r)) => r,
@@ -369,7 +370,8 @@ impl MendServer {
 #[tool_router]
 impl MendServer {
     #[tool(
-        description = "Read a text file. Returns its content (or the lines from `offset`, 1-based, for `limit` lines) and its `version`, a content hash: pass it as `expected_version` to edit_file so an edit is refused if the file changed since you read it."
+        description = "Read a text file. Returns its content (or the lines from `offset`, 1-based, for `limit` lines) and its `version`, a content hash: pass it as `expected_version` to edit_file so an edit is refused if the file changed since you read it.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::ReadResult>()
     )]
     async fn read_file(
         &self,
@@ -386,14 +388,15 @@ impl MendServer {
             None => read_lines(&ws, &rel, a.offset, a.limit),
         });
         match work.await {
-            Ok(Ok(v)) => text(json(&v)),
+            Ok(Ok(v)) => results::structured(&v),
             Ok(Err(e)) => failure(e),
             Err(e) => failure(format!("internal error: {e}")),
         }
     }
 
     #[tool(
-        description = "Replace exact text in a file. Each `old_string` must be copied exactly from the file and occur once (or set replace_all); whitespace, quote and indentation drift is tolerated only when the match stays unique. All edits apply or none. Returns the diff and the new version; on failure, the closest match and what to send instead."
+        description = "Replace exact text in a file. Each `old_string` must be copied exactly from the file and occur once (or set replace_all); whitespace, quote and indentation drift is tolerated only when the match stays unique. All edits apply or none. Returns the diff and the new version; on failure, the closest match and what to send instead.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
     )]
     async fn edit_file(
         &self,
@@ -422,7 +425,8 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Replace regions of a file located by anchors: each change's `start` (1-4 lines copied from the file) through its optional `end`, replaced by `content` exactly (repeat an anchor in `content` to keep it). Anchors must match once. All changes apply or none."
+        description = "Replace regions of a file located by anchors: each change's `start` (1-4 lines copied from the file) through its optional `end`, replaced by `content` exactly (repeat an anchor in `content` to keep it). Anchors must match once. All changes apply or none.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
     )]
     async fn modify_file(
         &self,
@@ -443,7 +447,8 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Write the entire content of a file (a new file, or a full rewrite). The existing file's line endings and BOM are kept."
+        description = "Write the entire content of a file (a new file, or a full rewrite). The existing file's line endings and BOM are kept.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
     )]
     async fn write_file(
         &self,
@@ -456,7 +461,8 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Apply a Codex-style patch: `*** Begin Patch`, then `*** Add File: p` (+ lines), `*** Delete File: p`, or `*** Update File: p` (optional `*** Move to: q`) with chunks of ` `, `-`, `+` lines after `@@ <context line>`; `*** End Patch`. Ambiguous chunks are refused."
+        description = "Apply a Codex-style patch: `*** Begin Patch`, then `*** Add File: p` (+ lines), `*** Delete File: p`, or `*** Update File: p` (optional `*** Move to: q`) with chunks of ` `, `-`, `+` lines after `@@ <context line>`; `*** End Patch`. Ambiguous chunks are refused.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
     )]
     async fn apply_patch(
         &self,
@@ -467,7 +473,8 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Apply edits written in any format mend reads (SEARCH/REPLACE blocks, ««« EDIT blocks, patches, unified diffs, whole files in fences, or edit JSON), even mixed in one text; prose around them is ignored. All edits apply or none."
+        description = "Apply edits written in any format mend reads (SEARCH/REPLACE blocks, ««« EDIT blocks, patches, unified diffs, whole files in fences, or edit JSON), even mixed in one text; prose around them is ignored. All edits apply or none.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
     )]
     async fn apply_edits(
         &self,
@@ -506,7 +513,8 @@ impl MendServer {
     }
 
     #[tool(
-        description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, blank unchanged). A person accepts or rejects them with `mend pending`."
+        description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, blank unchanged). A person accepts or rejects them with `mend pending`.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::PendingStatusResult>()
     )]
     async fn pending_status(
         &self,
@@ -523,7 +531,7 @@ impl MendServer {
             .to_owned();
         let work = tokio::task::spawn_blocking(move || review::status(&root, &session));
         match work.await {
-            Ok(Ok(v)) => text(json(&v)),
+            Ok(Ok(v)) => results::structured(&v),
             Ok(Err(e)) => failure(e),
             Err(e) => failure(format!("internal error: {e}")),
         }
@@ -600,31 +608,19 @@ impl MendServer {
 
 /// What a writing tool's result says about its report: whether it wrote,
 /// the diff and each edit's outcome, capped.
-fn report_fields(report: &mend_core::ApplyReport) -> serde_json::Value {
+fn report_fields(report: &mend_core::ApplyReport) -> results::EditResult {
     let caps = mend_core::report::CAPS;
-    let edits: Vec<serde_json::Value> = report
-        .edits
-        .iter()
-        .take(caps.listed_edits)
-        .map(|e| {
-            serde_json::json!({
-                "path": e.path,
-                "status": e.status,
-                "pass": e.pass,
-                "lines": e.lines,
-                "similarity": e.similarity,
-            })
-        })
-        .collect();
     let diff: String = report.files.iter().map(|f| f.diff.as_str()).collect();
     let omitted = (report.edits.len() > caps.listed_edits)
-        .then(|| mend_core::report::Omitted::of(&report.edits[caps.listed_edits..]));
-    serde_json::json!({
-        "written": report.written,
-        "diff": mend_core::report::cap_text(&diff, caps.diff),
-        "edits": edits,
-        "omitted": omitted,
-    })
+        .then(|| mend_core::report::Omitted::of(&report.edits[caps.listed_edits..]))
+        .and_then(|o| serde_json::to_value(o).ok());
+    results::EditResult {
+        written: report.written,
+        diff: mend_core::report::cap_text(&diff, caps.diff).into_owned(),
+        edits: results::outcomes(report, caps.listed_edits),
+        omitted,
+        ..results::EditResult::default()
+    }
 }
 
 /// `read_file`'s answer: the lines asked for (offsets saturate at the end
@@ -634,7 +630,7 @@ fn read_lines(
     rel: &str,
     offset: Option<usize>,
     limit: Option<usize>,
-) -> Result<serde_json::Value, String> {
+) -> Result<results::ReadResult, String> {
     let snap = ws.read(rel).map_err(|e| e.to_string())?;
     if let Some(file) = snap.text() {
         let _ = ws.remember(file);
@@ -647,7 +643,7 @@ fn lines_of(
     snap: &mend_workspace::Snapshot,
     offset: Option<usize>,
     limit: Option<usize>,
-) -> Result<serde_json::Value, String> {
+) -> Result<results::ReadResult, String> {
     let Some(file) = snap.text() else {
         return Err(format!(
             "File not found: {}",
@@ -664,13 +660,14 @@ fn lines_of(
     } else {
         &file.text[doc.byte_range(start..end)]
     };
-    Ok(serde_json::json!({
-        "path": snap.rel,
-        "version": file.hash,
-        "total_lines": n,
-        "offset": start + 1,
-        "content": content,
-    }))
+    Ok(results::ReadResult {
+        path: snap.rel.clone(),
+        version: file.hash.clone(),
+        total_lines: n,
+        offset: start + 1,
+        content: content.to_owned(),
+        pending: None,
+    })
 }
 
 #[tool_handler(router = self.tool_router)]

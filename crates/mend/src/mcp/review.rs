@@ -10,7 +10,8 @@ use mend_pending::Session;
 use mend_workspace::{Options, Workspace};
 use rmcp::model::CallToolResult;
 
-use super::{failure, json, lines_of, report_fields, text};
+use super::results::{self, PendingFile, PendingStatusResult, ReadResult};
+use super::{failure, lines_of, report_fields};
 
 /// Plans the edits into the session instead of writing; the caller holds
 /// the workspace lock.
@@ -32,23 +33,20 @@ pub(super) fn propose(
                 .unwrap_or_else(|| "the edits failed".into()),
         ));
     }
-    let mut versions = serde_json::Map::new();
+    let mut v = report_fields(&report);
     for f in &report.files {
         let p = f.renamed_to.as_deref().unwrap_or(&f.path);
         if let Ok(snap) = s.read(p)
             && let Some(t) = snap.text()
         {
-            versions.insert(snap.rel.clone(), t.hash.clone().into());
+            v.versions.insert(snap.rel.clone(), t.hash.clone());
         }
     }
-    let mut v = report_fields(&report);
-    v["pending"] = session.into();
-    v["versions"] = versions.into();
-    v["note"] = format!(
+    v.pending = Some(session.to_owned());
+    v.note = Some(format!(
         "nothing was written: the changes are held in pending session `{session}` for a person to review (`mend pending status`); read_file shows them"
-    )
-    .into();
-    Ok(text(json(&v)))
+    ));
+    Ok(results::structured(&v))
 }
 
 /// `read_file` in review mode: the pending output where there is one, else
@@ -59,22 +57,32 @@ pub(super) fn read(
     rel: &str,
     offset: Option<usize>,
     limit: Option<usize>,
-) -> Result<serde_json::Value, String> {
+) -> Result<ReadResult, String> {
     let _lock = ws.lock().map_err(|e| e.to_string())?;
     let mut s = Session::open(ws, session).map_err(|e| e.to_string())?;
     let snap = s.read(rel).map_err(|e| e.to_string())?;
     let mut v = lines_of(&snap, offset, limit)?;
-    v["pending"] = session.into();
+    v.pending = Some(session.to_owned());
     Ok(v)
 }
 
 /// `pending_status`: the session's files and letters.
-pub(super) fn status(root: &Path, session: &str) -> Result<serde_json::Value, String> {
+pub(super) fn status(root: &Path, session: &str) -> Result<PendingStatusResult, String> {
     let ws = Workspace::open(root, Options::default()).map_err(|e| e.to_string())?;
     let files = match Session::existing(&ws, session) {
         Ok(s) => s.status().map_err(|e| e.to_string())?,
         Err(mend_pending::Error::NoSession(_)) => Vec::new(),
         Err(e) => return Err(e.to_string()),
     };
-    Ok(serde_json::json!({ "session": session, "files": files }))
+    Ok(PendingStatusResult {
+        session: session.to_owned(),
+        files: files
+            .into_iter()
+            .map(|f| PendingFile {
+                path: f.path,
+                status: f.status.to_owned(),
+                to: f.to,
+            })
+            .collect(),
+    })
 }

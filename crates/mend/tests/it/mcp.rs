@@ -310,3 +310,45 @@ fn empty_change_lists_are_refused_by_the_tools_and_the_formats() {
     }
     assert_eq!(std::fs::read_to_string(d.join("a.txt")).unwrap(), "x\n");
 }
+
+/// Reading and writing tools declare an output schema and return their
+/// result as structured content, the same JSON as their text.
+#[test]
+fn tools_return_typed_structured_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.txt"), "x\n").unwrap();
+    let results = steps(
+        d,
+        &serde_json::json!([
+            "list",
+            [{"tool": "read_file", "args": {"path": "a.txt"}}],
+            [{"tool": "edit_file", "args": {"path": "a.txt", "edits": [{"old_string": "x", "new_string": "y"}]}}],
+        ]),
+    );
+    let outputs = &results[0][0]["outputs"];
+    for tool in [
+        "read_file",
+        "edit_file",
+        "modify_file",
+        "write_file",
+        "apply_patch",
+        "apply_edits",
+        "pending_status",
+    ] {
+        assert!(
+            outputs[tool].is_object(),
+            "{tool} has no output schema: {outputs}"
+        );
+    }
+    assert!(
+        outputs["edit_file"]["properties"]["written"].is_object(),
+        "{outputs}"
+    );
+    for r in [&results[1][0], &results[2][0]] {
+        let text: serde_json::Value = serde_json::from_str(r["text"].as_str().unwrap()).unwrap();
+        assert_eq!(r["structured"], text, "{r}");
+    }
+    assert_eq!(results[1][0]["structured"]["content"], "x\n");
+    assert_eq!(results[2][0]["structured"]["written"], true);
+}

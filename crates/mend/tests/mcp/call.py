@@ -5,9 +5,11 @@ Usage: call.py MEND_BINARY STEPS_JSON [SERVER_ARG...]
 STEPS_JSON is a list of steps; each step is a list of calls made at the
 same time, each {"tool": NAME, "args": {...}}. A step may instead be
 "list" (list the tools). Prints one JSON object: {"steps": [[RESULT...]]},
-where a call's RESULT is {"error": bool, "text": str} (a JSON-RPC error
+where a call's RESULT is {"error": bool, "text": str, "structured": value
+or null} (a JSON-RPC error
 becomes {"error": true, "rpc": true, "text": message}) and a list step's is
-{"tools": [names], "schemas": {name: schema}}.
+{"tools": [names], "schemas": {name: schema}, "outputs": {name: output
+schema or null}}.
 """
 
 import asyncio
@@ -26,11 +28,16 @@ async def one(session, call):
     text = "".join(c.text for c in res.content if getattr(c, "text", None) is not None)
     # The SDK's field names changed between versions.
     is_error = getattr(res, "is_error", getattr(res, "isError", None))
-    return {"error": bool(is_error), "text": text}
+    structured = getattr(res, "structured_content", getattr(res, "structuredContent", None))
+    return {"error": bool(is_error), "text": text, "structured": structured}
 
 
 def schema(tool):
     return getattr(tool, "input_schema", getattr(tool, "inputSchema", None))
+
+
+def output_schema(tool):
+    return getattr(tool, "output_schema", getattr(tool, "outputSchema", None))
 
 
 async def main():
@@ -44,7 +51,8 @@ async def main():
                 if step == "list":
                     tools = (await session.list_tools()).tools
                     out.append([{"tools": [t.name for t in tools],
-                                 "schemas": {t.name: schema(t) for t in tools}}])
+                                 "schemas": {t.name: schema(t) for t in tools},
+                                 "outputs": {t.name: output_schema(t) for t in tools}}])
                     continue
                 out.append(list(await asyncio.gather(*(one(session, c) for c in step))))
     print(json.dumps({"steps": out}))
