@@ -107,7 +107,7 @@ fn git(context: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {
 }
 
 /// A checkpoint's metadata.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Checkpoint {
     /// Short id (the first 12 hex digits of its commit).
     pub id: String,
@@ -126,7 +126,7 @@ pub struct Checkpoint {
 }
 
 /// A file a checkpoint left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skipped {
     /// Path relative to the root.
     pub path: String,
@@ -135,7 +135,7 @@ pub struct Skipped {
 }
 
 /// What a checkpoint would hold, found without writing one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Preview {
     /// How many files it would hold.
     pub files: usize,
@@ -165,7 +165,7 @@ impl Default for CreateOptions {
 }
 
 /// One file a restore changes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileChange {
     /// Path relative to the root.
     pub path: String,
@@ -174,7 +174,7 @@ pub struct FileChange {
 }
 
 /// What a restore did (or, for a dry run, would do).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Restored {
     /// The checkpoint restored.
     pub checkpoint: Checkpoint,

@@ -158,16 +158,8 @@ struct CheckpointListArgs {
     root: Option<String>,
 }
 
-fn text(s: impl Into<String>) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(s.into())])
-}
-
 fn failure(s: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(s.into())])
-}
-
-fn json(v: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
 impl MendServer {
@@ -490,7 +482,8 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id. With dry_run, reports what it would hold instead."
+        description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id. With dry_run, reports what it would hold instead.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::CreateResult>()
     )]
     async fn checkpoint_create(
         &self,
@@ -503,11 +496,20 @@ impl MendServer {
                 anchor: a.anchor,
                 ..Default::default()
             };
-            if a.dry_run.unwrap_or(false) {
-                let p = cps.preview(&opts)?;
-                return Ok(serde_json::json!({"dry_run": true, "would_hold": p}));
-            }
-            Ok(serde_json::to_value(cps.create(&opts, &mut |_| {})?).unwrap_or_default())
+            let result = if a.dry_run.unwrap_or(false) {
+                results::CreateResult {
+                    checkpoint: None,
+                    dry_run: Some(true),
+                    would_hold: Some(cps.preview(&opts)?),
+                }
+            } else {
+                results::CreateResult {
+                    checkpoint: Some(cps.create(&opts, &mut |_| {})?),
+                    dry_run: None,
+                    would_hold: None,
+                }
+            };
+            Ok(serde_json::to_value(result).unwrap_or_default())
         })
         .await
     }
@@ -537,19 +539,25 @@ impl MendServer {
         }
     }
 
-    #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.")]
+    #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<results::ListResult>()
+    )]
     async fn checkpoint_list(
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointListArgs>>,
     ) -> CallToolResult {
         self.checkpoints(a.root.as_deref(), |cps| {
-            Ok(serde_json::to_value(cps.list()?).unwrap_or_default())
+            let list = results::ListResult {
+                checkpoints: cps.list()?,
+            };
+            Ok(serde_json::to_value(list).unwrap_or_default())
         })
         .await
     }
 
     #[tool(
-        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them."
+        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::Restored>()
     )]
     async fn checkpoint_restore(
         &self,
@@ -599,7 +607,7 @@ impl MendServer {
         let r =
             tokio::task::spawn_blocking(move || work(mend_checkpoint::Checkpoints::open(&root)?));
         match r.await {
-            Ok(Ok(v)) => text(json(&v)),
+            Ok(Ok(v)) => results::structured(&v),
             Ok(Err(e)) => failure(e.to_string()),
             Err(e) => failure(format!("internal error: {e}")),
         }

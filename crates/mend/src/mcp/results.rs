@@ -92,6 +92,28 @@ pub(super) struct PendingFile {
     pub(super) to: Option<String>,
 }
 
+/// `checkpoint_create`'s result: the checkpoint made (its fields), or
+/// with `dry_run` what it would hold.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct CreateResult {
+    /// The checkpoint made.
+    #[serde(flatten)]
+    pub(super) checkpoint: Option<mend_checkpoint::Checkpoint>,
+    /// Set for a dry run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) dry_run: Option<bool>,
+    /// For a dry run: the files it would hold and those it would skip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) would_hold: Option<mend_checkpoint::Preview>,
+}
+
+/// `checkpoint_list`'s result.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct ListResult {
+    /// The checkpoints, newest first.
+    pub(super) checkpoints: Vec<mend_checkpoint::Checkpoint>,
+}
+
 /// A successful result carrying `value` as structured content and as text.
 pub(super) fn structured<T: Serialize>(value: &T) -> CallToolResult {
     let v = serde_json::to_value(value).unwrap_or_default();

@@ -846,7 +846,10 @@ fn mcp_checkpoint_create_dry_run_creates_nothing(s: &Sandbox) -> R {
     let v = tool_ok(&res)?;
     ensure!(v["would_hold"]["files"] == 2, "{v}");
     let list = tool_ok(&s.mcp_call("checkpoint_list", &json!({}))?)?;
-    ensure!(list == json!([]), "a checkpoint was created: {list}");
+    ensure!(
+        list == json!({"checkpoints": []}),
+        "a checkpoint was created: {list}"
+    );
     Ok(())
 }
 
@@ -1035,8 +1038,11 @@ fn mcp_checkpoint_list_reaches_the_second_root(s: &Sandbox) -> R {
     tool_ok(&r[0][0])?;
     let in_second = tool_ok(&r[1][0])?;
     let in_first = tool_ok(&r[2][0])?;
-    ensure!(in_second[0]["label"] == "second", "{in_second}");
-    ensure!(in_first == json!([]), "{in_first}");
+    ensure!(
+        in_second["checkpoints"][0]["label"] == "second",
+        "{in_second}"
+    );
+    ensure!(in_first == json!({"checkpoints": []}), "{in_first}");
     Ok(())
 }
 

@@ -97,7 +97,7 @@ fn six_concurrent_mcp_checkpoint_creates_all_succeed() {
     }
     let list: serde_json::Value =
         serde_json::from_str(results[1][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 6, "{list}");
+    assert_eq!(list["checkpoints"].as_array().unwrap().len(), 6, "{list}");
 }
 
 /// A restore racing 20 edit_file calls loses none of them: each edit that

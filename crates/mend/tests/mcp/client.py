@@ -127,7 +127,7 @@ async def tests(s):
     check("checkpoint_create", not res.is_error, body(res))
     cp = json.loads(body(res))
     write("added.txt", b"scribbled\n")
-    lst = json.loads(body(await call(s, "checkpoint_list", {})))
+    lst = json.loads(body(await call(s, "checkpoint_list", {})))["checkpoints"]
     check("checkpoint_list", lst and lst[0]["id"] == cp["id"] and lst[0]["anchor"] == "msg-1", lst)
     res = await call(s, "checkpoint_restore", {"id": cp["id"]})
     check("checkpoint_restore", not res.is_error and read("added.txt") == b"added twice\n", body(res))
