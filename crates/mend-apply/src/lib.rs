@@ -375,6 +375,7 @@ struct Streaming {
 /// still has the content it was made against.
 pub struct StreamPlanner<'w> {
     ws: &'w Workspace,
+    source: Option<&'w Source<'w>>,
     opts: PlanOptions,
     files: HashMap<String, Streaming>,
 }
@@ -385,6 +386,7 @@ impl<'w> StreamPlanner<'w> {
     pub fn new(ws: &'w Workspace, partial: bool) -> StreamPlanner<'w> {
         StreamPlanner {
             ws,
+            source: None,
             opts: PlanOptions {
                 skip_after_failure: partial,
                 ..PlanOptions::default()
@@ -393,15 +395,26 @@ impl<'w> StreamPlanner<'w> {
         }
     }
 
+    /// Checks blocks against texts from `source` (a pending session's
+    /// view) instead of the files on disk, as [`plan_from`] plans.
+    pub fn with_source(mut self, source: &'w Source<'w>) -> StreamPlanner<'w> {
+        self.source = Some(source);
+        self
+    }
+
     /// Plans the newest edit of a file after those before it, and reports
     /// on it.
     pub fn check(&mut self, index: usize, e: &Edit) -> EditReport {
-        let (ws, opts) = (self.ws, &self.opts);
+        let (ws, source, opts) = (self.ws, self.source, &self.opts);
         let key = ws.normalize(&e.path).unwrap_or_else(|_| e.path.clone());
+        let read = |raw: &str| match source {
+            Some(s) => s(raw),
+            None => ws.read(raw),
+        };
         let f = self
             .files
             .entry(key)
-            .or_insert_with(|| match ws.read(&e.path) {
+            .or_insert_with(|| match read(&e.path) {
                 Ok(snap) => {
                     let text = snap.text().map(|t| t.text.as_str());
                     Streaming {

@@ -35,7 +35,7 @@ pub enum Error {
     },
     /// A three-way merge of local and proposed changes conflicts.
     #[error(
-        "{path}: your changes and the proposal overlap ({conflicts} conflict(s), at lines {lines} of the merge); nothing was written. Accept with --markers to write git conflict markers, sync, or reject the output"
+        "{path}: your changes and the proposal overlap ({conflicts} conflict(s), starting at line(s) {lines} of the merge); nothing was written. Accept with --markers to write git conflict markers, sync, or reject the output"
     )]
     Conflict {
         /// The path.

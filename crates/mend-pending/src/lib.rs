@@ -365,7 +365,7 @@ impl<'w> Session<'w> {
             expect,
             ..mend_apply::ApplyOptions::default()
         };
-        let view = |raw: &str| self.view(raw);
+        let view = |raw: &str| self.seen(raw);
         let planned = mend_apply::plan_from(self.ws, parsed, &opts, &view)?;
         if planned.ok {
             for (snap, plan) in &planned.plans {
@@ -390,7 +390,7 @@ impl<'w> Session<'w> {
             .get(&rel)
             .is_some_and(|e| e.output.is_some())
         {
-            return Ok(self.view(&rel)?);
+            return Ok(self.seen(&rel)?);
         }
         let snap = self.ws.read(&rel)?;
         if snap.text().is_some() || self.index.files.contains_key(&rel) {
@@ -401,9 +401,9 @@ impl<'w> Session<'w> {
         Ok(snap)
     }
 
-    /// What the model sees of a file: its output, else its context, else
-    /// the file on disk.
-    fn view(&self, raw: &str) -> Result<Snapshot, mend_workspace::Error> {
+    /// What the model sees of a file, and what [`Session::propose`] plans
+    /// against: its output, else its context, else the file on disk.
+    pub fn seen(&self, raw: &str) -> Result<Snapshot, mend_workspace::Error> {
         let rel = self.ws.normalize(raw)?;
         let Some(entry) = self.index.files.get(&rel) else {
             return self.ws.read(raw);

@@ -461,7 +461,11 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         _ => None,
     };
     let (parsed, streamed, preplanned) = if args.stream {
-        stream_parse(&ws, args, &mut out)?
+        let view = |raw: &str| match &session {
+            Some(s) => s.seen(raw),
+            None => ws.read(raw),
+        };
+        stream_parse(&ws, &view, args, &mut out)?
     } else {
         let input = read_input(args.input.as_ref())?;
         let parsed = formats::parse(&input, args.format.into());
@@ -645,6 +649,7 @@ type Streamed = (
 /// status. Returns the parsed response, the lines printed, and the plans.
 fn stream_parse(
     ws: &Workspace,
+    source: &mend_apply::Source<'_>,
     args: &ApplyArgs,
     out: &mut impl std::io::Write,
 ) -> anyhow::Result<Streamed> {
@@ -653,7 +658,7 @@ fn stream_parse(
     let mut events: Vec<Event> = Vec::new();
     let mut carry: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
-    let mut planner = StreamPlanner::new(ws, args.partial);
+    let mut planner = StreamPlanner::new(ws, args.partial).with_source(source);
     let mut printed: HashMap<usize, String> = HashMap::new();
     let mut entries = 0usize;
     let mut check = |evs: Vec<Event>,

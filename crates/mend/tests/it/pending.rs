@@ -145,3 +145,28 @@ fn review_accepts_a_hunk_with_keystrokes() {
     let status = run_mend(d, &["pending", "status"], None);
     assert_eq!(text(&status), "M  f.txt\n");
 }
+
+/// A streamed proposal is checked block by block against the session's
+/// view, so an edit on top of an earlier proposal is not reported failed
+/// while it streams.
+#[test]
+fn a_streamed_proposal_checks_blocks_against_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN).unwrap();
+    let out = run_mend(
+        d,
+        &["apply", "--pending"],
+        Some(sr("f.txt", "two", "TWO").as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let on_top = sr("f.txt", "TWO\nthree", "TWO\nTHREE");
+    let out = run_mend(
+        d,
+        &["apply", "--pending", "--stream"],
+        Some(on_top.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!text(&out).contains("FAILED"), "{}", text(&out));
+    assert!(text(&out).starts_with("applied"), "{}", text(&out));
+}
