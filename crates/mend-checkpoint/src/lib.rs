@@ -365,8 +365,8 @@ impl Checkpoints {
             .repo
             .find_tree(tree_id)
             .map_err(git("reading the tree"))?;
-        let parent = match self.list()?.first() {
-            Some(c) => Some(self.find_commit(&c.commit)?),
+        let parent = match self.newest()? {
+            Some(c) => Some(c),
             None => self.head(),
         };
         let head = self.head().map(|c| c.id().to_string());
@@ -584,13 +584,56 @@ impl Checkpoints {
         }
     }
 
+    /// The newest checkpoint's commit (a same-second tie goes to the
+    /// descendant), as `list` would put first, without describing and
+    /// sorting every checkpoint: a create's parent.
+    fn newest(&self) -> Result<Option<Commit<'_>>, Error> {
+        let refs = self
+            .repo
+            .references_glob(&format!("{REF_PREFIX}*"))
+            .map_err(git("listing checkpoints"))?;
+        let mut best: Option<Commit<'_>> = None;
+        for r in refs {
+            let r = r.map_err(git("reading a checkpoint ref"))?;
+            let c = r.peel_to_commit().map_err(git("reading a checkpoint"))?;
+            let newer = match &best {
+                None => true,
+                Some(b) => {
+                    let (ct, bt) = (c.time().seconds(), b.time().seconds());
+                    ct > bt
+                        || (ct == bt
+                            && self
+                                .repo
+                                .graph_descendant_of(c.id(), b.id())
+                                .unwrap_or(false))
+                }
+            };
+            if newer {
+                best = Some(c);
+            }
+        }
+        Ok(best)
+    }
+
     /// The checkpoint with this id (or a unique prefix of it).
     pub fn get(&self, id: &str) -> Result<Checkpoint, Error> {
-        let all = self.list()?;
-        let found: Vec<Checkpoint> = all
-            .into_iter()
-            .filter(|c| c.id.starts_with(id) && !id.is_empty())
-            .collect();
+        // Ref names only: describing and ordering every checkpoint (as
+        // `list` does) made each restore slower as safety checkpoints
+        // piled up.
+        let refs = self
+            .repo
+            .references_glob(&format!("{REF_PREFIX}*"))
+            .map_err(git("listing checkpoints"))?;
+        let mut found = Vec::new();
+        for r in refs {
+            let r = r.map_err(git("reading a checkpoint ref"))?;
+            let Some(name) = r.name() else { continue };
+            let ref_id = name.trim_start_matches(REF_PREFIX);
+            if !id.is_empty() && ref_id.starts_with(id) {
+                let c = r.peel_to_commit().map_err(git("reading a checkpoint"))?;
+                found.push(self.describe(ref_id, &c));
+            }
+        }
         match found.len() {
             1 => Ok(found.into_iter().next().expect("one")),
             0 => Err(Error::NotFound(id.to_owned())),

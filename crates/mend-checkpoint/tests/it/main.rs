@@ -448,3 +448,33 @@ fn a_restore_never_writes_through_a_folder_that_became_a_link() {
             .is_symlink()
     );
 }
+
+/// Each checkpoint's parent is the newest one before it, even when many
+/// are made in the same second, and `list` and `get` agree on them.
+#[test]
+fn checkpoints_made_in_one_second_chain_in_order() {
+    let dir = repo();
+    let d = dir.path();
+    let cps = Checkpoints::open(d).unwrap();
+    let mut made = Vec::new();
+    for n in 0..6 {
+        put(d, "chain.txt", format!("{n}\n").as_bytes());
+        made.push(create(&cps, &format!("c{n}")));
+    }
+    for pair in made.windows(2) {
+        let parent = git(d, &["rev-parse", &format!("{}^", pair[1].commit)]);
+        assert_eq!(
+            parent.trim(),
+            pair[0].commit,
+            "{} follows {}",
+            pair[1].id,
+            pair[0].id
+        );
+    }
+    let listed: Vec<String> = cps.list().unwrap().into_iter().map(|c| c.id).collect();
+    let want: Vec<String> = made.iter().rev().map(|c| c.id.clone()).collect();
+    assert_eq!(listed, want);
+    for c in &made {
+        assert_eq!(cps.get(&c.id[..8]).unwrap(), *c);
+    }
+}
