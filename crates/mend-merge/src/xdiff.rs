@@ -198,6 +198,18 @@ struct Split {
     min_hi: bool,
 }
 
+impl Split {
+    /// Where the two searches met: both halves are solved minimally.
+    fn minimal(i1: isize, i2: isize) -> Split {
+        Split {
+            i1,
+            i2,
+            min_lo: true,
+            min_hi: true,
+        }
+    }
+}
+
 /// Myers' comparison of the kept lines, by divide and conquer.
 struct Compare<'s> {
     a: &'s [usize],
@@ -250,7 +262,13 @@ impl<'s> Compare<'s> {
                     changed_a[self.index_a[k as usize] + 1] = true;
                 }
             } else {
-                let s = self.split(off1, lim1, off2, lim2, need_min);
+                let area = Area {
+                    off1,
+                    lim1,
+                    off2,
+                    lim2,
+                };
+                let s = self.split(area, need_min);
                 // The upper half is solved second, as git recurses.
                 boxes.push((s.i1, lim1, s.i2, lim2, s.min_hi));
                 boxes.push((off1, s.i1, off2, s.i2, s.min_lo));
@@ -278,150 +296,120 @@ impl<'s> Compare<'s> {
         self.a[i1 as usize] == self.b[i2 as usize]
     }
 
-    /// The middle snake of the box `off1..lim1` × `off2..lim2`, or a good
-    /// enough point when the search gets expensive (git's `xdl_split`).
-    fn split(
-        &mut self,
-        off1: isize,
-        lim1: isize,
-        off2: isize,
-        lim2: isize,
-        need_min: bool,
-    ) -> Split {
-        let (dmin, dmax) = (off1 - lim2, lim1 - off2);
-        let (fmid, bmid) = (off1 - off2, lim1 - lim2);
-        let odd = (fmid - bmid) & 1 != 0;
-        let (mut fmin, mut fmax, mut bmin, mut bmax) = (fmid, fmid, bmid, bmid);
-        self.set_f(fmid, off1);
-        self.set_bk(bmid, lim1);
-        let mut cost = 1usize;
-        loop {
-            let mut got_snake = false;
-            if fmin > dmin {
-                fmin -= 1;
-                self.set_f(fmin - 1, -1);
-            } else {
-                fmin += 1;
+    /// The middle snake of `area`, or a good enough point when the search
+    /// gets expensive (git's `xdl_split`).
+    fn split(&mut self, area: Area, need_min: bool) -> Split {
+        let (dmin, dmax) = (area.off1 - area.lim2, area.lim1 - area.off2);
+        let mut fwd = Reach::at(area.off1 - area.off2);
+        let mut bwd = Reach::at(area.lim1 - area.lim2);
+        let odd = (fwd.mid - bwd.mid) & 1 != 0;
+        self.set_f(fwd.mid, area.off1);
+        self.set_bk(bwd.mid, area.lim1);
+        for cost in 1usize.. {
+            // The diagonals just outside read as "not reached".
+            for d in fwd.widen(dmin, dmax).into_iter().flatten() {
+                self.set_f(d, -1);
             }
-            if fmax < dmax {
-                fmax += 1;
-                self.set_f(fmax + 1, -1);
-            } else {
-                fmax -= 1;
+            let (met, snake_fwd) = self.forward(area, fwd, bwd, odd);
+            if let Some(s) = met {
+                return s;
             }
-            let mut d = fmax;
-            while d >= fmin {
-                let mut i1 = if self.f(d - 1) >= self.f(d + 1) {
-                    self.f(d - 1) + 1
-                } else {
-                    self.f(d + 1)
-                };
-                let prev = i1;
-                let mut i2 = i1 - d;
-                while i1 < lim1 && i2 < lim2 && self.eq(i1, i2) {
-                    i1 += 1;
-                    i2 += 1;
-                }
-                if (i1 - prev) as usize > SNAKE_CNT {
-                    got_snake = true;
-                }
-                self.set_f(d, i1);
-                if odd && bmin <= d && d <= bmax && self.bk(d) <= i1 {
-                    return Split {
-                        i1,
-                        i2,
-                        min_lo: true,
-                        min_hi: true,
-                    };
-                }
-                d -= 2;
+            for d in bwd.widen(dmin, dmax).into_iter().flatten() {
+                self.set_bk(d, isize::MAX);
             }
-            if bmin > dmin {
-                bmin -= 1;
-                self.set_bk(bmin - 1, isize::MAX);
-            } else {
-                bmin += 1;
+            let (met, snake_bwd) = self.backward(area, fwd, bwd, odd);
+            if let Some(s) = met {
+                return s;
             }
-            if bmax < dmax {
-                bmax += 1;
-                self.set_bk(bmax + 1, isize::MAX);
-            } else {
-                bmax -= 1;
+            if need_min {
+                continue;
             }
-            let mut d = bmax;
-            while d >= bmin {
-                let mut i1 = if self.bk(d - 1) < self.bk(d + 1) {
-                    self.bk(d - 1)
-                } else {
-                    self.bk(d + 1) - 1
-                };
-                let prev = i1;
-                let mut i2 = i1 - d;
-                while i1 > off1 && i2 > off2 && self.eq(i1 - 1, i2 - 1) {
-                    i1 -= 1;
-                    i2 -= 1;
-                }
-                if (prev - i1) as usize > SNAKE_CNT {
-                    got_snake = true;
-                }
-                self.set_bk(d, i1);
-                if !odd && fmin <= d && d <= fmax && i1 <= self.f(d) {
-                    return Split {
-                        i1,
-                        i2,
-                        min_lo: true,
-                        min_hi: true,
-                    };
-                }
-                d -= 2;
+            if (snake_fwd || snake_bwd)
+                && cost > HEUR_MIN_COST
+                && let Some(s) = self.good_snake(area, fwd, bwd, cost)
+            {
+                return s;
             }
-            if !need_min {
-                let bounds = (off1, lim1, off2, lim2);
-                if got_snake
-                    && cost > HEUR_MIN_COST
-                    && let Some(s) =
-                        self.good_snake(bounds, (fmin, fmax, fmid), (bmin, bmax, bmid), cost)
-                {
-                    return s;
-                }
-                if cost >= self.max_cost {
-                    return self.furthest(bounds, (fmin, fmax), (bmin, bmax));
-                }
+            if cost >= self.max_cost {
+                return self.furthest(area, fwd, bwd);
             }
-            cost += 1;
         }
+        unreachable!("the cost grows until the search ends")
+    }
+
+    /// One forward step on every reached diagonal: the split where it meets
+    /// the backward search (on an odd difference), and whether a long
+    /// snake was followed.
+    fn forward(&mut self, area: Area, fwd: Reach, bwd: Reach, odd: bool) -> (Option<Split>, bool) {
+        let mut got_snake = false;
+        for d in fwd.diagonals() {
+            let mut i1 = if self.f(d - 1) >= self.f(d + 1) {
+                self.f(d - 1) + 1
+            } else {
+                self.f(d + 1)
+            };
+            let prev = i1;
+            let mut i2 = i1 - d;
+            while i1 < area.lim1 && i2 < area.lim2 && self.eq(i1, i2) {
+                i1 += 1;
+                i2 += 1;
+            }
+            got_snake |= (i1 - prev) as usize > SNAKE_CNT;
+            self.set_f(d, i1);
+            if odd && bwd.holds(d) && self.bk(d) <= i1 {
+                return (Some(Split::minimal(i1, i2)), got_snake);
+            }
+        }
+        (None, got_snake)
+    }
+
+    /// [`Compare::forward`], from the box's end backwards (meeting on an
+    /// even difference).
+    fn backward(&mut self, area: Area, fwd: Reach, bwd: Reach, odd: bool) -> (Option<Split>, bool) {
+        let mut got_snake = false;
+        for d in bwd.diagonals() {
+            let mut i1 = if self.bk(d - 1) < self.bk(d + 1) {
+                self.bk(d - 1)
+            } else {
+                self.bk(d + 1) - 1
+            };
+            let prev = i1;
+            let mut i2 = i1 - d;
+            while i1 > area.off1 && i2 > area.off2 && self.eq(i1 - 1, i2 - 1) {
+                i1 -= 1;
+                i2 -= 1;
+            }
+            got_snake |= (prev - i1) as usize > SNAKE_CNT;
+            self.set_bk(d, i1);
+            if !odd && fwd.holds(d) && i1 <= self.f(d) {
+                return (Some(Split::minimal(i1, i2)), got_snake);
+            }
+        }
+        (None, got_snake)
     }
 
     /// Past the heuristic cost, a diagonal that reached far along a snake
     /// of at least `SNAKE_CNT` matching lines is taken as the split.
-    fn good_snake(
-        &self,
-        (off1, lim1, off2, lim2): (isize, isize, isize, isize),
-        (fmin, fmax, fmid): (isize, isize, isize),
-        (bmin, bmax, bmid): (isize, isize, isize),
-        cost: usize,
-    ) -> Option<Split> {
+    fn good_snake(&self, a: Area, fwd: Reach, bwd: Reach, cost: usize) -> Option<Split> {
         let snake = SNAKE_CNT as isize;
+        let enough = K_HEUR * cost as isize;
         let mut best = 0;
         let mut found = None;
-        let mut d = fmax;
-        while d >= fmin {
-            let dd = (d - fmid).abs();
+        for d in fwd.diagonals() {
             let i1 = self.f(d);
             let i2 = i1 - d;
-            let v = (i1 - off1) + (i2 - off2) - dd;
-            if v > K_HEUR * cost as isize
+            let v = (i1 - a.off1) + (i2 - a.off2) - (d - fwd.mid).abs();
+            if v > enough
                 && v > best
-                && off1 + snake <= i1
-                && i1 < lim1
-                && off2 + snake <= i2
-                && i2 < lim2
+                && a.off1 + snake <= i1
+                && i1 < a.lim1
+                && a.off2 + snake <= i2
+                && i2 < a.lim2
                 && (1..=snake).all(|k| self.eq(i1 - k, i2 - k))
             {
                 best = v;
                 found = Some((i1, i2));
             }
-            d -= 2;
         }
         if let Some((i1, i2)) = found {
             return Some(Split {
@@ -431,24 +419,21 @@ impl<'s> Compare<'s> {
                 min_hi: false,
             });
         }
-        let mut d = bmax;
-        while d >= bmin {
-            let dd = (d - bmid).abs();
+        for d in bwd.diagonals() {
             let i1 = self.bk(d);
             let i2 = i1 - d;
-            let v = (lim1 - i1) + (lim2 - i2) - dd;
-            if v > K_HEUR * cost as isize
+            let v = (a.lim1 - i1) + (a.lim2 - i2) - (d - bwd.mid).abs();
+            if v > enough
                 && v > best
-                && off1 < i1
-                && i1 <= lim1 - snake
-                && off2 < i2
-                && i2 <= lim2 - snake
+                && a.off1 < i1
+                && i1 <= a.lim1 - snake
+                && a.off2 < i2
+                && i2 <= a.lim2 - snake
                 && (0..snake).all(|k| self.eq(i1 + k, i2 + k))
             {
                 best = v;
                 found = Some((i1, i2));
             }
-            d -= 2;
         }
         found.map(|(i1, i2)| Split {
             i1,
@@ -460,43 +445,34 @@ impl<'s> Compare<'s> {
 
     /// Past the maximum cost, the furthest-reaching point forward or
     /// backward is the split.
-    fn furthest(
-        &self,
-        (off1, lim1, off2, lim2): (isize, isize, isize, isize),
-        (fmin, fmax): (isize, isize),
-        (bmin, bmax): (isize, isize),
-    ) -> Split {
+    fn furthest(&self, a: Area, fwd: Reach, bwd: Reach) -> Split {
         let (mut fbest, mut fbest1) = (-1, -1);
-        let mut d = fmax;
-        while d >= fmin {
-            let mut i1 = self.f(d).min(lim1);
+        for d in fwd.diagonals() {
+            let mut i1 = self.f(d).min(a.lim1);
             let mut i2 = i1 - d;
-            if lim2 < i2 {
-                i1 = lim2 + d;
-                i2 = lim2;
+            if a.lim2 < i2 {
+                i1 = a.lim2 + d;
+                i2 = a.lim2;
             }
             if fbest < i1 + i2 {
                 fbest = i1 + i2;
                 fbest1 = i1;
             }
-            d -= 2;
         }
         let (mut bbest, mut bbest1) = (isize::MAX, isize::MAX);
-        let mut d = bmax;
-        while d >= bmin {
-            let mut i1 = off1.max(self.bk(d));
+        for d in bwd.diagonals() {
+            let mut i1 = a.off1.max(self.bk(d));
             let mut i2 = i1 - d;
-            if i2 < off2 {
-                i1 = off2 + d;
-                i2 = off2;
+            if i2 < a.off2 {
+                i1 = a.off2 + d;
+                i2 = a.off2;
             }
             if i1 + i2 < bbest {
                 bbest = i1 + i2;
                 bbest1 = i1;
             }
-            d -= 2;
         }
-        if (lim1 + lim2) - bbest < fbest - (off1 + off2) {
+        if (a.lim1 + a.lim2) - bbest < fbest - (a.off1 + a.off2) {
             Split {
                 i1: fbest1,
                 i2: fbest - fbest1,
@@ -511,6 +487,64 @@ impl<'s> Compare<'s> {
                 min_hi: true,
             }
         }
+    }
+}
+
+/// A box of the comparison: kept lines `off1..lim1` of the first file
+/// against `off2..lim2` of the second.
+#[derive(Clone, Copy)]
+struct Area {
+    off1: isize,
+    lim1: isize,
+    off2: isize,
+    lim2: isize,
+}
+
+/// The diagonals one direction of the search has reached: every other one
+/// from `min` to `max`, and the one it started on.
+#[derive(Clone, Copy)]
+struct Reach {
+    min: isize,
+    max: isize,
+    mid: isize,
+}
+
+impl Reach {
+    fn at(mid: isize) -> Reach {
+        Reach {
+            min: mid,
+            max: mid,
+            mid,
+        }
+    }
+
+    /// One cost further: a diagonal more on each side, or one less where
+    /// the box ends (keeping every other diagonal). Returns the diagonals
+    /// just outside the new range, which must read as not reached.
+    fn widen(&mut self, dmin: isize, dmax: isize) -> [Option<isize>; 2] {
+        let mut outside = [None, None];
+        if self.min > dmin {
+            self.min -= 1;
+            outside[0] = Some(self.min - 1);
+        } else {
+            self.min += 1;
+        }
+        if self.max < dmax {
+            self.max += 1;
+            outside[1] = Some(self.max + 1);
+        } else {
+            self.max -= 1;
+        }
+        outside
+    }
+
+    /// The reached diagonals, from `max` down, as xdiff visits them.
+    fn diagonals(self) -> impl Iterator<Item = isize> {
+        (self.min..=self.max).rev().step_by(2)
+    }
+
+    fn holds(self, d: isize) -> bool {
+        self.min <= d && d <= self.max
     }
 }
 
