@@ -6,22 +6,13 @@
 use libfuzzer_sys::fuzz_target;
 use mend_core::formats::{Format, StreamParser};
 
-const MODES: [Format; 8] = [
-    Format::Auto,
-    Format::SearchReplace,
-    Format::StrReplace,
-    Format::Anchored,
-    Format::EditBlock,
-    Format::ApplyPatch,
-    Format::UnifiedDiff,
-    Format::WholeFile,
-];
-
 fuzz_target!(|data: &[u8]| {
     let Some((&head, rest)) = data.split_first() else {
         return;
     };
-    let mode = MODES[usize::from(head) % MODES.len()];
+    // Auto, then every concrete format.
+    let modes: Vec<Format> = std::iter::once(Format::Auto).chain(Format::ALL).collect();
+    let mode = modes[usize::from(head) % modes.len()];
     // The next bytes, up to the count in the head's high bits, pick the cuts.
     let ncuts = usize::from(head >> 4).min(rest.len());
     let (cuts, body) = rest.split_at(ncuts);

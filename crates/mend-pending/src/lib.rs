@@ -158,13 +158,10 @@ impl<'w> Session<'w> {
 
     /// Deletes session `name` and everything it holds.
     pub fn drop_session(ws: &Workspace, name: &str) -> Result<(), Error> {
-        let dir = sessions(ws)?.join(checked(name)?);
-        if !dir.is_dir() {
-            return Err(Error::NoSession(name.to_owned()));
-        }
         let session = Session::existing(ws, name)?;
         let _guard = session.not_streaming()?;
-        fs::remove_dir_all(&dir).map_err(|cause| Error::Io {
+        let dir = &session.store.dir;
+        fs::remove_dir_all(dir).map_err(|cause| Error::Io {
             context: format!("removing {}", dir.display()),
             cause,
         })
