@@ -21,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Adjacent::Merge
     };
-    let lines = |t: &[u8]| t.iter().filter(|&&c| c == b'\n').count() + usize::from(!t.ends_with(b"\n") && !t.is_empty());
+    let lines = |t: &[u8]| {
+        t.iter().filter(|&&c| c == b'\n').count()
+            + usize::from(!t.ends_with(b"\n") && !t.is_empty())
+    };
 
     let mut clean: Option<Vec<u8>> = None;
     for style in STYLES {
@@ -45,7 +48,11 @@ fuzz_target!(|data: &[u8]| {
             clean = Some(out);
         }
 
-        for (o, t, want) in [(ours, base, ours), (base, theirs, theirs), (ours, ours, ours)] {
+        for (o, t, want) in [
+            (ours, base, ours),
+            (base, theirs, theirs),
+            (ours, ours, ours),
+        ] {
             let m = merge(base, o, t, &opts);
             assert!(m.is_clean(), "a trivial merge conflicted");
             assert_eq!(m.render(&Labels::default(), style, 7), want);

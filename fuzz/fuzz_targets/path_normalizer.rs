@@ -30,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(!rel.is_empty());
     assert!(!rel.starts_with('/'), "{raw:?} became absolute {rel:?}");
     for part in rel.split('/') {
-        assert!(!part.is_empty() && part != "." && part != "..", "{raw:?} → {rel:?}");
+        assert!(
+            !part.is_empty() && part != "." && part != "..",
+            "{raw:?} → {rel:?}"
+        );
         let folded: String = part
             .trim_end_matches(['.', ' '])
             .split(':')
@@ -45,8 +48,14 @@ fuzz_target!(|data: &[u8]| {
             "{raw:?} reaches a protected folder as {rel:?}"
         );
     }
-    assert!(!rel.chars().any(char::is_control), "{raw:?} kept a control character");
+    assert!(
+        !rel.chars().any(char::is_control),
+        "{raw:?} kept a control character"
+    );
     let abs = ws.resolve(raw).expect("what normalizes resolves");
     let root = dir.path().canonicalize().expect("the root exists");
-    assert!(abs.starts_with(&root), "{raw:?} resolved outside the root: {abs:?}");
+    assert!(
+        abs.starts_with(&root),
+        "{raw:?} resolved outside the root: {abs:?}"
+    );
 });

@@ -27,10 +27,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(plan.reports.len(), edits.len(), "one report per edit");
             let again = plan_file("f.txt", original, &edits, &opts);
             assert_eq!(plan, again, "planning is deterministic");
-            let applied = plan
-                .reports
-                .iter()
-                .any(|r| r.status == EditStatus::Applied);
+            let applied = plan.reports.iter().any(|r| r.status == EditStatus::Applied);
             if !applied && plan.new_path.is_none() && plan.executable.is_none() {
                 match (original, plan.content.as_deref()) {
                     (Some(o), Some(c)) => assert_eq!(o, c, "nothing applied, yet the text changed"),
