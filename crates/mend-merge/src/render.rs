@@ -90,11 +90,25 @@ impl Merge<'_> {
     /// `marker_size` characters (git's default is 7) in `style`, which
     /// should be the style the merge was computed with.
     pub fn render(&self, labels: &Labels, style: Style, marker_size: usize) -> Vec<u8> {
+        self.render_marked(labels, style, marker_size).0
+    }
+
+    /// Like [`Merge::render`], and also returns where each conflict landed:
+    /// the half-open range of output lines from its `<<<<<<<` line through
+    /// its `>>>>>>>` line (0-based), so an editor can highlight it.
+    pub fn render_marked(
+        &self,
+        labels: &Labels,
+        style: Style,
+        marker_size: usize,
+    ) -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
         if let Some(whole) = self.whole {
-            return whole.to_vec();
+            return (whole.to_vec(), Vec::new());
         }
         let size = marker_size.max(1);
         let mut out = Vec::new();
+        let mut marked = Vec::new();
+        let mut lines = LineCount::default();
         let mut i = 0;
         for s in &self.steps {
             let start = s.ours().start;
@@ -102,6 +116,7 @@ impl Merge<'_> {
                 Mode::Same => continue,
                 Mode::Conflict => {
                     copy(&mut out, &self.ours[i..start], false, false);
+                    let first = lines.of(&out);
                     let cr = needs_cr(self, s);
                     marker(&mut out, b'<', size, labels.ours.as_deref(), cr);
                     copy(&mut out, &self.ours[s.ours()], cr, true);
@@ -112,6 +127,7 @@ impl Merge<'_> {
                     marker(&mut out, b'=', size, None, cr);
                     copy(&mut out, &self.theirs[s.theirs()], cr, true);
                     marker(&mut out, b'>', size, labels.theirs.as_deref(), cr);
+                    marked.push(first..lines.of(&out));
                 }
                 Mode::Ours => {
                     copy(&mut out, &self.ours[i..s.ours().end], false, false);
@@ -124,6 +140,23 @@ impl Merge<'_> {
             i = s.ours().end;
         }
         copy(&mut out, &self.ours[i..], false, false);
-        out
+        (out, marked)
+    }
+}
+
+/// Counts the lines of a growing output incrementally. Every line before a
+/// conflict and every marker ends in a newline, so at those points the
+/// number of newlines is the number of lines.
+#[derive(Default)]
+struct LineCount {
+    bytes: usize,
+    lines: usize,
+}
+
+impl LineCount {
+    fn of(&mut self, out: &[u8]) -> usize {
+        self.lines += out[self.bytes..].iter().filter(|&&b| b == b'\n').count();
+        self.bytes = out.len();
+        self.lines
     }
 }
