@@ -1,0 +1,164 @@
+//! The watcher against real files: every way of writing a file is seen as
+//! a content change, a self-write is not, and renames and deletions are
+//! followed.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+use mend_watch::{Change, Kind, Options, Watcher};
+
+/// Long enough for a loaded CI machine; the watcher normally answers within
+/// the 100 ms debounce.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+fn setup(files: &[(&str, &str)]) -> (tempfile::TempDir, Watcher, Receiver<Change>) {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, c) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, c).unwrap();
+    }
+    let (w, rx) = Watcher::start(dir.path(), Options::default()).unwrap();
+    for (p, c) in files {
+        w.track(Path::new(p), Some(c.as_bytes()));
+    }
+    (dir, w, rx)
+}
+
+fn next(rx: &Receiver<Change>) -> (PathBuf, Kind) {
+    let c = rx.recv_timeout(PATIENCE).expect("no change reported");
+    (c.path, c.kind)
+}
+
+fn content(s: &str) -> Kind {
+    Kind::Content(s.as_bytes().to_vec())
+}
+
+#[test]
+fn direct_write() {
+    let (dir, _w, rx) = setup(&[("a.txt", "one\n")]);
+    std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), content("two\n")));
+}
+
+#[test]
+fn truncate_then_write() {
+    use std::io::Write as _;
+    let (dir, _w, rx) = setup(&[("a.txt", "one\n")]);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(dir.path().join("a.txt"))
+        .unwrap();
+    f.write_all(b"three\n").unwrap();
+    f.sync_all().unwrap();
+    drop(f);
+    assert_eq!(next(&rx), ("a.txt".into(), content("three\n")));
+}
+
+#[test]
+fn rename_over_the_file() {
+    let (dir, _w, rx) = setup(&[("src/a.rs", "one\n")]);
+    let tmp = dir.path().join("src/.a.rs.tmp");
+    std::fs::write(&tmp, "atomic\n").unwrap();
+    std::fs::rename(&tmp, dir.path().join("src/a.rs")).unwrap();
+    assert_eq!(next(&rx), ("src/a.rs".into(), content("atomic\n")));
+}
+
+#[test]
+fn delete() {
+    let (dir, _w, rx) = setup(&[("a.txt", "one\n")]);
+    std::fs::remove_file(dir.path().join("a.txt")).unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), Kind::Removed));
+}
+
+#[test]
+fn rename_is_followed() {
+    let (dir, w, rx) = setup(&[("a.txt", "one\n")]);
+    std::fs::rename(dir.path().join("a.txt"), dir.path().join("b.txt")).unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), Kind::Renamed("b.txt".into())));
+    // The tracking moved: a write to the new name is reported.
+    std::fs::write(dir.path().join("b.txt"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("b.txt".into(), content("two\n")));
+    drop(w);
+}
+
+#[test]
+fn folder_rename_moves_the_files_in_it() {
+    let (dir, _w, rx) = setup(&[("src/a.txt", "one\n")]);
+    std::fs::rename(dir.path().join("src"), dir.path().join("lib")).unwrap();
+    assert_eq!(
+        next(&rx),
+        ("src/a.txt".into(), Kind::Renamed("lib/a.txt".into()))
+    );
+}
+
+#[test]
+fn self_write_is_suppressed() {
+    let (dir, w, rx) = setup(&[("a.txt", "one\n")]);
+    w.expect(Path::new("a.txt"), b"mine\n");
+    std::fs::write(dir.path().join("a.txt"), "mine\n").unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(dir.path().join("a.txt"), "theirs\n").unwrap();
+    // The first change reported is the second write.
+    assert_eq!(next(&rx), ("a.txt".into(), content("theirs\n")));
+}
+
+#[test]
+fn same_bytes_and_metadata_changes_are_not_changes() {
+    let (dir, _w, rx) = setup(&[("a.txt", "one\n")]);
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    // A chmod is a metadata event naming the file.
+    let path = dir.path().join("a.txt");
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&path, perms.clone()).unwrap();
+    #[allow(
+        clippy::permissions_set_readonly_false,
+        reason = "restoring write access"
+    )]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&path, perms).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), content("two\n")));
+}
+
+#[test]
+fn binary_and_large_files_are_reported_without_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.bin"), "text\n").unwrap();
+    std::fs::write(dir.path().join("big.txt"), "small\n").unwrap();
+    let opts = Options {
+        max_bytes: 1000,
+        ..Options::default()
+    };
+    let (w, rx) = Watcher::start(dir.path(), opts).unwrap();
+    w.track(Path::new("a.bin"), Some(b"text\n"));
+    w.track(Path::new("big.txt"), Some(b"small\n"));
+    std::fs::write(dir.path().join("a.bin"), b"\0\x01\x02").unwrap();
+    assert_eq!(next(&rx), ("a.bin".into(), Kind::Binary));
+    std::fs::write(dir.path().join("big.txt"), vec![b'x'; 2000]).unwrap();
+    assert_eq!(next(&rx), ("big.txt".into(), Kind::TooLarge(2000)));
+}
+
+#[test]
+fn change_token_names_untracked_paths_too() {
+    let (dir, w, rx) = setup(&[("a.txt", "one\n")]);
+    let t0 = w.token();
+    std::fs::write(dir.path().join("other.txt"), "x\n").unwrap();
+    std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    let c = rx.recv_timeout(PATIENCE).unwrap();
+    assert!(c.token > t0);
+    let changed = w.changed_since(t0);
+    assert!(changed.contains(&PathBuf::from("a.txt")), "{changed:?}");
+    assert!(changed.contains(&PathBuf::from("other.txt")), "{changed:?}");
+    assert!(w.changed_since(w.token()).is_empty());
+    // `.git` is not worktree content.
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".git/HEAD"), "x").unwrap();
+    std::fs::write(dir.path().join("a.txt"), "three\n").unwrap();
+    rx.recv_timeout(PATIENCE).unwrap();
+    assert!(!w.changed_since(t0).iter().any(|p| p.starts_with(".git")));
+}
