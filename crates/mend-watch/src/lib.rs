@@ -20,8 +20,13 @@
 //!   a client can ask what changed since token T
 //!   ([`Watcher::changed_since`]).
 //!
+//! [`Buffers`] joins the watcher with `mend-sync`'s state machine for the
+//! buffers of an editor.
+//!
 //! Paths in and out are relative to the root. `.git` and `.mend` are not
 //! worktree content and are ignored.
+
+mod buffers;
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -33,6 +38,8 @@ use notify::RecursiveMode;
 use notify::event::{EventKind, ModifyKind, RenameMode};
 use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, Debouncer, RecommendedCache};
 use sha2::{Digest, Sha256};
+
+pub use buffers::{BufferStatus, Buffers, Notice};
 
 /// What cannot be watched.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +53,14 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
+    /// A path the editor named is outside the root.
+    #[error(
+        "{0} is outside the workspace root; name files under the root, absolute or relative to it"
+    )]
+    Outside(String),
+    /// An event for a buffer the editor never opened.
+    #[error("{0} is not open; send buffer/open first")]
+    NotOpen(String),
     /// The operating system refused the watch.
     #[error(
         "cannot watch {path}: {source}; on Linux, a large tree may need a higher \

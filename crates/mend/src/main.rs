@@ -4,6 +4,7 @@
 //! terminals and exit codes; the engine lives in `mend-core`.
 
 mod checkpoint;
+mod editor;
 mod mcp;
 mod merge;
 mod pending;
@@ -102,6 +103,18 @@ enum Command {
     /// and the selected file's hunks; accept or reject hunk by hunk (`?`
     /// lists the keys).
     Review(review::ReviewArgs),
+    /// Serve the editor protocol on stdio: JSON-RPC 2.0 with LSP framing.
+    ///
+    /// The editor reports its open buffers; when another program writes
+    /// one of their files, mend sends the buffer what to do: reload a clean
+    /// buffer, merge the change into one with unsaved edits, or write
+    /// conflict markers. See docs/editor-protocol.md.
+    Editor {
+        /// Workspace root when `initialize` names none (default: the
+        /// current directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
     /// Serve mend's tools to an agent over the Model Context Protocol
     /// (stdio).
     Mcp {
@@ -259,6 +272,7 @@ fn main() -> ExitCode {
             pending,
         } => mcp::run(&root, tools.as_deref(), pending.as_deref()),
         Command::Hash { root, paths } => run_hash(&root, &paths),
+        Command::Editor { root } => editor::run(root.as_deref()),
     };
     match result {
         Ok(code) => ExitCode::from(code),

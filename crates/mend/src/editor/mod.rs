@@ -1,0 +1,279 @@
+//! `mend editor`: the editor protocol, JSON-RPC 2.0 over stdio with LSP
+//! framing (`Content-Length` headers), so an editor's LSP client code can
+//! carry it (Neovim's `vim.lsp.rpc.start` is the plugin's whole client).
+//!
+//! The editor reports its buffers; `mend-watch` reports their files; what
+//! the buffers must do comes back as notifications. The `pending/*`
+//! methods serve a pending-changes session for a review panel.
+//! `docs/editor-protocol.md` documents every method.
+
+mod pending;
+mod protocol;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use crossbeam_channel::{Receiver, select};
+use lsp_server::{Connection, Message, Notification, Request, Response};
+use mend_watch::{Buffers, Notice, Options};
+use mend_workspace::Workspace;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// JSON-RPC: the params do not fit the method.
+const INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC: no such method.
+const METHOD_NOT_FOUND: i32 = -32601;
+/// LSP: a request before `initialize`.
+const NOT_INITIALIZED: i32 = -32002;
+/// mend refused the request; the message says how to fix it.
+const REFUSED: i32 = -32001;
+
+/// A request's failure: a JSON-RPC error code and a message for the user.
+struct Failure(i32, String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(REFUSED, e.to_string())
+    }
+}
+
+type Answer = Result<Value, Failure>;
+
+/// The state after `initialize`.
+struct Session {
+    buffers: Buffers,
+    ws: Workspace,
+    pending: String,
+}
+
+struct Server {
+    conn: Connection,
+    default_root: PathBuf,
+    session: Option<Session>,
+    shutdown: bool,
+}
+
+/// Runs the server until the editor sends `exit` or closes stdin.
+pub fn run(root: Option<&Path>) -> anyhow::Result<u8> {
+    let (conn, io) = Connection::stdio();
+    let default_root = match root {
+        Some(r) => r.to_path_buf(),
+        None => std::env::current_dir().context("cannot read the working directory")?,
+    };
+    let mut server = Server {
+        conn,
+        default_root,
+        session: None,
+        shutdown: false,
+    };
+    let result = server.serve();
+    drop(server);
+    io.join().context("the editor connection failed")?;
+    result?;
+    Ok(crate::EXIT_OK)
+}
+
+impl Server {
+    fn serve(&mut self) -> anyhow::Result<()> {
+        let never = crossbeam_channel::never();
+        loop {
+            let changes: Receiver<mend_watch::Change> = self
+                .session
+                .as_ref()
+                .map_or_else(|| never.clone(), |s| s.buffers.changes().clone());
+            select! {
+                recv(self.conn.receiver) -> msg => match msg {
+                    Ok(Message::Request(req)) => self.request(&req)?,
+                    Ok(Message::Notification(n)) if n.method == "exit" => return Ok(()),
+                    // Responses (the server sends no requests) and other
+                    // notifications need no answer.
+                    Ok(_) => {}
+                    Err(_) => return Ok(()),
+                },
+                recv(changes) -> change => if let Ok(c) = change {
+                    let notices = self.session.as_mut().map(|s| s.buffers.on_change(c));
+                    self.notify(&notices.unwrap_or_default())?;
+                },
+            }
+        }
+    }
+
+    fn request(&mut self, req: &Request) -> anyhow::Result<()> {
+        let id = req.id.clone();
+        let (answer, notices) = self.dispatch(req);
+        let response = match answer {
+            Ok(v) => Response::new_ok(id, v),
+            Err(Failure(code, msg)) => Response::new_err(id, code, msg),
+        };
+        self.send(Message::Response(response))?;
+        self.notify(&notices)
+    }
+
+    fn dispatch(&mut self, req: &Request) -> (Answer, Vec<Notice>) {
+        let method = req.method.as_str();
+        if self.shutdown && method != "shutdown" {
+            return (
+                Err(Failure(-32600, "the server is shutting down".into())),
+                vec![],
+            );
+        }
+        match method {
+            "initialize" => (self.initialize(req), vec![]),
+            "shutdown" => {
+                self.shutdown = true;
+                (Ok(Value::Null), vec![])
+            }
+            _ => match self.session.as_mut() {
+                None => (
+                    Err(Failure(NOT_INITIALIZED, "send initialize first".into())),
+                    vec![],
+                ),
+                Some(s) => s.dispatch(req),
+            },
+        }
+    }
+
+    fn initialize(&mut self, req: &Request) -> Answer {
+        let p: protocol::Initialize = params(req)?;
+        let root = p
+            .root
+            .map_or_else(|| self.default_root.clone(), PathBuf::from);
+        let ws = Workspace::open(&root, mend_workspace::Options::default())?;
+        let buffers = Buffers::start(ws.root(), Options::default())?;
+        let root = buffers.root().to_path_buf();
+        self.session = Some(Session {
+            buffers,
+            ws,
+            pending: p
+                .session
+                .unwrap_or_else(|| mend_pending::DEFAULT_SESSION.into()),
+        });
+        Ok(json!({
+            "serverInfo": {"name": "mend", "version": env!("CARGO_PKG_VERSION")},
+            "root": root.to_string_lossy(),
+        }))
+    }
+
+    fn notify(&self, notices: &[Notice]) -> anyhow::Result<()> {
+        let Some(s) = &self.session else {
+            return Ok(());
+        };
+        for n in notices {
+            if let Some((method, params)) = protocol::notification(s.buffers.root(), n) {
+                self.send(Message::Notification(Notification::new(
+                    method.into(),
+                    params,
+                )))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn send(&self, msg: Message) -> anyhow::Result<()> {
+        self.conn
+            .sender
+            .send(msg)
+            .map_err(|_| anyhow::anyhow!("the editor closed the connection"))
+    }
+}
+
+fn params<P: DeserializeOwned>(req: &Request) -> Result<P, Failure> {
+    let v = if req.params.is_null() {
+        json!({})
+    } else {
+        req.params.clone()
+    };
+    serde_json::from_value(v).map_err(|e| {
+        Failure(
+            INVALID_PARAMS,
+            format!("{}: {e}; see docs/editor-protocol.md", req.method),
+        )
+    })
+}
+
+impl Session {
+    fn dispatch(&mut self, req: &Request) -> (Answer, Vec<Notice>) {
+        let notices = match req.method.as_str() {
+            "buffer/open" => self.open(req),
+            "buffer/changed" => self.changed(req),
+            "buffer/saved" => params(req).and_then(|p: protocol::Saved| {
+                Ok(self.buffers.saved(&p.path, p.text.as_bytes(), p.version)?)
+            }),
+            "buffer/resync" => params(req).and_then(|p: protocol::Resync| {
+                Ok(self
+                    .buffers
+                    .refused(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
+            }),
+            "buffer/close" => params(req).and_then(|p: protocol::Close| {
+                self.buffers.close(&p.path)?;
+                Ok(vec![])
+            }),
+            _ => return (self.query(req), vec![]),
+        };
+        match notices {
+            Ok(n) => (Ok(json!({})), n),
+            Err(f) => (Err(f), vec![]),
+        }
+    }
+
+    fn open(&mut self, req: &Request) -> Result<Vec<Notice>, Failure> {
+        let p: protocol::Open = params(req)?;
+        Ok(self
+            .buffers
+            .open(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
+    }
+
+    fn changed(&mut self, req: &Request) -> Result<Vec<Notice>, Failure> {
+        let p: protocol::Changed = params(req)?;
+        let text = match (p.text, &p.edits) {
+            (Some(t), _) => t,
+            (None, Some(edits)) => {
+                let rel = self.buffers.relative(&p.path)?;
+                let now = self.buffers.text(&rel).ok_or_else(|| {
+                    Failure(
+                        REFUSED,
+                        format!("{} is not open; send buffer/open first", p.path),
+                    )
+                })?;
+                protocol::apply_edits(&String::from_utf8_lossy(now), edits)
+                    .map_err(|e| Failure(INVALID_PARAMS, e))?
+            }
+            (None, None) => {
+                return Err(Failure(
+                    INVALID_PARAMS,
+                    "buffer/changed needs text or edits".into(),
+                ));
+            }
+        };
+        Ok(self
+            .buffers
+            .edited(&p.path, text.as_bytes(), p.dirty, p.version)?)
+    }
+
+    /// Requests that answer with data and change no buffer.
+    fn query(&mut self, req: &Request) -> Answer {
+        match req.method.as_str() {
+            "editor/status" => Ok(json!({
+                "root": self.buffers.root().to_string_lossy(),
+                "token": self.buffers.watcher().token(),
+                "buffers": self.buffers.status(),
+            })),
+            "changes/since" => {
+                let p: protocol::Since = params(req)?;
+                let w = self.buffers.watcher();
+                let paths: Vec<String> = w
+                    .changed_since(p.token)
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect();
+                Ok(json!({"token": w.token(), "paths": paths}))
+            }
+            m if m.starts_with("pending/") => pending::dispatch(&self.ws, &self.pending, req),
+            m => Err(Failure(
+                METHOD_NOT_FOUND,
+                format!("unknown method {m}; see docs/editor-protocol.md"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! The `pending/*` methods: a pending-changes session for the editor's
+//! review panel, with the same operations as `mend pending`.
+
+use lsp_server::Request;
+use mend_pending::{Against, Session};
+use mend_workspace::Workspace;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Answer, Failure, params};
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Select {
+    /// The session (default: the one named at `initialize`).
+    session: Option<String>,
+    /// Files, relative to the root (default: all).
+    paths: Vec<String>,
+    /// Hunk numbers, from 1, of one file.
+    hunks: Vec<usize>,
+    /// `accept`: write conflict markers instead of refusing.
+    markers: bool,
+    /// `diff`: `context` (default) or `local`.
+    against: Option<String>,
+}
+
+pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
+    let p: Select = params(req)?;
+    let name = p.session.as_deref().unwrap_or(default);
+    match req.method.as_str() {
+        "pending/list" => Ok(json!({"sessions": Session::list(ws)?})),
+        "pending/status" => {
+            let s = Session::existing(ws, name)?;
+            Ok(json!({"session": s.name(), "files": s.status()?}))
+        }
+        "pending/diff" => {
+            let against = match p.against.as_deref() {
+                None | Some("context") => Against::Context,
+                Some("local") => Against::Local,
+                Some(other) => {
+                    return Err(Failure(
+                        super::INVALID_PARAMS,
+                        format!("against must be \"context\" or \"local\", not {other:?}"),
+                    ));
+                }
+            };
+            let diff = Session::existing(ws, name)?.diff(&p.paths, against)?;
+            Ok(json!({"diff": diff}))
+        }
+        "pending/accept" => {
+            let mut s = Session::existing(ws, name)?;
+            let lock = crate::lock_and_recover(ws)?;
+            let done = s.accept(&lock, &p.paths, &p.hunks, p.markers)?;
+            Ok(json!({"accepted": done}))
+        }
+        "pending/reject" => {
+            let done = Session::existing(ws, name)?.reject(&p.paths, &p.hunks)?;
+            Ok(json!({"rejected": done}))
+        }
+        "pending/sync" => {
+            let done = Session::existing(ws, name)?.sync(&p.paths)?;
+            Ok(json!({"synced": done}))
+        }
+        m => Err(Failure(
+            super::METHOD_NOT_FOUND,
+            format!("unknown method {m}; see docs/editor-protocol.md"),
+        )),
+    }
+}

@@ -1,0 +1,270 @@
+//! `mend editor` driven over real LSP framing: buffers merge, conflict and
+//! recover as the editor protocol promises.
+
+mod client;
+
+use std::time::Duration;
+
+use client::Client;
+use serde_json::{Value, json};
+
+const BASE: &str = "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n";
+const USER_A: &str = "fn a() {\n    10\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n";
+const AGENT_C: &str = "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    30\n}\n";
+const BOTH: &str = "fn a() {\n    10\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    30\n}\n";
+const AGENT_A: &str = "fn a() {\n    11\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    30\n}\n";
+
+fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, c) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, c).unwrap();
+    }
+    dir
+}
+
+fn open(c: &mut Client, path: &str, text: &str, dirty: bool, version: i64) {
+    c.request(
+        "buffer/open",
+        json!({"path": path, "text": text, "dirty": dirty, "version": version}),
+    )
+    .unwrap();
+}
+
+fn changed(c: &mut Client, path: &str, text: &str, version: i64) {
+    c.request(
+        "buffer/changed",
+        json!({"path": path, "text": text, "dirty": true, "version": version}),
+    )
+    .unwrap();
+}
+
+fn expect(c: &mut Client, method: &str) -> Value {
+    let n = c
+        .notification()
+        .unwrap_or_else(|| panic!("no notification; expected {method}"));
+    assert_eq!(n.method, method, "{:#}", n.params);
+    n.params
+}
+
+/// Applies a notification's hunks, last first, as an editor does.
+fn apply_hunks(text: &str, params: &Value) -> String {
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+    let hunks = params["hunks"].as_array().unwrap();
+    for h in hunks.iter().rev() {
+        let (s, e) = (
+            h["start"].as_u64().unwrap() as usize,
+            h["end"].as_u64().unwrap() as usize,
+        );
+        let new = h["text"]
+            .as_str()
+            .unwrap()
+            .split_inclusive('\n')
+            .map(str::to_owned);
+        lines.splice(s..e, new);
+    }
+    lines.concat()
+}
+
+/// The acceptance sequence: open, dirty, merge, conflict, save, merge again.
+#[test]
+fn merge_conflict_save_merge() {
+    let dir = workspace(&[("src/lib.rs", BASE)]);
+    let file = dir.path().join("src/lib.rs");
+    let mut c = Client::start(dir.path());
+    open(&mut c, "src/lib.rs", BASE, false, 1);
+    changed(&mut c, "src/lib.rs", USER_A, 2);
+
+    std::fs::write(&file, AGENT_C).unwrap();
+    let m = expect(&mut c, "buffer/merged");
+    assert_eq!(m["text"], BOTH);
+    assert_eq!(m["version"], 2);
+    assert_eq!(m["path"], "src/lib.rs");
+    assert_eq!(apply_hunks(USER_A, &m), BOTH);
+    changed(&mut c, "src/lib.rs", BOTH, 3);
+
+    std::fs::write(&file, AGENT_A).unwrap();
+    let k = expect(&mut c, "buffer/conflict");
+    let text = k["text"].as_str().unwrap();
+    assert!(
+        text.contains("<<<<<<< buffer\n    10\n=======\n    11\n>>>>>>> disk\n"),
+        "{text}"
+    );
+    assert_eq!(k["conflicts"], json!([{"start": 1, "end": 6}]));
+    assert_eq!(apply_hunks(BOTH, &k), text);
+    changed(&mut c, "src/lib.rs", text, 4);
+    let status = c.request("editor/status", Value::Null).unwrap();
+    assert_eq!(status["buffers"][0]["conflict"], true);
+
+    // Conflict mode: another write is held back.
+    std::fs::write(&file, AGENT_C).unwrap();
+    assert!(c.notification_within(Duration::from_millis(600)).is_none());
+
+    // The user resolves and saves; the write comes back as no news.
+    let resolved = BOTH;
+    std::fs::write(&file, resolved).unwrap();
+    c.request(
+        "buffer/saved",
+        json!({"path": "src/lib.rs", "text": resolved, "version": 5}),
+    )
+    .unwrap();
+    let status = c.request("editor/status", Value::Null).unwrap();
+    assert_eq!(status["buffers"][0]["conflict"], false);
+    assert!(c.notification_within(Duration::from_millis(600)).is_none());
+
+    // Merging resumes.
+    let user_b = "fn a() {\n    10\n}\n\nfn b() {\n    20\n}\n\nfn c() {\n    30\n}\n";
+    changed(&mut c, "src/lib.rs", user_b, 6);
+    std::fs::write(&file, "// header\n".to_owned() + resolved).unwrap();
+    let m = expect(&mut c, "buffer/merged");
+    assert_eq!(m["text"], "// header\n".to_owned() + user_b);
+    assert!(c.finish().success());
+}
+
+#[test]
+fn clean_buffer_reloads_and_atomic_rename_is_seen() {
+    let dir = workspace(&[("a.txt", "one\ntwo\n")]);
+    let mut c = Client::start(dir.path());
+    let abs = dir.path().join("a.txt");
+    open(&mut c, abs.to_str().unwrap(), "one\ntwo\n", false, 1);
+    let tmp = dir.path().join(".a.txt.swp");
+    std::fs::write(&tmp, "one\nTWO\n").unwrap();
+    std::fs::rename(&tmp, &abs).unwrap();
+    let r = expect(&mut c, "buffer/reload");
+    assert_eq!(r["text"], "one\nTWO\n");
+    assert_eq!(r["hunks"], json!([{"start": 1, "end": 2, "text": "TWO\n"}]));
+}
+
+#[test]
+fn stale_clean_buffer_reloads_when_opened() {
+    let dir = workspace(&[("a.txt", "new\n")]);
+    let mut c = Client::start(dir.path());
+    open(&mut c, "a.txt", "old\n", false, 1);
+    let r = expect(&mut c, "buffer/reload");
+    assert_eq!(r["text"], "new\n");
+}
+
+#[test]
+fn delete_and_rename_are_reported() {
+    let dir = workspace(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let mut c = Client::start(dir.path());
+    open(&mut c, "a.txt", "a\n", false, 1);
+    open(&mut c, "b.txt", "b\n", false, 1);
+    std::fs::remove_file(dir.path().join("a.txt")).unwrap();
+    let d = expect(&mut c, "buffer/deleted");
+    assert_eq!(d["path"], "a.txt");
+    std::fs::rename(dir.path().join("b.txt"), dir.path().join("c.txt")).unwrap();
+    let r = expect(&mut c, "buffer/renamed");
+    assert_eq!(
+        (r["path"].as_str(), r["to"].as_str()),
+        (Some("b.txt"), Some("c.txt"))
+    );
+    // The buffer follows: a write to the new name reaches it.
+    std::fs::write(dir.path().join("c.txt"), "c\n").unwrap();
+    let l = expect(&mut c, "buffer/reload");
+    assert_eq!(l["path"], "c.txt");
+}
+
+#[test]
+fn refused_merge_is_redone_against_the_editors_text() {
+    let dir = workspace(&[("src/lib.rs", BASE)]);
+    let mut c = Client::start(dir.path());
+    open(&mut c, "src/lib.rs", BASE, false, 1);
+    changed(&mut c, "src/lib.rs", USER_A, 2);
+    std::fs::write(dir.path().join("src/lib.rs"), AGENT_C).unwrap();
+    expect(&mut c, "buffer/merged");
+    // The user typed in b() before the merge arrived.
+    let typed = "fn a() {\n    10\n}\n\nfn b() {\n    20\n}\n\nfn c() {\n    3\n}\n";
+    c.request(
+        "buffer/resync",
+        json!({"path": "src/lib.rs", "text": typed, "dirty": true, "version": 3}),
+    )
+    .unwrap();
+    let m = expect(&mut c, "buffer/merged");
+    assert_eq!(m["version"], 3);
+    assert_eq!(
+        apply_hunks(typed, &m),
+        "fn a() {\n    10\n}\n\nfn b() {\n    20\n}\n\nfn c() {\n    30\n}\n"
+    );
+}
+
+#[test]
+fn line_edits_update_the_text() {
+    let dir = workspace(&[("a.txt", "a\nb\nc\n")]);
+    let mut c = Client::start(dir.path());
+    open(&mut c, "a.txt", "a\nb\nc\n", false, 1);
+    c.request(
+        "buffer/changed",
+        json!({"path": "a.txt", "edits": [{"start": 0, "end": 1, "text": "A\n"}], "dirty": true, "version": 2}),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a\nb\nC\n").unwrap();
+    let m = expect(&mut c, "buffer/merged");
+    assert_eq!(m["text"], "A\nb\nC\n");
+}
+
+#[test]
+fn bad_requests_get_errors_that_say_what_to_do() {
+    let dir = workspace(&[("a.txt", "a\n")]);
+    let mut c = Client::start(dir.path());
+    let outside = c
+        .request("buffer/open", json!({"path": "../x", "text": ""}))
+        .unwrap_err();
+    assert!(
+        outside.1.contains("outside the workspace root"),
+        "{outside:?}"
+    );
+    let not_open = c
+        .request("buffer/saved", json!({"path": "a.txt", "text": "a\n"}))
+        .unwrap_err();
+    assert!(not_open.1.contains("buffer/open first"), "{not_open:?}");
+    let unknown = c.request("buffer/fly", json!({})).unwrap_err();
+    assert_eq!(unknown.0, -32601);
+    let bad = c.request("buffer/open", json!({"path": 3})).unwrap_err();
+    assert_eq!(bad.0, -32602);
+    let no_session = c.request("pending/status", json!({})).unwrap_err();
+    assert!(no_session.1.contains("default"), "{no_session:?}");
+    assert!(c.finish().success());
+}
+
+#[test]
+fn pending_session_is_served() {
+    let dir = workspace(&[("a.txt", "one\n")]);
+    let run = |args: &[&str], input: &str| {
+        use std::io::Write as _;
+        let mut ch = std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        ch.stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        assert!(ch.wait().unwrap().success());
+    };
+    run(&["pending", "add", "a.txt"], "");
+    run(
+        &["apply", "--pending"],
+        "a.txt\n```\n<<<<<<< SEARCH\none\n=======\nONE\n>>>>>>> REPLACE\n```\n",
+    );
+    let mut c = Client::start(dir.path());
+    open(&mut c, "a.txt", "one\n", false, 1);
+    let s = c.request("pending/status", json!({})).unwrap();
+    assert_eq!(s["files"], json!([{"path": "a.txt", "status": "M"}]));
+    let d = c
+        .request("pending/diff", json!({"paths": ["a.txt"]}))
+        .unwrap();
+    assert!(d["diff"].as_str().unwrap().contains("+ONE"));
+    let a = c
+        .request("pending/accept", json!({"paths": ["a.txt"]}))
+        .unwrap();
+    assert_eq!(a["accepted"][0]["path"], "a.txt");
+    // The accepted write reaches the open buffer.
+    let r = expect(&mut c, "buffer/reload");
+    assert_eq!(r["text"], "ONE\n");
+}
