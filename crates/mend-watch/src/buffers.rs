@@ -26,6 +26,11 @@ pub struct Notice {
     pub version: Option<i64>,
     /// What to do.
     pub outcome: Outcome,
+    /// For a reload, merge or conflict: the SHA-256 (hex) of the file's
+    /// bytes the buffer now derives from. An editor that refuses to
+    /// overwrite a file changed since it read it can check that the file
+    /// still holds exactly these bytes, and write without asking.
+    pub disk_sha256: Option<String>,
 }
 
 /// One open buffer, as [`Buffers::status`] lists it.
@@ -265,12 +270,14 @@ impl Buffers {
         }
         let open = self.open.get(rel);
         let version = open.and_then(|o| o.version);
+        let mut disk_sha256 = None;
         if let (Some(o), Outcome::Reload(_) | Outcome::Merged(_) | Outcome::Conflict { .. }) =
             (open, &outcome)
         {
             // The buffer now derives from the disk's bytes: the watcher
             // compares what it sees next with them.
             self.watcher.track(rel, Some(o.sync.base()));
+            disk_sha256 = Some(hex(&crate::hash(o.sync.base())));
         }
         match outcome {
             Outcome::Noted | Outcome::Ignored(_) | Outcome::Recheck => Vec::new(),
@@ -278,6 +285,7 @@ impl Buffers {
                 path: rel.to_path_buf(),
                 version,
                 outcome,
+                disk_sha256,
             }],
         }
     }
@@ -290,4 +298,12 @@ impl Buffers {
             .filter(std::fs::Metadata::is_file)?;
         std::fs::read(abs).ok()
     }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }

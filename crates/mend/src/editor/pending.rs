@@ -16,6 +16,8 @@ struct Select {
     session: Option<String>,
     /// Files, relative to the root (default: all).
     paths: Vec<String>,
+    /// `output`: the one file.
+    path: Option<String>,
     /// Hunk numbers, from 1, of one file.
     hunks: Vec<usize>,
     /// `accept`: write conflict markers instead of refusing.
@@ -46,6 +48,17 @@ pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
             };
             let diff = Session::existing(ws, name)?.diff(&p.paths, against)?;
             Ok(json!({"diff": diff}))
+        }
+        "pending/output" => {
+            let Some(path) = p.path.as_deref() else {
+                return Err(Failure(
+                    super::INVALID_PARAMS,
+                    "pending/output needs a path".into(),
+                ));
+            };
+            // The model's output when there is one, else its context.
+            let snap = Session::existing(ws, name)?.seen(path)?;
+            Ok(json!({"path": snap.rel, "text": snap.file.map(|f| f.text)}))
         }
         "pending/accept" => {
             let mut s = Session::existing(ws, name)?;

@@ -123,11 +123,14 @@ fn change(base: Value, c: &Change) -> Value {
 /// The notification for a notice: its method and params.
 pub fn notification(root: &Path, n: &Notice) -> Option<(&'static str, Value)> {
     let rel = n.path.to_string_lossy();
-    let base = json!({
+    let mut base = json!({
         "path": rel,
         "abspath": root.join(&n.path).to_string_lossy(),
         "version": n.version,
     });
+    if let Some(sha) = &n.disk_sha256 {
+        base["disk_sha256"] = json!(sha);
+    }
     Some(match &n.outcome {
         Outcome::Reload(c) => ("buffer/reload", change(base, c)),
         Outcome::Merged(c) => ("buffer/merged", change(base, c)),

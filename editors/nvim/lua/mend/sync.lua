@@ -1,0 +1,416 @@
+-- Buffer sync: report buffers under the root to `mend editor`, and apply
+-- what it sends back (reload, merge, conflict, delete, rename) hunk by hunk,
+-- so the cursor, marks and undo history survive.
+
+local client = require('mend.client')
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace('mend')
+local group = vim.api.nvim_create_augroup('mend', { clear = true })
+
+--- Attached buffers: bufnr -> { path, sent, applying, conflict, deleted }.
+local bufs = {}
+
+local BOM = '\239\187\191'
+
+local function tick(buf)
+  return vim.api.nvim_buf_get_changedtick(buf)
+end
+
+--- The buffer as the bytes Neovim would write (line endings per
+--- 'fileformat', a final newline per 'eol', the BOM per 'bomb').
+function M.text(buf)
+  local empty = vim.api.nvim_buf_call(buf, function()
+    return vim.fn.line2byte(vim.fn.line('$') + 1) == -1
+  end)
+  if empty then
+    return ''
+  end
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local nl = vim.bo[buf].fileformat == 'dos' and '\r\n' or '\n'
+  local text = table.concat(lines, nl)
+  if vim.bo[buf].eol then
+    text = text .. nl
+  end
+  if vim.bo[buf].bomb then
+    text = BOM .. text
+  end
+  return text
+end
+
+local function under_root(path)
+  local root = client.root
+  return root ~= nil and path:sub(1, #root + 1) == root .. '/'
+end
+
+local function eligible(buf)
+  if not vim.api.nvim_buf_is_valid(buf) or vim.bo[buf].buftype ~= '' then
+    return false
+  end
+  local name = vim.api.nvim_buf_get_name(buf)
+  local enc = vim.bo[buf].fileencoding
+  return name ~= '' and under_root(name) and (enc == '' or enc == 'utf-8')
+    and not vim.bo[buf].binary
+end
+
+local function find(abspath)
+  for buf, b in pairs(bufs) do
+    if b.path == abspath and vim.api.nvim_buf_is_valid(buf) then
+      return buf, b
+    end
+  end
+end
+
+--- Tells the server what the buffer holds now.
+local function report(buf, method)
+  local b = bufs[buf]
+  if not b or b.applying then
+    return
+  end
+  local t = tick(buf)
+  if method == 'buffer/changed' and b.sent == t then
+    return
+  end
+  b.sent = t
+  client.request(method or 'buffer/changed', {
+    path = b.path,
+    text = M.text(buf),
+    dirty = vim.bo[buf].modified,
+    version = t,
+  })
+end
+
+local function read_file(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local data = f:read('*a')
+  f:close()
+  return data
+end
+
+-- Conflict mode --------------------------------------------------------
+
+local FLAG = '%#ErrorMsg# mend: conflict %* resolve the <<<<<<< markers, then :w '
+
+local function set_winbars(buf, on)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if on then
+      if vim.w[win].mend_winbar == nil then
+        vim.w[win].mend_winbar = vim.wo[win].winbar
+      end
+      vim.wo[win].winbar = FLAG
+    elseif vim.w[win].mend_winbar ~= nil then
+      vim.wo[win].winbar = vim.w[win].mend_winbar
+      vim.w[win].mend_winbar = nil
+    end
+  end
+end
+
+local function enter_conflict(buf, regions)
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  local last = vim.api.nvim_buf_line_count(buf)
+  for _, r in ipairs(regions or {}) do
+    for row = r.start, math.min(r['end'], last) - 1 do
+      vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = 'DiffText', priority = 200 })
+    end
+  end
+  bufs[buf].conflict = true
+  vim.b[buf].mend_conflict = true
+  set_winbars(buf, true)
+end
+
+local function leave_conflict(buf)
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  if bufs[buf] then
+    bufs[buf].conflict = false
+  end
+  vim.b[buf].mend_conflict = false
+  set_winbars(buf, false)
+end
+
+function M.statusline(buf)
+  local b = bufs[buf]
+  if b and b.conflict then
+    return '[mend: conflict]'
+  elseif b and b.deleted then
+    return '[mend: deleted]'
+  end
+  return ''
+end
+
+-- Applying changes -----------------------------------------------------
+
+--- The lines of a hunk's text, without their endings.
+local function split(text, dos)
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  if dos then
+    for i, l in ipairs(lines) do
+      lines[i] = l:gsub('\r$', '')
+    end
+  end
+  return lines
+end
+
+--- Replaces buffer lines [s, e) with `lines`, through nvim_buf_set_text so
+--- extmarks and the cursor outside the range stay put.
+local function replace_lines(buf, s, e, lines)
+  local count = vim.api.nvim_buf_line_count(buf)
+  if e < count then
+    local repl = vim.list_extend(vim.deepcopy(lines), { '' })
+    vim.api.nvim_buf_set_text(buf, s, 0, e, 0, repl)
+  elseif s < count then
+    -- Through the end of the buffer.
+    local last = vim.api.nvim_buf_get_lines(buf, count - 1, count, true)[1]
+    if #lines > 0 then
+      vim.api.nvim_buf_set_text(buf, s, 0, count - 1, #last, lines)
+    elseif s > 0 then
+      local prev = vim.api.nvim_buf_get_lines(buf, s - 1, s, true)[1]
+      vim.api.nvim_buf_set_text(buf, s - 1, #prev, count - 1, #last, {})
+    else
+      vim.api.nvim_buf_set_lines(buf, 0, -1, true, {})
+    end
+  else
+    -- After the last line.
+    local last = vim.api.nvim_buf_get_lines(buf, count - 1, count, true)[1]
+    local repl = vim.list_extend({ '' }, lines)
+    vim.api.nvim_buf_set_text(buf, count - 1, #last, count - 1, #last, repl)
+  end
+end
+
+local function apply_change(buf, params)
+  local dos = vim.bo[buf].fileformat == 'dos'
+  local ok = pcall(function()
+    local hunks = params.hunks or {}
+    for i = #hunks, 1, -1 do
+      local h = hunks[i]
+      replace_lines(buf, h.start, h['end'], split(h.text, dos))
+    end
+  end)
+  local text = params.text
+  local ends = text:sub(-1) == '\n'
+  vim.bo[buf].eol = ends or text == ''
+  if not ok or M.text(buf) ~= text then
+    -- The hunks did not reproduce the text (an empty buffer, a BOM, an
+    -- unusual ending): fall back to the whole text.
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, split(text:gsub('^' .. BOM, ''), dos))
+  end
+end
+
+--- After mend changed the buffer from the disk, Neovim's record of the
+--- file's time is stale, and :w would ask whether to overwrite a file
+--- changed since it was read. For a buffer equal to the file, :checktime
+--- renews the record silently (the FileChangedShell handler lets a
+--- time-only change through).
+local function refresh_timestamp(buf)
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent! checktime ' .. buf)
+  end)
+end
+
+--- A modified buffer cannot renew the record that way. Until the next
+--- write, :w goes through this BufWriteCmd: when the file still holds
+--- exactly the bytes mend merged into the buffer, nothing would be lost, so
+--- it writes with !; otherwise Neovim asks as usual.
+local function guard_write(buf)
+  local b = bufs[buf]
+  if b.write_cmd then
+    return
+  end
+  b.write_cmd = vim.api.nvim_create_autocmd('BufWriteCmd', {
+    group = group,
+    buffer = buf,
+    nested = true,
+    callback = function(args)
+      pcall(vim.api.nvim_del_autocmd, b.write_cmd)
+      b.write_cmd = nil
+      local target = vim.fn.fnamemodify(args.match, ':p')
+      if target ~= b.path then
+        vim.cmd('write ' .. vim.fn.fnameescape(target))
+        guard_write(buf)
+        return
+      end
+      local data = read_file(b.path)
+      local merged = data ~= nil and b.disk ~= nil and vim.fn.sha256(data) == b.disk
+      vim.cmd((merged and not vim.bo[buf].readonly) and 'write!' or 'write')
+    end,
+  })
+end
+
+local function on_change(kind)
+  return function(params)
+    local buf, b = find(params.abspath)
+    if not buf then
+      return
+    end
+    if params.version ~= nil and params.version ~= vim.NIL and params.version ~= tick(buf) then
+      -- The buffer moved on since the server last heard of it: refuse, and
+      -- the server merges again against what the buffer holds now.
+      b.sent = tick(buf)
+      client.request('buffer/resync', {
+        path = b.path, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
+      })
+      return
+    end
+    b.applying = true
+    local ok, err = pcall(apply_change, buf, params)
+    b.applying = false
+    if not ok then
+      vim.notify('mend: could not update the buffer: ' .. tostring(err), vim.log.levels.ERROR)
+      return
+    end
+    b.deleted = false
+    vim.b[buf].mend_deleted = false
+    if kind == 'reload' then
+      vim.bo[buf].modified = false
+    elseif kind == 'conflict' then
+      enter_conflict(buf, params.conflicts)
+      vim.notify('mend: ' .. params.path .. ' changed on disk where you edited it; '
+        .. 'resolve the conflict markers and :w', vim.log.levels.WARN)
+    end
+    b.disk = params.disk_sha256
+    if vim.bo[buf].modified then
+      guard_write(buf)
+    else
+      refresh_timestamp(buf)
+    end
+    report(buf)
+  end
+end
+
+client.on('buffer/reload', on_change('reload'))
+client.on('buffer/merged', on_change('merged'))
+client.on('buffer/conflict', on_change('conflict'))
+
+client.on('buffer/deleted', function(params)
+  local buf, b = find(params.abspath)
+  if not buf then
+    return
+  end
+  b.deleted = true
+  vim.b[buf].mend_deleted = true
+  -- Unsaved, so quitting asks; :w recreates the file.
+  vim.bo[buf].modified = true
+  report(buf)
+  vim.notify('mend: ' .. params.path .. ' was deleted on disk; :w recreates it, :bdelete! abandons it',
+    vim.log.levels.WARN)
+end)
+
+client.on('buffer/renamed', function(params)
+  local buf, b = find(params.abspath)
+  if not buf then
+    return
+  end
+  b.path = params.to_abspath
+  b.renaming = true
+  vim.api.nvim_buf_set_name(buf, params.to_abspath)
+  if not vim.bo[buf].modified then
+    -- Make Neovim consider the new name edited, so :w needs no !.
+    vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
+  end
+  b.renaming = false
+  vim.notify('mend: ' .. params.path .. ' was renamed to ' .. params.to, vim.log.levels.INFO)
+end)
+
+client.on('buffer/skipped', function(params)
+  vim.notify('mend: ' .. params.path .. ' changed on disk to a ' .. params.reason
+    .. ' file; the buffer was left as it is', vim.log.levels.WARN)
+end)
+
+-- Attaching ------------------------------------------------------------
+
+function M.attach(buf)
+  if bufs[buf] or not eligible(buf) then
+    return
+  end
+  local b = { path = vim.api.nvim_buf_get_name(buf) }
+  bufs[buf] = b
+  b.sent = tick(buf)
+  client.request('buffer/open', {
+    path = b.path, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
+  })
+  local function on(events, fn)
+    vim.api.nvim_create_autocmd(events, { group = group, buffer = buf, callback = fn })
+  end
+  -- Every change, in any mode, from any source (undo included); the
+  -- report runs once the change is complete.
+  vim.api.nvim_buf_attach(buf, false, {
+    on_lines = function()
+      if bufs[buf] ~= b then
+        return true
+      end
+      vim.schedule(function() report(buf) end)
+    end,
+  })
+  on('BufWritePost', function()
+    if b.write_cmd then
+      pcall(vim.api.nvim_del_autocmd, b.write_cmd)
+      b.write_cmd = nil
+    end
+    leave_conflict(buf)
+    b.deleted = false
+    vim.b[buf].mend_deleted = false
+    b.sent = tick(buf)
+    client.request('buffer/saved', {
+      path = b.path, text = read_file(b.path) or M.text(buf), version = b.sent,
+    })
+  end)
+  on('BufWinEnter', function()
+    if b.conflict then
+      set_winbars(buf, true)
+    end
+  end)
+  on({ 'BufWipeout', 'BufDelete' }, function()
+    if bufs[buf] then
+      client.request('buffer/close', { path = b.path })
+      bufs[buf] = nil
+    end
+  end)
+  on('BufFilePost', function()
+    -- :file or :saveas gave the buffer another name.
+    if b.renaming or not bufs[buf] then
+      return
+    end
+    client.request('buffer/close', { path = b.path })
+    bufs[buf] = nil
+    vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
+    M.attach(buf)
+  end)
+end
+
+function M.enable()
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
+    group = group,
+    callback = function(args) M.attach(args.buf) end,
+  })
+  vim.api.nvim_create_autocmd('FileChangedShell', {
+    group = group,
+    callback = function(args)
+      -- mend keeps attached buffers in step; Neovim should neither reload
+      -- nor ask. A change of time only goes through, so Neovim renews its
+      -- record silently. Other buffers get Neovim's usual question.
+      local managed = bufs[args.buf] and vim.v.fcs_reason ~= 'time'
+      vim.v.fcs_choice = managed and '' or 'ask'
+    end,
+  })
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) then
+      M.attach(buf)
+    end
+  end
+end
+
+--- Attached buffers: bufnr -> { path, sent, conflict, deleted }.
+function M.buffers()
+  return bufs
+end
+
+--- Reports the buffer's text now, without waiting for the scheduled report.
+M.report = report
+
+return M
