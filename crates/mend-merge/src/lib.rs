@@ -290,9 +290,14 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
     let theirs_offset = m.theirs.len() as isize - m.base.len() as isize;
     let ours_offset = m.ours.len() as isize - m.base.len() as isize;
     let z = |v: usize| v as isize;
+    // Does a change's new text end without a newline? It then ends its
+    // side's file, and a change touching it from behind would be glued
+    // onto its last line.
+    let open = |side: &[&[u8]], c: &Change| c.slen > 0 && !side[c.s + c.slen - 1].ends_with(b"\n");
     // Is `first` entirely before `second` in the base, so the two do not
-    // interact? `echo` says whether the two changes write the same lines.
-    let before = |first: &Change, second: &Change, echo: bool| {
+    // interact? `echo` says whether the two changes write the same lines;
+    // `first_open`, whether `first`'s new text ends without a newline.
+    let before = |first: &Change, second: &Change, echo: bool, first_open: bool| {
         let end = first.b + first.blen;
         if conflict_touching {
             end < second.b
@@ -300,17 +305,22 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
             true
         } else {
             // Touching counts as separate, except two insertions at the
-            // same place, whose order would be a guess, and changes close
+            // same place, whose order would be a guess, a change behind
+            // one that ends the file without a newline, and changes close
             // together that write the same lines: keeping both would put
             // one block in the file twice.
-            end <= second.b && !(end == second.b && first.blen == 0 && second.blen == 0) && !echo
+            let touching = end == second.b;
+            end <= second.b
+                && !(touching && first.blen == 0 && second.blen == 0)
+                && !(touching && first_open)
+                && !echo
         }
     };
     while a < d1.len() && c < d2.len() {
         let (x, y) = (d1[a], d2[c]);
         let echo =
             !conflict_touching && echoes(&m.ours[x.s..x.s + x.slen], &m.theirs[y.s..y.s + y.slen]);
-        if before(&x, &y, echo) {
+        if before(&x, &y, echo, open(&m.ours, &x)) {
             append(
                 &mut steps,
                 Step {
@@ -327,7 +337,7 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
             a += 1;
             continue;
         }
-        if before(&y, &x, echo) {
+        if before(&y, &x, echo, open(&m.theirs, &y)) {
             append(
                 &mut steps,
                 Step {

@@ -57,6 +57,28 @@ proptest! {
         }
     }
 
+    /// A clean merge, in either policy, only holds whole lines of its
+    /// inputs: no two lines glued together, whatever the final newlines.
+    #[test]
+    fn clean_merges_hold_only_input_lines(
+        b in lines(), o in lines(), t in lines(),
+        nl in any::<(bool, bool, bool)>(),
+    ) {
+        let (b, o, t) = (text(&b, false, nl.0), text(&o, false, nl.1), text(&t, false, nl.2));
+        let known: std::collections::HashSet<&[u8]> = [&b, &o, &t]
+            .iter()
+            .flat_map(|x| x.split(|&c| c == b'\n'))
+            .collect();
+        for adjacent in [Adjacent::Conflict, Adjacent::Merge] {
+            let (out, conflicts) = run(&b, &o, &t, Style::Merge, adjacent);
+            if conflicts == 0 {
+                for line in out.split(|&c| c == b'\n') {
+                    prop_assert!(known.contains(line), "{:?} made {:?}", adjacent, String::from_utf8_lossy(line));
+                }
+            }
+        }
+    }
+
     /// With `Adjacent::Merge`, edits to separate (possibly touching) parts of
     /// the base merge cleanly and the result holds both sides' changes.
     #[test]
