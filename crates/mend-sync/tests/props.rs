@@ -42,6 +42,22 @@ proptest! {
                 prop_assert!(lines[r.end - 1].starts_with(b">>>>>>> disk"));
             }
         }
+        // Unsaved text is never thrown away for the disk's: a dirty buffer
+        // with its own changes never reloads, and keeps every line it
+        // changed or added.
+        if dirty && ours != base {
+            prop_assert!(!matches!(out, Outcome::Reload(_)), "{:?}", out);
+            // A conflict side's last line gets the newline it lacked.
+            let lines = |t: &[u8]| -> Vec<Vec<u8>> {
+                t.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+            };
+            let (kept, base_lines) = (lines(buf.text()), lines(&base));
+            for line in lines(&ours) {
+                if !base_lines.contains(&line) {
+                    prop_assert!(kept.contains(&line), "lost {:?}", String::from_utf8_lossy(&line));
+                }
+            }
+        }
         // A clean buffer always ends equal to the disk.
         if !dirty {
             prop_assert_eq!(buf.text(), &disk[..]);

@@ -170,6 +170,23 @@ function cases.save_leaves_conflict_mode_and_merges_the_next_write()
   eq(false, vim.b[buf].mend_conflict, 'conflict mode')
 end
 
+function cases.write_asks_when_the_file_changed_after_the_merge()
+  local path, buf = enter_conflict()
+  -- In conflict mode this write is not merged; :w would overwrite it.
+  local later = numbered(10)
+  later[9] = 'agent 9'
+  write_file(path, text_of(later))
+  local token = 0
+  client.request('editor/status', vim.empty_dict(), function(_, st) token = st.token end)
+  wait_for('the server to see the write', function() return token > 0 end)
+  vim.wait(300)
+  -- Neovim asks whether to overwrite; answer no.
+  vim.api.nvim_feedkeys('n', 't', false)
+  pcall(vim.cmd, 'write')
+  eq(later, vim.fn.readfile(path), 'file after declining')
+  eq(true, vim.bo[buf].modified, 'buffer still modified')
+end
+
 function cases.atomic_rename_write_from_another_process()
   local path, buf = start(numbered(4))
   local new = numbered(4)
