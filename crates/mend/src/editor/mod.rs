@@ -200,7 +200,7 @@ impl Session {
             "buffer/saved" => params(req).and_then(|p: protocol::Saved| {
                 Ok(self.buffers.saved(&p.path, p.text.as_bytes(), p.version)?)
             }),
-            "buffer/resync" => params(req).and_then(|p: protocol::Resync| {
+            "buffer/resync" => params(req).and_then(|p: protocol::Report| {
                 Ok(self
                     .buffers
                     .refused(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
@@ -218,7 +218,7 @@ impl Session {
     }
 
     fn open(&mut self, req: &Request) -> Result<Vec<Notice>, Failure> {
-        let p: protocol::Open = params(req)?;
+        let p: protocol::Report = params(req)?;
         Ok(self
             .buffers
             .open(&p.path, p.text.as_bytes(), p.dirty, p.version)?)

@@ -18,9 +18,9 @@ pub struct Initialize {
     pub session: Option<String>,
 }
 
-/// `buffer/open`.
+/// `buffer/open` and `buffer/resync`: a buffer's whole text.
 #[derive(Deserialize)]
-pub struct Open {
+pub struct Report {
     pub path: String,
     pub text: String,
     #[serde(default)]
@@ -52,16 +52,6 @@ pub struct Changed {
 pub struct Saved {
     pub path: String,
     pub text: String,
-    pub version: Option<i64>,
-}
-
-/// `buffer/resync`: the editor did not apply a notification.
-#[derive(Deserialize)]
-pub struct Resync {
-    pub path: String,
-    pub text: String,
-    #[serde(default)]
-    pub dirty: bool,
     pub version: Option<i64>,
 }
 

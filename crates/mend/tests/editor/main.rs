@@ -2,27 +2,20 @@
 //! recover as the editor protocol promises.
 
 mod client;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::time::Duration;
 
 use client::Client;
 use serde_json::{Value, json};
+use support::{run_mend, tree as workspace};
 
 const BASE: &str = "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n";
 const USER_A: &str = "fn a() {\n    10\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n";
 const AGENT_C: &str = "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    30\n}\n";
 const BOTH: &str = "fn a() {\n    10\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    30\n}\n";
 const AGENT_A: &str = "fn a() {\n    11\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    30\n}\n";
-
-fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, c) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, c).unwrap();
-    }
-    dir
-}
 
 fn open(c: &mut Client, path: &str, text: &str, dirty: bool, version: i64) {
     c.request(
@@ -232,20 +225,8 @@ fn bad_requests_get_errors_that_say_what_to_do() {
 fn pending_session_is_served() {
     let dir = workspace(&[("a.txt", "one\n")]);
     let run = |args: &[&str], input: &str| {
-        use std::io::Write as _;
-        let mut ch = std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
-            .args(args)
-            .current_dir(dir.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        ch.stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        assert!(ch.wait().unwrap().success());
+        let out = run_mend(dir.path(), args, Some(input.as_bytes()));
+        assert!(out.status.success(), "{out:?}");
     };
     run(&["pending", "add", "a.txt"], "");
     run(

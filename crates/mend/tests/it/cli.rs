@@ -2,18 +2,9 @@
 //! reports, dry runs, binary and non-UTF-8 files, permissions.
 
 use crate::run_mend;
+use crate::support::tree as root_with;
 
 const EDIT: &str = "a.txt\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
-
-fn root_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, b) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, b).unwrap();
-    }
-    dir
-}
 
 #[test]
 fn reads_stdin_and_exits_zero() {
@@ -88,7 +79,7 @@ fn json_failure_carries_best_candidate() {
 
 #[test]
 fn usage_errors_exit_two() {
-    let dir = root_with(&[]);
+    let dir = root_with::<&[u8]>(&[]);
     let out = run_mend(dir.path(), &["apply", "--format", "klingon"], Some(b""));
     assert_eq!(out.status.code(), Some(2));
     let out = run_mend(dir.path(), &["apply", "no-such-input.txt"], None);
@@ -144,7 +135,7 @@ fn file_mode_is_preserved() {
 #[test]
 fn symlink_out_of_root_is_refused() {
     let outside = root_with(&[("secret.txt", b"old\n")]);
-    let dir = root_with(&[]);
+    let dir = root_with::<&[u8]>(&[]);
     std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
     let edit = "link/secret.txt\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
     let out = run_mend(dir.path(), &["apply"], Some(edit.as_bytes()));

@@ -4,17 +4,8 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
+use crate::support::tree as root;
 use crate::{mend_bin, run_mend};
-
-fn root(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, c) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, c).unwrap();
-    }
-    dir
-}
 
 #[test]
 fn every_format_name_applies() {
@@ -148,7 +139,7 @@ fn parse_prints_edits_and_touches_nothing() {
 
 #[test]
 fn prompt_and_schema() {
-    let dir = root(&[]);
+    let dir = root::<&str>(&[]);
     for f in [
         "search-replace",
         "str-replace",

@@ -11,6 +11,18 @@ pub fn mend_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mend"))
 }
 
+/// A temporary tree holding `files` (path, content), folders made as
+/// needed.
+pub fn tree<C: AsRef<[u8]>>(files: &[(&str, C)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, c) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, c).unwrap();
+    }
+    dir
+}
+
 /// Runs `mend` with `args` in `cwd`, feeding `stdin`.
 pub fn run_mend(cwd: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
     use std::io::Write;
