@@ -81,6 +81,11 @@ pub struct Options {
     pub debounce: Duration,
     /// Files larger than this are reported as [`Kind::TooLarge`], unread.
     pub max_bytes: u64,
+    /// Watch the whole tree (the default). Without it, or when the system
+    /// refuses that many watches, only the root and the folders of tracked
+    /// files are watched: buffers still follow their files, and the change
+    /// token covers those folders only.
+    pub recursive: bool,
 }
 
 impl Default for Options {
@@ -88,6 +93,7 @@ impl Default for Options {
         Options {
             debounce: Duration::from_millis(100),
             max_bytes: 8 << 20,
+            recursive: true,
         }
     }
 }
@@ -143,7 +149,10 @@ struct Shared {
 /// A running watch of one root. Dropping it stops the watch.
 pub struct Watcher {
     shared: Arc<Mutex<Shared>>,
-    _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+    debouncer: Mutex<Debouncer<notify::RecommendedWatcher, RecommendedCache>>,
+    /// Whether the whole tree is watched; otherwise tracking a file watches
+    /// its folder.
+    recursive: bool,
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -184,18 +193,41 @@ impl Watcher {
             path: root.clone(),
             source,
         };
-        let mut debouncer = notify_debouncer_full::new_debouncer(opts.debounce, None, handler)
-            .map_err(watch_err)?;
-        debouncer
-            .watch(&root, RecursiveMode::Recursive)
-            .map_err(watch_err)?;
+        // A link inside the tree may lead anywhere, the whole disk
+        // included: never watch through one.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let mut debouncer = notify_debouncer_full::new_debouncer_opt(
+            opts.debounce,
+            None,
+            handler,
+            RecommendedCache::new(),
+            config,
+        )
+        .map_err(watch_err)?;
+        let mut recursive = opts.recursive;
+        if recursive && debouncer.watch(&root, RecursiveMode::Recursive).is_err() {
+            // Typically the inotify watch limit in a very large tree.
+            let _ = debouncer.unwatch(&root);
+            recursive = false;
+        }
+        if !recursive {
+            debouncer
+                .watch(&root, RecursiveMode::NonRecursive)
+                .map_err(watch_err)?;
+        }
         Ok((
             Watcher {
                 shared,
-                _debouncer: debouncer,
+                debouncer: Mutex::new(debouncer),
+                recursive,
             },
             rx,
         ))
+    }
+
+    /// Whether the whole tree is watched (see [`Options::recursive`]).
+    pub fn is_recursive(&self) -> bool {
+        self.recursive
     }
 
     /// The root, canonical.
@@ -207,9 +239,23 @@ impl Watcher {
     /// knows the file holds (so an event that brings the same bytes is not
     /// a change); `None` when it does not exist or is unknown.
     pub fn track(&self, path: &Path, content: Option<&[u8]>) {
-        lock(&self.shared)
-            .tracked
-            .insert(path.to_path_buf(), content.map(hash));
+        let root = {
+            let mut s = lock(&self.shared);
+            s.tracked.insert(path.to_path_buf(), content.map(hash));
+            s.root.clone()
+        };
+        if !self.recursive
+            && let Some(folder) = root.join(path).parent()
+        {
+            let mut d = self
+                .debouncer
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            // A folder that does not exist yet cannot be watched; the file
+            // is then reported when its folder's parent sees it appear, if
+            // that one is watched.
+            let _ = d.watch(folder, RecursiveMode::NonRecursive);
+        }
     }
 
     /// Stops reporting changes to `path`.

@@ -162,3 +162,41 @@ fn change_token_names_untracked_paths_too() {
     rx.recv_timeout(PATIENCE).unwrap();
     assert!(!w.changed_since(t0).iter().any(|p| p.starts_with(".git")));
 }
+
+#[test]
+fn folders_only_mode_still_follows_tracked_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+    std::fs::write(dir.path().join("src/deep/a.rs"), "one\n").unwrap();
+    let opts = Options {
+        recursive: false,
+        ..Options::default()
+    };
+    let (w, rx) = Watcher::start(dir.path(), opts).unwrap();
+    assert!(!w.is_recursive());
+    w.track(Path::new("src/deep/a.rs"), Some(b"one\n"));
+    std::fs::write(dir.path().join("src/deep/a.rs"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("src/deep/a.rs".into(), content("two\n")));
+    let tmp = dir.path().join("src/deep/.a.rs.tmp");
+    std::fs::write(&tmp, "three\n").unwrap();
+    std::fs::rename(&tmp, dir.path().join("src/deep/a.rs")).unwrap();
+    assert_eq!(next(&rx), ("src/deep/a.rs".into(), content("three\n")));
+}
+
+#[test]
+fn links_are_not_followed_out_of_the_tree() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("x.txt"), "x\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+    let (w, rx) = Watcher::start(dir.path(), Options::default()).unwrap();
+    w.track(Path::new("a.txt"), Some(b"one\n"));
+    let t0 = w.token();
+    std::fs::write(outside.path().join("x.txt"), "y\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), content("two\n")));
+    let changed = w.changed_since(t0);
+    assert_eq!(changed, vec![PathBuf::from("a.txt")]);
+}
