@@ -60,16 +60,22 @@ local client, sync
 
 --- A workspace with `file.txt`, opened in the current window, with the
 --- server told about it.
-local function start(lines)
+local function start(lines, via_link)
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, 'p')
   local path = dir .. '/file.txt'
   write_file(path, text_of(lines))
   vim.cmd.cd(dir)
+  if via_link then
+    -- The root and the file are named through a symbolic link.
+    local link = vim.fn.tempname()
+    assert(vim.uv.fs_symlink(dir, link))
+    dir = link
+  end
   require('mend').setup({ cmd = { mend_bin, 'editor' }, root = dir })
   client = require('mend.client')
   sync = require('mend.sync')
-  vim.cmd.edit('file.txt')
+  vim.cmd.edit(vim.fn.fnameescape(dir .. '/file.txt'))
   wait_for('the server to start', function() return client.initialized end)
   return vim.fn.resolve(path), vim.api.nvim_get_current_buf()
 end
@@ -103,6 +109,14 @@ function cases.clean_reload()
   vim.cmd('write')
   new[1] = 'user 1'
   eq(new, vim.fn.readfile(path), 'file after :w')
+end
+
+function cases.root_reached_through_a_link()
+  local path = start(numbered(3), true)
+  local new = numbered(3)
+  new[2] = 'agent 2'
+  write_file(path, text_of(new))
+  wait_for('the reload', function() return buf_lines()[2] == 'agent 2' end)
 end
 
 function cases.dirty_merge_keeps_cursor()

@@ -9,7 +9,8 @@ local M = {}
 local ns = vim.api.nvim_create_namespace('mend')
 local group = vim.api.nvim_create_augroup('mend', { clear = true })
 
---- Attached buffers: bufnr -> { path, sent, applying, conflict, deleted }.
+--- Attached buffers: bufnr -> { path (the buffer's name), rel (relative to
+--- the root, as the server names it), sent, applying, conflict, deleted }.
 local bufs = {}
 
 local BOM = '\239\187\191'
@@ -39,9 +40,24 @@ function M.text(buf)
   return text
 end
 
-local function under_root(path)
+--- The path with symbolic links resolved (its folder's, for a file that
+--- does not exist yet), so it compares with the root, which is resolved.
+local function real(path)
+  local r = vim.uv.fs_realpath(path)
+  if r then
+    return r
+  end
+  local dir = vim.uv.fs_realpath(vim.fs.dirname(path))
+  return dir and (dir .. '/' .. vim.fs.basename(path)) or path
+end
+
+--- The path relative to the root, or nil outside it.
+local function relative(path)
   local root = client.root
-  return root ~= nil and path:sub(1, #root + 1) == root .. '/'
+  local p = real(path)
+  if root ~= nil and p:sub(1, #root + 1) == root .. '/' then
+    return p:sub(#root + 2)
+  end
 end
 
 local function eligible(buf)
@@ -50,13 +66,14 @@ local function eligible(buf)
   end
   local name = vim.api.nvim_buf_get_name(buf)
   local enc = vim.bo[buf].fileencoding
-  return name ~= '' and under_root(name) and (enc == '' or enc == 'utf-8')
+  return name ~= '' and relative(name) ~= nil and (enc == '' or enc == 'utf-8')
     and not vim.bo[buf].binary
 end
 
-local function find(abspath)
+--- The attached buffer of a file, by its path relative to the root.
+local function find(rel)
   for buf, b in pairs(bufs) do
-    if b.path == abspath and vim.api.nvim_buf_is_valid(buf) then
+    if b.rel == rel and vim.api.nvim_buf_is_valid(buf) then
       return buf, b
     end
   end
@@ -74,7 +91,7 @@ local function report(buf, method)
   end
   b.sent = t
   client.request(method or 'buffer/changed', {
-    path = b.path,
+    path = b.rel,
     text = M.text(buf),
     dirty = vim.bo[buf].modified,
     version = t,
@@ -230,7 +247,7 @@ local function guard_write(buf)
       pcall(vim.api.nvim_del_autocmd, b.write_cmd)
       b.write_cmd = nil
       local target = vim.fn.fnamemodify(args.match, ':p')
-      if target ~= b.path then
+      if real(target) ~= real(b.path) then
         vim.cmd('write ' .. vim.fn.fnameescape(target))
         guard_write(buf)
         return
@@ -244,7 +261,7 @@ end
 
 local function on_change(kind)
   return function(params)
-    local buf, b = find(params.abspath)
+    local buf, b = find(params.path)
     if not buf then
       return
     end
@@ -253,7 +270,7 @@ local function on_change(kind)
       -- the server merges again against what the buffer holds now.
       b.sent = tick(buf)
       client.request('buffer/resync', {
-        path = b.path, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
+        path = b.rel, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
       })
       return
     end
@@ -288,7 +305,7 @@ client.on('buffer/merged', on_change('merged'))
 client.on('buffer/conflict', on_change('conflict'))
 
 client.on('buffer/deleted', function(params)
-  local buf, b = find(params.abspath)
+  local buf, b = find(params.path)
   if not buf then
     return
   end
@@ -302,11 +319,11 @@ client.on('buffer/deleted', function(params)
 end)
 
 client.on('buffer/renamed', function(params)
-  local buf, b = find(params.abspath)
+  local buf, b = find(params.path)
   if not buf then
     return
   end
-  b.path = params.to_abspath
+  b.path, b.rel = params.to_abspath, params.to
   b.renaming = true
   vim.api.nvim_buf_set_name(buf, params.to_abspath)
   if not vim.bo[buf].modified then
@@ -328,11 +345,12 @@ function M.attach(buf)
   if bufs[buf] or not eligible(buf) then
     return
   end
-  local b = { path = vim.api.nvim_buf_get_name(buf) }
+  local name = vim.api.nvim_buf_get_name(buf)
+  local b = { path = name, rel = relative(name) }
   bufs[buf] = b
   b.sent = tick(buf)
   client.request('buffer/open', {
-    path = b.path, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
+    path = b.rel, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
   })
   local function on(events, fn)
     vim.api.nvim_create_autocmd(events, { group = group, buffer = buf, callback = fn })
@@ -357,7 +375,7 @@ function M.attach(buf)
     vim.b[buf].mend_deleted = false
     b.sent = tick(buf)
     client.request('buffer/saved', {
-      path = b.path, text = read_file(b.path) or M.text(buf), version = b.sent,
+      path = b.rel, text = read_file(b.path) or M.text(buf), version = b.sent,
     })
   end)
   on('BufWinEnter', function()
@@ -367,7 +385,7 @@ function M.attach(buf)
   end)
   on({ 'BufWipeout', 'BufDelete' }, function()
     if bufs[buf] then
-      client.request('buffer/close', { path = b.path })
+      client.request('buffer/close', { path = b.rel })
       bufs[buf] = nil
     end
   end)
@@ -376,7 +394,7 @@ function M.attach(buf)
     if b.renaming or not bufs[buf] then
       return
     end
-    client.request('buffer/close', { path = b.path })
+    client.request('buffer/close', { path = b.rel })
     bufs[buf] = nil
     vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
     M.attach(buf)
