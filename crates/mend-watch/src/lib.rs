@@ -127,6 +127,40 @@ pub struct Change {
 
 type Hash = [u8; 32];
 
+/// How long a file must have been left alone before its bytes are taken
+/// as what its writer meant.
+const SETTLE: Duration = Duration::from_millis(50);
+
+/// Reads a file once it has settled. The debouncer reports a path after
+/// its events went quiet, but a writer may start again just then (truncate,
+/// then write): bytes read in between are a half-written file, and merging
+/// them would take most of the buffer out. A file modified less than
+/// [`SETTLE`] ago is waited for, and a file that changed while it was read
+/// is read again; after a few tries the last read stands.
+fn read_settled(path: &Path) -> Option<Vec<u8>> {
+    let stamp = |p: &Path| {
+        std::fs::metadata(p)
+            .ok()
+            .map(|m| (m.len(), m.modified().ok()))
+    };
+    let mut last = None;
+    for _ in 0..4 {
+        let before = stamp(path)?;
+        if let Some(age) = before.1.and_then(|t| t.elapsed().ok())
+            && age < SETTLE
+        {
+            std::thread::sleep(SETTLE - age);
+            continue;
+        }
+        let bytes = std::fs::read(path).ok()?;
+        if stamp(path)? == before {
+            return Some(bytes);
+        }
+        last = Some(bytes);
+    }
+    last.or_else(|| std::fs::read(path).ok())
+}
+
 fn hash(bytes: &[u8]) -> Hash {
     Sha256::digest(bytes).into()
 }
@@ -378,7 +412,7 @@ impl Shared {
         }
         // A file that vanished between the event and now is reported by
         // the event that removed it.
-        let Ok(bytes) = std::fs::read(&abs) else {
+        let Some(bytes) = read_settled(&abs) else {
             return;
         };
         let h = hash(&bytes);
@@ -408,5 +442,30 @@ impl Shared {
             path,
             kind,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that truncates, pauses and writes: reading right after the
+    /// truncation waits for the write instead of taking the empty file.
+    #[test]
+    fn a_half_written_file_is_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, "old\n").unwrap();
+        let f = std::fs::File::create(&path).unwrap();
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                std::fs::write(path, "new\n").unwrap();
+                drop(f);
+            })
+        };
+        assert_eq!(read_settled(&path).as_deref(), Some(&b"new\n"[..]));
+        writer.join().unwrap();
     }
 }
