@@ -161,6 +161,66 @@ const ROWS: &[Row] = &[
         ),
     },
     Row {
+        name: "agent_adds_a_function_while_the_user_edits_one",
+        start: (BASE, USER_A, true),
+        steps: &[(
+            Ev::Disk(concat!(
+                "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n",
+                "\nfn d() {\n    4\n}\n"
+            )),
+            "merged 1 hunk",
+        )],
+        end: (
+            "fn a() {\n    10\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n\nfn d() {\n    4\n}\n",
+            "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n\nfn d() {\n    4\n}\n",
+            true,
+            false,
+        ),
+    },
+    Row {
+        name: "agent_rewrites_a_body_while_the_user_adds_an_import",
+        start: (
+            "use a;\n\nfn f() {\n    let x = 1;\n    x\n}\n",
+            "use a;\nuse b;\n\nfn f() {\n    let x = 1;\n    x\n}\n",
+            true,
+        ),
+        steps: &[(
+            Ev::Disk("use a;\n\nfn f() {\n    let y = 2;\n    y * 2\n}\n"),
+            "merged 1 hunk",
+        )],
+        end: (
+            "use a;\nuse b;\n\nfn f() {\n    let y = 2;\n    y * 2\n}\n",
+            "use a;\n\nfn f() {\n    let y = 2;\n    y * 2\n}\n",
+            true,
+            false,
+        ),
+    },
+    Row {
+        name: "agent_changes_a_signature_the_user_the_body_below",
+        start: (
+            "fn f(a: u8) {\n    a\n}\n",
+            "fn f(a: u8) {\n    a + 1\n}\n",
+            true,
+        ),
+        steps: &[(Ev::Disk("fn f(a: u16) {\n    a\n}\n"), "merged 1 hunk")],
+        end: (
+            "fn f(a: u16) {\n    a + 1\n}\n",
+            "fn f(a: u16) {\n    a\n}\n",
+            true,
+            false,
+        ),
+    },
+    Row {
+        name: "saving_with_markers_keeps_them_and_ends_conflict_mode",
+        start: (BASE, USER_A, true),
+        steps: &[
+            (Ev::Disk(AGENT_A), "conflict 1 region at 1..6"),
+            (Ev::Saved(CONFLICT_A), "recheck"),
+            (Ev::Disk(CONFLICT_A), "ignored unchanged"),
+        ],
+        end: (CONFLICT_A, CONFLICT_A, false, false),
+    },
+    Row {
         name: "adjacent_line_edits_merge",
         start: ("one\ntwo\nthree\nfour\n", "one\nTWO\nthree\nfour\n", true),
         steps: &[(Ev::Disk("one\ntwo\nTHREE\nfour\n"), "merged 1 hunk")],
