@@ -1,30 +1,40 @@
-//! Checkpoints of a generated repository of 20,000 files, against seed
-//! 004's shell recipe in the same run:
+//! Checkpoints of generated repositories of 20,000 and 200,000 files,
+//! against seed 004's shell recipe in the same run:
 //!
 //! ```text
 //! GIT_INDEX_FILE=tmp git read-tree HEAD && GIT_INDEX_FILE=tmp git add -A &&
 //! GIT_INDEX_FILE=tmp git write-tree && git commit-tree …
 //! ```
 //!
-//! - `first`: the first checkpoint (every file hashed).
-//! - `repeat_after_10_changes`: a checkpoint after 10 files changed; the
-//!   persistent private index re-hashes only those.
-//! - `shell_recipe_after_10_changes`: the recipe, which starts from a fresh
-//!   index every time.
+//! - `first`: the first checkpoint of a fresh clone-like repository (no
+//!   snapshot state yet; every file committed, so the index vouches for
+//!   their ids).
+//! - `first_without_git`: the first checkpoint of a folder that is no git
+//!   repository (a shadow repository; every file hashed and stored).
+//! - `repeat_after_10_changes`: a checkpoint after 10 files changed.
+//! - `shell_recipe_after_10_changes`: the recipe, which starts from a
+//!   fresh index every time (so its first run costs the same).
 //!
 //! Run: `cargo bench -p mend-checkpoint --bench checkpoint`
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mend_checkpoint::{Checkpoints, CreateOptions};
 
+const SIZES: &[usize] = &[20_000, 200_000];
+
+/// Repositories by size, made once and removed at the end.
+static REPOS: Mutex<Vec<(usize, bool, PathBuf)>> = Mutex::new(Vec::new());
+
 fn main() {
     divan::main();
+    for (_, _, p) in REPOS.lock().unwrap().drain(..) {
+        let _ = std::fs::remove_dir_all(p);
+    }
 }
-
-const FILES: usize = 20_000;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -37,62 +47,87 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    git(d, &["init", "-q", "."]);
-    for i in 0..FILES {
-        let p = d.join(format!("pkg{}/mod{}/file{i}.rs", i % 40, i % 7));
+fn file(d: &Path, i: usize) -> PathBuf {
+    // 50 files per folder, two levels deep, as in a source tree.
+    let f = i / 50;
+    d.join(format!("pkg{}/mod{}/file{i}.rs", f / 20, f % 20))
+}
+
+/// A repository of `n` files, committed (or, without `git`, a plain
+/// folder), shared by the benchmarks of that size.
+fn repo(n: usize, with_git: bool) -> PathBuf {
+    let mut repos = REPOS.lock().unwrap();
+    if let Some((_, _, p)) = repos.iter().find(|(m, g, _)| *m == n && *g == with_git) {
+        return p.clone();
+    }
+    let d = tempfile::tempdir().unwrap().keep();
+    for i in 0..n {
+        let p = file(&d, i);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, format!("pub fn f{i}() -> u32 {{ {i} }}\n")).unwrap();
     }
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "init"]);
-    dir
+    if with_git {
+        git(&d, &["init", "-q", "."]);
+        git(&d, &["add", "-A"]);
+        git(&d, &["commit", "-q", "-m", "init"]);
+    }
+    repos.push((n, with_git, d.clone()));
+    d
 }
 
-fn touch10(d: &Path, round: usize) {
+fn touch10(d: &Path, n: usize, round: usize) {
     for k in 0..10 {
-        let i = (k * 1999 + round * 7) % FILES;
-        let p = d.join(format!("pkg{}/mod{}/file{i}.rs", i % 40, i % 7));
-        std::fs::write(p, format!("pub fn f{i}() -> u32 {{ {round} }}\n")).unwrap();
+        let i = (k * 1999 + round * 7) % n;
+        std::fs::write(file(d, i), format!("pub fn f{i}() -> u32 {{ {round} }}\n")).unwrap();
     }
 }
 
-#[divan::bench(sample_count = 5, sample_size = 1)]
-fn first(bencher: divan::Bencher<'_, '_>) {
-    bencher.with_inputs(repo).bench_values(|dir| {
-        let cps = Checkpoints::open(dir.path()).unwrap();
-        cps.create(&CreateOptions::default(), &mut |_| {}).unwrap();
-        dir
-    });
+fn checkpoint(d: &Path) {
+    let cps = Checkpoints::open(d).unwrap();
+    cps.create(&CreateOptions::default(), &mut |_| {}).unwrap();
+}
+
+fn forget_state(d: &Path) {
+    let _ = std::fs::remove_file(d.join(".git/mend/snapshot-state"));
+    let _ = std::fs::remove_file(d.join(".mend/shadow.git/mend-snapshot-state"));
+}
+
+#[divan::bench(args = SIZES, sample_count = 5, sample_size = 1)]
+fn first(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, true);
+    bencher
+        .with_inputs(|| forget_state(&d))
+        .bench_values(|()| checkpoint(&d));
+}
+
+#[divan::bench(args = SIZES, sample_count = 3, sample_size = 1)]
+fn first_without_git(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, false);
+    bencher
+        .with_inputs(|| {
+            // A new shadow repository each time: every object written.
+            let _ = std::fs::remove_dir_all(d.join(".mend"));
+        })
+        .bench_values(|()| checkpoint(&d));
 }
 
 /// Includes opening the repository, as `mend checkpoint create` does.
-#[divan::bench(sample_count = 20, sample_size = 1)]
-fn repeat_after_10_changes(bencher: divan::Bencher<'_, '_>) {
-    let dir = repo();
-    let d = dir.path().to_path_buf();
-    Checkpoints::open(&d)
-        .unwrap()
-        .create(&CreateOptions::default(), &mut |_| {})
-        .unwrap();
+#[divan::bench(args = SIZES, sample_count = 20, sample_size = 1)]
+fn repeat_after_10_changes(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, true);
+    checkpoint(&d);
     let round = AtomicUsize::new(0);
     bencher
-        .with_inputs(|| touch10(&d, round.fetch_add(1, Ordering::Relaxed) + 1))
-        .bench_values(|()| {
-            let cps = Checkpoints::open(&d).unwrap();
-            cps.create(&CreateOptions::default(), &mut |_| {}).unwrap();
-        });
+        .with_inputs(|| touch10(&d, n, round.fetch_add(1, Ordering::Relaxed) + 1))
+        .bench_values(|()| checkpoint(&d));
 }
 
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn shell_recipe_after_10_changes(bencher: divan::Bencher<'_, '_>) {
-    let dir = repo();
-    let d = dir.path().to_path_buf();
-    let round = AtomicUsize::new(0);
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn shell_recipe_after_10_changes(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, true);
+    let round = AtomicUsize::new(1000);
     bencher
-        .with_inputs(|| touch10(&d, round.fetch_add(1, Ordering::Relaxed) + 1))
+        .with_inputs(|| touch10(&d, n, round.fetch_add(1, Ordering::Relaxed) + 1))
         .bench_values(|()| {
             let out = Command::new("sh")
                 .current_dir(&d)

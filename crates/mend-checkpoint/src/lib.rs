@@ -1,10 +1,12 @@
 //! Checkpoints: snapshot a worktree into private git refs and restore it
 //! without ever losing work.
 //!
-//! A checkpoint is a commit of the worktree's tracked files and its
-//! untracked, not-ignored files, made through a **private, persistent
-//! index** (`.git/mend/checkpoint-index`), so a repeat checkpoint re-hashes
-//! only the files that changed. Its parent is the previous checkpoint (or
+//! A checkpoint is a commit of what `git add -A` on an index read from
+//! HEAD would record: HEAD's tracked files and the untracked, not-ignored
+//! ones. It is built by mend's own walk (`snapshot`), in parallel, with a
+//! **state file** (`.git/mend/snapshot-state`) of each file's stat data and
+//! id, so a repeat checkpoint re-hashes only the files that changed, and a
+//! first one takes ids from the user's index where its stat data matches. Its parent is the previous checkpoint (or
 //! HEAD), it lives under `refs/mend/checkpoints/<id>`, and its message
 //! carries the label, time, anchor and HEAD as trailers.
 //!
@@ -29,6 +31,7 @@
 
 mod ignore_then;
 mod restore;
+mod snapshot;
 
 pub use restore::RestoreOptions;
 
@@ -37,7 +40,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use git2::{
-    Commit, Delta, DiffFormat, DiffOptions, FileMode, ObjectType, Oid, Repository, Signature, Tree,
+    Commit, Delta, DiffFormat, DiffOptions, ObjectType, Oid, Repository, Signature, Tree,
     TreeWalkMode, TreeWalkResult,
 };
 use serde::Serialize;
@@ -199,7 +202,8 @@ pub struct Checkpoints {
     /// other writer, and restores write through it.
     ws: mend_workspace::Workspace,
     repo: Repository,
-    index_path: PathBuf,
+    /// The snapshot state file (stat data and ids of the last snapshot).
+    state_path: PathBuf,
     shadow: bool,
 }
 
@@ -279,16 +283,20 @@ impl Checkpoints {
         // mend's own bookkeeping is never part of a snapshot.
         repo.add_ignore_rule(".mend/\n")
             .map_err(git("adding the .mend ignore rule"))?;
-        let index_path = if shadow {
-            repo.path().join("mend-checkpoint-index")
+        let state_path = if shadow {
+            repo.path().join("mend-snapshot-state")
         } else {
             let dir = repo.path().join("mend");
             std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
                 context: "creating .git/mend".into(),
                 cause: e,
             })?;
-            dir.join("checkpoint-index")
+            dir.join("snapshot-state")
         };
+        // The private index of earlier versions is no longer used.
+        for old in ["mend/checkpoint-index", "mend-checkpoint-index"] {
+            let _ = std::fs::remove_file(repo.path().join(old));
+        }
         let ws = mend_workspace::Workspace::open(
             &root,
             mend_workspace::Options {
@@ -299,7 +307,7 @@ impl Checkpoints {
         Ok(Checkpoints {
             ws,
             repo,
-            index_path,
+            state_path,
             shadow,
         })
     }
@@ -347,23 +355,11 @@ impl Checkpoints {
         opts: &CreateOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
-        // Under the workspace lock, a private index lock can only be one a
-        // killed process left behind.
-        let stale = PathBuf::from(format!("{}.lock", self.index_path.display()));
-        if stale.is_file() {
-            let _ = std::fs::remove_file(&stale);
-        }
-        let (repo, mut index, skipped, seen) = self.scan(opts.max_file_bytes, progress)?;
-        // The tree first: writing the index afterwards saves its tree cache,
-        // so the next checkpoint rebuilds only the folders that changed.
-        let tree_id = index
-            .write_tree_to(&repo)
-            .map_err(git("writing the tree"))?;
-        index.write().map_err(git("writing the private index"))?;
-        progress(seen);
+        let snap = self.snapshot(opts.max_file_bytes, progress)?;
+        let skipped = snap.skipped;
         let tree = self
             .repo
-            .find_tree(tree_id)
+            .find_tree(snap.tree)
             .map_err(git("reading the tree"))?;
         let parent = match self.newest()? {
             Some(c) => Some(c),
@@ -415,115 +411,73 @@ impl Checkpoints {
     }
 
     /// What [`Checkpoints::create`] would snapshot, without writing a
-    /// checkpoint, a ref or the private index.
+    /// checkpoint or a ref.
     pub fn preview(&self, opts: &CreateOptions) -> Result<Preview, Error> {
-        let (_repo, index, skipped, _) = self.scan(opts.max_file_bytes, &mut |_| {})?;
+        let snap = self.walk(opts.max_file_bytes, &mut |_| {})?;
         Ok(Preview {
-            files: index.len(),
-            skipped,
+            files: snap.files,
+            skipped: snap.skipped,
         })
     }
 
-    /// The private index brought up to date with the worktree: one
-    /// comparison finds what changed, appeared or went; the index's stat
-    /// data lets unchanged files go unread, so a repeat snapshot re-hashes
-    /// only changes. Returns the repository handle attached to the private
-    /// index (the user's index file is never written), the index, the
-    /// skipped files and the number of paths examined.
-    #[allow(clippy::type_complexity)]
-    fn scan(
+    /// Snapshots the worktree into a tree and saves the state for the
+    /// next snapshot.
+    fn snapshot(
         &self,
         max_file_bytes: u64,
         progress: &mut dyn FnMut(usize),
-    ) -> Result<(Repository, git2::Index, Vec<Skipped>, usize), Error> {
-        let mut index =
-            git2::Index::open(&self.index_path).map_err(git("opening the private index"))?;
-        // A second handle on the same repository, attached to the private
-        // index in memory: the user's index file is never written.
-        let repo = if self.shadow {
-            let r =
-                Repository::open_bare(self.repo.path()).map_err(git("opening the repository"))?;
-            r.set_workdir(self.root(), false)
-                .map_err(git("setting the worktree"))?;
-            r
-        } else {
-            Repository::open(self.root()).map_err(git("opening the repository"))?
-        };
-        repo.add_ignore_rule(".mend/\n")
-            .map_err(git("adding the .mend ignore rule"))?;
-        repo.set_index(&mut index)
-            .map_err(git("attaching the private index"))?;
-        let mut index = repo.index().map_err(git("reading the private index"))?;
-        let mut skipped = Vec::new();
-        // One comparison of the private index with the worktree finds what
-        // changed, appeared or went; the index's stat data lets unchanged
-        // files go unread, so a repeat checkpoint re-hashes only changes.
-        let mut diff_opts = DiffOptions::new();
-        diff_opts
-            .include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_typechange(true);
-        let diff = repo
-            .diff_index_to_workdir(Some(&index), Some(&mut diff_opts))
-            .map_err(git("comparing the worktree with the last checkpoint"))?;
-        let mut seen = 0usize;
-        for delta in diff.deltas() {
-            seen += 1;
-            if seen.is_multiple_of(256) {
-                progress(seen);
-            }
-            let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
-                continue;
-            };
-            let rel = path.to_string_lossy().replace('\\', "/");
-            let full = self.root().join(path);
-            if delta.status() == Delta::Deleted {
-                let _ = index.remove_path(path);
-                continue;
-            }
-            // Nested repositories and submodules: recorded, never entered.
-            let nested = full.join(".git").exists()
-                || delta.new_file().mode() == FileMode::Commit
-                || full
-                    .ancestors()
-                    .skip(1)
-                    .take_while(|a| *a != self.root())
-                    .any(|a| a.join(".git").exists());
-            if nested {
-                let top = rel.split('/').next().unwrap_or(&rel).to_owned();
-                let shown = if full.join(".git").exists() {
-                    rel.trim_end_matches('/').to_owned()
-                } else {
-                    top
+    ) -> Result<snapshot::Snapshot, Error> {
+        let snap = self.walk(max_file_bytes, progress)?;
+        // The state is a cache: if it cannot be saved, the next snapshot
+        // hashes more, and is still right.
+        let _ = snap.state.save(&self.state_path);
+        Ok(snap)
+    }
+
+    /// The walk, on a thread of its own (with its own repository handle)
+    /// so this one can report progress while it runs.
+    fn walk(
+        &self,
+        max_file_bytes: u64,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<snapshot::Snapshot, Error> {
+        let prev = snapshot::state::State::load(&self.state_path);
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let gitdir = self.repo.path().to_path_buf();
+        let root = self.root().to_path_buf();
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (gitdir, root, prev, seen) = (&gitdir, &root, &prev, &seen);
+            s.spawn(move || {
+                let run = || {
+                    let repo = Repository::open(gitdir).map_err(git("opening the repository"))?;
+                    snapshot::snapshot(&snapshot::Walk {
+                        repo: &repo,
+                        root,
+                        prev,
+                        max_file_bytes,
+                        seen,
+                    })
                 };
-                if !skipped.iter().any(|s: &Skipped| s.path == shown) {
-                    skipped.push(Skipped {
-                        path: shown,
-                        reason: "nested repository".into(),
-                    });
+                let _ = tx.send(run());
+            });
+            let snap = loop {
+                match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok(result) => break result?,
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        progress(seen.load(std::sync::atomic::Ordering::Relaxed));
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err(Error::Io {
+                            context: "snapshotting the worktree".into(),
+                            cause: std::io::Error::other("the snapshot thread panicked"),
+                        });
+                    }
                 }
-                let _ = index.remove_path(path);
-                continue;
-            }
-            match std::fs::symlink_metadata(&full) {
-                Ok(m) if m.is_file() && m.len() > max_file_bytes => {
-                    skipped.push(Skipped {
-                        path: rel,
-                        reason: format!("too large ({} bytes)", m.len()),
-                    });
-                    let _ = index.remove_path(path);
-                }
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => index
-                    .add_path(path)
-                    .map_err(git(format!("adding {rel} to the private index")))?,
-                Err(_) => {
-                    let _ = index.remove_path(path);
-                }
-            }
-        }
-        drop(diff);
-        Ok((repo, index, skipped, seen))
+            };
+            progress(snap.files);
+            Ok(snap)
+        })
     }
 
     fn find_commit(&self, sha: &str) -> Result<Commit<'_>, Error> {

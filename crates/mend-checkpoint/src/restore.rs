@@ -294,14 +294,11 @@ impl Checkpoints {
     /// without writing a checkpoint (the same scan as `create`, so a dry
     /// run lists what a restore does).
     fn worktree_files(&self) -> Result<(Files, Vec<Skipped>), Error> {
-        let (repo, mut index, skipped, _) =
-            self.scan(CreateOptions::default().max_file_bytes, &mut |_| {})?;
-        let tree_id = index
-            .write_tree_to(&repo)
-            .map_err(git("writing the tree"))?;
+        let snap = self.snapshot(CreateOptions::default().max_file_bytes, &mut |_| {})?;
+        let skipped = snap.skipped;
         let tree = self
             .repo
-            .find_tree(tree_id)
+            .find_tree(snap.tree)
             .map_err(git("reading the tree"))?;
         Ok((self.files(&tree)?, skipped))
     }

@@ -5,6 +5,7 @@ use std::process::Command;
 
 use mend_checkpoint::{Checkpoints, CreateOptions};
 
+mod differential;
 mod exact;
 
 fn git(dir: &Path, args: &[&str]) -> String {

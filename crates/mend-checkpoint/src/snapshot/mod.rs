@@ -1,0 +1,617 @@
+//! The worktree as a git tree, at close to the cost of one `lstat` per file.
+//!
+//! The tree holds what `git add -A` on a fresh index read from HEAD would
+//! hold: every file not ignored, and every file HEAD tracks even where a
+//! rule now ignores it. `.git`, `.mend`, nested repositories and files over
+//! the size limit are left out (the last two are listed as skipped). Bytes
+//! are stored as they are, without git's line-ending filters, so a restore
+//! gives back exactly what was there.
+//!
+//! Two phases:
+//!
+//! 1. **Walk** (parallel, rayon): each folder is listed and its rules
+//!    applied; each file is `lstat`ed and its object id taken from the
+//!    state file when the stat data is unchanged (and was not racy), else
+//!    from the user's index when its stat data matches there (a fresh
+//!    clone's first snapshot hashes nothing), else by hashing the file and
+//!    writing the blob.
+//! 2. **Trees** (one thread): bottom up, consulting HEAD for ignored
+//!    entries it tracks; a tree already known to be stored is not written.
+//!
+//! Racy timestamps: a file modified within a clock tick of being examined
+//! (10 ms, or 2 s on a filesystem without sub-second times) could change
+//! again without its stat data changing, so it is marked and hashed again
+//! next time, as git does with racily clean index entries.
+
+mod objects;
+mod rules;
+pub(crate) mod state;
+
+use rustc_hash::FxHashMap as HashMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use std::io::Read as _;
+use std::os::fd::{BorrowedFd, OwnedFd};
+
+use git2::{ObjectType, Oid, Repository, Tree};
+use rayon::prelude::*;
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, openat, readlinkat, statat};
+
+use crate::{Error, Skipped, git};
+use objects::Loose;
+use rules::Rules;
+use state::{Record, Stat, State};
+
+/// The result of a snapshot.
+pub(crate) struct Snapshot {
+    /// The tree (the empty tree for an empty worktree).
+    pub tree: Oid,
+    /// Files in it.
+    pub files: usize,
+    /// Files left out.
+    pub skipped: Vec<Skipped>,
+    /// The state to save for the next snapshot.
+    pub state: State,
+}
+
+/// What a snapshot needs to know.
+pub(crate) struct Walk<'a> {
+    pub repo: &'a Repository,
+    pub root: &'a Path,
+    pub prev: &'a State,
+    pub max_file_bytes: u64,
+    /// Files examined so far, for a progress display.
+    pub seen: &'a AtomicUsize,
+}
+
+/// The user's index entries whose stat data can stand in for hashing.
+struct IndexHint {
+    entries: HashMap<Vec<u8>, (Stat, Oid)>,
+    /// Entries modified at or after this time are racy in the index.
+    written: (i64, i64),
+}
+
+impl IndexHint {
+    fn load(repo: &Repository) -> Option<IndexHint> {
+        let path = repo.path().join("index");
+        let meta = std::fs::metadata(&path).ok()?;
+        let written = Stat::of(&meta).mtime;
+        let index = git2::Index::open(&path).ok()?;
+        let mut entries = HashMap::with_capacity_and_hasher(index.len(), Default::default());
+        for e in index.iter() {
+            // Conflicts, intent-to-add and skip-worktree entries say
+            // nothing about the worktree's bytes.
+            let stage = (e.flags >> 12) & 3;
+            if stage != 0 || e.flags_extended & (0x2000 | 0x4000) != 0 {
+                continue;
+            }
+            let stat = Stat {
+                mode: e.mode,
+                size: u64::from(e.file_size),
+                mtime: (
+                    i64::from(e.mtime.seconds()),
+                    i64::from(e.mtime.nanoseconds()),
+                ),
+                ctime: (
+                    i64::from(e.ctime.seconds()),
+                    i64::from(e.ctime.nanoseconds()),
+                ),
+                ino: u64::from(e.ino),
+                dev: u64::from(e.dev),
+            };
+            entries.insert(e.path, (stat, e.id));
+        }
+        Some(IndexHint { entries, written })
+    }
+
+    /// The id of `path` if the index's stat data says the file is the one
+    /// it hashed.
+    fn id(&self, path: &[u8], git_mode: u32, s: &Stat) -> Option<Oid> {
+        let (e, oid) = self.entries.get(path)?;
+        let same = e.mode == git_mode
+            && e.size == (s.size & 0xffff_ffff)
+            && e.mtime == s.mtime
+            && e.ctime == s.ctime
+            && e.ino == (s.ino & 0xffff_ffff);
+        (same && e.mtime < self.written).then_some(*oid)
+    }
+}
+
+/// One entry of a walked folder.
+enum Item {
+    File {
+        name: Vec<u8>,
+        /// The whole path, relative to the root (the state's key).
+        rel: Vec<u8>,
+        mode: u32,
+        rec: Record,
+    },
+    Dir {
+        name: Vec<u8>,
+        dir: Listing,
+    },
+    /// Ignored: in the tree only if HEAD tracks it.
+    Ignored {
+        name: Vec<u8>,
+        is_dir: bool,
+    },
+}
+
+#[derive(Default)]
+struct Listing {
+    items: Vec<Item>,
+    skipped: Vec<Skipped>,
+}
+
+/// Phase one's shared, thread-safe part.
+struct Ctx<'a> {
+    root: PathBuf,
+    prev: &'a State,
+    hint: Option<IndexHint>,
+    loose: Loose,
+    max: u64,
+    seen: &'a AtomicUsize,
+}
+
+fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
+    move |cause| Error::Io { context, cause }
+}
+
+fn join(rel: &[u8], name: &[u8]) -> Vec<u8> {
+    if rel.is_empty() {
+        return name.to_vec();
+    }
+    let mut p = Vec::with_capacity(rel.len() + 1 + name.len());
+    p.extend_from_slice(rel);
+    p.push(b'/');
+    p.extend_from_slice(name);
+    p
+}
+
+fn shown(rel: &[u8]) -> String {
+    String::from_utf8_lossy(rel).into_owned()
+}
+
+/// git's mode for a file's stat mode.
+fn git_mode(mode: u32) -> u32 {
+    match mode & 0o170000 {
+        0o120000 => 0o120000,
+        _ if mode & 0o100 != 0 => 0o100755,
+        _ => 0o100644,
+    }
+}
+
+/// Whether a file modified at `mtime` may change again unseen.
+fn is_racy(mtime: (i64, i64), now: Duration) -> bool {
+    let tick = if mtime.1 == 0 {
+        Duration::from_secs(2)
+    } else {
+        Duration::from_millis(10)
+    };
+    let m = Duration::new(mtime.0.max(0) as u64, mtime.1.clamp(0, 999_999_999) as u32);
+    m + tick >= now
+}
+
+impl Ctx<'_> {
+    /// One file: its record, hashing and storing it only when neither the
+    /// state nor the index can vouch for its id. `content` reads it (a
+    /// link's target for a link).
+    fn file(
+        &self,
+        rel: &[u8],
+        stat: Stat,
+        content: impl FnOnce() -> std::io::Result<Vec<u8>>,
+    ) -> Result<Record, Error> {
+        self.seen.fetch_add(1, Ordering::Relaxed);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let racy = is_racy(stat.mtime, now);
+        if let Some(r) = self.prev.files.get(rel)
+            && r.stat == stat
+            && !r.racy
+        {
+            return Ok(Record { racy, ..*r });
+        }
+        let mode = git_mode(stat.mode);
+        if let Some(oid) = self.hint.as_ref().and_then(|h| h.id(rel, mode, &stat)) {
+            return Ok(Record { stat, oid, racy });
+        }
+        let data = content().map_err(io(format!("reading {}", shown(rel))))?;
+        let oid = Oid::hash_object(ObjectType::Blob, &data).map_err(git("hashing a file"))?;
+        self.loose
+            .write_blob(oid, &data)
+            .map_err(io(format!("storing {}", shown(rel))))?;
+        Ok(Record { stat, oid, racy })
+    }
+
+    /// Lists a folder (open as `fd`) and walks it, subfolders in
+    /// parallel. Everything below is reached relative to the folder's
+    /// descriptor, so the kernel never walks a whole path again.
+    fn dir(&self, rel: &[u8], fd: OwnedFd, abs: &Path, rules: &Rules) -> Result<Listing, Error> {
+        let listing_err = || io(format!("listing {}", abs.display()));
+        let mut dir = Dir::new(fd).map_err(|e| listing_err()(e.into()))?;
+        let mut names = Vec::new();
+        while let Some(e) = dir.read() {
+            let e = e.map_err(|e| listing_err()(e.into()))?;
+            let n = e.file_name().to_bytes();
+            if n != b"." && n != b".." {
+                names.push((n.to_vec(), e.file_type()));
+            }
+        }
+        let dirfd = dir.fd().map_err(|e| listing_err()(e.into()))?;
+        let rules = if !rel.is_empty() && names.iter().any(|(n, _)| n == b".gitignore") {
+            rules.child(abs)
+        } else {
+            rules.clone()
+        };
+        let results: Vec<Result<Option<Result<Item, Skipped>>, Error>> = names
+            .into_par_iter()
+            .map(|(name, ft)| self.entry(rel, dirfd, abs, &rules, name, ft))
+            .collect();
+        let mut out = Listing::default();
+        for r in results {
+            match r? {
+                Some(Ok(item)) => out.items.push(item),
+                Some(Err(s)) => out.skipped.push(s),
+                None => {}
+            }
+        }
+        Ok(out)
+    }
+
+    fn entry(
+        &self,
+        rel: &[u8],
+        dirfd: BorrowedFd<'_>,
+        abs: &Path,
+        rules: &Rules,
+        name: Vec<u8>,
+        ft: FileType,
+    ) -> Result<Option<Result<Item, Skipped>>, Error> {
+        if name == b".mend" || (rel.is_empty() && name == b".git") {
+            return Ok(None);
+        }
+        let os = OsStr::from_bytes(&name);
+        let child_rel = join(rel, &name);
+        // Only rules need the whole path; most folders have none.
+        let child_abs = || abs.join(os);
+        let ft = match ft {
+            FileType::Unknown => match statat(dirfd, os, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => FileType::from_raw_mode(st.st_mode),
+                Err(_) => return Ok(None),
+            },
+            ft => ft,
+        };
+        match ft {
+            FileType::Directory => {
+                if !rules.is_empty() && rules.is_ignored(&child_abs(), true) {
+                    return Ok(Some(Ok(Item::Ignored { name, is_dir: true })));
+                }
+                let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                let Ok(fd) = openat(dirfd, os, flags, Mode::empty()) else {
+                    return Ok(None);
+                };
+                if statat(&fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+                    return Ok(Some(Err(Skipped {
+                        path: shown(&child_rel),
+                        reason: "nested repository".into(),
+                    })));
+                }
+                let dir = self.dir(&child_rel, fd, &child_abs(), rules)?;
+                Ok(Some(Ok(Item::Dir { name, dir })))
+            }
+            FileType::RegularFile | FileType::Symlink => {
+                if !rules.is_empty() && rules.is_ignored(&child_abs(), false) {
+                    return Ok(Some(Ok(Item::Ignored {
+                        name,
+                        is_dir: false,
+                    })));
+                }
+                let Ok(st) = statat(dirfd, os, AtFlags::SYMLINK_NOFOLLOW) else {
+                    return Ok(None);
+                };
+                let link = ft == FileType::Symlink;
+                self.leaf(child_rel, name.clone(), Stat::from_raw(&st), || {
+                    if link {
+                        Ok(readlinkat(dirfd, os, Vec::new())?.into_bytes())
+                    } else {
+                        let fd =
+                            openat(dirfd, os, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+                        let mut data = Vec::new();
+                        std::fs::File::from(fd).read_to_end(&mut data)?;
+                        Ok(data)
+                    }
+                })
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A file or link that belongs in the tree, unless it is too large.
+    fn leaf(
+        &self,
+        rel: Vec<u8>,
+        name: Vec<u8>,
+        stat: Stat,
+        content: impl FnOnce() -> std::io::Result<Vec<u8>>,
+    ) -> Result<Option<Result<Item, Skipped>>, Error> {
+        let regular = stat.mode & 0o170000 == 0o100000;
+        if regular && stat.size > self.max {
+            return Ok(Some(Err(Skipped {
+                path: shown(&rel),
+                reason: format!("too large ({} bytes)", stat.size),
+            })));
+        }
+        let rec = self.file(&rel, stat, content)?;
+        let mode = git_mode(rec.stat.mode);
+        Ok(Some(Ok(Item::File {
+            name,
+            rel,
+            mode,
+            rec,
+        })))
+    }
+
+    /// [`Ctx::leaf`] by path, for the rare walks outside the main one.
+    fn leaf_at(
+        &self,
+        rel: &[u8],
+        abs: &Path,
+        name: &[u8],
+    ) -> Result<Option<Result<Item, Skipped>>, Error> {
+        let Ok(meta) = std::fs::symlink_metadata(abs) else {
+            return Ok(None);
+        };
+        let link = meta.file_type().is_symlink();
+        self.leaf(rel.to_vec(), name.to_vec(), Stat::of(&meta), || {
+            if link {
+                Ok(std::fs::read_link(abs)?.as_os_str().as_bytes().to_vec())
+            } else {
+                std::fs::read(abs)
+            }
+        })
+    }
+
+    /// An ignored folder that HEAD tracks: only what HEAD tracks in it.
+    fn tracked(
+        &self,
+        repo: &Repository,
+        rel: &[u8],
+        abs: &Path,
+        head: &Tree<'_>,
+    ) -> Result<Listing, Error> {
+        let mut out = Listing::default();
+        for e in head.iter() {
+            let n = e.name_bytes();
+            let (child_rel, child_abs) = (join(rel, n), abs.join(OsStr::from_bytes(n)));
+            let Ok(meta) = std::fs::symlink_metadata(&child_abs) else {
+                continue;
+            };
+            match e.kind() {
+                Some(ObjectType::Blob) if !meta.is_dir() => {
+                    match self.leaf_at(&child_rel, &child_abs, n)? {
+                        Some(Ok(item)) => out.items.push(item),
+                        Some(Err(s)) => out.skipped.push(s),
+                        None => {}
+                    }
+                }
+                Some(ObjectType::Tree) if meta.is_dir() => {
+                    let sub = e
+                        .to_object(repo)
+                        .and_then(|o| o.peel_to_tree())
+                        .map_err(git("reading HEAD's tree"))?;
+                    let dir = self.tracked(repo, &child_rel, &child_abs, &sub)?;
+                    out.items.push(Item::Dir {
+                        name: n.to_vec(),
+                        dir,
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// git's order of tree entries: by name, a folder's name as if it ended in
+/// `/`.
+fn tree_order(a: &(Vec<u8>, u32, Oid), b: &(Vec<u8>, u32, Oid)) -> std::cmp::Ordering {
+    let key = |(n, m, _): &(Vec<u8>, u32, Oid)| {
+        let mut k = n.clone();
+        if *m == 0o40000 {
+            k.push(b'/');
+        }
+        k
+    };
+    key(a).cmp(&key(b))
+}
+
+/// Phase two: trees, bottom up.
+struct Trees<'a> {
+    repo: &'a Repository,
+    ctx: &'a Ctx<'a>,
+    odb: git2::Odb<'a>,
+    head: Option<Tree<'a>>,
+    state: State,
+    files: usize,
+    skipped: Vec<Skipped>,
+}
+
+impl Trees<'_> {
+    fn build(&mut self, rel: &[u8], abs: &Path, listing: Listing) -> Result<Option<Oid>, Error> {
+        self.skipped.extend(listing.skipped);
+        let mut entries: Vec<(Vec<u8>, u32, Oid)> = Vec::with_capacity(listing.items.len());
+        for item in listing.items {
+            match item {
+                Item::File {
+                    name,
+                    rel: path,
+                    mode,
+                    rec,
+                } => {
+                    self.files += 1;
+                    entries.push((name, mode, rec.oid));
+                    self.state.files.insert(path, rec);
+                }
+                Item::Dir { name, dir } => {
+                    let child_abs = abs.join(OsStr::from_bytes(&name));
+                    if let Some(oid) = self.build(&join(rel, &name), &child_abs, dir)? {
+                        entries.push((name, 0o40000, oid));
+                    }
+                }
+                Item::Ignored { name, is_dir } => {
+                    if let Some(e) = self.tracked_by_head(rel, abs, &name, is_dir)? {
+                        entries.push(e);
+                    }
+                }
+            }
+        }
+        if entries.is_empty() && !rel.is_empty() {
+            return Ok(None);
+        }
+        entries.sort_by(tree_order);
+        let mut bytes = Vec::with_capacity(entries.len() * 40);
+        for (name, mode, oid) in &entries {
+            bytes.extend_from_slice(format!("{mode:o} ").as_bytes());
+            bytes.extend_from_slice(name);
+            bytes.push(0);
+            bytes.extend_from_slice(oid.as_bytes());
+        }
+        let oid = Oid::hash_object(ObjectType::Tree, &bytes).map_err(git("hashing a tree"))?;
+        if !self.ctx.prev.trees.contains(&oid) && !self.odb.exists(oid) {
+            self.odb
+                .write(ObjectType::Tree, &bytes)
+                .map_err(git("writing a tree"))?;
+        }
+        self.state.trees.insert(oid);
+        Ok(Some(oid))
+    }
+
+    /// An ignored entry HEAD tracks goes in as `git add -A` keeps it.
+    fn tracked_by_head(
+        &mut self,
+        rel: &[u8],
+        abs: &Path,
+        name: &[u8],
+        is_dir: bool,
+    ) -> Result<Option<(Vec<u8>, u32, Oid)>, Error> {
+        let Some(head) = &self.head else {
+            return Ok(None);
+        };
+        let path = join(rel, name);
+        let Ok(entry) = head.get_path(Path::new(OsStr::from_bytes(&path))) else {
+            return Ok(None);
+        };
+        let child_abs = abs.join(OsStr::from_bytes(name));
+        match (entry.kind(), is_dir) {
+            (Some(ObjectType::Blob), false) => match self.ctx.leaf_at(&path, &child_abs, name)? {
+                Some(Ok(Item::File { mode, rec, .. })) => {
+                    self.files += 1;
+                    self.state.files.insert(path, rec);
+                    Ok(Some((name.to_vec(), mode, rec.oid)))
+                }
+                Some(Err(s)) => {
+                    self.skipped.push(s);
+                    Ok(None)
+                }
+                _ => Ok(None),
+            },
+            (Some(ObjectType::Tree), true) => {
+                let sub = entry
+                    .to_object(self.repo)
+                    .and_then(|o| o.peel_to_tree())
+                    .map_err(git("reading HEAD's tree"))?;
+                let listing = self.ctx.tracked(self.repo, &path, &child_abs, &sub)?;
+                Ok(self
+                    .build(&path, &child_abs, listing)?
+                    .map(|oid| (name.to_vec(), 0o40000, oid)))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Snapshots the worktree at `w.root` into `w.repo`'s object store.
+pub(crate) fn snapshot(w: &Walk<'_>) -> Result<Snapshot, Error> {
+    let repo = w.repo;
+    // A first snapshot may take ids from the user's index; later ones have
+    // their own state for nearly every file.
+    let hint = if w.prev.files.is_empty() {
+        IndexHint::load(repo)
+    } else {
+        None
+    };
+    let objects = repo.commondir().join("objects");
+    let ctx = Ctx {
+        root: w.root.to_path_buf(),
+        prev: w.prev,
+        hint,
+        loose: Loose::new(&objects),
+        max: w.max_file_bytes,
+        seen: w.seen,
+    };
+    let rules = Rules::root(w.root, repo.path());
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
+        .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
+    let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
+    let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let mut trees = Trees {
+        repo,
+        ctx: &ctx,
+        odb: repo.odb().map_err(git("opening the object store"))?,
+        head,
+        state: State {
+            files: HashMap::with_capacity_and_hasher(w.prev.files.len(), Default::default()),
+            trees: Default::default(),
+        },
+        files: 0,
+        skipped: Vec::new(),
+    };
+    let root = ctx.root.clone();
+    // The root always has a tree, the empty one at least.
+    let tree = trees.build(b"", &root, listing)?.unwrap_or_else(Oid::zero);
+    trees.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Snapshot {
+        tree,
+        files: trees.files,
+        skipped: trees.skipped,
+        state: trees.state,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn racy_is_within_a_tick_of_now() {
+        let now = Duration::new(1_000_000, 500_000_000);
+        // Fine timestamps: within 10 ms.
+        assert!(is_racy((1_000_000, 495_000_000), now));
+        assert!(!is_racy((1_000_000, 480_000_000), now));
+        // Whole seconds (a coarse filesystem): within 2 s.
+        assert!(is_racy((999_999, 0), now));
+        assert!(!is_racy((999_997, 0), now));
+        // In the future (a clock set back): racy.
+        assert!(is_racy((2_000_000, 1), now));
+    }
+
+    #[test]
+    fn trees_sort_folders_as_if_they_ended_in_a_slash() {
+        let z = Oid::zero();
+        let mut v = [
+            (b"a.b".to_vec(), 0o100644, z),
+            (b"a".to_vec(), 0o40000, z),
+            (b"a-".to_vec(), 0o100644, z),
+        ];
+        v.sort_by(tree_order);
+        let names: Vec<&[u8]> = v.iter().map(|(n, _, _)| &n[..]).collect();
+        assert_eq!(names, [&b"a-"[..], b"a.b", b"a"]);
+    }
+}
