@@ -441,23 +441,26 @@ impl Checkpoints {
         max_file_bytes: u64,
         progress: &mut dyn FnMut(usize),
     ) -> Result<snapshot::Snapshot, Error> {
-        let prev = snapshot::state::State::load(&self.state_path);
+        let state_path = self.state_path.clone();
         let seen = std::sync::atomic::AtomicUsize::new(0);
         let gitdir = self.repo.path().to_path_buf();
         let root = self.root().to_path_buf();
         std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel();
-            let (gitdir, root, prev, seen) = (&gitdir, &root, &prev, &seen);
+            let (gitdir, root, state_path, seen) = (&gitdir, &root, &state_path, &seen);
             s.spawn(move || {
                 let run = || {
                     let repo = Repository::open(gitdir).map_err(git("opening the repository"))?;
-                    snapshot::snapshot(&snapshot::Walk {
-                        repo: &repo,
-                        root,
+                    let prev = snapshot::state::State::load(state_path);
+                    snapshot::snapshot(
+                        &snapshot::Walk {
+                            repo: &repo,
+                            root,
+                            max_file_bytes,
+                            seen,
+                        },
                         prev,
-                        max_file_bytes,
-                        seen,
-                    })
+                    )
                 };
                 let _ = tx.send(run());
             });

@@ -62,7 +62,6 @@ pub(crate) struct Snapshot {
 pub(crate) struct Walk<'a> {
     pub repo: &'a Repository,
     pub root: &'a Path,
-    pub prev: &'a State,
     pub max_file_bytes: u64,
     /// Files examined so far, for a progress display.
     pub seen: &'a AtomicUsize,
@@ -129,6 +128,8 @@ enum Item {
         rel: Vec<u8>,
         mode: u32,
         rec: Record,
+        /// The state's record as it was: nothing to update.
+        unchanged: bool,
     },
     Dir {
         name: Vec<u8>,
@@ -205,7 +206,7 @@ impl Ctx<'_> {
         rel: &[u8],
         stat: Stat,
         content: impl FnOnce() -> std::io::Result<Vec<u8>>,
-    ) -> Result<Record, Error> {
+    ) -> Result<(Record, bool), Error> {
         self.seen.fetch_add(1, Ordering::Relaxed);
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -215,18 +216,18 @@ impl Ctx<'_> {
             && r.stat == stat
             && !r.racy
         {
-            return Ok(Record { racy, ..*r });
+            return Ok((Record { racy, ..*r }, !racy));
         }
         let mode = git_mode(stat.mode);
         if let Some(oid) = self.hint.as_ref().and_then(|h| h.id(rel, mode, &stat)) {
-            return Ok(Record { stat, oid, racy });
+            return Ok((Record { stat, oid, racy }, false));
         }
         let data = content().map_err(io(format!("reading {}", shown(rel))))?;
         let oid = Oid::hash_object(ObjectType::Blob, &data).map_err(git("hashing a file"))?;
         self.loose
             .write_blob(oid, &data)
             .map_err(io(format!("storing {}", shown(rel))))?;
-        Ok(Record { stat, oid, racy })
+        Ok((Record { stat, oid, racy }, false))
     }
 
     /// Lists a folder (open as `fd`) and walks it, subfolders in
@@ -347,13 +348,14 @@ impl Ctx<'_> {
                 reason: format!("too large ({} bytes)", stat.size),
             })));
         }
-        let rec = self.file(&rel, stat, content)?;
+        let (rec, unchanged) = self.file(&rel, stat, content)?;
         let mode = git_mode(rec.stat.mode);
         Ok(Some(Ok(Item::File {
             name,
             rel,
             mode,
             rec,
+            unchanged,
         })))
     }
 
@@ -437,7 +439,14 @@ struct Trees<'a> {
     ctx: &'a Ctx<'a>,
     odb: git2::Odb<'a>,
     head: Option<Tree<'a>>,
-    state: State,
+    /// Records that differ from the previous state's.
+    changed: Vec<(Vec<u8>, Record)>,
+    /// Every file's path, in walk order, for the rare rebuild of the state
+    /// when files went away.
+    paths: Vec<Vec<u8>>,
+    /// Files of the previous state seen again.
+    kept: usize,
+    trees: rustc_hash::FxHashSet<Oid>,
     files: usize,
     skipped: Vec<Skipped>,
 }
@@ -453,10 +462,10 @@ impl Trees<'_> {
                     rel: path,
                     mode,
                     rec,
+                    unchanged,
                 } => {
-                    self.files += 1;
                     entries.push((name, mode, rec.oid));
-                    self.state.files.insert(path, rec);
+                    self.record(path, rec, unchanged);
                 }
                 Item::Dir { name, dir } => {
                     let child_abs = abs.join(OsStr::from_bytes(&name));
@@ -488,8 +497,19 @@ impl Trees<'_> {
                 .write(ObjectType::Tree, &bytes)
                 .map_err(git("writing a tree"))?;
         }
-        self.state.trees.insert(oid);
+        self.trees.insert(oid);
         Ok(Some(oid))
+    }
+
+    fn record(&mut self, path: Vec<u8>, rec: Record, unchanged: bool) {
+        self.files += 1;
+        if unchanged || self.ctx.prev.files.contains_key(&path) {
+            self.kept += 1;
+        }
+        if !unchanged {
+            self.changed.push((path.clone(), rec));
+        }
+        self.paths.push(path);
     }
 
     /// An ignored entry HEAD tracks goes in as `git add -A` keeps it.
@@ -510,9 +530,13 @@ impl Trees<'_> {
         let child_abs = abs.join(OsStr::from_bytes(name));
         match (entry.kind(), is_dir) {
             (Some(ObjectType::Blob), false) => match self.ctx.leaf_at(&path, &child_abs, name)? {
-                Some(Ok(Item::File { mode, rec, .. })) => {
-                    self.files += 1;
-                    self.state.files.insert(path, rec);
+                Some(Ok(Item::File {
+                    mode,
+                    rec,
+                    unchanged,
+                    ..
+                })) => {
+                    self.record(path, rec, unchanged);
                     Ok(Some((name.to_vec(), mode, rec.oid)))
                 }
                 Some(Err(s)) => {
@@ -536,12 +560,13 @@ impl Trees<'_> {
     }
 }
 
-/// Snapshots the worktree at `w.root` into `w.repo`'s object store.
-pub(crate) fn snapshot(w: &Walk<'_>) -> Result<Snapshot, Error> {
+/// Snapshots the worktree at `w.root` into `w.repo`'s object store, given
+/// the previous snapshot's state.
+pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
     let repo = w.repo;
     // A first snapshot may take ids from the user's index; later ones have
     // their own state for nearly every file.
-    let hint = if w.prev.files.is_empty() {
+    let hint = if prev.files.is_empty() {
         IndexHint::load(repo)
     } else {
         None
@@ -549,7 +574,7 @@ pub(crate) fn snapshot(w: &Walk<'_>) -> Result<Snapshot, Error> {
     let objects = repo.commondir().join("objects");
     let ctx = Ctx {
         root: w.root.to_path_buf(),
-        prev: w.prev,
+        prev: &prev,
         hint,
         loose: Loose::new(&objects),
         max: w.max_file_bytes,
@@ -561,28 +586,67 @@ pub(crate) fn snapshot(w: &Walk<'_>) -> Result<Snapshot, Error> {
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
     let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
     let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
-    let mut trees = Trees {
-        repo,
-        ctx: &ctx,
-        odb: repo.odb().map_err(git("opening the object store"))?,
-        head,
-        state: State {
-            files: HashMap::with_capacity_and_hasher(w.prev.files.len(), Default::default()),
+    let (tree, changed, paths, kept, tree_ids, files, mut skipped) = {
+        let mut trees = Trees {
+            repo,
+            ctx: &ctx,
+            odb: repo.odb().map_err(git("opening the object store"))?,
+            head,
+            changed: Vec::new(),
+            paths: Vec::with_capacity(prev.files.len()),
+            kept: 0,
             trees: Default::default(),
-        },
-        files: 0,
-        skipped: Vec::new(),
+            files: 0,
+            skipped: Vec::new(),
+        };
+        let root = ctx.root.clone();
+        // The root always has a tree, the empty one at least.
+        let tree = trees.build(b"", &root, listing)?.unwrap_or_else(Oid::zero);
+        (
+            tree,
+            trees.changed,
+            trees.paths,
+            trees.kept,
+            trees.trees,
+            trees.files,
+            trees.skipped,
+        )
     };
-    let root = ctx.root.clone();
-    // The root always has a tree, the empty one at least.
-    let tree = trees.build(b"", &root, listing)?.unwrap_or_else(Oid::zero);
-    trees.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    drop(ctx);
+    let state = next_state(prev, changed, paths, kept, tree_ids);
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Snapshot {
         tree,
-        files: trees.files,
-        skipped: trees.skipped,
-        state: trees.state,
+        files,
+        skipped,
+        state,
     })
+}
+
+/// The state to save: the previous one with the changed records, unless
+/// files went away, when it is rebuilt from the paths walked.
+fn next_state(
+    mut prev: State,
+    changed: Vec<(Vec<u8>, Record)>,
+    paths: Vec<Vec<u8>>,
+    kept: usize,
+    trees: rustc_hash::FxHashSet<Oid>,
+) -> State {
+    let mut files = if kept == prev.files.len() {
+        std::mem::take(&mut prev.files)
+    } else {
+        let mut fresh = HashMap::with_capacity_and_hasher(paths.len(), Default::default());
+        for p in paths {
+            if let Some(r) = prev.files.get(&p) {
+                fresh.insert(p, *r);
+            }
+        }
+        fresh
+    };
+    for (p, r) in changed {
+        files.insert(p, r);
+    }
+    State { files, trees }
 }
 
 #[cfg(test)]
