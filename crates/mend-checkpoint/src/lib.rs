@@ -6,9 +6,10 @@
 //! ones. It is built by mend's own walk (`snapshot`), in parallel, with a
 //! **state file** (`.git/mend/snapshot-state`) of each file's stat data and
 //! id, so a repeat checkpoint re-hashes only the files that changed, and a
-//! first one takes ids from the user's index where its stat data matches. Its parent is the previous checkpoint (or
-//! HEAD), it lives under `refs/mend/checkpoints/<id>`, and its message
-//! carries the label, time, anchor and HEAD as trailers.
+//! first one takes ids from the user's index where its stat data matches.
+//! Its parent is the previous checkpoint (or HEAD), it lives under
+//! `refs/mend/checkpoints/<id>`, and its message carries the label, time,
+//! anchor and HEAD as trailers.
 //!
 //! Guarantees:
 //!
