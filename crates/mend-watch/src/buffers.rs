@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use crossbeam_channel::Receiver;
 use mend_sync::{Buffer, Event, Outcome, Skipped};
 use serde::Serialize;
+use sha2::{Digest as _, Sha256};
 
 use crate::{Change, Error, Kind, Options, Watcher};
 
@@ -277,7 +278,7 @@ impl Buffers {
             // The buffer now derives from the disk's bytes: the watcher
             // compares what it sees next with them.
             self.watcher.track(rel, Some(o.sync.base()));
-            disk_sha256 = Some(hex(&crate::hash(o.sync.base())));
+            disk_sha256 = Some(format!("{:x}", Sha256::digest(o.sync.base())));
         }
         match outcome {
             Outcome::Noted | Outcome::Ignored(_) | Outcome::Recheck => Vec::new(),
@@ -298,12 +299,4 @@ impl Buffers {
             .filter(std::fs::Metadata::is_file)?;
         std::fs::read(abs).ok()
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }

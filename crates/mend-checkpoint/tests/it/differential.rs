@@ -16,7 +16,7 @@ use std::path::Path;
 
 use mend_checkpoint::{Checkpoints, CreateOptions};
 
-use super::{git, put};
+use super::{git, git_with, put};
 
 /// `put`, skipped when a folder on the way is a file now.
 fn try_put(dir: &Path, rel: &str, bytes: &[u8]) {
@@ -60,34 +60,15 @@ const IGNORES: &[&str] = &[
 fn recipe(dir: &Path) -> String {
     let index = dir.join(".git/recipe-index");
     let _ = std::fs::remove_file(&index);
-    let env = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .current_dir(dir)
-            .env("GIT_INDEX_FILE", &index)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
-    let has_head = std::process::Command::new("git")
-        .current_dir(dir)
-        .args(["rev-parse", "--verify", "-q", "HEAD"])
-        .output()
-        .unwrap()
-        .status
-        .success();
-    if !has_head {
-        env(&["read-tree", "--empty"]);
+    let run = |args: &[&str]| git_with(dir, &[("GIT_INDEX_FILE", &index)], args);
+    // No branch yet: the recipe starts from an empty index.
+    if git(dir, &["for-each-ref", "--count=1", "refs/heads"]).is_empty() {
+        run(&["read-tree", "--empty"]);
     } else {
-        env(&["read-tree", "HEAD"]);
+        run(&["read-tree", "HEAD"]);
     }
-    env(&["add", "-A"]);
-    env(&["write-tree"])
+    run(&["add", "-A"]);
+    run(&["write-tree"]).trim().to_owned()
 }
 
 fn files(dir: &Path) -> Vec<String> {

@@ -9,8 +9,14 @@ mod differential;
 mod exact;
 
 fn git(dir: &Path, args: &[&str]) -> String {
+    git_with(dir, &[], args)
+}
+
+/// `git` with extra environment variables.
+fn git_with(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
+        .envs(env.iter().copied())
         .args([
             "-c",
             "user.name=t",

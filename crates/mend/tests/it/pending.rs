@@ -11,6 +11,15 @@ fn sr(path: &str, search: &str, replace: &str) -> String {
     format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
 }
 
+/// A folder with `f.txt` (TEN) and `edit` proposed in the default session.
+fn proposed(edit: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f.txt"), TEN).unwrap();
+    let out = run_mend(dir.path(), &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    dir
+}
+
 fn text(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -64,15 +73,8 @@ fn a_pending_apply_writes_nothing_and_review_accepts_it() {
 /// ends, it goes through.
 #[test]
 fn a_streaming_proposal_holds_the_session() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = proposed(&sr("f.txt", "two", "TWO"));
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), TEN).unwrap();
-    let out = run_mend(
-        d,
-        &["apply", "--pending"],
-        Some(sr("f.txt", "two", "TWO").as_bytes()),
-    );
-    assert_eq!(out.status.code(), Some(0));
     let mut streaming = Command::new(mend_bin())
         .args(["apply", "--pending", "--stream"])
         .current_dir(d)
@@ -118,12 +120,8 @@ fn a_streaming_proposal_holds_the_session() {
 #[cfg(unix)]
 #[test]
 fn review_accepts_a_hunk_with_keystrokes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = proposed(&(sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE")));
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), TEN).unwrap();
-    let edit = sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE");
-    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
-    assert_eq!(out.status.code(), Some(0));
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/review/drive.py");
     let out = Command::new("python3")
         .arg(script)
@@ -151,15 +149,8 @@ fn review_accepts_a_hunk_with_keystrokes() {
 /// while it streams.
 #[test]
 fn a_streamed_proposal_checks_blocks_against_the_session() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = proposed(&sr("f.txt", "two", "TWO"));
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), TEN).unwrap();
-    let out = run_mend(
-        d,
-        &["apply", "--pending"],
-        Some(sr("f.txt", "two", "TWO").as_bytes()),
-    );
-    assert_eq!(out.status.code(), Some(0));
     let on_top = sr("f.txt", "TWO\nthree", "TWO\nTHREE");
     let out = run_mend(
         d,
