@@ -251,6 +251,11 @@ fn parse_skipped(value: &str) -> Skipped {
     }
 }
 
+/// The ref of the checkpoint whose commit is `oid`.
+fn checkpoint_ref(oid: Oid) -> String {
+    format!("{REF_PREFIX}{}", &oid.to_string()[..12])
+}
+
 impl Checkpoints {
     /// Opens the checkpoints of `root`: its git repository, or a private
     /// shadow repository when `root` is not one (created on first use).
@@ -331,7 +336,7 @@ impl Checkpoints {
     ///
     /// Takes the workspace lock (after finishing an interrupted transaction),
     /// so a snapshot never sees a half-written commit and two snapshots
-    /// never share the private index.
+    /// never share the snapshot state.
     pub fn create(
         &self,
         opts: &CreateOptions,
@@ -356,13 +361,16 @@ impl Checkpoints {
         opts: &CreateOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
-        let snap = self.snapshot(opts.max_file_bytes, progress)?;
-        let skipped = snap.skipped;
+        let mut snap = self.walk(opts.max_file_bytes, progress)?;
+        let skipped = std::mem::take(&mut snap.skipped);
         let tree = self
             .repo
             .find_tree(snap.tree)
             .map_err(git("reading the tree"))?;
-        let parent = match self.newest()? {
+        // The state's checkpoint is the newest, short of a listing of
+        // every checkpoint.
+        let after = snap.after.and_then(|c| self.repo.find_commit(c).ok());
+        let parent = match after.map_or_else(|| self.newest(), |c| Ok(Some(c)))? {
             Some(c) => Some(c),
             None => self.head(),
         };
@@ -398,8 +406,19 @@ impl Checkpoints {
             .map_err(git("committing the checkpoint"))?;
         let id = oid.to_string()[..12].to_owned();
         self.repo
-            .reference(&format!("{REF_PREFIX}{id}"), oid, true, "mend checkpoint")
+            .reference(&checkpoint_ref(oid), oid, true, "mend checkpoint")
             .map_err(git("writing the checkpoint ref"))?;
+        // Saved only now that a ref holds every object it names. It is a
+        // cache: if it cannot be saved, the next snapshot hashes more, and
+        // is still right.
+        if snap
+            .state
+            .save(&self.state_path, &snap.changes, oid)
+            .is_err()
+        {
+            // An older state would name an older checkpoint as the newest.
+            let _ = std::fs::remove_file(&self.state_path);
+        }
         Ok(Checkpoint {
             id,
             commit: oid.to_string(),
@@ -421,20 +440,6 @@ impl Checkpoints {
         })
     }
 
-    /// Snapshots the worktree into a tree and saves the state for the
-    /// next snapshot.
-    fn snapshot(
-        &self,
-        max_file_bytes: u64,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<snapshot::Snapshot, Error> {
-        let snap = self.walk(max_file_bytes, progress)?;
-        // The state is a cache: if it cannot be saved, the next snapshot
-        // hashes more, and is still right.
-        let _ = snap.state.save(&self.state_path);
-        Ok(snap)
-    }
-
     /// The walk, on a thread of its own (with its own repository handle)
     /// so this one can report progress while it runs.
     fn walk(
@@ -453,6 +458,12 @@ impl Checkpoints {
                 let run = || {
                     let repo = Repository::open(gitdir).map_err(git("opening the repository"))?;
                     let prev = snapshot::state::State::load(state_path);
+                    // Objects the state names may be pruned once no ref
+                    // holds them.
+                    let held = prev
+                        .commit
+                        .is_some_and(|c| repo.refname_to_id(&checkpoint_ref(c)).ok() == Some(c));
+                    let prev = if held { prev } else { Default::default() };
                     snapshot::snapshot(
                         &snapshot::Walk {
                             repo: &repo,

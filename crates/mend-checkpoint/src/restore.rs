@@ -294,7 +294,7 @@ impl Checkpoints {
     /// without writing a checkpoint (the same scan as `create`, so a dry
     /// run lists what a restore does).
     fn worktree_files(&self) -> Result<(Files, Vec<Skipped>), Error> {
-        let snap = self.snapshot(CreateOptions::default().max_file_bytes, &mut |_| {})?;
+        let snap = self.walk(CreateOptions::default().max_file_bytes, &mut |_| {})?;
         let skipped = snap.skipped;
         let tree = self
             .repo

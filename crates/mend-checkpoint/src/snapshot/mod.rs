@@ -44,7 +44,7 @@ use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, openat, readlinkat, stata
 use crate::{Error, Skipped, git};
 use objects::Loose;
 use rules::Rules;
-use state::{Record, Stat, State};
+use state::{Changes, DirRecord, Entries, Record, Stat, State};
 
 /// The result of a snapshot.
 pub(crate) struct Snapshot {
@@ -56,6 +56,11 @@ pub(crate) struct Snapshot {
     pub skipped: Vec<Skipped>,
     /// The state to save for the next snapshot.
     pub state: State,
+    /// How it differs from the previous one.
+    pub changes: Changes,
+    /// The checkpoint the previous state was saved with: the newest one,
+    /// as every checkpoint saves the state.
+    pub after: Option<Oid>,
 }
 
 /// What a snapshot needs to know.
@@ -250,10 +255,17 @@ impl Ctx<'_> {
         } else {
             rules.clone()
         };
-        let results: Vec<Result<Option<Result<Item, Skipped>>, Error>> = names
-            .into_par_iter()
-            .map(|(name, ft)| self.entry(rel, dirfd, abs, &rules, name, ft))
-            .collect();
+        // Folders fan out; a folder's files go in chunks, as a task costs
+        // more than an `lstat`.
+        let (dirs, files): (Vec<_>, Vec<_>) = names
+            .into_iter()
+            .partition(|(_, ft)| *ft == FileType::Directory);
+        let each = |(name, ft)| self.entry(rel, dirfd, abs, &rules, name, ft);
+        let (mut results, files): (Vec<_>, Vec<_>) = rayon::join(
+            || dirs.into_par_iter().map(each).collect(),
+            || files.into_par_iter().with_min_len(64).map(each).collect(),
+        );
+        results.extend(files);
         let mut out = Listing::default();
         for r in results {
             match r? {
@@ -423,14 +435,21 @@ impl Ctx<'_> {
 /// git's order of tree entries: by name, a folder's name as if it ended in
 /// `/`.
 fn tree_order(a: &(Vec<u8>, u32, Oid), b: &(Vec<u8>, u32, Oid)) -> std::cmp::Ordering {
-    let key = |(n, m, _): &(Vec<u8>, u32, Oid)| {
-        let mut k = n.clone();
-        if *m == 0o40000 {
-            k.push(b'/');
-        }
-        k
-    };
-    key(a).cmp(&key(b))
+    fn key(e: &(Vec<u8>, u32, Oid)) -> impl Iterator<Item = u8> + '_ {
+        let slash: &[u8] = if e.1 == 0o40000 { b"/" } else { b"" };
+        e.0.iter().chain(slash).copied()
+    }
+    key(a).cmp(key(b))
+}
+
+/// A tree entry's mode as git writes it.
+fn mode_text(mode: u32) -> &'static [u8] {
+    match mode {
+        0o40000 => b"40000",
+        0o120000 => b"120000",
+        0o100755 => b"100755",
+        _ => b"100644",
+    }
 }
 
 /// Phase two: trees, bottom up.
@@ -439,20 +458,76 @@ struct Trees<'a> {
     ctx: &'a Ctx<'a>,
     odb: git2::Odb<'a>,
     head: Option<Tree<'a>>,
-    /// Records that differ from the previous state's.
-    changed: Vec<(Vec<u8>, Record)>,
-    /// Every file's path, in walk order, for the rare rebuild of the state
-    /// when files went away.
-    paths: Vec<Vec<u8>>,
-    /// Files of the previous state seen again.
-    kept: usize,
-    trees: rustc_hash::FxHashSet<Oid>,
-    files: usize,
+    /// Files and folders seen, against the previous state.
+    files: Seen<Record>,
+    dirs: Seen<DirRecord>,
     skipped: Vec<Skipped>,
 }
 
+/// What phase two saw of one kind of state entry.
+struct Seen<T> {
+    /// Entries that differ from the previous state's.
+    changed: Entries<T>,
+    /// Every path, in walk order, for finding those that went away.
+    paths: Vec<Vec<u8>>,
+    /// Paths of the previous state seen again.
+    kept: usize,
+}
+
+impl<T> Seen<T> {
+    fn new(capacity: usize) -> Self {
+        Seen {
+            changed: Vec::new(),
+            paths: Vec::with_capacity(capacity),
+            kept: 0,
+        }
+    }
+
+    fn see(&mut self, path: Vec<u8>, value: T, in_prev: bool, unchanged: bool) {
+        self.kept += usize::from(in_prev);
+        if !unchanged {
+            self.changed.push((path.clone(), value));
+        }
+        self.paths.push(path);
+    }
+
+    /// The previous state's entries turned into these: the changes, with
+    /// the paths that went away.
+    fn apply(self, prev: &mut HashMap<Vec<u8>, T>) -> (Entries<T>, Vec<Vec<u8>>)
+    where
+        T: Copy,
+    {
+        let mut gone = Vec::new();
+        if self.kept < prev.len() {
+            let seen: rustc_hash::FxHashSet<&[u8]> = self.paths.iter().map(|p| &p[..]).collect();
+            gone = prev
+                .keys()
+                .filter(|p| !seen.contains(&p[..]))
+                .cloned()
+                .collect();
+            for p in &gone {
+                prev.remove(p);
+            }
+        }
+        for (p, v) in &self.changed {
+            prev.insert(p.clone(), *v);
+        }
+        (self.changed, gone)
+    }
+}
+
 impl Trees<'_> {
-    fn build(&mut self, rel: &[u8], abs: &Path, listing: Listing) -> Result<Option<Oid>, Error> {
+    /// A folder's tree (none for an empty folder below the root), and
+    /// whether it is the previous snapshot's tree of that folder.
+    fn build(
+        &mut self,
+        rel: &[u8],
+        abs: &Path,
+        listing: Listing,
+    ) -> Result<Option<(Oid, bool)>, Error> {
+        // A folder whose entries are all as they were, and as many, is the
+        // tree it was: no need to sort, hash or look it up again.
+        let mut same = listing.skipped.is_empty();
         self.skipped.extend(listing.skipped);
         let mut entries: Vec<(Vec<u8>, u32, Oid)> = Vec::with_capacity(listing.items.len());
         for item in listing.items {
@@ -464,16 +539,21 @@ impl Trees<'_> {
                     rec,
                     unchanged,
                 } => {
+                    same &= unchanged;
                     entries.push((name, mode, rec.oid));
                     self.record(path, rec, unchanged);
                 }
                 Item::Dir { name, dir } => {
                     let child_abs = abs.join(OsStr::from_bytes(&name));
-                    if let Some(oid) = self.build(&join(rel, &name), &child_abs, dir)? {
+                    if let Some((oid, child_same)) =
+                        self.build(&join(rel, &name), &child_abs, dir)?
+                    {
+                        same &= child_same;
                         entries.push((name, 0o40000, oid));
                     }
                 }
                 Item::Ignored { name, is_dir } => {
+                    same = false;
                     if let Some(e) = self.tracked_by_head(rel, abs, &name, is_dir)? {
                         entries.push(e);
                     }
@@ -483,33 +563,49 @@ impl Trees<'_> {
         if entries.is_empty() && !rel.is_empty() {
             return Ok(None);
         }
+        let prev = self.ctx.prev.dirs.get(rel).copied();
+        let entries_n = u32::try_from(entries.len()).unwrap_or(u32::MAX);
+        if let Some(p) = prev.filter(|p| same && p.entries == entries_n) {
+            self.dirs.see(rel.to_vec(), p, true, true);
+            return Ok(Some((p.oid, true)));
+        }
+        let oid = self.write_tree(entries, prev.map(|p| p.oid))?;
+        let rec = DirRecord {
+            oid,
+            entries: entries_n,
+        };
+        self.dirs
+            .see(rel.to_vec(), rec, prev.is_some(), prev == Some(rec));
+        Ok(Some((oid, prev.is_some_and(|p| p.oid == oid))))
+    }
+
+    /// Hashes a tree and stores it unless it is `known` or stored already.
+    fn write_tree(
+        &self,
+        mut entries: Vec<(Vec<u8>, u32, Oid)>,
+        known: Option<Oid>,
+    ) -> Result<Oid, Error> {
         entries.sort_by(tree_order);
         let mut bytes = Vec::with_capacity(entries.len() * 40);
         for (name, mode, oid) in &entries {
-            bytes.extend_from_slice(format!("{mode:o} ").as_bytes());
+            bytes.extend_from_slice(mode_text(*mode));
+            bytes.push(b' ');
             bytes.extend_from_slice(name);
             bytes.push(0);
             bytes.extend_from_slice(oid.as_bytes());
         }
         let oid = Oid::hash_object(ObjectType::Tree, &bytes).map_err(git("hashing a tree"))?;
-        if !self.ctx.prev.trees.contains(&oid) && !self.odb.exists(oid) {
+        if known != Some(oid) && !self.odb.exists(oid) {
             self.odb
                 .write(ObjectType::Tree, &bytes)
                 .map_err(git("writing a tree"))?;
         }
-        self.trees.insert(oid);
-        Ok(Some(oid))
+        Ok(oid)
     }
 
     fn record(&mut self, path: Vec<u8>, rec: Record, unchanged: bool) {
-        self.files += 1;
-        if unchanged || self.ctx.prev.files.contains_key(&path) {
-            self.kept += 1;
-        }
-        if !unchanged {
-            self.changed.push((path.clone(), rec));
-        }
-        self.paths.push(path);
+        let in_prev = unchanged || self.ctx.prev.files.contains_key(&path);
+        self.files.see(path, rec, in_prev, unchanged);
     }
 
     /// An ignored entry HEAD tracks goes in as `git add -A` keeps it.
@@ -553,7 +649,7 @@ impl Trees<'_> {
                 let listing = self.ctx.tracked(self.repo, &path, &child_abs, &sub)?;
                 Ok(self
                     .build(&path, &child_abs, listing)?
-                    .map(|oid| (name.to_vec(), 0o40000, oid)))
+                    .map(|(oid, _)| (name.to_vec(), 0o40000, oid)))
             }
             _ => Ok(None),
         }
@@ -586,67 +682,48 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
     let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
     let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
-    let (tree, changed, paths, kept, tree_ids, files, mut skipped) = {
+    let (tree, files, dirs, mut skipped) = {
         let mut trees = Trees {
             repo,
             ctx: &ctx,
             odb: repo.odb().map_err(git("opening the object store"))?,
             head,
-            changed: Vec::new(),
-            paths: Vec::with_capacity(prev.files.len()),
-            kept: 0,
-            trees: Default::default(),
-            files: 0,
+            files: Seen::new(prev.files.len()),
+            dirs: Seen::new(prev.dirs.len()),
             skipped: Vec::new(),
         };
-        let root = ctx.root.clone();
         // The root always has a tree, the empty one at least.
-        let tree = trees.build(b"", &root, listing)?.unwrap_or_else(Oid::zero);
-        (
-            tree,
-            trees.changed,
-            trees.paths,
-            trees.kept,
-            trees.trees,
-            trees.files,
-            trees.skipped,
-        )
+        let tree = trees
+            .build(b"", &ctx.root, listing)?
+            .map_or_else(Oid::zero, |(oid, _)| oid);
+        (tree, trees.files, trees.dirs, trees.skipped)
     };
+    let count = files.paths.len();
     drop(ctx);
-    let state = next_state(prev, changed, paths, kept, tree_ids);
+    let after = prev.commit;
+    let (state, changes) = next_state(prev, files, dirs);
     skipped.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Snapshot {
         tree,
-        files,
+        files: count,
         skipped,
         state,
+        changes,
+        after,
     })
 }
 
-/// The state to save: the previous one with the changed records, unless
-/// files went away, when it is rebuilt from the paths walked.
-fn next_state(
-    mut prev: State,
-    changed: Vec<(Vec<u8>, Record)>,
-    paths: Vec<Vec<u8>>,
-    kept: usize,
-    trees: rustc_hash::FxHashSet<Oid>,
-) -> State {
-    let mut files = if kept == prev.files.len() {
-        std::mem::take(&mut prev.files)
-    } else {
-        let mut fresh = HashMap::with_capacity_and_hasher(paths.len(), Default::default());
-        for p in paths {
-            if let Some(r) = prev.files.get(&p) {
-                fresh.insert(p, *r);
-            }
-        }
-        fresh
+/// The previous state with this snapshot's changes, and the changes.
+fn next_state(mut prev: State, files: Seen<Record>, dirs: Seen<DirRecord>) -> (State, Changes) {
+    let (files, gone_files) = files.apply(&mut prev.files);
+    let (dirs, gone_dirs) = dirs.apply(&mut prev.dirs);
+    let changes = Changes {
+        files,
+        gone_files,
+        dirs,
+        gone_dirs,
     };
-    for (p, r) in changed {
-        files.insert(p, r);
-    }
-    State { files, trees }
+    (prev, changes)
 }
 
 #[cfg(test)]

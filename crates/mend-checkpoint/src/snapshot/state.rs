@@ -1,17 +1,30 @@
 //! The snapshot state file: what the last snapshot saw of each file (stat
-//! data and object id) and which trees it wrote, so the next snapshot
-//! hashes only files whose stat data changed.
+//! data and object id) and each folder (its tree), so the next snapshot
+//! hashes only files whose stat data changed and writes only the trees
+//! along changed paths.
 //!
-//! It is a cache: a missing, stale-format or damaged file means an empty
-//! state, and the next snapshot hashes every file again. Written to a
-//! temporary file and renamed into place.
+//! It is a cache. A missing, stale-format or damaged file means an empty
+//! state, and the next snapshot hashes every file again. It names the
+//! checkpoint commit it was saved with; once that checkpoint's ref is gone
+//! the state is not used, since git may then prune the objects it names.
+//!
+//! The file is a list of blocks, each with its length and CRC-32: a whole
+//! state, then the changes of each later snapshot appended to it, so a
+//! repeat snapshot writes a few hundred bytes rather than the whole state.
+//! A torn block at the end (a crash while appending) ends the list: the
+//! blocks before it are an older state, whose stat data simply matches
+//! fewer files. When the appended blocks outgrow half the first, the whole
+//! state is written again, to a temporary file renamed into place.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
+use std::io::Write as _;
 use std::path::Path;
 
 use git2::Oid;
 
-const MAGIC: &[u8; 8] = b"MENDSNP1";
+const MAGIC: &[u8; 8] = b"MENDSNP2";
+const WHOLE: u8 = 0;
+const CHANGES: u8 = 1;
 
 /// What a file looked like when its object id was taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,24 +74,60 @@ pub(crate) struct Record {
     pub racy: bool,
 }
 
+/// A folder's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DirRecord {
+    pub oid: Oid,
+    /// Entries in the tree, to tell a folder whose files are all unchanged
+    /// but fewer from one that is the same.
+    pub entries: u32,
+}
+
 /// The state of the last snapshot.
 #[derive(Debug, Default)]
 pub(crate) struct State {
     pub files: HashMap<Vec<u8>, Record>,
-    /// Trees known to be in the object store.
-    pub trees: HashSet<Oid>,
+    /// Folders by path (the root is the empty path). Their trees are the
+    /// trees known to be stored.
+    pub dirs: HashMap<Vec<u8>, DirRecord>,
+    /// The checkpoint commit saved with this state.
+    pub commit: Option<Oid>,
+    /// Where the file stood when read: its whole length and the length of
+    /// its first block, so changes can be appended.
+    disk: Option<Disk>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Disk {
+    len: u64,
+    whole: u64,
+}
+
+/// State entries by path.
+pub(crate) type Entries<T> = Vec<(Vec<u8>, T)>;
+
+/// What one snapshot changed in the state: what is appended to the file.
+#[derive(Debug, Default)]
+pub(crate) struct Changes {
+    pub files: Entries<Record>,
+    pub gone_files: Vec<Vec<u8>>,
+    pub dirs: Entries<DirRecord>,
+    pub gone_dirs: Vec<Vec<u8>>,
 }
 
 struct Reader<'a>(&'a [u8]);
 
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         if self.0.len() < n {
             return None;
         }
         let (a, b) = self.0.split_at(n);
         self.0 = b;
         Some(a)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
     fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
@@ -89,6 +138,75 @@ impl Reader<'_> {
     fn oid(&mut self) -> Option<Oid> {
         Oid::from_bytes(self.take(20)?).ok()
     }
+    fn path(&mut self) -> Option<Vec<u8>> {
+        let len = self.u64()? as usize;
+        Some(self.take(len)?.to_vec())
+    }
+    fn count(&mut self) -> Option<usize> {
+        // Never trust a count for an allocation beyond what is left.
+        Some((self.u64()? as usize).min(self.0.len()))
+    }
+}
+
+/// The writer's side of [`Reader`].
+#[derive(Default)]
+struct Block(Vec<u8>);
+
+impl Block {
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn path(&mut self, p: &[u8]) {
+        self.u64(p.len() as u64);
+        self.0.extend_from_slice(p);
+    }
+    fn record(&mut self, p: &[u8], rec: &Record) {
+        let s = &rec.stat;
+        self.path(p);
+        self.u64(u64::from(s.mode));
+        self.u64(s.size);
+        for v in [s.mtime.0, s.mtime.1, s.ctime.0, s.ctime.1] {
+            self.0.extend_from_slice(&v.to_le_bytes());
+        }
+        self.u64(s.ino);
+        self.u64(s.dev);
+        self.0.extend_from_slice(rec.oid.as_bytes());
+        self.0.push(u8::from(rec.racy));
+    }
+    fn dir(&mut self, p: &[u8], d: &DirRecord) {
+        self.path(p);
+        self.0.extend_from_slice(d.oid.as_bytes());
+        self.0.extend_from_slice(&d.entries.to_le_bytes());
+    }
+    fn paths<'a>(&mut self, ps: impl ExactSizeIterator<Item = &'a Vec<u8>>) {
+        self.u64(ps.len() as u64);
+        for p in ps {
+            self.path(p);
+        }
+    }
+    /// The block as stored: its length and CRC-32, then the bytes.
+    fn framed(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.0.len() + 12);
+        out.extend_from_slice(&(self.0.len() as u64).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&self.0).to_le_bytes());
+        out.extend_from_slice(&self.0);
+        out
+    }
+}
+
+fn read_record(r: &mut Reader<'_>) -> Option<(Vec<u8>, Record)> {
+    let path = r.path()?;
+    let stat = Stat {
+        mode: r.u64()? as u32,
+        size: r.u64()?,
+        mtime: (r.i64()?, r.i64()?),
+        ctime: (r.i64()?, r.i64()?),
+        ino: r.u64()?,
+        dev: r.u64()?,
+    };
+    let oid = r.oid()?;
+    let racy = r.take(1)?[0] != 0;
+    Some((path, Record { stat, oid, racy }))
 }
 
 impl State {
@@ -105,96 +223,266 @@ impl State {
         if r.take(8)? != MAGIC {
             return None;
         }
-        let n = r.u64()? as usize;
-        let mut files = HashMap::with_capacity_and_hasher(n.min(1 << 24), Default::default());
-        for _ in 0..n {
-            let len = r.u64()? as usize;
-            let path = r.take(len)?.to_vec();
-            let stat = Stat {
-                mode: r.u64()? as u32,
-                size: r.u64()?,
-                mtime: (r.i64()?, r.i64()?),
-                ctime: (r.i64()?, r.i64()?),
-                ino: r.u64()?,
-                dev: r.u64()?,
-            };
-            let oid = r.oid()?;
-            let racy = r.take(1)?[0] != 0;
-            files.insert(path, Record { stat, oid, racy });
+        let mut state = State::default();
+        let mut whole = None;
+        let mut good = 8;
+        // A block that fails its CRC is torn: it and what follows are
+        // dropped. One that passes but does not read is another format.
+        while let Some(block) = next_block(&mut r) {
+            let first = whole.is_none();
+            if (block[0] == WHOLE) != first {
+                return None;
+            }
+            state.apply(&block[1..])?;
+            good = bytes.len() - r.0.len();
+            whole.get_or_insert(good as u64);
         }
-        let t = r.u64()? as usize;
-        let mut trees = HashSet::with_capacity_and_hasher(t.min(1 << 24), Default::default());
-        for _ in 0..t {
-            trees.insert(r.oid()?);
-        }
-        r.0.is_empty().then_some(State { files, trees })
+        state.disk = Some(Disk {
+            // Whatever follows the last good block is garbage to write
+            // over, not to append after: the length then differs.
+            len: if good == bytes.len() {
+                good as u64
+            } else {
+                u64::MAX
+            },
+            whole: whole?,
+        });
+        Some(state)
     }
 
-    /// Writes the state (to a temporary file renamed over the old one).
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let mut out = Vec::with_capacity(self.files.len() * 120 + self.trees.len() * 20 + 32);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(self.files.len() as u64).to_le_bytes());
-        for (p, rec) in &self.files {
-            let s = &rec.stat;
-            out.extend_from_slice(&(p.len() as u64).to_le_bytes());
-            out.extend_from_slice(p);
-            for v in [u64::from(s.mode), s.size] {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-            for v in [s.mtime.0, s.mtime.1, s.ctime.0, s.ctime.1] {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-            for v in [s.ino, s.dev] {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
-            out.extend_from_slice(rec.oid.as_bytes());
-            out.push(u8::from(rec.racy));
+    /// Applies one block's changes. A block is applied whole or not at
+    /// all, as its CRC was checked.
+    fn apply(&mut self, payload: &[u8]) -> Option<()> {
+        let mut r = Reader(payload);
+        let commit = r.oid()?;
+        self.commit = (!commit.is_zero()).then_some(commit);
+        let n = r.count()?;
+        self.files.reserve(n);
+        for _ in 0..n {
+            let (p, rec) = read_record(&mut r)?;
+            self.files.insert(p, rec);
         }
-        out.extend_from_slice(&(self.trees.len() as u64).to_le_bytes());
-        for t in &self.trees {
-            out.extend_from_slice(t.as_bytes());
+        for _ in 0..r.count()? {
+            self.files.remove(&r.path()?);
         }
+        for _ in 0..r.count()? {
+            let p = r.path()?;
+            let oid = r.oid()?;
+            let entries = r.u32()?;
+            self.dirs.insert(p, DirRecord { oid, entries });
+        }
+        for _ in 0..r.count()? {
+            self.dirs.remove(&r.path()?);
+        }
+        r.0.is_empty().then_some(())
+    }
+
+    /// Saves the state, which `changes` turned the loaded one into, as
+    /// saved with checkpoint `commit`: by appending the changes when the
+    /// file is as it was read, else by writing the whole state.
+    pub fn save(&mut self, path: &Path, changes: &Changes, commit: Oid) -> std::io::Result<()> {
+        self.commit = Some(commit);
+        if let Some(disk) = self.disk {
+            let block = self.block(CHANGES, changes).framed();
+            let appended = disk.len.saturating_sub(disk.whole) + block.len() as u64;
+            let same = std::fs::symlink_metadata(path).is_ok_and(|m| m.len() == disk.len);
+            if same && appended <= disk.whole / 2 {
+                let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
+                f.write_all(&block)?;
+                self.disk = Some(Disk {
+                    len: disk.len + block.len() as u64,
+                    whole: disk.whole,
+                });
+                return Ok(());
+            }
+        }
+        let mut out = MAGIC.to_vec();
+        out.extend(self.block(WHOLE, &Changes::default()).framed());
         let tmp = path.with_extension("tmp");
         std::fs::write(&tmp, &out)?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        self.disk = Some(Disk {
+            len: out.len() as u64,
+            whole: out.len() as u64,
+        });
+        Ok(())
     }
+
+    /// A block: the whole state for [`WHOLE`], else `changes`.
+    fn block(&self, kind: u8, changes: &Changes) -> Block {
+        let mut b = Block(vec![kind]);
+        b.0.extend_from_slice(self.commit.unwrap_or_else(Oid::zero).as_bytes());
+        if kind == WHOLE {
+            b.u64(self.files.len() as u64);
+            self.files.iter().for_each(|(p, r)| b.record(p, r));
+            b.u64(0);
+            b.u64(self.dirs.len() as u64);
+            self.dirs.iter().for_each(|(p, d)| b.dir(p, d));
+            b.u64(0);
+        } else {
+            b.u64(changes.files.len() as u64);
+            changes.files.iter().for_each(|(p, r)| b.record(p, r));
+            b.paths(changes.gone_files.iter());
+            b.u64(changes.dirs.len() as u64);
+            changes.dirs.iter().for_each(|(p, d)| b.dir(p, d));
+            b.paths(changes.gone_dirs.iter());
+        }
+        b
+    }
+}
+
+/// The next block's payload, if it is whole and its CRC matches.
+fn next_block<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
+    let len = r.u64()? as usize;
+    let crc = r.u32()?;
+    let payload = r.take(len)?;
+    (crc32fast::hash(payload) == crc && !payload.is_empty()).then_some(payload)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn rec(n: u8) -> Record {
+        Record {
+            stat: Stat {
+                mode: 0o100644,
+                size: u64::from(n),
+                mtime: (1, 2),
+                ctime: (3, 4),
+                ino: 5,
+                dev: 6,
+            },
+            oid: Oid::hash_object(git2::ObjectType::Blob, &[n]).unwrap(),
+            racy: n.is_multiple_of(2),
+        }
+    }
+
+    fn tree(n: u8) -> DirRecord {
+        DirRecord {
+            oid: Oid::hash_object(git2::ObjectType::Tree, &[n]).unwrap(),
+            entries: u32::from(n),
+        }
+    }
+
+    fn commit(n: u8) -> Oid {
+        Oid::hash_object(git2::ObjectType::Commit, &[n]).unwrap()
+    }
+
+    /// A state of `n` files, saved whole.
+    fn saved(path: &Path, n: u8) -> State {
+        let mut s = State::default();
+        for i in 0..n {
+            s.files.insert(vec![b'f', i], rec(i));
+        }
+        s.dirs.insert(Vec::new(), tree(1));
+        s.save(path, &Changes::default(), commit(1)).unwrap();
+        s
+    }
+
+    fn assert_same(a: &State, b: &State) {
+        assert_eq!(a.files, b.files);
+        assert_eq!(a.dirs, b.dirs);
+        assert_eq!(a.commit, b.commit);
+    }
+
     #[test]
-    fn round_trip_and_damage() {
+    fn a_whole_state_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state");
-        let mut s = State::default();
-        let stat = Stat {
-            mode: 0o100644,
-            size: 3,
-            mtime: (1, 2),
-            ctime: (3, 4),
-            ino: 5,
-            dev: 6,
+        let s = saved(&path, 10);
+        assert_same(&State::load(&path), &s);
+    }
+
+    /// Applies `changes` to `s` as a snapshot does, and saves.
+    fn change(s: &mut State, path: &Path, changes: &Changes, c: u8) {
+        for (p, r) in &changes.files {
+            s.files.insert(p.clone(), *r);
+        }
+        for p in &changes.gone_files {
+            s.files.remove(p);
+        }
+        for (p, d) in &changes.dirs {
+            s.dirs.insert(p.clone(), *d);
+        }
+        for p in &changes.gone_dirs {
+            s.dirs.remove(p);
+        }
+        s.save(path, changes, commit(c)).unwrap();
+    }
+
+    #[test]
+    fn changes_are_appended_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state");
+        let mut s = saved(&path, 100);
+        let whole = std::fs::metadata(&path).unwrap().len();
+        let changes = Changes {
+            files: vec![(b"f1".to_vec(), rec(200)), (b"new".to_vec(), rec(3))],
+            gone_files: vec![vec![b'f', 2]],
+            dirs: vec![(b"d".to_vec(), tree(2))],
+            gone_dirs: vec![Vec::new()],
         };
-        let oid = Oid::hash_object(git2::ObjectType::Blob, b"abc").unwrap();
-        s.files.insert(
-            b"a/b".to_vec(),
-            Record {
-                stat,
-                oid,
-                racy: true,
-            },
-        );
-        s.trees.insert(oid);
-        s.save(&path).unwrap();
+        change(&mut s, &path, &changes, 2);
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(len > whole && len - whole < 400, "appended, not rewritten");
         let back = State::load(&path);
-        assert_eq!(back.files, s.files);
-        assert_eq!(back.trees, s.trees);
+        assert_same(&back, &s);
+        assert_eq!(back.commit, Some(commit(2)));
+    }
+
+    #[test]
+    fn a_torn_append_leaves_the_state_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state");
+        let mut s = saved(&path, 100);
+        let before = State::load(&path);
+        let changes = Changes {
+            files: vec![(b"f1".to_vec(), rec(200))],
+            ..Changes::default()
+        };
+        change(&mut s, &path, &changes, 2);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes.truncate(bytes.len() - 3);
+        std::fs::write(&path, &bytes).unwrap();
+        let mut back = State::load(&path);
+        assert_same(&back, &before);
+        // The next save writes over the torn block, never after it.
+        let changes = Changes {
+            files: vec![(b"f3".to_vec(), rec(201))],
+            ..Changes::default()
+        };
+        change(&mut back, &path, &changes, 3);
+        assert_same(&State::load(&path), &back);
+    }
+
+    #[test]
+    fn appends_past_half_the_whole_state_rewrite_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state");
+        let mut s = saved(&path, 20);
+        for round in 0..40u8 {
+            let changes = Changes {
+                files: vec![(vec![b'f', round % 20], rec(round))],
+                ..Changes::default()
+            };
+            change(&mut s, &path, &changes, round);
+        }
+        let len = std::fs::metadata(&path).unwrap().len();
+        let whole_len = State::load(&path).disk.unwrap().whole;
+        assert!(len - whole_len <= whole_len / 2, "{len} {whole_len}");
+        assert_same(&State::load(&path), &s);
+    }
+
+    #[test]
+    fn a_damaged_whole_state_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state");
+        saved(&path, 10);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[40] ^= 1;
         std::fs::write(&path, bytes).unwrap();
-        assert!(State::load(&path).files.is_empty());
+        let back = State::load(&path);
+        assert!(back.files.is_empty() && back.commit.is_none());
     }
 }

@@ -485,3 +485,31 @@ fn checkpoints_made_in_one_second_chain_in_order() {
         assert_eq!(cps.get(&c.id[..8]).unwrap(), *c);
     }
 }
+
+/// The snapshot state names objects that only checkpoints hold. Once the
+/// checkpoint it was saved with is dropped and git prunes, it must not be
+/// trusted, or the next checkpoint would name objects that are gone.
+#[test]
+fn a_state_whose_checkpoint_was_dropped_and_pruned_is_not_trusted() {
+    let dir = repo();
+    let d = dir.path();
+    put(d, "notes.txt", b"only a checkpoint ever held this\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let first = create(&cps, "one");
+    cps.drop(&first.id).unwrap();
+    git(d, &["gc", "-q", "--prune=now"]);
+    let second = create(&cps, "two");
+    // Every object the new checkpoint names is there.
+    git(d, &["fsck", "--no-dangling", "--connectivity-only"]);
+    let blob = git(d, &["rev-parse", &format!("{}:notes.txt", second.commit)]);
+    assert_eq!(
+        git(d, &["cat-file", "blob", blob.trim()]),
+        "only a checkpoint ever held this\n"
+    );
+    // And the state saved with the second is trusted again: no new blob.
+    let third = create(&cps, "three");
+    assert_eq!(
+        git(d, &["rev-parse", &format!("{}^{{tree}}", third.commit)]),
+        git(d, &["rev-parse", &format!("{}^{{tree}}", second.commit)])
+    );
+}
