@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use mend_core::formats::{Entry, Parsed};
 use mend_core::report::FileSummary;
+use mend_core::syntax::{SyntaxFinding, SyntaxPolicy, SyntaxUnchecked};
 use mend_core::{
     ApplyReport, Edit, EditOp, EditReport, Failure, FilePlan, FilePlanner, PlanOptions, diff,
     plan_file, render_retry_context,
@@ -44,6 +45,9 @@ pub struct ApplyOptions<'a> {
     /// A pause between commit steps, so crash tests can kill mend
     /// mid-commit.
     pub commit_delay: Option<Duration>,
+    /// Whether to check that changed files still parse, and what a
+    /// syntax error the edits introduce does to the run.
+    pub syntax: SyntaxPolicy,
 }
 
 /// A file's plan made before the lock was taken.
@@ -84,6 +88,10 @@ pub struct Planned {
     pub plans: Vec<(Snapshot, FilePlan)>,
     /// Whether every edit succeeded.
     pub ok: bool,
+    /// Syntax errors the plans introduce.
+    pub syntax: Vec<SyntaxFinding>,
+    /// Changed files the syntax check did not look at.
+    pub syntax_unchecked: Vec<SyntaxUnchecked>,
 }
 
 fn refuse_all(reports: &mut Vec<EditReport>, edits: &[(usize, &Edit)], f: &mend_workspace::Error) {
@@ -103,15 +111,29 @@ pub fn run_parsed(
     parsed: &Parsed,
     opts: &ApplyOptions<'_>,
 ) -> Result<ApplyReport, ApplyError> {
-    let planned = plan(ws, parsed, opts)?;
-    let write = (planned.ok || opts.partial) && !opts.dry_run && !planned.changes.is_empty();
+    let mut planned = plan(ws, parsed, opts)?;
+    // A refusing check fails the response: nothing is written, even with
+    // `partial`.
+    let refused = opts.syntax == SyntaxPolicy::Refuse && !planned.syntax.is_empty();
+    planned.ok &= !refused;
+    let write =
+        (planned.ok || opts.partial) && !refused && !opts.dry_run && !planned.changes.is_empty();
     if write {
         if let Some(hook) = &opts.before_write {
             hook(lock).map_err(ApplyError::BeforeWrite)?;
         }
         commit(ws, lock, &planned.changes, opts.commit_delay).map_err(ApplyError::Commit)?;
     }
-    Ok(planned.into_report(parsed, opts.dry_run, write))
+    let mut report = planned.into_report(parsed, opts.dry_run, write);
+    if refused {
+        report.syntax_refused = true;
+        let section = mend_core::syntax::render_refusal(&report.syntax);
+        report.retry_context = Some(match report.retry_context.take() {
+            Some(ctx) => format!("{ctx}\n{section}"),
+            None => section,
+        });
+    }
+    Ok(report)
 }
 
 impl Planned {
@@ -130,6 +152,9 @@ impl Planned {
             edits: self.reports,
             shell_suggestions: parsed.shell.clone(),
             omitted: None,
+            syntax: self.syntax,
+            syntax_unchecked: self.syntax_unchecked,
+            syntax_refused: false,
         }
     }
 }
@@ -164,10 +189,22 @@ pub fn plan_from(
         ..PlanOptions::default()
     };
     let mut plans: Vec<(Snapshot, FilePlan)> = Vec::new();
+    // Where each file's edits landed, for the syntax check to name them.
+    let mut spans: Vec<Vec<mend_syntax::EditSpan>> = Vec::new();
     for key in &order {
         let edits = &groups[key];
         match plan_one(ws, source, key, edits, opts, &plan_opts) {
             Ok((snap, mut plan)) => {
+                spans.push(
+                    plan.reports
+                        .iter()
+                        .filter(|r| r.is_ok())
+                        .map(|r| mend_syntax::EditSpan {
+                            index: r.index,
+                            lines: r.lines,
+                        })
+                        .collect(),
+                );
                 reports.append(&mut plan.reports);
                 plans.push((snap, plan));
             }
@@ -184,6 +221,10 @@ pub fn plan_from(
             changes.extend(changes_of(ws, snap, plan));
         }
     }
+    let (syntax, syntax_unchecked) = match opts.syntax {
+        SyntaxPolicy::Off => Default::default(),
+        _ => check_syntax(&plans, &spans),
+    };
     // A commit checks its change set first; a dry run checks it the same
     // way, so it refuses what the real run would.
     if opts.dry_run && (ok || opts.partial) && !changes.is_empty() {
@@ -195,7 +236,35 @@ pub fn plan_from(
         changes,
         plans,
         ok,
+        syntax,
+        syntax_unchecked,
     })
+}
+
+/// The syntax check of every file whose content the plans change.
+fn check_syntax(
+    plans: &[(Snapshot, FilePlan)],
+    spans: &[Vec<mend_syntax::EditSpan>],
+) -> (Vec<SyntaxFinding>, Vec<SyntaxUnchecked>) {
+    let mut findings = Vec::new();
+    let mut unchecked = Vec::new();
+    for ((snap, plan), edits) in plans.iter().zip(spans) {
+        let old = snap.text().map(|f| f.text.as_str());
+        let Some(new) = plan.content.as_deref().filter(|n| Some(*n) != old) else {
+            continue;
+        };
+        // A renamed file is checked as what it becomes.
+        let path = plan.new_path.as_deref().unwrap_or(&snap.rel);
+        match mend_syntax::check(path, old, new, edits) {
+            mend_syntax::Check::Clean { .. } => {}
+            mend_syntax::Check::Findings(f) => findings.extend(f),
+            mend_syntax::Check::Unchecked(reason) => unchecked.push(SyntaxUnchecked {
+                path: path.to_owned(),
+                reason,
+            }),
+        }
+    }
+    (findings, unchecked)
 }
 
 /// Edits grouped by normalized path (input order kept within a path), the

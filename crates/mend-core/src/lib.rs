@@ -37,6 +37,7 @@ pub mod normalize;
 pub mod plan;
 pub mod report;
 pub mod similarity;
+pub mod syntax;
 pub mod text;
 
 pub use edit::{Edit, EditOp, Hints, Origin, Replace, Target};

@@ -18,8 +18,20 @@
 //!                               // at 64 KiB, the rest counted by kind
 //!   "shell_suggestions": [{"line": 12, "command": "cargo test"}], // never run
 //!   "omitted": {"edits": 99500, "applied": 0,   // present past 500 edits:
-//!               "failed": {"not_found": 99500}} // the ones not listed
+//!               "failed": {"not_found": 99500}}, // the ones not listed
+//!   "syntax": [ {                 // errors the edits introduced
+//!     "path": "src/a.py", "language": "python",
+//!     "line": 14, "column": 1,    // 1-based, in the planned text
+//!     "problem": "missing \")\"",   // or "unexpected \"else\"", "syntax error"
+//!     "edit": 1,                  // the edit it follows, 0-based, or null
+//!     "excerpt": "  12 | …\n> 14 | …\n" } ],
+//!   "syntax_unchecked": [{"path": "notes.txt",  // present when a changed
+//!     "reason": "no grammar for .txt files"}],  // file was not checked
+//!   "syntax_refused": true      // present when the findings refused it
 //! }
+//!
+//! With `--syntax=refuse`, a finding makes `ok` false and nothing is
+//! written; the findings are then also in `retry_context`.
 //! ```
 //!
 //! An [`EditReport`]:
@@ -365,6 +377,14 @@ pub struct ApplyReport {
     /// Edits not listed in `edits` (see [`ApplyReport::capped`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omitted: Option<Omitted>,
+    /// Syntax errors the edits introduced (see [`crate::syntax`]).
+    pub syntax: Vec<crate::syntax::SyntaxFinding>,
+    /// Changed files the syntax check did not look at, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub syntax_unchecked: Vec<crate::syntax::SyntaxUnchecked>,
+    /// The syntax findings refused the apply (`--syntax=refuse`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub syntax_refused: bool,
 }
 
 /// How much a report shows, so no response can produce an unbounded one:

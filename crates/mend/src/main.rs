@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mend_core::formats::{self, Entry, Event, Format, Parsed, StreamParser};
+use mend_core::syntax::SyntaxPolicy;
 use mend_core::{ApplyReport, EditReport};
 
 use mend_workspace::{Lock, Options, Workspace};
@@ -131,6 +132,10 @@ enum Command {
         /// read_file shows a file's pending output.
         #[arg(long, value_name = "SESSION", num_args = 0..=1, default_missing_value = mend_pending::DEFAULT_SESSION)]
         pending: Option<String>,
+        /// The syntax check of writing tools whose call does not choose one
+        /// (`warn`, `refuse` or `off`; see `mend apply --syntax`).
+        #[arg(long, value_enum, default_value_t = SyntaxArg::Warn)]
+        syntax: SyntaxArg,
     },
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
@@ -188,8 +193,34 @@ struct ApplyArgs {
     /// The pending session (with --pending).
     #[arg(long, default_value = mend_pending::DEFAULT_SESSION, requires = "pending")]
     session: String,
+    /// Parse each changed file (tree-sitter) and report syntax errors the
+    /// edits introduce: `warn` writes and reports them, `refuse` writes
+    /// nothing and exits 1, `off` does not check.
+    #[arg(long, value_enum, default_value_t = SyntaxArg::Warn)]
+    syntax: SyntaxArg,
     /// The model's response; `-` or nothing reads standard input.
     input: Option<PathBuf>,
+}
+
+/// `--syntax`: what a syntax error the edits introduce does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum SyntaxArg {
+    /// Write the edits and report the finding.
+    Warn,
+    /// Write nothing and fail.
+    Refuse,
+    /// Do not check.
+    Off,
+}
+
+impl From<SyntaxArg> for SyntaxPolicy {
+    fn from(s: SyntaxArg) -> Self {
+        match s {
+            SyntaxArg::Warn => SyntaxPolicy::Warn,
+            SyntaxArg::Refuse => SyntaxPolicy::Refuse,
+            SyntaxArg::Off => SyntaxPolicy::Off,
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -270,7 +301,8 @@ fn main() -> ExitCode {
             root,
             tools,
             pending,
-        } => mcp::run(&root, tools.as_deref(), pending.as_deref()),
+            syntax,
+        } => mcp::run(&root, tools.as_deref(), pending.as_deref(), syntax.into()),
         Command::Hash { root, paths } => run_hash(&root, &paths),
         Command::Editor { root } => editor::run(root.as_deref()),
     };
@@ -448,6 +480,7 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         dry_run: args.dry_run,
         partial: args.partial,
         expect,
+        syntax: args.syntax.into(),
         ..ApplyOptions::default()
     };
     let mut out = std::io::stdout().lock();
@@ -617,6 +650,19 @@ fn print_human(
     if let Some(ctx) = &report.retry_context {
         writeln!(out)?;
         write!(out, "{ctx}")?;
+    }
+    // When the findings refused the apply, the retry context holds them.
+    if !report.syntax.is_empty() && !report.syntax_refused {
+        writeln!(out)?;
+        write!(
+            out,
+            "{}",
+            mend_core::syntax::render_findings(&report.syntax, "WARNING")
+        )?;
+    }
+    for u in &report.syntax_unchecked {
+        let path = mend_core::text::escape_controls(&u.path);
+        writeln!(out, "note: syntax not checked for {path}: {}", u.reason)?;
     }
     if !report.shell_suggestions.is_empty() {
         writeln!(out, "\nSuggested shell commands (not run):")?;

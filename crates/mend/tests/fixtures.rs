@@ -2,8 +2,9 @@
 //! `edit.txt` or `edit.json` (the model's response), and optionally
 //! `expected/` (the tree after `mend apply`; when absent the tree must be
 //! unchanged, byte for byte), `args` (extra flags, one per line), `exit`
-//! (expected exit code; default 0 with `expected/`, 1 without) and `stdout`
-//! (lines that must appear in the output).
+//! (expected exit code; default 0 with `expected/`, 1 without), `stdout`
+//! (lines that must appear in the output) and `not_stdout` (lines that
+//! must not).
 //!
 //! Each folder is its own test, so `cargo test -p mend --test fixtures
 //! NAME` runs one case and a failure names its folder.
@@ -59,6 +60,13 @@ fn check_case(dir: &Path) -> Result<(), String> {
         for line in lines.lines().filter(|l| !l.is_empty()) {
             if !stdout.contains(line) {
                 return Err(format!("{name}: stdout lacks {line:?}{}", ctx()));
+            }
+        }
+    }
+    if let Ok(lines) = std::fs::read_to_string(dir.join("not_stdout")) {
+        for line in lines.lines().filter(|l| !l.is_empty()) {
+            if stdout.contains(line) {
+                return Err(format!("{name}: stdout has {line:?}{}", ctx()));
             }
         }
     }

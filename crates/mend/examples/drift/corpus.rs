@@ -3,15 +3,8 @@
 //! diff hunks between their versions.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// Where a package comes from.
-#[derive(Clone, Copy, Debug)]
-pub enum Registry {
-    PyPi,
-    Npm,
-    Crates,
-}
+pub use crate::registry::Registry;
 
 /// A package and the two versions whose difference is the corpus.
 pub struct Package {
@@ -91,98 +84,6 @@ pub const PACKAGES: &[Package] = &[
         new: "0.4.22",
     },
 ];
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{cmd:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
-/// The extracted source tree of one version, fetched on first use.
-pub fn fetch(cache: &Path, p: &Package, version: &str) -> Result<PathBuf, String> {
-    let dir = match p.registry {
-        Registry::PyPi => cache.join("pypi"),
-        Registry::Npm => cache.join("npm"),
-        Registry::Crates => cache.join("crates"),
-    }
-    .join(format!("{}-{version}", p.name));
-    let done = dir.join(".complete");
-    if done.exists() {
-        return Ok(dir);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let dl = dir.join("download");
-    std::fs::create_dir_all(&dl).map_err(|e| e.to_string())?;
-    match p.registry {
-        Registry::PyPi => {
-            run(Command::new("python3")
-                .args([
-                    "-m",
-                    "pip",
-                    "download",
-                    "-q",
-                    "--no-deps",
-                    "--only-binary=:all:",
-                ])
-                .arg("--dest")
-                .arg(&dl)
-                .arg(format!("{}=={version}", p.name)))?;
-            let wheel = only_file(&dl)?;
-            run(Command::new("python3")
-                .args(["-m", "zipfile", "-e"])
-                .arg(&wheel)
-                .arg(dir.join("src")))?;
-        }
-        Registry::Npm => {
-            run(Command::new("npm")
-                .args(["pack", "-q", "--pack-destination"])
-                .arg(&dl)
-                .arg(format!("{}@{version}", p.name)))?;
-            let tgz = only_file(&dl)?;
-            std::fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
-            run(Command::new("tar")
-                .arg("xzf")
-                .arg(&tgz)
-                .arg("-C")
-                .arg(dir.join("src")))?;
-        }
-        Registry::Crates => {
-            std::fs::create_dir_all(dl.join("src")).map_err(|e| e.to_string())?;
-            std::fs::write(
-                dl.join("Cargo.toml"),
-                format!(
-                    "[package]\nname = \"fetch\"\nversion = \"0.0.0\"\nedition = \"2021\"\n[workspace]\n[dependencies]\n{} = {{ version = \"={version}\", default-features = false }}\n",
-                    p.name
-                ),
-            )
-            .map_err(|e| e.to_string())?;
-            std::fs::write(dl.join("src/lib.rs"), "").map_err(|e| e.to_string())?;
-            run(Command::new("cargo")
-                .args(["vendor", "-q", "--versioned-dirs"])
-                .arg(dir.join("src"))
-                .current_dir(&dl))?;
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dl);
-    std::fs::write(&done, "").map_err(|e| e.to_string())?;
-    Ok(dir)
-}
-
-fn only_file(dir: &Path) -> Result<PathBuf, String> {
-    std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.is_file())
-        .ok_or_else(|| format!("nothing was downloaded into {}", dir.display()))
-}
 
 /// Source files worth editing: code as written, not bundles or minified.
 fn wanted(rel: &str) -> bool {
@@ -271,4 +172,9 @@ pub fn pairs(old_root: &Path, new_root: &Path) -> Vec<FilePair> {
         }
     }
     out
+}
+
+/// The extracted source tree of one version of `p`, fetched on first use.
+pub fn fetch(cache: &Path, p: &Package, version: &str) -> Result<PathBuf, String> {
+    crate::registry::fetch(cache, p.registry, p.name, version)
 }

@@ -22,9 +22,13 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod corpus;
+// Debian's packages serve the syntax-check corpus, not this benchmark.
 mod drift;
 mod hunks;
 mod judge;
+#[allow(dead_code, reason = "shared with the syntax-check corpus")]
+#[path = "../shared/registry.rs"]
+mod registry;
 mod render;
 
 use std::collections::BTreeMap;

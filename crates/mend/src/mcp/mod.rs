@@ -30,6 +30,7 @@ use serde::Deserialize;
 use strict::{Strict, saturating};
 
 use mend_apply::{ApplyOptions, run_parsed};
+use mend_core::syntax::SyntaxPolicy;
 
 /// The MCP server state: one workspace per root.
 #[derive(Clone)]
@@ -39,6 +40,24 @@ pub struct MendServer {
     /// Review mode: the pending session writing tools fill instead of
     /// writing.
     pending: Option<Arc<str>>,
+    /// The syntax check of calls that do not choose one.
+    syntax: SyntaxPolicy,
+}
+
+/// A writing call's options.
+#[derive(Debug, Clone, Copy)]
+struct Call {
+    dry_run: bool,
+    syntax: Option<SyntaxPolicy>,
+}
+
+impl Call {
+    fn new(dry_run: Option<bool>, syntax: Option<SyntaxPolicy>) -> Call {
+        Call {
+            dry_run: dry_run.unwrap_or(false),
+            syntax,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -69,6 +88,10 @@ struct EditFileArgs {
     expected_version: Option<String>,
     /// Show the diff without writing.
     dry_run: Option<bool>,
+    /// Syntax check of the changed files: `warn` (write and report
+    /// errors the edits introduce), `refuse` (write nothing if there are
+    /// any) or `off`. Default: the server's `--syntax`.
+    syntax: Option<SyntaxPolicy>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -80,6 +103,10 @@ struct ModifyFileArgs {
     changes: Vec<schema::AnchoredChange>,
     /// Show the diff without writing.
     dry_run: Option<bool>,
+    /// Syntax check of the changed files: `warn` (write and report
+    /// errors the edits introduce), `refuse` (write nothing if there are
+    /// any) or `off`. Default: the server's `--syntax`.
+    syntax: Option<SyntaxPolicy>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -91,6 +118,10 @@ struct WriteFileArgs {
     content: String,
     /// Show the diff without writing.
     dry_run: Option<bool>,
+    /// Syntax check of the changed files: `warn` (write and report
+    /// errors the edits introduce), `refuse` (write nothing if there are
+    /// any) or `off`. Default: the server's `--syntax`.
+    syntax: Option<SyntaxPolicy>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -100,6 +131,10 @@ struct ApplyPatchArgs {
     patch: String,
     /// Show the diff without writing.
     dry_run: Option<bool>,
+    /// Syntax check of the changed files: `warn` (write and report
+    /// errors the edits introduce), `refuse` (write nothing if there are
+    /// any) or `off`. Default: the server's `--syntax`.
+    syntax: Option<SyntaxPolicy>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -113,6 +148,10 @@ struct ApplyEditsArgs {
     format: Option<String>,
     /// Show the diff without writing.
     dry_run: Option<bool>,
+    /// Syntax check of the changed files: `warn` (write and report
+    /// errors the edits introduce), `refuse` (write nothing if there are
+    /// any) or `off`. Default: the server's `--syntax`.
+    syntax: Option<SyntaxPolicy>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -168,6 +207,7 @@ impl MendServer {
         roots: &[PathBuf],
         tools: Option<&[String]>,
         pending: Option<&str>,
+        syntax: SyntaxPolicy,
     ) -> anyhow::Result<Self> {
         let roots = if roots.is_empty() {
             vec![PathBuf::from(".")]
@@ -203,6 +243,7 @@ impl MendServer {
             roots: Arc::new(ws),
             tool_router,
             pending: pending.map(Arc::from),
+            syntax,
         })
     }
 
@@ -283,9 +324,10 @@ impl MendServer {
         root: Workspace,
         parsed: Parsed,
         expect: HashMap<String, String>,
-        dry_run: bool,
+        call: Call,
     ) -> CallToolResult {
         let pending = self.pending.clone();
+        let (dry_run, syntax) = (call.dry_run, call.syntax.unwrap_or(self.syntax));
         let work = tokio::task::spawn_blocking(move || -> Result<CallToolResult, String> {
             let lock = root.lock().map_err(|e| e.to_string())?;
             // A failed recovery stops the call: committing over an
@@ -298,6 +340,7 @@ impl MendServer {
             let opts = ApplyOptions {
                 dry_run,
                 expect,
+                syntax,
                 ..ApplyOptions::default()
             };
             let report = match run_parsed(&root, &lock, &parsed, &opts) {
@@ -412,8 +455,8 @@ impl MendServer {
             let key = ws.normalize(&rel).unwrap_or(rel.clone());
             expect.insert(key, v);
         }
-        self.apply(ws, Self::parsed(edits), expect, a.dry_run.unwrap_or(false))
-            .await
+        let call = Call::new(a.dry_run, a.syntax);
+        self.apply(ws, Self::parsed(edits), expect, call).await
     }
 
     #[tool(
@@ -434,7 +477,7 @@ impl MendServer {
                 Err(e) => return failure(format!("changes[{i}].{e}")),
             }
         }
-        self.apply_routed(Ok(Self::parsed(edits)), a.dry_run.unwrap_or(false))
+        self.apply_routed(Ok(Self::parsed(edits)), Call::new(a.dry_run, a.syntax))
             .await
     }
 
@@ -448,7 +491,7 @@ impl MendServer {
     ) -> CallToolResult {
         let op = EditOp::WriteFile { content: a.content };
         let edit = Self::edit(&a.path, op, "anchored");
-        self.apply_routed(Ok(Self::parsed(vec![edit])), a.dry_run.unwrap_or(false))
+        self.apply_routed(Ok(Self::parsed(vec![edit])), Call::new(a.dry_run, a.syntax))
             .await
     }
 
@@ -461,7 +504,8 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<ApplyPatchArgs>>,
     ) -> CallToolResult {
         let parsed = formats::parse(&a.patch, Format::ApplyPatch).map_err(|e| e.to_string());
-        self.apply_routed(parsed, a.dry_run.unwrap_or(false)).await
+        self.apply_routed(parsed, Call::new(a.dry_run, a.syntax))
+            .await
     }
 
     #[tool(
@@ -478,7 +522,8 @@ impl MendServer {
             Some(Err(e)) => return failure(e.to_string()),
         };
         let parsed = formats::parse(&a.text, format).map_err(|e| e.to_string());
-        self.apply_routed(parsed, a.dry_run.unwrap_or(false)).await
+        self.apply_routed(parsed, Call::new(a.dry_run, a.syntax))
+            .await
     }
 
     #[tool(
@@ -579,10 +624,10 @@ impl MendServer {
 
 impl MendServer {
     /// Routes parsed edits to their root, then applies them.
-    async fn apply_routed(&self, parsed: Result<Parsed, String>, dry_run: bool) -> CallToolResult {
+    async fn apply_routed(&self, parsed: Result<Parsed, String>, call: Call) -> CallToolResult {
         let routed = parsed.and_then(|p| self.route(p));
         match routed {
-            Ok((ws, p)) => self.apply(ws, p, HashMap::new(), dry_run).await,
+            Ok((ws, p)) => self.apply(ws, p, HashMap::new(), call).await,
             Err(e) => failure(e),
         }
     }
@@ -627,6 +672,10 @@ fn report_fields(report: &mend_core::ApplyReport) -> results::EditResult {
         diff: mend_core::report::cap_text(&diff, caps.diff).into_owned(),
         edits: results::outcomes(report, caps.listed_edits),
         omitted,
+        syntax_warning: (!report.syntax.is_empty())
+            .then(|| mend_core::syntax::render_findings(&report.syntax, "WARNING")),
+        syntax: report.syntax.clone(),
+        syntax_unchecked: report.syntax_unchecked.clone(),
         ..results::EditResult::default()
     }
 }
@@ -691,12 +740,13 @@ pub fn run(
     roots: &[PathBuf],
     tools: Option<&[String]>,
     pending: Option<&str>,
+    syntax: SyntaxPolicy,
 ) -> anyhow::Result<u8> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let server = MendServer::new(roots, tools, pending)?;
+    let server = MendServer::new(roots, tools, pending, syntax)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -53,6 +53,12 @@ pub(super) struct EditResult {
     pub(super) pending: Option<String>,
     /// In review mode: that nothing was written, and how it is reviewed.
     pub(super) note: Option<String>,
+    /// Syntax errors the edits introduced into files that parsed before.
+    pub(super) syntax: Vec<mend_core::syntax::SyntaxFinding>,
+    /// The same findings as text to act on, when there are any.
+    pub(super) syntax_warning: Option<String>,
+    /// Changed files the syntax check did not look at, and why.
+    pub(super) syntax_unchecked: Vec<mend_core::syntax::SyntaxUnchecked>,
 }
 
 /// `read_file`'s result.

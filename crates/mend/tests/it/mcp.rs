@@ -352,3 +352,55 @@ fn tools_return_typed_structured_results() {
     assert_eq!(results[1][0]["structured"]["content"], "x\n");
     assert_eq!(results[2][0]["structured"]["written"], true);
 }
+
+/// A syntax error an edit introduces: with `warn` (the default) it is
+/// written and the finding is in the text and the structured result; with
+/// `refuse`, per call or from `mend mcp --syntax=refuse`, the call is an
+/// error naming it, and nothing is written.
+#[test]
+fn syntax_findings_warn_or_refuse_per_call_and_per_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = "def f(x):\n    return g(x)\n";
+    let broken_edit = |syntax: Option<&str>| {
+        let mut args = serde_json::json!({
+            "path": "a.py",
+            "edits": [{"old_string": "g(x)", "new_string": "g(x"}],
+        });
+        if let Some(s) = syntax {
+            args["syntax"] = s.into();
+        }
+        serde_json::json!({"tool": "edit_file", "args": args})
+    };
+    std::fs::write(d.join("a.py"), good).unwrap();
+    let refused = steps(d, &serde_json::json!([[broken_edit(Some("refuse"))]]));
+    let r = &refused[0][0];
+    assert_eq!(r["error"], true, "{r}");
+    let text = r["text"].as_str().unwrap();
+    assert!(text.contains("REFUSED a.py:2:"), "{text}");
+    assert_eq!(std::fs::read_to_string(d.join("a.py")).unwrap(), good);
+
+    let refused = steps_with(
+        d,
+        &["--syntax", "refuse"],
+        &serde_json::json!([[broken_edit(None)]]),
+    );
+    assert_eq!(refused[0][0]["error"], true, "{}", refused[0][0]);
+    assert_eq!(std::fs::read_to_string(d.join("a.py")).unwrap(), good);
+
+    let warned = steps(d, &serde_json::json!([[broken_edit(None)]]));
+    let r = &warned[0][0];
+    assert_eq!(r["error"], false, "{r}");
+    let finding = &r["structured"]["syntax"][0];
+    assert_eq!(finding["path"], "a.py", "{r}");
+    assert_eq!(finding["language"], "python", "{r}");
+    assert_eq!(finding["edit"], 0, "{r}");
+    assert!(
+        r["text"].as_str().unwrap().contains("WARNING a.py:2:"),
+        "{r}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("a.py")).unwrap(),
+        "def f(x):\n    return g(x\n"
+    );
+}

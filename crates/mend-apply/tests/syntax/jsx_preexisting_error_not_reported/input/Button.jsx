@@ -1,0 +1,6 @@
+export function Button({ label, onClick }) {
+  return (
+    <button className="btn" onClick={onClick}>
+      {label}
+  );
+}

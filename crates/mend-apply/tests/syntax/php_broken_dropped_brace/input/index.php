@@ -1,0 +1,8 @@
+<?php
+
+function greet(string $name): string
+{
+    return "Hello, " . $name;
+}
+
+echo greet($_GET["name"] ?? "world");

@@ -1,0 +1,288 @@
+//! The syntax check after planning: does the planned text still parse?
+//!
+//! For a file in a known language (chosen by its name), the text before the
+//! edits and the planned text are parsed with tree-sitter. Every error or
+//! missing node of the planned text is a finding, unless the text before
+//! had the same error at the place the edits moved it to: a file that was
+//! already broken is reported only for what the edits broke. Each finding
+//! names the edit whose replacement contains or precedes it.
+//!
+//! Pure, like mend-core: texts in, findings out (its `clippy.toml` bans
+//! filesystem, process, clock and network calls). The grammars are behind
+//! the default `grammars` feature; without it no file is checked.
+
+mod languages;
+mod sites;
+
+use mend_core::diff::{DiffOp, line_ops};
+use mend_core::report::LineSpan;
+use mend_core::syntax::{SyntaxFinding, excerpt};
+
+pub use languages::{Language, language_for};
+use sites::Site;
+
+/// Files larger than this are not parsed: a check must stay a fraction of
+/// an apply's cost, and such files are rarely hand-written code.
+pub const MAX_BYTES: usize = 8 * 1024 * 1024;
+
+/// Findings past this many in one file are not listed: the first ones are
+/// what a model needs to fix the edit.
+pub const MAX_FINDINGS: usize = 3;
+
+/// Where one edit landed: its index among the response's edits and its
+/// region in the text before (as its report gives it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EditSpan {
+    /// The edit's index, 0-based.
+    pub index: usize,
+    /// Its region in the text before, when it had one (a whole-file write
+    /// or a creation has none).
+    pub lines: Option<LineSpan>,
+}
+
+/// The outcome of checking one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// It parses, or every error it has was there before.
+    Clean {
+        /// The grammar used.
+        language: &'static str,
+    },
+    /// The edits introduced errors.
+    Findings(Vec<SyntaxFinding>),
+    /// Not checked, and why.
+    Unchecked(String),
+}
+
+/// Checks the planned text `new` of `path` against `old`, the text before
+/// the edits (`None` for a file the edits create).
+pub fn check(path: &str, old: Option<&str>, new: &str, edits: &[EditSpan]) -> Check {
+    let Some(lang) = language_for(path) else {
+        return Check::Unchecked(languages::no_grammar_reason(path));
+    };
+    if new.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
+        return Check::Unchecked(format!("larger than {} MiB", MAX_BYTES >> 20));
+    }
+    if let Some(why) = [Some(new), old]
+        .into_iter()
+        .flatten()
+        .find_map(|t| languages::unreadable(lang, t))
+    {
+        return Check::Unchecked(why);
+    }
+    let Some(after) = sites::errors(lang, new) else {
+        return Check::Unchecked(format!("the {} parser gave no tree", lang.name()));
+    };
+    if after.is_empty() {
+        return Check::Clean {
+            language: lang.name(),
+        };
+    }
+    let before = match old {
+        Some(o) => match sites::errors(lang, o) {
+            Some(b) => b,
+            None => return Check::Unchecked(format!("the {} parser gave no tree", lang.name())),
+        },
+        None => Vec::new(),
+    };
+    let map = LineMap::new(old.unwrap_or(""), new);
+    // In a file that was already broken, the parser's recovery from the
+    // old error can move when anything changes: there only errors on or
+    // next to a changed line are the edits'.
+    let was_clean = before.is_empty();
+    let introduced: Vec<&Site> = after
+        .iter()
+        .filter(|s| !before.iter().any(|b| map.same_site(b, s)))
+        .filter(|s| was_clean || map.near_change(s.line))
+        .collect();
+    if introduced.is_empty() {
+        return Check::Clean {
+            language: lang.name(),
+        };
+    }
+    let findings = introduced
+        .into_iter()
+        .take(MAX_FINDINGS)
+        .map(|s| {
+            let s = map.focus(s, new);
+            SyntaxFinding {
+                path: path.to_owned(),
+                language: lang.name().to_owned(),
+                line: s.line + 1,
+                column: s.column + 1,
+                problem: s.problem.clone(),
+                edit: map.edit_at(s.line, edits),
+                excerpt: excerpt(new, s.line + 1),
+                new_file: old.is_none(),
+            }
+        })
+        .collect();
+    Check::Findings(findings)
+}
+
+/// Lines of the text before and after, matched by a line diff.
+struct LineMap {
+    ops: Vec<DiffOp>,
+    /// Lines of the new text.
+    new_len: usize,
+}
+
+impl LineMap {
+    fn new(old: &str, new: &str) -> LineMap {
+        let a: Vec<&str> = old.split_inclusive('\n').collect();
+        let b: Vec<&str> = new.split_inclusive('\n').collect();
+        LineMap {
+            ops: line_ops(&a, &b),
+            new_len: b.len(),
+        }
+    }
+
+    /// The line before the edits that unchanged line `new` (0-based) was,
+    /// if it is unchanged.
+    fn old_of(&self, new: usize) -> Option<usize> {
+        self.ops.iter().find_map(|op| match *op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } if (new_index..new_index + len).contains(&new) => Some(old_index + new - new_index),
+            _ => None,
+        })
+    }
+
+    /// Whether error `after` is error `before` moved by the edits: at the
+    /// same column of an unchanged line that was `before`'s line. (The
+    /// problem's text is not compared: an error node's extent, and so its
+    /// text, changes with what follows it.)
+    fn same_site(&self, before: &Site, after: &Site) -> bool {
+        before.column == after.column && self.old_of(after.line) == Some(before.line)
+    }
+
+    /// An error as shown: one that starts on an unchanged line but spans a
+    /// changed one (a parser that gave up at the top of a file whose
+    /// bracket an edit left open) is shown at that changed line, where the
+    /// fix is.
+    fn focus(&self, s: &Site, new: &str) -> Site {
+        let changed = |l: usize| l < self.new_len && self.old_of(l).is_none();
+        if s.end_line <= s.line || changed(s.line) {
+            return s.clone();
+        }
+        let Some(line) = (s.line + 1..=s.end_line).find(|&l| changed(l)) else {
+            return s.clone();
+        };
+        let text = new.lines().nth(line).unwrap_or("");
+        Site {
+            line,
+            column: text.chars().take_while(|c| c.is_whitespace()).count(),
+            end_line: s.end_line,
+            problem: format!("syntax error (the parser gave up from line {})", s.line + 1),
+        }
+    }
+
+    /// Whether new line `new` (0-based) was changed by the edits, or is
+    /// next to a line that was.
+    fn near_change(&self, new: usize) -> bool {
+        let changed = |l: usize| l < self.new_len && self.old_of(l).is_none();
+        changed(new) || (new > 0 && changed(new - 1)) || changed(new + 1)
+    }
+
+    /// The line before the edits that new line `new` corresponds to: itself
+    /// on an unchanged line, else the start of the change it is in.
+    fn old_position(&self, new: usize) -> usize {
+        let mut last_end = 0;
+        for op in &self.ops {
+            let (o, n, new_len, old_len) = match *op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => (old_index, new_index, len, len),
+                DiffOp::Delete {
+                    old_index,
+                    old_len,
+                    new_index,
+                } => (old_index, new_index, 0, old_len),
+                DiffOp::Insert {
+                    old_index,
+                    new_index,
+                    new_len,
+                } => (old_index, new_index, new_len, 0),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => (old_index, new_index, new_len, old_len),
+            };
+            if new < n + new_len {
+                return if matches!(op, DiffOp::Equal { .. }) {
+                    o + (new - n)
+                } else {
+                    o
+                };
+            }
+            last_end = o + old_len;
+        }
+        last_end
+    }
+
+    /// The edit to blame for an error on new line `new` (0-based): the one
+    /// whose region contains the line's position before the edits, else
+    /// the nearest one before it, else the first.
+    fn edit_at(&self, new: usize, edits: &[EditSpan]) -> Option<usize> {
+        let spanned: Vec<(usize, LineSpan)> = edits
+            .iter()
+            .filter_map(|e| e.lines.map(|l| (e.index, l)))
+            .collect();
+        if spanned.is_empty() {
+            // A whole-file write or a creation: the last such edit wrote it.
+            return edits.last().map(|e| e.index);
+        }
+        // Report spans are 1-based and inclusive.
+        let at = self.old_position(new) + 1;
+        if let Some((i, _)) = spanned.iter().find(|(_, l)| l.start <= at && at <= l.end) {
+            return Some(*i);
+        }
+        spanned
+            .iter()
+            .filter(|(_, l)| l.start <= at)
+            .max_by_key(|(_, l)| l.start)
+            .or_else(|| spanned.iter().min_by_key(|(_, l)| l.start))
+            .map(|(i, _)| *i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_map_through_the_edits() {
+        let m = LineMap::new("a\nb\nc\nd\n", "a\nx\ny\nc\nd\n");
+        assert_eq!(m.old_of(0), Some(0));
+        assert_eq!(m.old_of(1), None);
+        assert_eq!(m.old_of(3), Some(2));
+        assert_eq!(m.old_position(2), 1);
+        assert_eq!(m.old_position(4), 3);
+    }
+
+    #[test]
+    fn the_blamed_edit_contains_or_precedes_the_line() {
+        let m = LineMap::new("1\n2\n3\n4\n5\n6\n", "1\n2x\n3\n4\n5x\n6\n");
+        let edits = [
+            EditSpan {
+                index: 0,
+                lines: Some(LineSpan { start: 2, end: 2 }),
+            },
+            EditSpan {
+                index: 1,
+                lines: Some(LineSpan { start: 5, end: 5 }),
+            },
+        ];
+        assert_eq!(m.edit_at(1, &edits), Some(0));
+        assert_eq!(m.edit_at(3, &edits), Some(0));
+        assert_eq!(m.edit_at(4, &edits), Some(1));
+        assert_eq!(m.edit_at(5, &edits), Some(1));
+        assert_eq!(m.edit_at(0, &edits), Some(0));
+    }
+}

@@ -1,0 +1,238 @@
+//! The errors of one parse: where each ERROR or MISSING node starts and
+//! what it says.
+
+use tree_sitter::{Node, Parser};
+
+use crate::Language;
+
+/// One error of a parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Site {
+    /// 0-based line.
+    pub line: usize,
+    /// 0-based column, in characters.
+    pub column: usize,
+    /// 0-based line the error node ends on.
+    pub end_line: usize,
+    /// `missing "}"`, `unexpected "else"` or `syntax error`.
+    pub problem: String,
+}
+
+/// The errors of `text`, in document order; `None` when the parser gave
+/// no tree at all.
+pub(crate) fn errors(lang: Language, text: &str) -> Option<Vec<Site>> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()?).ok()?;
+    let tree = parser.parse(text, None)?;
+    let mut out = Vec::new();
+    collect(tree.root_node(), text, &mut out);
+    if lang == Language::Css {
+        // The CSS grammar, like CSS itself, recovers from an unterminated
+        // string silently; a string must end on its line.
+        css_strings(text, &mut out);
+        out.sort_by_key(|s| (s.line, s.column));
+    }
+    if lang == Language::Python {
+        // The Python grammar takes any indentation without an error node:
+        // the layout is checked here, as Python's own tokenizer would.
+        python_layout(tree.root_node(), text, &mut out);
+        out.sort_by_key(|s| (s.line, s.column));
+    }
+    Some(out)
+}
+
+/// Strings left open at the end of their line (an escaped newline
+/// continues one), outside comments.
+fn css_strings(text: &str, out: &mut Vec<Site>) {
+    let mut in_comment = false;
+    for (row, line) in text.lines().enumerate() {
+        let b = line.as_bytes();
+        let mut i = 0;
+        let mut open: Option<(u8, usize)> = None;
+        while i < b.len() {
+            match (in_comment, open) {
+                (true, _) if b[i..].starts_with(b"*/") => {
+                    in_comment = false;
+                    i += 1;
+                }
+                (true, _) => {}
+                (false, None) if b[i..].starts_with(b"/*") => {
+                    in_comment = true;
+                    i += 1;
+                }
+                (false, None) if b[i] == b'"' || b[i] == b'\'' => open = Some((b[i], i)),
+                (false, Some((q, _))) if b[i] == q => open = None,
+                (false, Some(_)) if b[i] == b'\\' => i += 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        if let Some((_, col)) = open
+            && !line.ends_with('\\')
+        {
+            out.push(Site {
+                line: row,
+                column: line[..col].chars().count(),
+                end_line: row,
+                problem: "unterminated string".to_owned(),
+            });
+        }
+    }
+}
+
+/// Python's indentation errors: an empty block ("expected an indented
+/// block"), and a statement of a block that starts its own line at another
+/// column than the block's first ("unexpected indent", or an unindent that
+/// matches no outer level).
+fn python_layout(root: Node<'_>, text: &str, out: &mut Vec<Site>) {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        match node.kind() {
+            "block" | "module" => block_layout(node, text, out),
+            "else_clause"
+            | "elif_clause"
+            | "except_clause"
+            | "except_group_clause"
+            | "finally_clause" => clause_layout(node, text, out),
+            _ => {}
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+fn block_layout(block: Node<'_>, text: &str, out: &mut Vec<Site>) {
+    let mut cursor = block.walk();
+    let statements: Vec<Node<'_>> = block
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment" && !n.is_error() && !n.is_missing())
+        .collect();
+    let Some(first) = statements.first() else {
+        if block.kind() == "block" {
+            // Where Python reports it: the line after the header.
+            out.push(Site {
+                line: block.start_position().row + 1,
+                column: 0,
+                end_line: block.start_position().row + 1,
+                problem: "expected an indented block".to_owned(),
+            });
+        }
+        return;
+    };
+    let column = first.start_position().column;
+    for s in &statements[1..] {
+        let p = s.start_position();
+        if own_line(*s, text) && p.column != column {
+            out.push(Site {
+                line: p.row,
+                column: p.column,
+                end_line: p.row,
+                problem: if p.column > column {
+                    "unexpected indent".to_owned()
+                } else {
+                    "unindent does not match the block".to_owned()
+                },
+            });
+        }
+    }
+}
+
+/// Error and missing nodes under `root`, not descending into an error
+/// (its inner errors are one problem) nor into subtrees without errors.
+/// A cursor rather than recursion: nesting depth is the input's to choose.
+fn collect(root: Node<'_>, text: &str, out: &mut Vec<Site>) {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let descend = if node.is_missing() || node.is_error() {
+            out.push(site(node, text));
+            false
+        } else {
+            node.has_error()
+        };
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+fn site(node: Node<'_>, text: &str) -> Site {
+    let p = node.start_position();
+    let line_start = node.start_byte() - p.column;
+    let column = text
+        .get(line_start..node.start_byte())
+        .map_or(p.column, |s| s.chars().count());
+    let problem = if node.is_missing() {
+        format!("missing {:?}", node.kind())
+    } else {
+        match first_token(node, text) {
+            Some(t) => format!("unexpected {t:?}"),
+            None => "syntax error".to_owned(),
+        }
+    };
+    Site {
+        line: p.row,
+        column,
+        end_line: node.end_position().row,
+        problem,
+    }
+}
+
+/// Whether `node` is the first thing on its line.
+fn own_line(node: Node<'_>, text: &str) -> bool {
+    let line_start = node.start_byte() - node.start_position().column;
+    text.get(line_start..node.start_byte())
+        .is_some_and(|before| before.trim().is_empty())
+}
+
+/// An `else:`, `elif`, `except` or `finally` on its own line must line up
+/// with the statement it continues.
+fn clause_layout(clause: Node<'_>, text: &str, out: &mut Vec<Site>) {
+    let Some(parent) = clause.parent() else {
+        return;
+    };
+    let (p, want) = (clause.start_position(), parent.start_position().column);
+    if own_line(clause, text) && own_line(parent, text) && p.column != want {
+        out.push(Site {
+            line: p.row,
+            column: p.column,
+            end_line: p.row,
+            problem: format!(
+                "{:?} does not line up with its statement",
+                first_word(clause, text)
+            ),
+        });
+    }
+}
+
+fn first_word<'t>(node: Node<'_>, text: &'t str) -> &'t str {
+    let s = text.get(node.start_byte()..node.end_byte()).unwrap_or("");
+    s.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("")
+}
+
+/// The first few characters of an error node's text, on its first line.
+fn first_token(node: Node<'_>, text: &str) -> Option<String> {
+    let s = text.get(node.start_byte()..node.end_byte())?;
+    let line = s.lines().next()?.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let cut: String = line.chars().take(24).collect();
+    Some(if cut.len() < line.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    })
+}
