@@ -131,19 +131,24 @@ fn measure(path: &str, old: &str, newer: Option<&str>, t: &mut Tally, show: bool
             }
         }
     }
-    if let Some((new, line)) = mutate::drop_bracket(lang, old, &mut rng) {
-        t.brackets += 1;
+    type Breaker = fn(mend_syntax::Language, &str, &mut Rng) -> Option<(String, usize)>;
+    let breakers: [(&str, Breaker); 2] = [
+        ("dropped bracket", mutate::drop_bracket),
+        ("broken string", mutate::break_string),
+    ];
+    for (what, breaker) in breakers {
+        let Some((new, line)) = breaker(lang, old, &mut rng) else {
+            continue;
+        };
+        let (tried, found) = if what == "dropped bracket" {
+            (&mut t.brackets, &mut t.brackets_found)
+        } else {
+            (&mut t.strings, &mut t.strings_found)
+        };
+        *tried += 1;
         match finds(path, old, &new, Some(line)) {
-            Some(_) => t.brackets_found += 1,
-            None if show => println!("MISSED dropped bracket in {path}:{}", line + 1),
-            None => {}
-        }
-    }
-    if let Some((new, line)) = mutate::break_string(lang, old, &mut rng) {
-        t.strings += 1;
-        match finds(path, old, &new, Some(line)) {
-            Some(_) => t.strings_found += 1,
-            None if show => println!("MISSED broken string in {path}:{}", line + 1),
+            Some(_) => *found += 1,
+            None if show => println!("MISSED {what} in {path}:{}", line + 1),
             None => {}
         }
     }
