@@ -92,6 +92,9 @@ pub struct Planned {
     pub syntax: Vec<SyntaxFinding>,
     /// Changed files the syntax check did not look at.
     pub syntax_unchecked: Vec<SyntaxUnchecked>,
+    /// The findings fail the response (`SyntaxPolicy::Refuse`): `ok` is
+    /// false, and nothing may be written or held.
+    pub syntax_refused: bool,
 }
 
 fn refuse_all(reports: &mut Vec<EditReport>, edits: &[(usize, &Edit)], f: &mend_workspace::Error) {
@@ -124,22 +127,21 @@ pub fn run_parsed(
         }
         commit(ws, lock, &planned.changes, opts.commit_delay).map_err(ApplyError::Commit)?;
     }
-    let mut report = planned.into_report(parsed, opts.dry_run, write);
-    if refused {
-        report.syntax_refused = true;
-        let section = mend_core::syntax::render_refusal(&report.syntax);
-        report.retry_context = Some(match report.retry_context.take() {
-            Some(ctx) => format!("{ctx}\n{section}"),
-            None => section,
-        });
-    }
-    Ok(report)
+    Ok(planned.into_report(parsed, opts.dry_run, write))
 }
 
 impl Planned {
     /// The report of this plan: `dry_run` and `written` as the run went.
     pub fn into_report(self, parsed: &Parsed, dry_run: bool, written: bool) -> ApplyReport {
         let applied = self.reports.iter().filter(|r| r.is_ok()).count();
+        let mut retry_context = render_retry_context(&self.reports);
+        if self.syntax_refused {
+            let section = mend_core::syntax::render_refusal(&self.syntax);
+            retry_context = Some(match retry_context {
+                Some(ctx) => format!("{ctx}\n{section}"),
+                None => section,
+            });
+        }
         ApplyReport {
             ok: self.ok,
             written,
@@ -148,13 +150,13 @@ impl Planned {
             applied,
             requested: parsed.entries.len(),
             files: self.files,
-            retry_context: render_retry_context(&self.reports),
+            retry_context,
             edits: self.reports,
             shell_suggestions: parsed.shell.clone(),
             omitted: None,
             syntax: self.syntax,
             syntax_unchecked: self.syntax_unchecked,
-            syntax_refused: false,
+            syntax_refused: self.syntax_refused,
         }
     }
 }
@@ -212,7 +214,7 @@ pub fn plan_from(
         }
     }
     reports.sort_by_key(|r| r.index);
-    let ok = reports.iter().all(EditReport::is_ok);
+    let mut ok = reports.iter().all(EditReport::is_ok);
     let mut files = Vec::new();
     let mut changes = Vec::new();
     for (snap, plan) in &plans {
@@ -225,6 +227,8 @@ pub fn plan_from(
         SyntaxPolicy::Off => Default::default(),
         _ => check_syntax(&plans, &spans),
     };
+    let syntax_refused = opts.syntax == SyntaxPolicy::Refuse && !syntax.is_empty();
+    ok &= !syntax_refused;
     // A commit checks its change set first; a dry run checks it the same
     // way, so it refuses what the real run would.
     if opts.dry_run && (ok || opts.partial) && !changes.is_empty() {
@@ -238,6 +242,7 @@ pub fn plan_from(
         ok,
         syntax,
         syntax_unchecked,
+        syntax_refused,
     })
 }
 

@@ -106,6 +106,7 @@ pub struct Session<'w> {
     name: String,
     store: Store,
     index: Index,
+    syntax: mend_core::syntax::SyntaxPolicy,
 }
 
 /// Held while a proposal streams into a session; released when dropped.
@@ -130,6 +131,7 @@ impl<'w> Session<'w> {
             name: name.to_owned(),
             store,
             index,
+            syntax: Default::default(),
         })
     }
 
@@ -325,6 +327,13 @@ impl<'w> Session<'w> {
         Ok(out)
     }
 
+    /// The syntax check of later proposals (`Warn` unless set): with
+    /// `Refuse`, a proposal whose outputs would not parse is held back like
+    /// a failed one.
+    pub fn set_syntax(&mut self, policy: mend_core::syntax::SyntaxPolicy) {
+        self.syntax = policy;
+    }
+
     /// Plans `parsed` as `mend apply` would, against each file's output,
     /// else its context, else the file as it is now (which becomes its
     /// context), and stores the new outputs, all or nothing. A failed
@@ -360,6 +369,7 @@ impl<'w> Session<'w> {
         let opts = mend_apply::ApplyOptions {
             dry_run: true,
             expect,
+            syntax: self.syntax,
             ..mend_apply::ApplyOptions::default()
         };
         let view = |raw: &str| self.seen(raw);
@@ -368,12 +378,11 @@ impl<'w> Session<'w> {
             for (snap, plan) in &planned.plans {
                 self.store_output(snap, plan)?;
             }
-            self.index.retry = None;
-        } else {
-            self.index.retry = mend_core::render_retry_context(&planned.reports);
         }
+        let report = planned.into_report(parsed, true, false);
+        self.index.retry = report.retry_context.clone();
         self.store.save(&self.index)?;
-        Ok(planned.into_report(parsed, true, false))
+        Ok(report)
     }
 
     /// A file as a model reading it should see it: its pending output when

@@ -304,3 +304,25 @@ fn deletions_and_renames_are_accepted_and_sessions_listed_and_dropped() {
         Err(Error::BadSession(_))
     ));
 }
+
+/// A proposal is syntax-checked against the text the model saw; with
+/// `Refuse`, one that breaks a file is held back like a failed proposal
+/// and its retry context names the finding.
+#[test]
+fn a_refusing_syntax_check_holds_nothing() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "a.py", b"def f(x):\n    return g(x)\n");
+    let mut s = Session::open(&ws, "default").unwrap();
+    let broken = sr("a.py", "    return g(x)", "    return g(x");
+    let warned = propose(&mut s, &broken);
+    assert!(warned.ok && !warned.syntax.is_empty(), "{warned:?}");
+    s.reject(&["a.py".into()], &[]).unwrap();
+
+    s.set_syntax(mend_core::syntax::SyntaxPolicy::Refuse);
+    let refused = propose(&mut s, &broken);
+    assert!(!refused.ok && refused.syntax_refused, "{refused:?}");
+    assert!(s.status().unwrap().iter().all(|f| f.status == " "));
+    let retry = s.retry_context().unwrap();
+    assert!(retry.contains("REFUSED a.py:2:"), "{retry}");
+}

@@ -497,7 +497,9 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     // other and none loses an edit; streamed plans are reused only for
     // files that did not change in between.
     let mut session = if args.pending {
-        Some(mend_pending::Session::open(&ws, &args.session)?)
+        let mut s = mend_pending::Session::open(&ws, &args.session)?;
+        s.set_syntax(args.syntax.into());
+        Some(s)
     } else {
         None
     };

@@ -335,7 +335,7 @@ impl MendServer {
             let recovered = root.recover(&lock).map_err(|e| e.to_string())?;
             let notice = recovered.map(|r| r.to_string());
             if let Some(session) = pending {
-                return review::propose(&root, &session, &parsed, expect);
+                return review::propose(&root, &session, &parsed, expect, syntax);
             }
             let opts = ApplyOptions {
                 dry_run,

@@ -20,8 +20,10 @@ pub(super) fn propose(
     session: &str,
     parsed: &Parsed,
     expect: HashMap<String, String>,
+    syntax: mend_core::syntax::SyntaxPolicy,
 ) -> Result<CallToolResult, String> {
     let mut s = Session::open(ws, session).map_err(|e| e.to_string())?;
+    s.set_syntax(syntax);
     let report = s
         .propose_expecting(parsed, expect)
         .map_err(|e| e.to_string())?;
