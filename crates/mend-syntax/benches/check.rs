@@ -4,7 +4,8 @@
 //! - `clean`: the edit leaves the file parseable (one parse, the common
 //!   case);
 //! - `broken`: the edit drops a closing bracket (two parses, the text
-//!   before included, and the findings mapped through a line diff).
+//!   before included, and the findings mapped through a line diff);
+//! - `broken_everywhere`: a file with an error on every line, edited.
 //!
 //! Run: `cargo bench -p mend-syntax --bench check`
 
@@ -105,4 +106,13 @@ fn clean_rust(bencher: divan::Bencher<'_, '_>, lines: usize) {
 #[divan::bench(args = SIZES, sample_count = 10)]
 fn broken_rust(bencher: divan::Bencher<'_, '_>, lines: usize) {
     run(bencher, "rs", lines, true);
+}
+
+/// A file already broken on every line, edited once more: old errors are
+/// matched through a set, so thousands of them cost no more than a parse.
+#[divan::bench(args = SIZES, sample_count = 5)]
+fn broken_everywhere_javascript(bencher: divan::Bencher<'_, '_>, lines: usize) {
+    let old: String = (0..lines).map(|i| format!("let x{i} = (;\n")).collect();
+    let new = format!("{old}let y = (;\n");
+    bencher.bench(|| check("src/app.js", Some(&old), &new, &[]));
 }

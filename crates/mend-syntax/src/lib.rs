@@ -90,9 +90,15 @@ pub fn check(path: &str, old: Option<&str>, new: &str, edits: &[EditSpan]) -> Ch
     // old error can move when anything changes: there only errors on or
     // next to a changed line are the edits'.
     let was_clean = before.is_empty();
+    // A set, not a scan: a broken file can have thousands of errors.
+    let old_sites: std::collections::HashSet<(usize, usize)> =
+        before.iter().map(|b| (b.line, b.column)).collect();
     let introduced: Vec<&Site> = after
         .iter()
-        .filter(|s| !before.iter().any(|b| map.same_site(b, s)))
+        .filter(|s| {
+            !map.old_of(s.line)
+                .is_some_and(|l| old_sites.contains(&(l, s.column)))
+        })
         .filter(|s| was_clean || map.near_change(s.line))
         .collect();
     if introduced.is_empty() {
@@ -123,6 +129,8 @@ pub fn check(path: &str, old: Option<&str>, new: &str, edits: &[EditSpan]) -> Ch
 /// Lines of the text before and after, matched by a line diff.
 struct LineMap {
     ops: Vec<DiffOp>,
+    /// The unchanged runs as (new start, old start, length), in order.
+    equal: Vec<(usize, usize, usize)>,
     /// Lines of the new text.
     new_len: usize,
 }
@@ -131,31 +139,36 @@ impl LineMap {
     fn new(old: &str, new: &str) -> LineMap {
         let a: Vec<&str> = old.split_inclusive('\n').collect();
         let b: Vec<&str> = new.split_inclusive('\n').collect();
+        let ops = line_ops(&a, &b);
+        let equal = ops
+            .iter()
+            .filter_map(|op| match *op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => Some((new_index, old_index, len)),
+                _ => None,
+            })
+            .collect();
         LineMap {
-            ops: line_ops(&a, &b),
+            ops,
+            equal,
             new_len: b.len(),
         }
     }
 
     /// The line before the edits that unchanged line `new` (0-based) was,
     /// if it is unchanged.
-    fn old_of(&self, new: usize) -> Option<usize> {
-        self.ops.iter().find_map(|op| match *op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } if (new_index..new_index + len).contains(&new) => Some(old_index + new - new_index),
-            _ => None,
-        })
-    }
-
-    /// Whether error `after` is error `before` moved by the edits: at the
-    /// same column of an unchanged line that was `before`'s line. (The
+    ///
+    /// An error of the new text is the old text's error moved by the
+    /// edits when it is at the same column of the line this gives. (The
     /// problem's text is not compared: an error node's extent, and so its
     /// text, changes with what follows it.)
-    fn same_site(&self, before: &Site, after: &Site) -> bool {
-        before.column == after.column && self.old_of(after.line) == Some(before.line)
+    fn old_of(&self, new: usize) -> Option<usize> {
+        let i = self.equal.partition_point(|&(n, _, _)| n <= new);
+        let &(n, o, len) = self.equal.get(i.checked_sub(1)?)?;
+        (new < n + len).then(|| o + new - n)
     }
 
     /// An error as shown: one that starts on an unchanged line but spans a
