@@ -103,20 +103,6 @@ fn wanted(rel: &str) -> bool {
     ext_ok && !generated
 }
 
-fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(base, &p, out);
-        } else if let Ok(rel) = p.strip_prefix(base) {
-            out.push(rel.to_string_lossy().replace('\\', "/"));
-        }
-    }
-}
-
 /// A file present in both versions, with different content.
 pub struct FilePair {
     pub path: String,
@@ -124,34 +110,12 @@ pub struct FilePair {
     pub new: String,
 }
 
-/// Strips the version from a vendored crate's folder name, so both
-/// versions' paths line up.
-fn canonical(rel: &str) -> String {
-    match rel.split_once('/') {
-        Some((head, rest))
-            if head.contains('-')
-                && head
-                    .rsplit('-')
-                    .next()
-                    .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit())) =>
-        {
-            let name = head.rsplit_once('-').map_or(head, |(n, _)| n);
-            format!("{name}/{rest}")
-        }
-        _ => rel.to_owned(),
-    }
-}
-
 /// The changed source files between two extracted versions.
 pub fn pairs(old_root: &Path, new_root: &Path) -> Vec<FilePair> {
     let list = |root: &Path| {
-        let src = root.join("src");
-        let mut v = Vec::new();
-        walk(&src, &src, &mut v);
-        v.retain(|r| wanted(r));
-        v.into_iter()
-            .map(|r| (canonical(&r), src.join(&r)))
-            .collect::<std::collections::BTreeMap<_, _>>()
+        let mut files = crate::registry::files_under(&root.join("src"));
+        files.retain(|rel, _| wanted(rel));
+        files
     };
     let (old, new) = (list(old_root), list(new_root));
     let mut out = Vec::new();

@@ -2,6 +2,7 @@
 //! npm, cargo, apt) into a cache folder, for the measurements that run on
 //! real code (the drift benchmark and the syntax-check corpus).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -130,4 +131,44 @@ fn only_file(dir: &Path) -> Result<PathBuf, String> {
         .map(|e| e.path())
         .find(|p| p.is_file())
         .ok_or_else(|| format!("nothing was downloaded into {}", dir.display()))
+}
+
+/// The regular files under `root` (links are not followed: a Debian
+/// package's absolute links point into this machine), by path relative to
+/// `root` with `/` separators and a vendored crate's version dropped from
+/// its folder (`log-0.4.17/src/lib.rs` is `log/src/lib.rs`), so the paths
+/// of two versions line up.
+pub fn files_under(root: &Path) -> BTreeMap<String, PathBuf> {
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
+            walk(base, &p, out);
+        } else if kind.is_file()
+            && let Ok(rel) = p.strip_prefix(base)
+        {
+            out.insert(canonical(&rel.to_string_lossy().replace('\\', "/")), p);
+        }
+    }
+}
+
+fn canonical(rel: &str) -> String {
+    match rel.split_once('/') {
+        Some((head, rest)) => match head.rsplit_once('-') {
+            Some((name, v)) if v.starts_with(|c: char| c.is_ascii_digit()) => {
+                format!("{name}/{rest}")
+            }
+            _ => rel.to_owned(),
+        },
+        None => rel.to_owned(),
+    }
 }

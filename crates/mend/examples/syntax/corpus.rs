@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::registry::{Registry, fetch};
+use crate::registry::{Registry, fetch, files_under};
 
 /// A package; with two versions, its change between them is also measured.
 pub struct Source {
@@ -97,47 +97,17 @@ fn wanted(rel: &str, text: &str) -> bool {
         && text.lines().all(|l| l.len() <= longest)
 }
 
-fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        let Ok(kind) = e.file_type() else { continue };
-        if kind.is_dir() {
-            walk(base, &p, out);
-        } else if kind.is_file()
-            && let Ok(rel) = p.strip_prefix(base)
-            && let Ok(text) = std::fs::read_to_string(&p)
-        {
-            let rel = canonical(&rel.to_string_lossy().replace('\\', "/"));
-            if wanted(&rel, &text) {
-                out.insert(rel, text);
-            }
-        }
-    }
-}
-
-/// A vendored crate's folder without its version, so versions line up.
-fn canonical(rel: &str) -> String {
-    match rel.split_once('/') {
-        Some((head, rest)) => match head.rsplit_once('-') {
-            Some((name, v)) if v.starts_with(|c: char| c.is_ascii_digit()) => {
-                format!("{name}/{rest}")
-            }
-            _ => rel.to_owned(),
-        },
-        None => rel.to_owned(),
-    }
-}
-
 /// The files of `s`, fetched into `cache` on first use.
 pub fn files(cache: &Path, s: &Source) -> Result<Vec<File>, String> {
     let read = |version: &str| -> Result<BTreeMap<String, String>, String> {
         let root = fetch(cache, s.registry, s.name, version)?.join("src");
-        let mut out = BTreeMap::new();
-        walk(&root, &root, &mut out);
-        Ok(out)
+        Ok(files_under(&root)
+            .into_iter()
+            .filter_map(|(rel, p)| {
+                let text = std::fs::read_to_string(p).ok()?;
+                wanted(&rel, &text).then_some((rel, text))
+            })
+            .collect())
     };
     let old = read(s.old)?;
     let new = match s.new {
