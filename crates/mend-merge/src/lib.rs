@@ -297,7 +297,10 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
     // Is `first` entirely before `second` in the base, so the two do not
     // interact? `echo` says whether the two changes write the same lines;
     // `first_open`, whether `first`'s new text ends without a newline.
-    let before = |first: &Change, second: &Change, echo: bool, first_open: bool| {
+    // The echo check is only made for changes that are near and do not
+    // overlap: computing it for every pair the walk meets would make a
+    // large change against many small ones quadratic.
+    let before = |first: &Change, second: &Change, echo: &dyn Fn() -> bool, first_open: bool| {
         let end = first.b + first.blen;
         if conflict_touching {
             end < second.b
@@ -313,14 +316,13 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
             end <= second.b
                 && !(touching && first.blen == 0 && second.blen == 0)
                 && !(touching && first_open)
-                && !echo
+                && !echo()
         }
     };
     while a < d1.len() && c < d2.len() {
         let (x, y) = (d1[a], d2[c]);
-        let echo =
-            !conflict_touching && echoes(&m.ours[x.s..x.s + x.slen], &m.theirs[y.s..y.s + y.slen]);
-        if before(&x, &y, echo, open(&m.ours, &x)) {
+        let echo = || echoes(&m.ours[x.s..x.s + x.slen], &m.theirs[y.s..y.s + y.slen]);
+        if before(&x, &y, &echo, open(&m.ours, &x)) {
             append(
                 &mut steps,
                 Step {
@@ -337,7 +339,7 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
             a += 1;
             continue;
         }
-        if before(&y, &x, echo, open(&m.theirs, &y)) {
+        if before(&y, &x, &echo, open(&m.theirs, &y)) {
             append(
                 &mut steps,
                 Step {
@@ -497,21 +499,25 @@ fn refine(ours: &[&[u8]], theirs: &[&[u8]], steps: Vec<Step>) -> Vec<Step> {
 }
 
 /// Joins conflicts separated by at most three lines, or by lines without a
-/// letter or digit.
+/// letter or digit. One pass that builds the list anew: removing joined
+/// steps in place would be quadratic when thousands of conflicts join.
 fn simplify(ours: &[&[u8]], steps: &mut Vec<Step>) {
-    let mut k = 0;
-    while k + 1 < steps.len() {
-        let (m, n) = (steps[k], steps[k + 1]);
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    for n in steps.drain(..) {
+        let Some(m) = out.last_mut() else {
+            out.push(n);
+            continue;
+        };
         let begin = m.i1 + m.c1;
         let end = n.i1;
         let keep_apart = m.mode != Mode::Conflict
             || n.mode != Mode::Conflict
             || (end - begin > 3 && contains_alnum(&ours[span(begin, end - begin)]));
         if keep_apart {
-            k += 1;
+            out.push(n);
             continue;
         }
-        let joined = Step {
+        *m = Step {
             mode: Mode::Conflict,
             i0: m.i0,
             c0: (n.i0 + n.c0).max(m.i0 + m.c0) - m.i0,
@@ -520,9 +526,8 @@ fn simplify(ours: &[&[u8]], steps: &mut Vec<Step>) {
             i2: m.i2,
             c2: n.i2 + n.c2 - m.i2,
         };
-        steps[k] = joined;
-        steps.remove(k + 1);
     }
+    *steps = out;
 }
 
 /// The `zdiff3` style: lines common to the start or end of both sides move
