@@ -1,6 +1,8 @@
-//! Properties of the state machine over random texts.
+//! Properties of the merge jobs over random texts.
 
-use mend_sync::{Buffer, Event, Outcome};
+use std::sync::Arc;
+
+use mend_sync::{Job, JobKind, Merged};
 use proptest::prelude::*;
 
 fn text() -> impl Strategy<Value = Vec<u8>> {
@@ -19,58 +21,57 @@ fn apply(old: &[u8], c: &mend_sync::Change) -> Vec<u8> {
     lines.concat()
 }
 
+fn lines(t: &[u8]) -> Vec<Vec<u8>> {
+    t.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
+}
+
 proptest! {
-    /// Whatever the texts, an editor applying the hunks ends with the text
-    /// the machine holds, and the base becomes the disk's bytes.
+    /// Whatever the texts, an editor applying a job's hunks ends with the
+    /// job's text; conflict regions start and end at markers; and a merge
+    /// never drops a line the buffer added.
     #[test]
-    fn hunks_reproduce_the_text(base in text(), ours in text(), disk in text(), dirty: bool) {
-        let mut buf = Buffer::new(&base, &ours, dirty);
-        let out = buf.on(Event::Disk(&disk));
-        match &out {
-            Outcome::Reload(c) | Outcome::Merged(c) | Outcome::Conflict { change: c, .. } => {
-                prop_assert_eq!(apply(&ours, c), c.text.clone());
-                prop_assert_eq!(&c.text[..], buf.text());
-                prop_assert_eq!(buf.base(), &disk[..]);
-            }
-            Outcome::Ignored(_) => prop_assert_eq!(buf.text(), &ours[..]),
-            other => prop_assert!(false, "unexpected {:?}", other),
+    fn merges_keep_the_buffer_and_hunks_reproduce_it(base in text(), ours in text(), disk in text()) {
+        let job = Job {
+            seq: 1,
+            kind: JobKind::Merge {
+                base: Arc::from(&base[..]),
+                text: Arc::from(&ours[..]),
+                disk: Arc::from(&disk[..]),
+            },
+        };
+        let result = job.run();
+        prop_assert_eq!(result.seq, 1);
+        let (change, regions) = match &result.result {
+            Merged::Clean(c) => (c, &[][..]),
+            Merged::Conflict { change, regions, .. } => (change, &regions[..]),
+            Merged::InBuffer => return Ok(()),
+            Merged::Reload(_) => panic!("a merge job reloaded"),
+        };
+        prop_assert_eq!(apply(&ours, change), change.text.to_vec());
+        let out: Vec<&[u8]> = change.text.split_inclusive(|&b| b == b'\n').collect();
+        for r in regions {
+            prop_assert!(out[r.start].starts_with(b"<<<<<<< buffer"));
+            prop_assert!(out[r.end - 1].starts_with(b">>>>>>> disk"));
         }
-        if let Outcome::Conflict { change, regions } = &out {
-            let lines: Vec<&[u8]> = change.text.split_inclusive(|&b| b == b'\n').collect();
-            for r in regions {
-                prop_assert!(lines[r.start].starts_with(b"<<<<<<< buffer"));
-                prop_assert!(lines[r.end - 1].starts_with(b">>>>>>> disk"));
+        // A conflict side's last line gets the newline it lacked.
+        let (kept, base_lines) = (lines(&change.text), lines(&base));
+        for line in lines(&ours) {
+            if !base_lines.contains(&line) {
+                prop_assert!(kept.contains(&line), "lost {:?}", String::from_utf8_lossy(&line));
             }
-        }
-        // Unsaved text is never thrown away for the disk's: a dirty buffer
-        // with its own changes never reloads, and keeps every line it
-        // changed or added.
-        if dirty && ours != base {
-            prop_assert!(!matches!(out, Outcome::Reload(_)), "{:?}", out);
-            // A conflict side's last line gets the newline it lacked.
-            let lines = |t: &[u8]| -> Vec<Vec<u8>> {
-                t.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
-            };
-            let (kept, base_lines) = (lines(buf.text()), lines(&base));
-            for line in lines(&ours) {
-                if !base_lines.contains(&line) {
-                    prop_assert!(kept.contains(&line), "lost {:?}", String::from_utf8_lossy(&line));
-                }
-            }
-        }
-        // A clean buffer always ends equal to the disk.
-        if !dirty {
-            prop_assert_eq!(buf.text(), &disk[..]);
         }
     }
 
-    /// A buffer without its own changes takes the disk's bytes exactly,
-    /// dirty flag or not.
+    /// A reload's hunks turn the buffer into the file exactly.
     #[test]
-    fn unchanged_buffer_takes_the_disk(base in text(), disk in text()) {
-        let mut buf = Buffer::new(&base, &base, true);
-        buf.on(Event::Disk(&disk));
-        prop_assert_eq!(buf.text(), &disk[..]);
-        prop_assert!(!buf.in_conflict());
+    fn reloads_reproduce_the_file(ours in text(), disk in text()) {
+        let job = Job {
+            seq: 7,
+            kind: JobKind::Reload { text: Arc::from(&ours[..]), disk: Arc::from(&disk[..]) },
+        };
+        let Merged::Reload(c) = job.run().result else { panic!("not a reload") };
+        prop_assert_eq!(&c.text[..], &disk[..]);
+        prop_assert_eq!(apply(&ours, &c), disk);
+        prop_assert_eq!(c.disk_sha256, mend_sync::sha256(&c.text));
     }
 }

@@ -1,66 +1,55 @@
 //! Editor buffers kept in step with their files: the [`Watcher`] and the
 //! pure state machine of `mend-sync`, joined.
 //!
-//! The editor reports its buffers (open, edited, saved, closed); the
-//! watcher reports their files. Each report goes through the buffer's
-//! state machine, and what comes out is a [`Notice`] for the editor. When
-//! the machine asks what is on disk now, the file is read here.
+//! The editor reports its buffers (open, changed, saved, closed); the
+//! watcher reports their files. Both go through [`mend_sync::Editor`], and
+//! what comes out is either a notice for the editor or work for this shell:
+//! a file to read (through the watcher's reader, so every read waits for the
+//! file to settle), a merge to run, a timer to set. Merges of large texts
+//! run on their own threads, one at a time per buffer with only the latest
+//! waiting, so a slow buffer never delays another buffer or a request; the
+//! caller's event loop only ever does quick work.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-use crossbeam_channel::Receiver;
-use mend_sync::{Buffer, Event, Outcome, Skipped};
-use serde::Serialize;
-use sha2::{Digest as _, Sha256};
+use crossbeam_channel::{Receiver, Sender};
+use mend_sync::{
+    BufferId, BufferStatus, Bytes, Computed, Disk, Editor, Input, Job, JobKind, Notice, Output,
+    Skipped,
+};
 
 use crate::{Change, Error, Kind, Options, Watcher};
 
-/// Something the editor should do with one buffer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Notice {
-    /// The buffer's file, relative to the root (its old path for a rename).
-    pub path: PathBuf,
-    /// The editor's version of the buffer that the outcome was computed
-    /// against, as last reported; an editor whose buffer has moved on
-    /// should refuse the outcome.
-    pub version: Option<i64>,
-    /// What to do.
-    pub outcome: Outcome,
-    /// For a reload, merge or conflict: the SHA-256 (hex) of the file's
-    /// bytes the buffer now derives from. An editor that refuses to
-    /// overwrite a file changed since it read it can check that the file
-    /// still holds exactly these bytes, and write without asking.
-    pub disk_sha256: Option<String>,
-}
+/// Jobs on inputs smaller than this run at once, on the caller's thread:
+/// they take well under a millisecond.
+const INLINE_BYTES: usize = 256 << 10;
 
-/// One open buffer, as [`Buffers::status`] lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct BufferStatus {
-    /// The file, relative to the root.
-    pub path: String,
-    /// Unsaved changes in the editor.
-    pub dirty: bool,
-    /// In conflict mode: disk changes wait until the next save.
-    pub conflict: bool,
-    /// The file was deleted and not recreated.
-    pub deleted: bool,
-}
-
-struct Open {
-    sync: Buffer,
-    version: Option<i64>,
+/// Something for [`Buffers::handle`], from the watcher or from the work
+/// this shell started.
+#[derive(Debug)]
+pub enum Event {
+    /// The watcher reported a file.
+    Watched(Change),
+    /// A merge finished.
+    Computed(BufferId, Computed),
+    /// A timer went off.
+    Timer(u64),
 }
 
 /// The buffers of one editor, under one root.
 pub struct Buffers {
+    core: Editor,
     watcher: Watcher,
-    changes: Receiver<Change>,
     root: PathBuf,
     /// The root as the caller spelled it, for absolute paths that do not
     /// go through symbolic links the canonical root resolved.
     given: PathBuf,
-    open: BTreeMap<PathBuf, Open>,
+    events: Receiver<Event>,
+    send: Sender<Event>,
+    /// Buffers with a merge running, and the job waiting behind it.
+    running: HashMap<BufferId, Option<Job>>,
 }
 
 impl Buffers {
@@ -68,12 +57,27 @@ impl Buffers {
     pub fn start(root: &Path, opts: Options) -> Result<Buffers, Error> {
         let (watcher, changes) = Watcher::start(root, opts)?;
         let canonical = watcher.root();
+        let (send, events) = crossbeam_channel::unbounded();
+        let forward = send.clone();
+        // One channel for the caller's loop: the watcher's changes join the
+        // merges and timers this shell starts.
+        let _ = std::thread::Builder::new()
+            .name("mend-watch-forward".into())
+            .spawn(move || {
+                for c in changes {
+                    if forward.send(Event::Watched(c)).is_err() {
+                        return;
+                    }
+                }
+            });
         Ok(Buffers {
+            core: Editor::new(),
             watcher,
-            changes,
             root: canonical,
             given: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
-            open: BTreeMap::new(),
+            events,
+            send,
+            running: HashMap::new(),
         })
     }
 
@@ -82,10 +86,10 @@ impl Buffers {
         &self.root
     }
 
-    /// The watcher's changes, for the caller's event loop: hand each one
-    /// to [`Buffers::on_change`].
-    pub fn changes(&self) -> &Receiver<Change> {
-        &self.changes
+    /// Everything [`Buffers::handle`] should be given, for the caller's
+    /// event loop.
+    pub fn events(&self) -> &Receiver<Event> {
+        &self.events
     }
 
     /// The watcher (for its change token).
@@ -93,8 +97,18 @@ impl Buffers {
         &self.watcher
     }
 
+    /// The open buffers.
+    pub fn status(&self) -> Vec<BufferStatus> {
+        self.core.status()
+    }
+
+    /// The text of an open buffer, as last reported.
+    pub fn text(&self, rel: &Path) -> Option<&[u8]> {
+        self.core.buffer(rel).map(mend_sync::Buffer::text)
+    }
+
     /// `path` (absolute inside the root, or relative to it) as a clean
-    /// relative path.
+    /// relative path, refused outside the root and inside `.git`/`.mend`.
     pub fn relative(&self, path: &str) -> Result<PathBuf, Error> {
         let p = Path::new(path);
         let rel = if p.is_absolute() {
@@ -107,6 +121,9 @@ impl Buffers {
         let mut out = PathBuf::new();
         for c in rel.components() {
             match c {
+                Component::Normal(n) if n == ".git" || n == ".mend" => {
+                    return Err(Error::Private(path.to_owned()));
+                }
                 Component::Normal(n) => out.push(n),
                 Component::CurDir => {}
                 _ => return Err(Error::Outside(path.to_owned())),
@@ -118,9 +135,7 @@ impl Buffers {
         Ok(out)
     }
 
-    /// The editor opened a buffer: `text` as it is, and whether it has
-    /// unsaved changes. A clean buffer that differs from the file reloads
-    /// at once.
+    /// The editor opened a buffer.
     pub fn open(
         &mut self,
         path: &str,
@@ -128,35 +143,33 @@ impl Buffers {
         dirty: bool,
         version: Option<i64>,
     ) -> Result<Vec<Notice>, Error> {
-        let rel = self.relative(path)?;
-        let disk = self.read(&rel);
-        self.watcher.track(&rel, disk.as_deref());
-        // A clean buffer was loaded from the file, so its text is the base
-        // and any difference from the disk is news. A dirty buffer's origin
-        // is unknown; the disk as it is now is the safest base.
-        let base = if dirty {
-            disk.as_deref().unwrap_or_default()
-        } else {
-            text
-        };
-        let mut sync = Buffer::new(base, text, dirty);
-        let first = match &disk {
-            Some(bytes) if !dirty => Some(sync.on(Event::Disk(bytes))),
-            _ => None,
-        };
-        self.open.insert(rel.clone(), Open { sync, version });
-        Ok(first.map(|o| self.settle(&rel, o)).unwrap_or_default())
+        let path = self.relative(path)?;
+        self.feed(Input::Open {
+            path,
+            text: Arc::from(text),
+            dirty,
+            version,
+        })
     }
 
-    /// The editor's buffer changed.
-    pub fn edited(
+    /// The editor's buffer is now `text` (`buffer/changed`, and
+    /// `buffer/resync` when it passed over a notification).
+    pub fn report(
         &mut self,
         path: &str,
         text: &[u8],
         dirty: bool,
         version: Option<i64>,
+        applied: Option<u64>,
     ) -> Result<Vec<Notice>, Error> {
-        self.event(path, version, Event::Edited { text, dirty })
+        let path = self.relative(path)?;
+        self.feed(Input::Report {
+            path,
+            text: Arc::from(text),
+            dirty,
+            version,
+            applied,
+        })
     }
 
     /// The editor wrote the buffer to its file.
@@ -166,137 +179,150 @@ impl Buffers {
         text: &[u8],
         version: Option<i64>,
     ) -> Result<Vec<Notice>, Error> {
-        let rel = self.relative(path)?;
-        // The watcher will see these bytes; they are no news.
-        self.watcher.track(&rel, Some(text));
-        self.event(path, version, Event::Saved(text))
-    }
-
-    /// The editor did not apply an outcome; `text` is what it has.
-    pub fn refused(
-        &mut self,
-        path: &str,
-        text: &[u8],
-        dirty: bool,
-        version: Option<i64>,
-    ) -> Result<Vec<Notice>, Error> {
-        self.event(path, version, Event::Refused { text, dirty })
+        let path = self.relative(path)?;
+        self.feed(Input::Saved {
+            path,
+            text: Arc::from(text),
+            version,
+        })
     }
 
     /// The editor closed the buffer.
     pub fn close(&mut self, path: &str) -> Result<(), Error> {
-        let rel = self.relative(path)?;
-        self.open.remove(&rel);
-        self.watcher.untrack(&rel);
-        Ok(())
+        let path = self.relative(path)?;
+        self.feed(Input::Close { path }).map(drop)
     }
 
-    /// The text of an open buffer, as last reported or produced.
-    pub fn text(&self, rel: &Path) -> Option<&[u8]> {
-        self.open.get(rel).map(|o| o.sync.text())
-    }
-
-    /// The open buffers.
-    pub fn status(&self) -> Vec<BufferStatus> {
-        self.open
-            .iter()
-            .map(|(p, o)| BufferStatus {
-                path: p.to_string_lossy().into_owned(),
-                dirty: o.sync.is_dirty(),
-                conflict: o.sync.in_conflict(),
-                deleted: o.sync.is_deleted(),
-            })
-            .collect()
-    }
-
-    /// Turns a watcher change into notices.
-    pub fn on_change(&mut self, change: Change) -> Vec<Notice> {
-        let rel = change.path;
-        let Some(open) = self.open.get_mut(&rel) else {
-            return Vec::new();
+    /// Takes one event from [`Buffers::events`].
+    pub fn handle(&mut self, event: Event) -> Vec<Notice> {
+        let input = match event {
+            Event::Watched(c) => watched(c),
+            Event::Computed(buffer, computed) => {
+                self.finished(buffer);
+                Input::Computed { buffer, computed }
+            }
+            Event::Timer(id) => Input::Timer(id),
         };
-        let outcome = match change.kind {
-            Kind::Content(bytes) => open.sync.on(Event::Disk(&bytes)),
-            Kind::Binary => Outcome::Skipped(Skipped::Binary),
-            Kind::TooLarge(_) => Outcome::Skipped(Skipped::TooLarge),
-            Kind::Removed => open.sync.on(Event::Deleted),
-            Kind::Renamed(to) => {
-                let to_str = to.to_string_lossy().into_owned();
-                let outcome = open.sync.on(Event::Renamed(&to_str));
-                if let Some(o) = self.open.remove(&rel) {
-                    self.open.insert(to, o);
+        // Events never name a buffer the editor must have opened.
+        self.feed(input).unwrap_or_default()
+    }
+
+    /// Runs the core and carries out what it asks, until only notices
+    /// are left.
+    fn feed(&mut self, input: Input) -> Result<Vec<Notice>, Error> {
+        let mut queue = std::collections::VecDeque::from([input]);
+        let mut notices = Vec::new();
+        let mut first = true;
+        while let Some(input) = queue.pop_front() {
+            let outputs = match self.core.on(input) {
+                Ok(o) => o,
+                Err(e) if first => return Err(e.into()),
+                Err(_) => continue,
+            };
+            first = false;
+            self.sync_tracking();
+            for o in outputs {
+                match o {
+                    Output::Notice(n) => notices.push(n),
+                    Output::Compute { buffer, job } => {
+                        if let Some(done) = self.compute(buffer, job) {
+                            queue.push_back(done);
+                        }
+                    }
+                    Output::Recheck { path, id } => self.watcher.recheck(&path, id),
+                    Output::Timer { id, after } => self.timer(id, after),
                 }
-                outcome
             }
-        };
-        self.settle(&rel, outcome)
-    }
-
-    fn event(
-        &mut self,
-        path: &str,
-        version: Option<i64>,
-        event: Event<'_>,
-    ) -> Result<Vec<Notice>, Error> {
-        let rel = self.relative(path)?;
-        let open = self
-            .open
-            .get_mut(&rel)
-            .ok_or_else(|| Error::NotOpen(path.to_owned()))?;
-        if version.is_some() {
-            open.version = version;
         }
-        let outcome = open.sync.on(event);
-        Ok(self.settle(&rel, outcome))
+        Ok(notices)
     }
 
-    /// Answers every [`Outcome::Recheck`] by reading the file, and turns
-    /// the final outcome into a notice (none for the silent ones).
-    fn settle(&mut self, rel: &Path, mut outcome: Outcome) -> Vec<Notice> {
-        // A recheck's answer is a disk event, which never asks again; the
-        // bound is only a guard.
-        for _ in 0..4 {
-            if outcome != Outcome::Recheck {
-                break;
+    /// Makes the watcher track exactly the paths the core cares about.
+    fn sync_tracking(&self) {
+        let want: BTreeSet<PathBuf> = self.core.paths();
+        let have: BTreeSet<PathBuf> = self.watcher.tracked().into_iter().collect();
+        for p in have.difference(&want) {
+            self.watcher.untrack(p);
+        }
+        for p in want.difference(&have) {
+            self.watcher.track(p, None);
+        }
+    }
+
+    /// Runs a small job now (its result is returned), or starts a large
+    /// one on its own thread, one at a time per buffer.
+    fn compute(&mut self, buffer: BufferId, job: Job) -> Option<Input> {
+        if size(&job) < INLINE_BYTES && !self.running.contains_key(&buffer) {
+            let computed = job.run();
+            return Some(Input::Computed { buffer, computed });
+        }
+        match self.running.get_mut(&buffer) {
+            Some(next) => *next = Some(job),
+            None => {
+                self.running.insert(buffer, None);
+                self.spawn(buffer, job);
             }
-            let disk = self.read(rel);
-            let Some(open) = self.open.get_mut(rel) else {
-                return Vec::new();
-            };
-            outcome = match &disk {
-                Some(bytes) => open.sync.on(Event::Disk(bytes)),
-                None if open.sync.is_deleted() => Outcome::Noted,
-                None => open.sync.on(Event::Deleted),
-            };
         }
-        let open = self.open.get(rel);
-        let version = open.and_then(|o| o.version);
-        let mut disk_sha256 = None;
-        if let (Some(o), Outcome::Reload(_) | Outcome::Merged(_) | Outcome::Conflict { .. }) =
-            (open, &outcome)
-        {
-            // The buffer now derives from the disk's bytes: the watcher
-            // compares what it sees next with them.
-            self.watcher.track(rel, Some(o.sync.base()));
-            disk_sha256 = Some(format!("{:x}", Sha256::digest(o.sync.base())));
-        }
-        match outcome {
-            Outcome::Noted | Outcome::Ignored(_) | Outcome::Recheck => Vec::new(),
-            outcome => vec![Notice {
-                path: rel.to_path_buf(),
-                version,
-                outcome,
-                disk_sha256,
-            }],
+        None
+    }
+
+    fn spawn(&self, buffer: BufferId, job: Job) {
+        let send = self.send.clone();
+        let work = Arc::new(job);
+        let shared = Arc::clone(&work);
+        let spawned = std::thread::Builder::new()
+            .name("mend-merge".into())
+            .spawn(move || {
+                let _ = send.send(Event::Computed(buffer, shared.run()));
+            });
+        if spawned.is_err() {
+            // No thread to be had: merge here rather than never.
+            let _ = self.send.send(Event::Computed(buffer, work.run()));
         }
     }
 
-    /// The file's bytes, or `None` when it is not a readable file.
-    fn read(&self, rel: &Path) -> Option<Vec<u8>> {
-        let abs = self.root.join(rel);
-        std::fs::metadata(&abs)
-            .ok()
-            .filter(std::fs::Metadata::is_file)?;
-        std::fs::read(abs).ok()
+    /// A buffer's merge finished: start the one waiting behind it.
+    fn finished(&mut self, buffer: BufferId) {
+        match self.running.get_mut(&buffer).map(Option::take) {
+            Some(Some(next)) => self.spawn(buffer, next),
+            Some(None) => {
+                self.running.remove(&buffer);
+            }
+            None => {}
+        }
+    }
+
+    fn timer(&self, id: u64, after: std::time::Duration) {
+        let send = self.send.clone();
+        let _ = std::thread::Builder::new()
+            .name("mend-timer".into())
+            .spawn(move || {
+                std::thread::sleep(after);
+                let _ = send.send(Event::Timer(id));
+            });
+    }
+}
+
+fn size(job: &Job) -> usize {
+    match &job.kind {
+        JobKind::Reload { text, disk } => text.len() + disk.len(),
+        JobKind::Merge { base, text, disk } => base.len() + text.len() + disk.len(),
+    }
+}
+
+/// The core's input for a watcher change.
+fn watched(c: Change) -> Input {
+    let disk = match c.kind {
+        Kind::Renamed(to) => return Input::Renamed { from: c.path, to },
+        Kind::Content(bytes) => Disk::Bytes(Bytes::from(bytes)),
+        Kind::TooLarge(_) => Disk::Unreadable(Skipped::TooLarge),
+        Kind::NotAFile(kind) => Disk::Unreadable(Skipped::NotAFile(kind.into())),
+        Kind::Outside => Disk::Unreadable(Skipped::Outside),
+        Kind::Removed => Disk::Missing,
+    };
+    Input::Disk {
+        path: c.path,
+        disk,
+        recheck: c.recheck,
     }
 }

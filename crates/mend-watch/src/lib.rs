@@ -2,17 +2,26 @@
 //!
 //! A [`Watcher`] watches the root's folders recursively through `notify`,
 //! with `notify-debouncer-full` joining bursts (about 100 ms) and pairing
-//! rename halves. Events are only a hint: whatever kind an event has, the
-//! watcher re-reads and hashes each tracked file it names. That catches
-//! every way of writing a file: in place, truncate-and-write, and the
-//! temp-file-then-rename save, which on Linux reaches a watcher only as a
-//! rename.
+//! rename halves. Events are only a hint: whatever kind an event has, each
+//! tracked file it names is read again. That catches every way of writing a
+//! file: in place, truncate-and-write, and the temp-file-then-rename save,
+//! which on Linux reaches a watcher only as a rename.
 //!
 //! - **Tracked files** ([`Watcher::track`]) are reported on the channel as
-//!   a [`Change`] when their content differs from the last content seen,
-//!   when they are removed, and when they are renamed (the tracking moves
-//!   with them). Binary files and files over the size limit are reported,
-//!   without their bytes.
+//!   a [`Change`] when what is at their path differs from what was last
+//!   reported: new bytes, gone, something that is not read (a FIFO, a
+//!   device, a link out of the root, too large). A rename of a tracked file
+//!   (or of a folder holding one) is reported as [`Kind::Renamed`]; the
+//!   caller decides what follows (tracking stays on paths).
+//! - **Reads happen once a file has settled**, on one reader thread, never
+//!   under the lock the event handler takes: a file some process still has
+//!   open for writing (a modification seen, its close not yet) waits for the
+//!   close, up to [`OPEN_LIMIT`]; a file modified in the last [`SETTLE`] is
+//!   waited for; a file that changed while it was read is read again.
+//!   Reads never block (see `read.rs`), so a FIFO or a device in a tracked
+//!   path cannot hang the watcher.
+//! - **Rechecks** ([`Watcher::recheck`]) read a tracked file on request,
+//!   through the same reader and with the same waits, and always answer.
 //! - **Self-writes** are suppressed by content hash, not by time windows:
 //!   [`Watcher::expect`] names bytes about to be written, and the change
 //!   that brings exactly those bytes is not reported.
@@ -27,19 +36,21 @@
 //! worktree content and are ignored.
 
 mod buffers;
+mod read;
+mod reader;
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 use notify::RecursiveMode;
-use notify::event::{EventKind, ModifyKind, RenameMode};
+use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind, RenameMode};
 use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, Debouncer, RecommendedCache};
 use sha2::{Digest, Sha256};
 
-pub use buffers::{BufferStatus, Buffers, Notice};
+pub use buffers::{Buffers, Event};
 
 /// What cannot be watched.
 #[derive(Debug, thiserror::Error)]
@@ -58,9 +69,12 @@ pub enum Error {
         "{0} is outside the workspace root; name files under the root, absolute or relative to it"
     )]
     Outside(String),
+    /// A path inside `.git` or `.mend`.
+    #[error("{0} is inside .git or .mend, which mend never syncs; open files of the worktree")]
+    Private(String),
     /// An event for a buffer the editor never opened.
-    #[error("{0} is not open; send buffer/open first")]
-    NotOpen(String),
+    #[error(transparent)]
+    Sync(#[from] mend_sync::Error),
     /// The operating system refused the watch.
     #[error(
         "cannot watch {path}: {source}; on Linux, a large tree may need a higher \
@@ -92,29 +106,32 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             debounce: Duration::from_millis(100),
-            max_bytes: 8 << 20,
+            max_bytes: mend_sync::MAX_BYTES as u64,
             recursive: true,
         }
     }
 }
 
-/// What happened to a tracked file.
+/// What is at a tracked path now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
-    /// Its content is now these bytes.
+    /// A regular file with these bytes.
     Content(Vec<u8>),
-    /// Its content changed to something with a NUL byte.
-    Binary,
-    /// Its content changed, and it is larger than the limit.
+    /// A regular file larger than the limit (its size); not read.
     TooLarge(u64),
-    /// It no longer exists.
+    /// Something that is not read: a FIFO, a device, a socket, a folder
+    /// (its kind).
+    NotAFile(&'static str),
+    /// A link leading outside the root, or into `.git` or `.mend`.
+    Outside,
+    /// Nothing.
     Removed,
-    /// It was renamed to this path (relative to the root); it is tracked
-    /// there now.
+    /// The file was renamed to this path (relative to the root). Tracking
+    /// stays on the old path until the caller moves it.
     Renamed(PathBuf),
 }
 
-/// A change to a tracked file.
+/// A change at a tracked path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
     /// The change token after this change.
@@ -123,67 +140,72 @@ pub struct Change {
     pub path: PathBuf,
     /// What happened.
     pub kind: Kind,
+    /// The [`Watcher::recheck`] this answers, if it answers one.
+    pub recheck: Option<u64>,
 }
 
 type Hash = [u8; 32];
 
-/// How long a file must have been left alone before its bytes are taken
-/// as what its writer meant.
-const SETTLE: Duration = Duration::from_millis(50);
+/// How long a file must have been left alone, by its modification time,
+/// before its bytes are taken as what its writer meant.
+pub const SETTLE: Duration = Duration::from_millis(50);
 
-/// Reads a file once it has settled. The debouncer reports a path after
-/// its events went quiet, but a writer may start again just then (truncate,
-/// then write): bytes read in between are a half-written file, and merging
-/// them would take most of the buffer out. A file modified less than
-/// [`SETTLE`] ago is waited for, and a file that changed while it was read
-/// is read again; after a few tries the last read stands.
-fn read_settled(path: &Path) -> Option<Vec<u8>> {
-    let stamp = |p: &Path| {
-        std::fs::metadata(p)
-            .ok()
-            .map(|m| (m.len(), m.modified().ok()))
-    };
-    let mut last = None;
-    for _ in 0..4 {
-        let before = stamp(path)?;
-        if let Some(age) = before.1.and_then(|t| t.elapsed().ok())
-            && age < SETTLE
-        {
-            std::thread::sleep(SETTLE - age);
-            continue;
-        }
-        let bytes = std::fs::read(path).ok()?;
-        if stamp(path)? == before {
-            return Some(bytes);
-        }
-        last = Some(bytes);
-    }
-    last.or_else(|| std::fs::read(path).ok())
-}
+/// How long a file that a process still holds open for writing is waited
+/// for, counted from the last event, before it is read anyway.
+pub const OPEN_LIMIT: Duration = Duration::from_secs(2);
 
 fn hash(bytes: &[u8]) -> Hash {
     Sha256::digest(bytes).into()
 }
 
-/// The watcher's state, shared with the debouncer's thread.
+/// What was last reported of a tracked path, so the same is not reported
+/// twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seen {
+    Unknown,
+    Content(Hash),
+    Other(Kind),
+}
+
+/// A read a tracked path waits for.
+#[derive(Debug, Clone)]
+struct Due {
+    /// When the last event named it (or the recheck was asked).
+    since: Instant,
+    /// A writer opened it and has not closed it yet.
+    writing: bool,
+    /// Rechecks to answer.
+    rechecks: Vec<u64>,
+    /// Bumped by every event, so a read that raced one is repeated.
+    generation: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Tracked {
+    seen: Seen,
+    due: Option<Due>,
+}
+
+/// The watcher's state, shared with the debouncer's and the reader's
+/// threads. Nothing slow happens while it is locked.
 struct Shared {
     root: PathBuf,
-    max_bytes: u64,
     token: u64,
     /// Every path an event named, with the token of its last change.
     changed: HashMap<PathBuf, u64>,
-    /// Tracked files and the hash of their last content seen (`None`:
-    /// absent, or unknown).
-    tracked: HashMap<PathBuf, Option<Hash>>,
+    tracked: HashMap<PathBuf, Tracked>,
     /// Content about to be written by this process, per file.
     expected: HashMap<PathBuf, Vec<Hash>>,
+    generation: u64,
     out: Sender<Change>,
 }
 
-/// A running watch of one root. Dropping it stops the watch.
+/// A running watch of one root. Dropping it stops the watch and its reader.
 pub struct Watcher {
     shared: Arc<Mutex<Shared>>,
     debouncer: Mutex<Debouncer<notify::RecommendedWatcher, RecommendedCache>>,
+    /// Wakes the reader; dropped with the watcher, which ends the reader.
+    wake: Sender<()>,
     /// Whether the whole tree is watched; otherwise tracking a file watches
     /// its folder.
     recursive: bool,
@@ -199,60 +221,30 @@ impl Watcher {
     /// Starts watching `root` recursively. Changes to tracked files arrive
     /// on the returned channel.
     pub fn start(root: &Path, opts: Options) -> Result<(Watcher, Receiver<Change>), Error> {
-        let root = root.canonicalize().map_err(|source| Error::Root {
+        let root_err = |source| Error::Root {
             path: root.to_path_buf(),
             source,
-        })?;
+        };
+        let root = root.canonicalize().map_err(root_err)?;
+        let reader_root = read::Root::open(&root).map_err(root_err)?;
         let (tx, rx) = crossbeam_channel::unbounded();
         let shared = Arc::new(Mutex::new(Shared {
             root: root.clone(),
-            max_bytes: opts.max_bytes,
             token: 0,
             changed: HashMap::new(),
             tracked: HashMap::new(),
             expected: HashMap::new(),
+            generation: 0,
             out: tx,
         }));
-        let handler = {
-            let shared = Arc::clone(&shared);
-            move |res: DebounceEventResult| {
-                // Errors (a queue overflow, a folder gone) are followed by
-                // events for what is still there; nothing to recover here.
-                if let Ok(events) = res {
-                    lock(&shared).handle(&events);
-                }
-            }
-        };
-        let watch_err = |source| Error::Watch {
-            path: root.clone(),
-            source,
-        };
-        // A link inside the tree may lead anywhere, the whole disk
-        // included: never watch through one.
-        let config = notify::Config::default().with_follow_symlinks(false);
-        let mut debouncer = notify_debouncer_full::new_debouncer_opt(
-            opts.debounce,
-            None,
-            handler,
-            RecommendedCache::new(),
-            config,
-        )
-        .map_err(watch_err)?;
-        let mut recursive = opts.recursive;
-        if recursive && debouncer.watch(&root, RecursiveMode::Recursive).is_err() {
-            // Typically the inotify watch limit in a very large tree.
-            let _ = debouncer.unwatch(&root);
-            recursive = false;
-        }
-        if !recursive {
-            debouncer
-                .watch(&root, RecursiveMode::NonRecursive)
-                .map_err(watch_err)?;
-        }
+        let (wake, woken) = crossbeam_channel::unbounded();
+        reader::spawn(Arc::clone(&shared), reader_root, opts.max_bytes, woken);
+        let (debouncer, recursive) = debouncer(&root, &shared, &wake, opts)?;
         Ok((
             Watcher {
                 shared,
                 debouncer: Mutex::new(debouncer),
+                wake,
                 recursive,
             },
             rx,
@@ -271,11 +263,16 @@ impl Watcher {
 
     /// Reports changes to `path` from now on. `content` is what the caller
     /// knows the file holds (so an event that brings the same bytes is not
-    /// a change); `None` when it does not exist or is unknown.
+    /// a change); `None` when it is unknown.
     pub fn track(&self, path: &Path, content: Option<&[u8]>) {
         let root = {
             let mut s = lock(&self.shared);
-            s.tracked.insert(path.to_path_buf(), content.map(hash));
+            let seen = content.map_or(Seen::Unknown, |c| Seen::Content(hash(c)));
+            let t = s.tracked.entry(path.to_path_buf()).or_insert(Tracked {
+                seen: Seen::Unknown,
+                due: None,
+            });
+            t.seen = seen;
             s.root.clone()
         };
         if !self.recursive
@@ -297,6 +294,33 @@ impl Watcher {
         let mut s = lock(&self.shared);
         s.tracked.remove(path);
         s.expected.remove(path);
+    }
+
+    /// The tracked paths.
+    pub fn tracked(&self) -> Vec<PathBuf> {
+        lock(&self.shared).tracked.keys().cloned().collect()
+    }
+
+    /// Reads `path` once it has settled and reports it, changed or not,
+    /// with `id` in [`Change::recheck`]. The path is tracked from now on.
+    pub fn recheck(&self, path: &Path, id: u64) {
+        {
+            let mut s = lock(&self.shared);
+            s.generation += 1;
+            let generation = s.generation;
+            let t = s.tracked.entry(path.to_path_buf()).or_insert(Tracked {
+                seen: Seen::Unknown,
+                due: None,
+            });
+            let due = t.due.get_or_insert(Due {
+                since: Instant::now(),
+                writing: false,
+                rechecks: Vec::new(),
+                generation,
+            });
+            due.rechecks.push(id);
+        }
+        let _ = self.wake.send(());
     }
 
     /// Says that this process is about to write `bytes` to `path`: the
@@ -328,9 +352,82 @@ impl Watcher {
     }
 }
 
+type Started = (
+    Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+    bool,
+);
+
+/// The debouncer, watching the root recursively if the system allows.
+fn debouncer(
+    root: &Path,
+    shared: &Arc<Mutex<Shared>>,
+    wake: &Sender<()>,
+    opts: Options,
+) -> Result<Started, Error> {
+    let handler = {
+        let shared = Arc::clone(shared);
+        let wake = wake.clone();
+        move |res: DebounceEventResult| {
+            let mut s = lock(&shared);
+            match res {
+                Ok(events) => s.handle(&events),
+                // A queue overflow or a folder gone: events may have been
+                // lost, so every tracked file is read again.
+                Err(_) => s.rescan(),
+            }
+            drop(s);
+            let _ = wake.send(());
+        }
+    };
+    let watch_err = |source| Error::Watch {
+        path: root.to_path_buf(),
+        source,
+    };
+    // A link inside the tree may lead anywhere, the whole disk included:
+    // never watch through one.
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let mut debouncer = notify_debouncer_full::new_debouncer_opt(
+        opts.debounce,
+        None,
+        handler,
+        RecommendedCache::new(),
+        config,
+    )
+    .map_err(watch_err)?;
+    let mut recursive = opts.recursive;
+    if recursive && debouncer.watch(root, RecursiveMode::Recursive).is_err() {
+        // Typically the inotify watch limit in a very large tree.
+        let _ = debouncer.unwatch(root);
+        recursive = false;
+    }
+    if !recursive {
+        debouncer
+            .watch(root, RecursiveMode::NonRecursive)
+            .map_err(watch_err)?;
+    }
+    Ok((debouncer, recursive))
+}
+
+/// How an event moves a path's "open for writing" state.
+fn writing(kind: &EventKind) -> Option<bool> {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) | EventKind::Remove(_) => {
+            Some(false)
+        }
+        EventKind::Create(_) | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any) => {
+            Some(true)
+        }
+        _ => None,
+    }
+}
+
 impl Shared {
     fn handle(&mut self, events: &[DebouncedEvent]) {
         for e in events {
+            if e.need_rescan() {
+                self.rescan();
+                continue;
+            }
             let paths: Vec<PathBuf> = e.paths.iter().filter_map(|p| self.relative(p)).collect();
             if paths.is_empty() {
                 continue;
@@ -346,8 +443,45 @@ impl Shared {
             {
                 self.renamed(&from, &to);
             }
+            let open = writing(&e.kind);
             for p in paths {
-                self.examine(&p);
+                self.mark(&p, open);
+            }
+        }
+    }
+
+    /// Every tracked file is read again.
+    fn rescan(&mut self) {
+        let all: Vec<PathBuf> = self.tracked.keys().cloned().collect();
+        for p in all {
+            self.mark(&p, None);
+        }
+    }
+
+    /// A tracked path (or tracked paths under a folder) an event named:
+    /// read it once settled.
+    fn mark(&mut self, path: &Path, open: Option<bool>) {
+        self.generation += 1;
+        let generation = self.generation;
+        let now = Instant::now();
+        for (p, t) in &mut self.tracked {
+            if !p.starts_with(path) {
+                continue;
+            }
+            let due = t.due.get_or_insert(Due {
+                since: now,
+                writing: false,
+                rechecks: Vec::new(),
+                generation,
+            });
+            due.since = now;
+            due.generation = generation;
+            // The writer state belongs to the path the event named, not to
+            // files under a folder it named.
+            if p == path
+                && let Some(w) = open
+            {
+                due.writing = w;
             }
         }
     }
@@ -362,15 +496,15 @@ impl Shared {
         (!private && !rel.as_os_str().is_empty()).then(|| rel.to_path_buf())
     }
 
-    /// Moves the tracking of `from` (or of files under it, when a folder
-    /// moved) to `to`, and reports each move.
+    /// Reports the move of each tracked file at `from` or under it.
     fn renamed(&mut self, from: &Path, to: &Path) {
-        let moved: Vec<PathBuf> = self
+        let mut moved: Vec<PathBuf> = self
             .tracked
             .keys()
             .filter(|p| p.starts_with(from))
             .cloned()
             .collect();
+        moved.sort();
         for old in moved {
             let Ok(rest) = old.strip_prefix(from) else {
                 continue;
@@ -380,92 +514,18 @@ impl Shared {
             } else {
                 to.join(rest)
             };
-            if let Some(h) = self.tracked.remove(&old) {
-                self.tracked.insert(new.clone(), h);
-            }
-            self.send(old, Kind::Renamed(new));
+            self.send(old, Kind::Renamed(new), None);
         }
     }
 
-    /// Re-reads a tracked file and reports it if its content changed.
-    fn examine(&mut self, rel: &Path) {
-        let Some(&known) = self.tracked.get(rel) else {
-            return;
-        };
-        let abs = self.root.join(rel);
-        let meta = match std::fs::symlink_metadata(&abs) {
-            Ok(m) if m.is_file() || m.is_symlink() => m,
-            // Gone, or a folder now.
-            Ok(_) | Err(_) => {
-                if known.is_some() {
-                    self.tracked.insert(rel.to_path_buf(), None);
-                    self.send(rel.to_path_buf(), Kind::Removed);
-                }
-                return;
-            }
-        };
-        let len = std::fs::metadata(&abs).map_or(meta.len(), |m| m.len());
-        if len > self.max_bytes {
-            self.tracked.insert(rel.to_path_buf(), None);
-            self.send(rel.to_path_buf(), Kind::TooLarge(len));
-            return;
-        }
-        // A file that vanished between the event and now is reported by
-        // the event that removed it.
-        let Some(bytes) = read_settled(&abs) else {
-            return;
-        };
-        let h = hash(&bytes);
-        if known == Some(h) {
-            return;
-        }
-        self.tracked.insert(rel.to_path_buf(), Some(h));
-        if let Some(hashes) = self.expected.get_mut(rel)
-            && let Some(i) = hashes.iter().position(|x| *x == h)
-        {
-            hashes.drain(..=i);
-            return;
-        }
-        let kind = if bytes.contains(&0) {
-            Kind::Binary
-        } else {
-            Kind::Content(bytes)
-        };
-        self.send(rel.to_path_buf(), kind);
-    }
-
-    fn send(&self, path: PathBuf, kind: Kind) {
+    fn send(&self, path: PathBuf, kind: Kind, recheck: Option<u64>) {
         // A closed receiver means nobody listens any more; the token log
         // stays useful.
         let _ = self.out.send(Change {
             token: self.token,
             path,
             kind,
+            recheck,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A writer that truncates, pauses and writes: reading right after the
-    /// truncation waits for the write instead of taking the empty file.
-    #[test]
-    fn a_half_written_file_is_waited_for() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f.txt");
-        std::fs::write(&path, "old\n").unwrap();
-        let f = std::fs::File::create(&path).unwrap();
-        let writer = {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(20));
-                std::fs::write(path, "new\n").unwrap();
-                drop(f);
-            })
-        };
-        assert_eq!(read_settled(&path).as_deref(), Some(&b"new\n"[..]));
-        writer.join().unwrap();
     }
 }

@@ -74,14 +74,20 @@ fn delete() {
 }
 
 #[test]
-fn rename_is_followed() {
+fn rename_is_reported_and_tracking_moves_when_told() {
     let (dir, w, rx) = setup(&[("a.txt", "one\n")]);
     std::fs::rename(dir.path().join("a.txt"), dir.path().join("b.txt")).unwrap();
     assert_eq!(next(&rx), ("a.txt".into(), Kind::Renamed("b.txt".into())));
-    // The tracking moved: a write to the new name is reported.
+    // The caller decides whether the file was moved; here it follows.
+    w.untrack(Path::new("a.txt"));
+    w.track(Path::new("b.txt"), Some(b"one\n"));
     std::fs::write(dir.path().join("b.txt"), "two\n").unwrap();
-    assert_eq!(next(&rx), ("b.txt".into(), content("two\n")));
-    drop(w);
+    // The old path, read after the rename, may be reported gone first.
+    let mut c = next(&rx);
+    if c == ("a.txt".into(), Kind::Removed) {
+        c = next(&rx);
+    }
+    assert_eq!(c, ("b.txt".into(), content("two\n")));
 }
 
 #[test]
@@ -126,7 +132,7 @@ fn same_bytes_and_metadata_changes_are_not_changes() {
 }
 
 #[test]
-fn binary_and_large_files_are_reported_without_bytes() {
+fn large_files_are_reported_without_bytes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.bin"), "text\n").unwrap();
     std::fs::write(dir.path().join("big.txt"), "small\n").unwrap();
@@ -138,7 +144,10 @@ fn binary_and_large_files_are_reported_without_bytes() {
     w.track(Path::new("a.bin"), Some(b"text\n"));
     w.track(Path::new("big.txt"), Some(b"small\n"));
     std::fs::write(dir.path().join("a.bin"), b"\0\x01\x02").unwrap();
-    assert_eq!(next(&rx), ("a.bin".into(), Kind::Binary));
+    assert_eq!(
+        next(&rx),
+        ("a.bin".into(), Kind::Content(b"\0\x01\x02".to_vec()))
+    );
     std::fs::write(dir.path().join("big.txt"), vec![b'x'; 2000]).unwrap();
     assert_eq!(next(&rx), ("big.txt".into(), Kind::TooLarge(2000)));
 }
@@ -199,4 +208,117 @@ fn links_are_not_followed_out_of_the_tree() {
     assert_eq!(next(&rx), ("a.txt".into(), content("two\n")));
     let changed = w.changed_since(t0);
     assert_eq!(changed, vec![PathBuf::from("a.txt")]);
+}
+
+/// A writer that truncates the file and writes it in pieces far apart,
+/// holding it open: the watcher waits for the close, and reports only the
+/// finished file.
+#[test]
+fn a_file_still_open_for_writing_is_waited_for() {
+    use std::io::Write as _;
+    let (dir, _w, rx) = setup(&[("a.txt", "old\n")]);
+    let mut f = std::fs::File::create(dir.path().join("a.txt")).unwrap();
+    for piece in ["one\n", "two\n", "three\n"] {
+        std::thread::sleep(Duration::from_millis(300));
+        f.write_all(piece.as_bytes()).unwrap();
+        f.flush().unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    drop(f);
+    assert_eq!(next(&rx), ("a.txt".into(), content("one\ntwo\nthree\n")));
+    assert!(
+        rx.recv_timeout(Duration::from_millis(500)).is_err(),
+        "a partial read was reported"
+    );
+}
+
+/// A recheck answers even when nothing changed, and waits for a file
+/// written a moment ago to settle.
+#[test]
+fn a_recheck_always_answers_with_a_settled_file() {
+    let (dir, w, rx) = setup(&[("a.txt", "one\n")]);
+    w.recheck(Path::new("a.txt"), 7);
+    let c = rx.recv_timeout(PATIENCE).unwrap();
+    assert_eq!((c.kind, c.recheck), (content("one\n"), Some(7)));
+    let path = dir.path().join("a.txt");
+    let writer = std::thread::spawn(move || {
+        std::fs::write(&path, "").unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(&path, "two\n").unwrap();
+    });
+    std::thread::sleep(Duration::from_millis(5));
+    w.recheck(Path::new("a.txt"), 8);
+    writer.join().unwrap();
+    loop {
+        let c = rx.recv_timeout(PATIENCE).unwrap();
+        if c.recheck == Some(8) {
+            assert_eq!(c.kind, content("two\n"));
+            break;
+        }
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo");
+}
+
+/// A tracked file replaced by a link to a FIFO or to a device is reported
+/// by kind, never opened for a blocking read, and the watcher goes on.
+#[test]
+fn fifos_and_devices_are_reported_not_read() {
+    let (dir, w, rx) = setup(&[("a.txt", "one\n"), ("b.txt", "one\n"), ("c.txt", "one\n")]);
+    let fifo = dir.path().join("pipe");
+    mkfifo(&fifo);
+    std::fs::remove_file(dir.path().join("a.txt")).unwrap();
+    std::os::unix::fs::symlink(&fifo, dir.path().join("a.txt")).unwrap();
+    std::fs::remove_file(dir.path().join("b.txt")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("b.txt")).unwrap();
+    let mut seen = std::collections::BTreeMap::new();
+    while seen.len() < 2 {
+        let (p, k) = next(&rx);
+        if k != Kind::Removed {
+            seen.insert(p, k);
+        }
+    }
+    assert_eq!(
+        seen[Path::new("a.txt")],
+        Kind::NotAFile("a FIFO (named pipe)")
+    );
+    // /dev/zero is outside the root: refused before its kind matters.
+    assert!(
+        matches!(seen[Path::new("b.txt")], Kind::Outside | Kind::NotAFile(_)),
+        "{seen:?}"
+    );
+    std::fs::write(dir.path().join("c.txt"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("c.txt".into(), content("two\n")));
+    w.recheck(Path::new("a.txt"), 1);
+    assert_eq!(next(&rx).1, Kind::NotAFile("a FIFO (named pipe)"));
+}
+
+/// A folder link that leads outside the root is never read through.
+#[test]
+fn a_folder_link_out_of_the_root_is_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "secret\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+    let (w, rx) = Watcher::start(dir.path(), Options::default()).unwrap();
+    w.recheck(Path::new("out/secret.txt"), 1);
+    assert_eq!(next(&rx), ("out/secret.txt".into(), Kind::Outside));
+    // A link inside the root to a file inside it is read.
+    std::fs::write(dir.path().join("real.txt"), "real\n").unwrap();
+    std::os::unix::fs::symlink("real.txt", dir.path().join("alias.txt")).unwrap();
+    w.recheck(Path::new("alias.txt"), 2);
+    assert_eq!(next(&rx), ("alias.txt".into(), content("real\n")));
+    // A link into .git is refused like one out of the root.
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink(".git/config", dir.path().join("cfg")).unwrap();
+    w.recheck(Path::new("cfg"), 3);
+    assert_eq!(next(&rx), ("cfg".into(), Kind::Outside));
 }

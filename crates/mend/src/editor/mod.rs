@@ -6,19 +6,26 @@
 //! the buffers must do comes back as notifications. The `pending/*`
 //! methods serve a pending-changes session for a review panel.
 //! `docs/editor-protocol.md` documents every method.
+//!
+//! One loop owns every buffer's state: requests, file changes and finished
+//! merges are taken one at a time, and each does only quick work (merges
+//! of large files run on their own threads), so no request waits behind a
+//! slow buffer.
 
+mod frame;
 mod pending;
 mod protocol;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use crossbeam_channel::{Receiver, select};
-use lsp_server::{Connection, Message, Notification, Request, Response};
-use mend_watch::{Buffers, Notice, Options};
+use crossbeam_channel::{Receiver, Sender, select};
+use mend_watch::{Buffers, Options};
 use mend_workspace::Workspace;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+
+pub(crate) use frame::Request;
 
 /// JSON-RPC: the params do not fit the method.
 const INVALID_PARAMS: i32 = -32602;
@@ -28,6 +35,10 @@ const METHOD_NOT_FOUND: i32 = -32601;
 const NOT_INITIALIZED: i32 = -32002;
 /// mend refused the request; the message says how to fix it.
 const REFUSED: i32 = -32001;
+
+/// Frames larger than this are refused unread: a buffer is at most 8 MiB,
+/// and its JSON a few times that at worst.
+const FRAME_LIMIT: usize = 64 << 20;
 
 /// A request's failure: a JSON-RPC error code and a message for the user.
 struct Failure(i32, String);
@@ -48,7 +59,7 @@ struct Session {
 }
 
 struct Server {
-    conn: Connection,
+    out: Sender<Value>,
     default_root: PathBuf,
     session: Option<Session>,
     shutdown: bool,
@@ -56,65 +67,68 @@ struct Server {
 
 /// Runs the server until the editor sends `exit` or closes stdin.
 pub fn run(root: Option<&Path>) -> anyhow::Result<u8> {
-    let (conn, io) = Connection::stdio();
     let default_root = match root {
         Some(r) => r.to_path_buf(),
         None => std::env::current_dir().context("cannot read the working directory")?,
     };
+    let incoming = frame::reader(std::io::stdin(), FRAME_LIMIT);
+    let (out, writer) = frame::writer(std::io::stdout());
     let mut server = Server {
-        conn,
+        out,
         default_root,
         session: None,
         shutdown: false,
     };
-    let result = server.serve();
+    server.serve(&incoming);
+    // Everything sent is written before the process ends.
     drop(server);
-    io.join().context("the editor connection failed")?;
-    result?;
+    let _ = writer.join();
     Ok(crate::EXIT_OK)
 }
 
 impl Server {
-    fn serve(&mut self) -> anyhow::Result<()> {
+    fn serve(&mut self, incoming: &Receiver<frame::Incoming>) {
         let never = crossbeam_channel::never();
         loop {
-            let changes: Receiver<mend_watch::Change> = self
+            let events = self
                 .session
                 .as_ref()
-                .map_or_else(|| never.clone(), |s| s.buffers.changes().clone());
+                .map_or_else(|| never.clone(), |s| s.buffers.events().clone());
             select! {
-                recv(self.conn.receiver) -> msg => match msg {
-                    Ok(Message::Request(req)) => self.request(&req)?,
-                    Ok(Message::Notification(n)) if n.method == "exit" => return Ok(()),
+                recv(incoming) -> msg => match msg {
+                    Ok(frame::Incoming::Request(req)) => self.request(&req),
+                    Ok(frame::Incoming::Notification { method }) if method == "exit" => return,
+                    Ok(frame::Incoming::Invalid { id, code, message }) => {
+                        self.send(frame::response(id, Err((code, message))));
+                    }
                     // Responses (the server sends no requests) and other
                     // notifications need no answer.
                     Ok(_) => {}
-                    Err(_) => return Ok(()),
+                    Err(_) => return,
                 },
-                recv(changes) -> change => if let Ok(c) = change {
-                    let notices = self.session.as_mut().map(|s| s.buffers.on_change(c));
-                    self.notify(&notices.unwrap_or_default())?;
+                recv(events) -> event => if let (Ok(e), Some(s)) = (event, self.session.as_mut()) {
+                    let notices = s.buffers.handle(e);
+                    self.notify(&notices);
                 },
             }
         }
     }
 
-    fn request(&mut self, req: &Request) -> anyhow::Result<()> {
-        let id = req.id.clone();
+    fn request(&mut self, req: &Request) {
         let (answer, notices) = self.dispatch(req);
-        let response = match answer {
-            Ok(v) => Response::new_ok(id, v),
-            Err(Failure(code, msg)) => Response::new_err(id, code, msg),
-        };
-        self.send(Message::Response(response))?;
-        self.notify(&notices)
+        let result = answer.map_err(|Failure(code, msg)| (code, msg));
+        self.send(frame::response(req.id.clone(), result));
+        self.notify(&notices);
     }
 
-    fn dispatch(&mut self, req: &Request) -> (Answer, Vec<Notice>) {
+    fn dispatch(&mut self, req: &Request) -> (Answer, Vec<mend_sync::Notice>) {
         let method = req.method.as_str();
         if self.shutdown && method != "shutdown" {
             return (
-                Err(Failure(-32600, "the server is shutting down".into())),
+                Err(Failure(
+                    frame::INVALID_REQUEST,
+                    "the server is shutting down".into(),
+                )),
                 vec![],
             );
         }
@@ -135,6 +149,16 @@ impl Server {
     }
 
     fn initialize(&mut self, req: &Request) -> Answer {
+        if let Some(s) = &self.session {
+            // Starting over would drop every buffer's base.
+            return Err(Failure(
+                frame::INVALID_REQUEST,
+                format!(
+                    "already initialized for {}; start another `mend editor` for another root",
+                    s.buffers.root().display()
+                ),
+            ));
+        }
         let p: protocol::Initialize = params(req)?;
         let root = p
             .root
@@ -155,26 +179,20 @@ impl Server {
         }))
     }
 
-    fn notify(&self, notices: &[Notice]) -> anyhow::Result<()> {
+    fn notify(&self, notices: &[mend_sync::Notice]) {
         let Some(s) = &self.session else {
-            return Ok(());
+            return;
         };
         for n in notices {
-            if let Some((method, params)) = protocol::notification(s.buffers.root(), n) {
-                self.send(Message::Notification(Notification::new(
-                    method.into(),
-                    params,
-                )))?;
-            }
+            let (method, params) = protocol::notification(s.buffers.root(), n);
+            self.send(frame::notification(method, params));
         }
-        Ok(())
     }
 
-    fn send(&self, msg: Message) -> anyhow::Result<()> {
-        self.conn
-            .sender
-            .send(msg)
-            .map_err(|_| anyhow::anyhow!("the editor closed the connection"))
+    fn send(&self, msg: Value) {
+        // A closed output means the editor is gone; the end of its input
+        // follows and ends the loop.
+        let _ = self.out.send(msg);
     }
 }
 
@@ -193,20 +211,21 @@ fn params<P: DeserializeOwned>(req: &Request) -> Result<P, Failure> {
 }
 
 impl Session {
-    fn dispatch(&mut self, req: &Request) -> (Answer, Vec<Notice>) {
+    fn dispatch(&mut self, req: &Request) -> (Answer, Vec<mend_sync::Notice>) {
+        let b = &mut self.buffers;
         let notices = match req.method.as_str() {
-            "buffer/open" => self.open(req),
+            "buffer/open" => params(req).and_then(|p: protocol::Report| {
+                Ok(b.open(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
+            }),
             "buffer/changed" => self.changed(req),
             "buffer/saved" => params(req).and_then(|p: protocol::Saved| {
-                Ok(self.buffers.saved(&p.path, p.text.as_bytes(), p.version)?)
+                Ok(b.saved(&p.path, p.text.as_bytes(), p.version)?)
             }),
             "buffer/resync" => params(req).and_then(|p: protocol::Report| {
-                Ok(self
-                    .buffers
-                    .refused(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
+                Ok(b.report(&p.path, p.text.as_bytes(), p.dirty, p.version, p.applied)?)
             }),
             "buffer/close" => params(req).and_then(|p: protocol::Close| {
-                self.buffers.close(&p.path)?;
+                b.close(&p.path)?;
                 Ok(vec![])
             }),
             _ => return (self.query(req), vec![]),
@@ -217,14 +236,7 @@ impl Session {
         }
     }
 
-    fn open(&mut self, req: &Request) -> Result<Vec<Notice>, Failure> {
-        let p: protocol::Report = params(req)?;
-        Ok(self
-            .buffers
-            .open(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
-    }
-
-    fn changed(&mut self, req: &Request) -> Result<Vec<Notice>, Failure> {
+    fn changed(&mut self, req: &Request) -> Result<Vec<mend_sync::Notice>, Failure> {
         let p: protocol::Changed = params(req)?;
         let text = match (p.text, &p.edits) {
             (Some(t), _) => t,
@@ -248,7 +260,7 @@ impl Session {
         };
         Ok(self
             .buffers
-            .edited(&p.path, text.as_bytes(), p.dirty, p.version)?)
+            .report(&p.path, text.as_bytes(), p.dirty, p.version, p.applied)?)
     }
 
     /// Requests that answer with data and change no buffer.

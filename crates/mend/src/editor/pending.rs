@@ -1,7 +1,7 @@
 //! The `pending/*` methods: a pending-changes session for the editor's
 //! review panel, with the same operations as `mend pending`.
 
-use lsp_server::Request;
+use super::Request;
 use mend_pending::{Against, Session};
 use mend_workspace::Workspace;
 use serde::Deserialize;

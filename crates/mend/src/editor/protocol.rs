@@ -3,12 +3,11 @@
 
 use std::path::Path;
 
-use mend_sync::{Change, Hunk, Outcome, Skipped};
-use mend_watch::Notice;
+use mend_sync::{Change, Hunk, Notice, Outcome};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// `initialize`.
+/// `initialize` (other fields an LSP client adds are ignored).
 #[derive(Deserialize, Default)]
 #[serde(default)]
 pub struct Initialize {
@@ -26,6 +25,8 @@ pub struct Report {
     #[serde(default)]
     pub dirty: bool,
     pub version: Option<i64>,
+    /// The last notification applied to the buffer (its `seq`).
+    pub applied: Option<u64>,
 }
 
 /// One edit of `buffer/changed`: lines `start..end` of the text before it
@@ -45,6 +46,8 @@ pub struct Changed {
     pub edits: Option<Vec<LineEdit>>,
     pub dirty: bool,
     pub version: Option<i64>,
+    /// The last notification applied to the buffer (its `seq`).
+    pub applied: Option<u64>,
 }
 
 /// `buffer/saved`.
@@ -68,6 +71,9 @@ pub struct Since {
 }
 
 /// Applies line edits, in order, each to the text the previous one left.
+/// An edit's text is whole lines: one that does not end with a newline is
+/// refused unless it reaches the end of the buffer, since it would join
+/// its last line with the next.
 pub fn apply_edits(text: &str, edits: &[LineEdit]) -> Result<String, String> {
     let mut cur = text.to_owned();
     for e in edits {
@@ -78,6 +84,13 @@ pub fn apply_edits(text: &str, edits: &[LineEdit]) -> Result<String, String> {
                 e.start,
                 e.end,
                 lines.len()
+            ));
+        }
+        if !e.text.is_empty() && !e.text.ends_with('\n') && e.end < lines.len() {
+            return Err(format!(
+                "edit {}..{}: its text does not end with a line ending, so its last line would \
+                 join line {}; end the text with a newline, or send the whole text",
+                e.start, e.end, e.end
             ));
         }
         lines.splice(e.start..e.end, e.text.split_inclusive('\n'));
@@ -105,23 +118,21 @@ fn hunks(hs: &[Hunk]) -> Vec<WireHunk<'_>> {
 
 fn change(base: Value, c: &Change) -> Value {
     let mut v = base;
+    v["seq"] = json!(c.seq);
+    v["disk_sha256"] = json!(c.disk_sha256);
     v["text"] = json!(String::from_utf8_lossy(&c.text));
     v["hunks"] = json!(hunks(&c.hunks));
     v
 }
 
 /// The notification for a notice: its method and params.
-pub fn notification(root: &Path, n: &Notice) -> Option<(&'static str, Value)> {
-    let rel = n.path.to_string_lossy();
-    let mut base = json!({
-        "path": rel,
+pub fn notification(root: &Path, n: &Notice) -> (&'static str, Value) {
+    let base = json!({
+        "path": n.path.to_string_lossy(),
         "abspath": root.join(&n.path).to_string_lossy(),
         "version": n.version,
     });
-    if let Some(sha) = &n.disk_sha256 {
-        base["disk_sha256"] = json!(sha);
-    }
-    Some(match &n.outcome {
+    match &n.outcome {
         Outcome::Reload(c) => ("buffer/reload", change(base, c)),
         Outcome::Merged(c) => ("buffer/merged", change(base, c)),
         Outcome::Conflict { change: c, regions } => {
@@ -134,21 +145,52 @@ pub fn notification(root: &Path, n: &Notice) -> Option<(&'static str, Value)> {
             );
             ("buffer/conflict", v)
         }
-        Outcome::AskRecreate => ("buffer/deleted", base),
-        Outcome::Follow { to } => {
+        Outcome::Deleted => ("buffer/deleted", base),
+        Outcome::Renamed { to } => {
             let mut v = base;
-            v["to"] = json!(to);
+            v["to"] = json!(to.to_string_lossy());
             v["to_abspath"] = json!(root.join(to).to_string_lossy());
             ("buffer/renamed", v)
         }
+        Outcome::Replaced { by } => {
+            let mut v = base;
+            v["by"] = json!(by.to_string_lossy());
+            v["by_abspath"] = json!(root.join(by).to_string_lossy());
+            ("buffer/replaced", v)
+        }
         Outcome::Skipped(why) => {
             let mut v = base;
-            v["reason"] = json!(match why {
-                Skipped::Binary => "binary",
-                Skipped::TooLarge => "too-large",
-            });
+            v["reason"] = json!(why.reason());
+            v["message"] = json!(why.explain());
+            if let mend_sync::Skipped::NotAFile(kind) = why {
+                v["kind"] = json!(kind);
+            }
             ("buffer/skipped", v)
         }
-        Outcome::Noted | Outcome::Ignored(_) | Outcome::Recheck => return None,
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(start: usize, end: usize, text: &str) -> LineEdit {
+        LineEdit {
+            start,
+            end,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn an_edit_without_a_final_newline_never_joins_lines() {
+        let err = apply_edits("a\nb\nc\n", &[edit(0, 1, "x")]).unwrap_err();
+        assert!(err.contains("join line 1"), "{err}");
+        // At the end of the buffer it is the buffer's last line.
+        assert_eq!(apply_edits("a\nb\n", &[edit(1, 2, "x")]).unwrap(), "a\nx");
+        assert_eq!(
+            apply_edits("a\nb\nc\n", &[edit(0, 1, "x\n")]).unwrap(),
+            "x\nb\nc\n"
+        );
+    }
 }

@@ -1,25 +1,55 @@
-//! A test client for `mend editor`: real LSP framing over the child's
-//! stdio, with notifications queued as they arrive.
+//! A test client for `mend editor`: LSP framing over the child's stdio,
+//! read into plain JSON so that any reply, an error with a `null` id
+//! included, can be checked, with notifications queued as they arrive.
 
-use std::io::BufReader;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use lsp_server::{Message, Notification, Request, RequestId};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Long enough for a loaded CI machine; answers normally take milliseconds.
 pub const PATIENCE: Duration = Duration::from_secs(15);
 
+/// A notification from the server.
+#[derive(Debug, Clone)]
+pub struct Notification {
+    pub method: String,
+    pub params: Value,
+}
+
 pub struct Client {
     child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Message>,
-    next_id: i32,
+    stdin: Option<ChildStdin>,
+    incoming: Receiver<Value>,
+    next_id: i64,
     /// Notifications received while waiting for a response.
     pub queued: Vec<Notification>,
+    /// Error replies to frames that were not requests (`null` id).
+    unanswered: Vec<(i64, String)>,
+}
+
+/// One frame's JSON, or `None` at the end of the output.
+fn read_frame(r: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("Content-Length: ") {
+            length = v.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    r.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
 }
 
 impl Client {
@@ -33,12 +63,12 @@ impl Client {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("mend editor starts");
-        let stdin = child.stdin.take().unwrap();
+        let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
         let (tx, incoming) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
-            while let Ok(Some(m)) = Message::read(&mut r) {
+            while let Some(m) = read_frame(&mut r) {
                 if tx.send(m).is_err() {
                     break;
                 }
@@ -50,31 +80,66 @@ impl Client {
             incoming,
             next_id: 0,
             queued: Vec::new(),
+            unanswered: Vec::new(),
         };
-        c.request("initialize", serde_json::json!({}))
-            .expect("initialize");
+        c.request("initialize", json!({})).expect("initialize");
         c
+    }
+
+    fn input(&mut self) -> &mut ChildStdin {
+        self.stdin.as_mut().expect("the input is open")
+    }
+
+    fn send(&mut self, msg: &Value) {
+        let body = msg.to_string();
+        let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        self.send_raw(framed.as_bytes());
+    }
+
+    /// Writes bytes to the server as they are, framing or not.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.input().write_all(bytes).expect("write");
+        self.input().flush().expect("flush");
     }
 
     /// Sends a request and waits for its response: the result, or the
     /// error's code and message.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, (i32, String)> {
         self.next_id += 1;
-        let id = RequestId::from(self.next_id);
-        Message::Request(Request::new(id.clone(), method.into(), params))
-            .write(&mut self.stdin)
-            .expect("write request");
+        let id = self.next_id;
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        msg["params"] = params;
+        self.send(&msg);
         let deadline = Instant::now() + PATIENCE;
         loop {
-            match self.recv(deadline) {
-                Some(Message::Response(r)) if r.id == id => {
-                    return r.response_result.map_err(|e| (e.code, e.message));
-                }
-                Some(Message::Notification(n)) => self.queued.push(n),
-                Some(_) => {}
-                None => panic!("no response to {method}"),
+            let m = self
+                .recv(deadline)
+                .unwrap_or_else(|| panic!("no response to {method}"));
+            if let Some(method) = m["method"].as_str() {
+                self.queued.push(Notification {
+                    method: method.to_owned(),
+                    params: m["params"].clone(),
+                });
+            } else if m["id"] == json!(id) {
+                return match m.get("error") {
+                    Some(e) => Err((
+                        e["code"].as_i64().unwrap_or(0) as i32,
+                        e["message"].as_str().unwrap_or_default().to_owned(),
+                    )),
+                    None => Ok(m["result"].clone()),
+                };
+            } else if let Some(e) = m.get("error") {
+                let code = e["code"].as_i64().unwrap_or(0);
+                let msg = e["message"].as_str().unwrap_or_default().to_owned();
+                self.unanswered.push((code, msg));
             }
         }
+    }
+
+    /// The error replies to frames that were not requests, since the last
+    /// call.
+    pub fn errors(&mut self) -> Vec<(i64, String)> {
+        std::mem::take(&mut self.unanswered)
     }
 
     /// The next notification, waiting up to [`PATIENCE`].
@@ -89,24 +154,38 @@ impl Client {
         }
         let deadline = Instant::now() + wait;
         loop {
-            match self.recv(deadline)? {
-                Message::Notification(n) => return Some(n),
-                _ => continue,
+            let m = self.recv(deadline)?;
+            if let Some(method) = m["method"].as_str() {
+                return Some(Notification {
+                    method: method.to_owned(),
+                    params: m["params"].clone(),
+                });
             }
         }
     }
 
-    fn recv(&mut self, deadline: Instant) -> Option<Message> {
+    fn recv(&mut self, deadline: Instant) -> Option<Value> {
         let left = deadline.saturating_duration_since(Instant::now());
         self.incoming.recv_timeout(left).ok()
+    }
+
+    /// Closes the server's input and waits up to `wait` for it to exit.
+    pub fn close_input(mut self, wait: Duration) -> Option<std::process::ExitStatus> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + wait;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
     }
 
     /// `shutdown`, `exit`, and the exit status.
     pub fn finish(mut self) -> std::process::ExitStatus {
         let _ = self.request("shutdown", Value::Null);
-        Message::Notification(Notification::new("exit".into(), Value::Null))
-            .write(&mut self.stdin)
-            .unwrap();
+        self.send(&json!({"jsonrpc": "2.0", "method": "exit"}));
         self.child.wait().unwrap()
     }
 }

@@ -2,6 +2,7 @@
 //! recover as the editor protocol promises.
 
 mod client;
+mod safety;
 #[path = "../support/mod.rs"]
 mod support;
 
@@ -60,9 +61,10 @@ fn apply_hunks(text: &str, params: &Value) -> String {
     lines.concat()
 }
 
-/// The acceptance sequence: open, dirty, merge, conflict, save, merge again.
+/// The acceptance sequence: open, dirty, merge, conflict, a write held
+/// while the markers stand, resolution merging it, save, merge again.
 #[test]
-fn merge_conflict_save_merge() {
+fn merge_conflict_resolve_save_merge() {
     let dir = workspace(&[("src/lib.rs", BASE)]);
     let file = dir.path().join("src/lib.rs");
     let mut c = Client::start(dir.path());
@@ -79,39 +81,45 @@ fn merge_conflict_save_merge() {
 
     std::fs::write(&file, AGENT_A).unwrap();
     let k = expect(&mut c, "buffer/conflict");
-    let text = k["text"].as_str().unwrap();
+    let text = k["text"].as_str().unwrap().to_owned();
     assert!(
         text.contains("<<<<<<< buffer\n    10\n=======\n    11\n>>>>>>> disk\n"),
         "{text}"
     );
     assert_eq!(k["conflicts"], json!([{"start": 1, "end": 6}]));
     assert_eq!(apply_hunks(BOTH, &k), text);
-    changed(&mut c, "src/lib.rs", text, 4);
+    changed(&mut c, "src/lib.rs", &text, 4);
     let status = c.request("editor/status", Value::Null).unwrap();
     assert_eq!(status["buffers"][0]["conflict"], true);
 
-    // Conflict mode: another write is held back.
-    std::fs::write(&file, AGENT_C).unwrap();
-    assert!(c.notification_within(Duration::from_millis(600)).is_none());
+    // Conflict mode: another write is announced, not merged into markers.
+    let agent_b = AGENT_A.replace("    2\n", "    22\n");
+    std::fs::write(&file, &agent_b).unwrap();
+    let s = expect(&mut c, "buffer/skipped");
+    assert_eq!(s["reason"], "conflict");
 
-    // The user resolves and saves; the write comes back as no news.
-    let resolved = BOTH;
-    std::fs::write(&file, resolved).unwrap();
-    c.request(
-        "buffer/saved",
-        json!({"path": "src/lib.rs", "text": resolved, "version": 5}),
-    )
-    .unwrap();
+    // The person resolves (keeps 10): the held write merges at once.
+    changed(&mut c, "src/lib.rs", BOTH, 5);
+    let m = expect(&mut c, "buffer/merged");
+    let resolved = BOTH.replace("    2\n", "    22\n");
+    assert_eq!(m["text"], resolved);
+    changed(&mut c, "src/lib.rs", &resolved, 6);
     let status = c.request("editor/status", Value::Null).unwrap();
     assert_eq!(status["buffers"][0]["conflict"], false);
-    assert!(c.notification_within(Duration::from_millis(600)).is_none());
 
-    // Merging resumes.
-    let user_b = "fn a() {\n    10\n}\n\nfn b() {\n    20\n}\n\nfn c() {\n    30\n}\n";
-    changed(&mut c, "src/lib.rs", user_b, 6);
-    std::fs::write(&file, "// header\n".to_owned() + resolved).unwrap();
+    // Save (a new version), then merging goes on.
+    std::fs::write(&file, &resolved).unwrap();
+    c.request(
+        "buffer/saved",
+        json!({"path": "src/lib.rs", "text": resolved, "version": 7}),
+    )
+    .unwrap();
+    assert!(c.notification_within(Duration::from_millis(600)).is_none());
+    let user_b = resolved.replace("    30\n", "    31\n");
+    changed(&mut c, "src/lib.rs", &user_b, 8);
+    std::fs::write(&file, "// header\n".to_owned() + &resolved).unwrap();
     let m = expect(&mut c, "buffer/merged");
-    assert_eq!(m["text"], "// header\n".to_owned() + user_b);
+    assert_eq!(m["text"], "// header\n".to_owned() + &user_b);
     assert!(c.finish().success());
 }
 

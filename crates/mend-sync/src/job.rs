@@ -1,0 +1,212 @@
+//! The expensive half of a disk change: the merge (or reload) and the line
+//! hunks that carry it to the editor. A [`Job`] owns its inputs, so the
+//! shell can run it on another thread while the state machine goes on; its
+//! [`Computed`] result is taken only if nothing changed meanwhile.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use mend_merge::{Adjacent, Labels, Options, Style};
+use serde::Serialize;
+use sha2::{Digest as _, Sha256};
+
+/// Shared, immutable bytes: a text held by the machine and by the jobs
+/// computing from it, without copies.
+pub type Bytes = Arc<[u8]>;
+
+/// Files larger than this are reported, never merged: a buffer that large
+/// is rarely code, and the editor would have to take it whole.
+pub const MAX_BYTES: usize = 8 << 20;
+
+/// The conflict markers' labels: what each side of a conflict is.
+pub(crate) const OURS: &[u8] = b"<<<<<<< buffer";
+pub(crate) const THEIRS: &[u8] = b">>>>>>> disk";
+
+/// One piece of a text change: buffer lines `start..end` (0-based, of the
+/// text before the change) become `text` (whole lines, with their line
+/// endings). Hunks are in order and do not overlap; an editor applies them
+/// from the last to the first so earlier line numbers stay valid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hunk {
+    /// First line replaced.
+    pub start: usize,
+    /// One past the last line replaced (`start` for a pure insertion).
+    pub end: usize,
+    /// The new lines.
+    pub text: Vec<u8>,
+}
+
+/// A new buffer text and how to get there from the old one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// The notification's number for this buffer: an editor names the last
+    /// one it applied in its reports (`applied`).
+    pub seq: u64,
+    /// The whole new text.
+    #[serde(skip)]
+    pub text: Bytes,
+    /// The edits that turn the old text into it.
+    pub hunks: Vec<Hunk>,
+    /// The SHA-256 (hex) of the file's bytes the new text derives from: an
+    /// editor may overwrite the file without asking while it still holds
+    /// exactly these bytes.
+    pub disk_sha256: String,
+}
+
+/// Work to do off the event loop.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Which of its buffer's jobs this is; a result for an older one is
+    /// dropped.
+    pub seq: u64,
+    /// What to compute.
+    pub kind: JobKind,
+}
+
+/// What a [`Job`] computes.
+#[derive(Debug, Clone)]
+pub enum JobKind {
+    /// A clean buffer takes the disk's bytes: only the hunks are needed.
+    Reload {
+        /// The buffer now.
+        text: Bytes,
+        /// The file now.
+        disk: Bytes,
+    },
+    /// A dirty buffer: a three-way merge of base → text with base → disk.
+    Merge {
+        /// The file's bytes the buffer derives from.
+        base: Bytes,
+        /// The buffer now.
+        text: Bytes,
+        /// The file now.
+        disk: Bytes,
+    },
+}
+
+/// What a [`Job`] found.
+#[derive(Debug, Clone)]
+pub struct Computed {
+    /// The job's [`Job::seq`].
+    pub seq: u64,
+    /// The result.
+    pub result: Merged,
+}
+
+/// The result of a job.
+#[derive(Debug, Clone)]
+pub enum Merged {
+    /// The clean buffer's new text.
+    Reload(Change),
+    /// Both sides' changes, without conflict.
+    Clean(Change),
+    /// Overlapping changes: the text has conflict markers.
+    Conflict {
+        /// The text with markers.
+        change: Change,
+        /// Lines of the new text from each `<<<<<<<` through its `>>>>>>>`.
+        regions: Vec<Range<usize>>,
+        /// Marker lines the text would have had without this merge's own
+        /// (the file may hold such lines as content), so the machine can
+        /// tell when the person has resolved every conflict.
+        markers_before: usize,
+    },
+    /// The merge gives the buffer's own text: it holds the disk's changes
+    /// already.
+    InBuffer,
+}
+
+impl Job {
+    /// Runs the job. Pure, and near-linear in the texts (git's diff with
+    /// its cut-offs), so a 40,000-line merge takes tens of milliseconds.
+    pub fn run(&self) -> Computed {
+        let result = match &self.kind {
+            JobKind::Reload { text, disk } => {
+                Merged::Reload(change(self.seq, text, disk.clone(), disk))
+            }
+            JobKind::Merge { base, text, disk } => merge(self.seq, base, text, disk),
+        };
+        Computed {
+            seq: self.seq,
+            result,
+        }
+    }
+}
+
+fn merge(seq: u64, base: &[u8], text: &Bytes, disk: &Bytes) -> Merged {
+    let opts = Options {
+        style: Style::Merge,
+        adjacent: Adjacent::Merge,
+    };
+    let merged = mend_merge::merge(base, text, disk, &opts);
+    let labels = Labels {
+        ours: Some("buffer".into()),
+        base: Some("base".into()),
+        theirs: Some("disk".into()),
+    };
+    let (out, regions) = merged.render_marked(&labels, Style::Merge, 7);
+    if regions.is_empty() {
+        if out[..] == text[..] {
+            return Merged::InBuffer;
+        }
+        return Merged::Clean(change(seq, text, out.into(), disk));
+    }
+    let markers_before = markers(&out).saturating_sub(2 * regions.len());
+    Merged::Conflict {
+        change: change(seq, text, out.into(), disk),
+        regions,
+        markers_before,
+    }
+}
+
+fn change(seq: u64, old: &[u8], new: Bytes, disk: &[u8]) -> Change {
+    Change {
+        seq,
+        hunks: hunks(old, &new),
+        text: new,
+        disk_sha256: sha256(disk),
+    }
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub fn sha256(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+/// How many lines are this machine's conflict markers (`<<<<<<< buffer`,
+/// `>>>>>>> disk`), whatever their line ending.
+pub(crate) fn markers(text: &[u8]) -> usize {
+    text.split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| *l == OURS || *l == THEIRS)
+        .count()
+}
+
+/// The line hunks that turn `old` into `new`.
+pub fn hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
+    let new_lines = line_starts(new);
+    mend_merge::line_hunks(old, new)
+        .into_iter()
+        .map(|(b, blen, s, slen)| Hunk {
+            start: b,
+            end: b + blen,
+            text: new[new_lines[s]..new_lines[s + slen]].to_vec(),
+        })
+        .collect()
+}
+
+/// The byte offset where each line starts, and the text's length last.
+fn line_starts(text: &[u8]) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(
+        text.iter()
+            .enumerate()
+            .filter(|&(i, &b)| b == b'\n' && i + 1 < text.len())
+            .map(|(i, _)| i + 1),
+    );
+    if text.is_empty() {
+        return starts;
+    }
+    starts.push(text.len());
+    starts
+}

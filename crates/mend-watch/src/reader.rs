@@ -1,0 +1,152 @@
+//! The reader thread: reads tracked files that are due, once they have
+//! settled, outside the watcher's lock, and reports what changed.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+
+use crate::read::{Read, Root, Stamp};
+use crate::{Kind, OPEN_LIMIT, SETTLE, Seen, Shared, hash, lock};
+
+/// A file still changing is read again this often.
+const RETRY: Duration = Duration::from_millis(25);
+
+/// After this many reads that each found the file changing, the last one
+/// stands: a file rewritten without pause is reported as it was.
+const TRIES: u32 = 40;
+
+pub(crate) fn spawn(shared: Arc<Mutex<Shared>>, root: Root, max: u64, woken: Receiver<()>) {
+    let spawned = std::thread::Builder::new()
+        .name("mend-watch-reader".into())
+        .spawn(move || run(&shared, &root, max, &woken));
+    // Without a thread nothing is read: changes are then never reported,
+    // which the caller sees as silence rather than a crash.
+    drop(spawned);
+}
+
+fn run(shared: &Mutex<Shared>, root: &Root, max: u64, woken: &Receiver<()>) {
+    let mut tries: std::collections::HashMap<PathBuf, u32> = Default::default();
+    loop {
+        let (ready, wait) = due(shared);
+        if ready.is_empty() {
+            let timeout = wait.unwrap_or(Duration::from_secs(3600));
+            match woken.recv_timeout(timeout) {
+                Ok(()) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            // Drain the other wake-ups: one pass reads everything due.
+            while woken.try_recv().is_ok() {}
+            continue;
+        }
+        for (path, generation) in ready {
+            let read = root.read(&path, max);
+            let count = tries.entry(path.clone()).or_default();
+            *count += 1;
+            let settled = *count >= TRIES || settled(&read);
+            if finish(shared, &path, generation, read, settled) {
+                tries.remove(&path);
+            }
+        }
+    }
+}
+
+/// The tracked paths ready to be read, with the generation of their due
+/// state, and how long until the next one may be.
+fn due(shared: &Mutex<Shared>) -> (Vec<(PathBuf, u64)>, Option<Duration>) {
+    let s = lock(shared);
+    let now = Instant::now();
+    let mut ready = Vec::new();
+    let mut wait: Option<Duration> = None;
+    for (p, t) in &s.tracked {
+        let Some(d) = &t.due else { continue };
+        let at = if d.writing {
+            d.since + OPEN_LIMIT
+        } else {
+            d.since
+        };
+        if at <= now {
+            ready.push((p.clone(), d.generation));
+        } else {
+            let left = at - now;
+            wait = Some(wait.map_or(left, |w| w.min(left)));
+        }
+    }
+    (ready, wait.map(|w| w.max(Duration::from_millis(1))))
+}
+
+/// Whether a read found the file at rest: not modified within [`SETTLE`].
+fn settled(read: &Read) -> bool {
+    let Read::Bytes(_, Stamp { modified, .. }) = read else {
+        return true;
+    };
+    let Some(modified) = modified else {
+        return true;
+    };
+    SystemTime::now()
+        .duration_since(*modified)
+        .map_or(true, |age| age >= SETTLE)
+}
+
+/// Records a read and reports it if it is news. Returns whether the path's
+/// due state was settled by it (otherwise it is read again).
+fn finish(
+    shared: &Mutex<Shared>,
+    path: &PathBuf,
+    generation: u64,
+    read: Read,
+    settled: bool,
+) -> bool {
+    let mut s = lock(shared);
+    let Some(t) = s.tracked.get_mut(path) else {
+        return true;
+    };
+    let Some(due) = &mut t.due else {
+        return true;
+    };
+    if due.generation != generation || !settled {
+        // An event came while it was read, or the file is still moving:
+        // read again soon, from now.
+        if settled {
+            return false;
+        }
+        due.since = Instant::now() + RETRY;
+        return false;
+    }
+    let rechecks = std::mem::take(&mut due.rechecks);
+    t.due = None;
+    let (seen, kind) = match read {
+        Read::Bytes(bytes, _) => (Seen::Content(hash(&bytes)), Kind::Content(bytes)),
+        Read::Missing | Read::Failed => (Seen::Other(Kind::Removed), Kind::Removed),
+        Read::NotAFile(k) => (Seen::Other(Kind::NotAFile(k)), Kind::NotAFile(k)),
+        Read::Outside => (Seen::Other(Kind::Outside), Kind::Outside),
+        Read::TooLarge(n) => (Seen::Other(Kind::TooLarge(n)), Kind::TooLarge(n)),
+    };
+    let news = t.seen != seen;
+    t.seen = seen.clone();
+    let recheck = rechecks.into_iter().max();
+    if recheck.is_none() && (!news || s.self_write(path, &seen)) {
+        return true;
+    }
+    s.send(path.clone(), kind, recheck);
+    true
+}
+
+impl Shared {
+    /// Whether `seen` is content this process said it would write there
+    /// (and forgets the expectation).
+    fn self_write(&mut self, path: &PathBuf, seen: &Seen) -> bool {
+        let Seen::Content(h) = seen else {
+            return false;
+        };
+        let Some(hashes) = self.expected.get_mut(path) else {
+            return false;
+        };
+        let Some(i) = hashes.iter().position(|x| x == h) else {
+            return false;
+        };
+        hashes.drain(..=i);
+        true
+    }
+}
