@@ -174,6 +174,13 @@ impl<'w> Session<'w> {
         &self.name
     }
 
+    /// The session's index file. Every change to the session replaces it
+    /// (a new file renamed into place), so a watcher can compare its
+    /// metadata to see that the session changed, without reading it.
+    pub fn index_path(&self) -> PathBuf {
+        self.store.index_path()
+    }
+
     /// Takes the request lock for a streaming proposal; fails when another
     /// holds it.
     pub fn request_lock(&self) -> Result<RequestLock, Error> {
