@@ -101,8 +101,9 @@ enum Command {
     /// a streaming proposal, no such hunk or session), 2 for an error.
     Pending(pending::PendingArgs),
     /// Review a pending session in the terminal: a file list with letters
-    /// and the selected file's hunks; accept or reject hunk by hunk (`?`
-    /// lists the keys).
+    /// and the selected file's hunks; accept or reject hunk by hunk, or a
+    /// changed file with conflict markers after asking. The screen follows
+    /// changes other commands make to the session (`?` lists the keys).
     Review(review::ReviewArgs),
     /// Serve the editor protocol on stdio: JSON-RPC 2.0 with LSP framing.
     ///

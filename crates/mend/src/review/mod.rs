@@ -1,19 +1,25 @@
 //! `mend review`: a terminal UI over a pending session, in the spirit of
 //! lazygit's staging view. Keys become actions in `state` (pure), the
 //! screen is drawn by `view`, and this loop runs the actions against the
-//! session and reloads it.
+//! session and reloads it. Between keys it watches the session's index and
+//! files, and reloads when another command changed them.
 
 pub mod state;
 pub mod view;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
 use mend_pending::{Against, Session};
 use mend_workspace::{Options, Workspace};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 
-use state::{Action, Key, Row, State};
+use state::{Action, Counts, Key, Row, Seen, Shown, State};
+
+/// How long the loop waits for a key before it looks for outside changes.
+const POLL: Duration = Duration::from_millis(200);
 
 /// `mend review` arguments.
 #[derive(clap::Args, Debug)]
@@ -26,97 +32,187 @@ pub struct ReviewArgs {
     session: String,
 }
 
-/// What the screen shows of the selected file.
-#[derive(Default)]
-struct Shown {
-    diff: String,
-    note: Option<String>,
-}
-
 /// Runs the review screen until `q`.
 pub fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
     let ws = Workspace::open(&args.root, Options::default())
         .with_context(|| format!("cannot open {}", args.root.display()))?;
     // Fail before taking over the terminal.
-    Session::existing(&ws, &args.session)?;
+    let mut watch = Watch::new(&ws, &args.session)?;
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut terminal = ratatui::try_init().context("cannot use the terminal")?;
     let result = (|| -> anyhow::Result<()> {
-        let mut s = State::new(Vec::new());
-        let mut shown = reload(&ws, &args.session, &mut s)?;
+        let mut s = State::new(&args.session, Vec::new());
+        let fit = |s: &mut State, size: ratatui::layout::Size| {
+            let (files, diff) = view::heights(size.into(), s);
+            s.fit(files, diff);
+        };
+        fit(&mut s, terminal.size()?);
+        reload(&ws, &mut watch, &mut s)?;
         loop {
-            terminal.draw(|f| view::draw(f, &s, &shown.diff, shown.note.as_deref(), color))?;
-            let Some(key) = next_key()? else { continue };
+            fit(&mut s, terminal.size()?);
+            terminal.draw(|f| view::draw(f, &s, color))?;
+            let Some(input) = next_key()? else {
+                if watch.changed(&ws, &s) {
+                    reload(&ws, &mut watch, &mut s)?;
+                }
+                continue;
+            };
+            let Some(key) = input else { continue };
             match state::update(&mut s, key) {
                 Action::Quit => return Ok(()),
                 Action::Nothing => continue,
-                Action::Select => {}
-                action => s.message = Some(perform(&ws, &args.session, action)),
+                Action::Select => show_selected(&ws, &mut s, false)?,
+                action => {
+                    s.message = Some(perform(&ws, &s.session, action));
+                    reload(&ws, &mut watch, &mut s)?;
+                }
             }
-            shown = reload(&ws, &args.session, &mut s)?;
         }
     })();
     ratatui::try_restore()?;
     result.map(|()| crate::EXIT_OK)
 }
 
-/// The next key press the screen understands.
-fn next_key() -> anyhow::Result<Option<Key>> {
-    let Event::Key(k) = event::read()? else {
-        return Ok(None);
-    };
-    if k.kind != KeyEventKind::Press {
+/// Waits a moment for input: `None` when there was none, `Some(None)` for
+/// input the screen does not use (a resize redraws).
+fn next_key() -> anyhow::Result<Option<Option<Key>>> {
+    if !event::poll(POLL)? {
         return Ok(None);
     }
-    Ok(match k.code {
+    let Event::Key(k) = event::read()? else {
+        return Ok(Some(None));
+    };
+    if k.kind != KeyEventKind::Press {
+        return Ok(Some(None));
+    }
+    Ok(Some(match k.code {
         KeyCode::Up => Some(Key::Up),
         KeyCode::Down => Some(Key::Down),
+        KeyCode::PageDown => Some(Key::PageDown),
+        KeyCode::PageUp => Some(Key::PageUp),
         KeyCode::Tab => Some(Key::Tab),
         KeyCode::Esc => Some(Key::Esc),
         KeyCode::Char(c) => Some(Key::Char(c)),
         _ => None,
-    })
+    }))
 }
 
-/// Runs an action against the session; the message says how it went.
+/// Runs an action against the session, if the session still shows what
+/// the person saw; the message says how it went.
 fn perform(ws: &Workspace, name: &str, action: Action) -> String {
     let run = || -> Result<String, mend_pending::Error> {
         let mut s = Session::existing(ws, name)?;
+        if let Some(seen) = seen_of(&action)
+            && let Some(why) = changed_since(&s, seen)?
+        {
+            return Ok(why);
+        }
+        let one = |p: &str| vec![p.to_owned()];
         Ok(match action {
-            Action::AcceptHunk(p, n) => {
-                let lock = ws.lock()?;
-                s.accept(&lock, std::slice::from_ref(&p), &[n], false)?;
-                format!("accepted hunk {n} of {p}")
+            Action::AcceptHunk(seen, n) => {
+                s.accept(&ws.lock()?, &one(&seen.path), &[n], false)?;
+                format!("accepted hunk {n} of {}", seen.path)
             }
-            Action::RejectHunk(p, n) => {
-                s.reject(std::slice::from_ref(&p), &[n])?;
-                format!("rejected hunk {n} of {p}")
+            Action::RejectHunk(seen, n) => {
+                s.reject(&one(&seen.path), &[n])?;
+                format!("rejected hunk {n} of {}", seen.path)
             }
-            Action::AcceptFile(p) => {
-                let lock = ws.lock()?;
-                let done = s.accept(&lock, std::slice::from_ref(&p), &[], false)?;
-                done.first().map_or(format!("{p}: nothing to accept"), |d| {
-                    format!("accepted {p} ({})", d.how)
-                })
-            }
-            Action::DiscardFile(p) => {
-                s.reject(std::slice::from_ref(&p), &[])?;
-                format!("discarded the output of {p}")
+            Action::AcceptFile(seen) => accept_file(ws, &mut s, &seen.path, false)?,
+            Action::AcceptMarkers(seen) => accept_file(ws, &mut s, &seen.path, true)?,
+            Action::DiscardFile(seen) => {
+                s.reject(&one(&seen.path), &[])?;
+                format!("discarded the output of {}", seen.path)
             }
             Action::Sync(p) => {
-                s.sync(std::slice::from_ref(&p))?;
+                s.sync(&one(&p))?;
                 format!("synced {p}")
             }
             Action::Nothing | Action::Quit | Action::Select => String::new(),
         })
     };
-    run().unwrap_or_else(|e| format!("refused: {e}"))
+    run().unwrap_or_else(|e| match e {
+        mend_pending::Error::Conflict { .. } => {
+            format!(
+                "refused: {e}. Here: m writes the markers, after you confirm; x rejects the output"
+            )
+        }
+        e => format!("refused: {e}"),
+    })
 }
 
-/// Reloads the session's files and the selected file's diff, keeping the
-/// selection where it can.
-fn reload(ws: &Workspace, name: &str, s: &mut State) -> anyhow::Result<Shown> {
-    let session = Session::existing(ws, name)?;
+fn accept_file(
+    ws: &Workspace,
+    s: &mut Session<'_>,
+    path: &str,
+    markers: bool,
+) -> Result<String, mend_pending::Error> {
+    let done = s.accept(&ws.lock()?, &[path.to_owned()], &[], markers)?;
+    Ok(done
+        .first()
+        .map_or(format!("{path}: nothing to accept"), |d| {
+            format!("accepted {path} ({})", d.how)
+        }))
+}
+
+/// What the person saw, for the actions that act on it.
+fn seen_of(action: &Action) -> Option<&Seen> {
+    match action {
+        Action::AcceptHunk(seen, _)
+        | Action::RejectHunk(seen, _)
+        | Action::AcceptFile(seen)
+        | Action::AcceptMarkers(seen)
+        | Action::DiscardFile(seen) => Some(seen),
+        Action::Nothing | Action::Quit | Action::Select | Action::Sync(_) => None,
+    }
+}
+
+/// Why the action must not run: the file's diff or merge preview is no
+/// longer what the screen showed when the key was pressed.
+fn changed_since(s: &Session<'_>, seen: &Seen) -> Result<Option<String>, mend_pending::Error> {
+    let now = shown(s, &seen.path)?;
+    Ok((now != seen.shown).then(|| {
+        format!(
+            "not done: {} changed since it was shown (another command, or an edit); look again",
+            seen.path
+        )
+    }))
+}
+
+/// The diff pane's content for one file: its diff from the context and,
+/// when accepting it would merge with local changes, the merge preview.
+fn shown(s: &Session<'_>, path: &str) -> Result<Shown, mend_pending::Error> {
+    let diff = s.diff(&[path.to_owned()], Against::Context)?;
+    let Some((merged, conflicts)) = s.merge_preview(path)? else {
+        return Ok(Shown::new("", &diff, None));
+    };
+    let note = match conflicts {
+        0 => "changed locally: the three-way merge is clean\np accepts the merge".to_owned(),
+        n => format!(
+            "changed locally: the merge has {n} conflict(s)\np is refused; m writes conflict markers\n{}",
+            conflict_excerpt(&merged)
+        ),
+    };
+    Ok(Shown::new(&note, &diff, Some(conflicts)))
+}
+
+/// Loads the selected file into the diff pane.
+fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Result<()> {
+    let session = Session::existing(ws, &s.session)?;
+    let shown = match s.path() {
+        Some(p) => shown(&session, p)?,
+        None => Shown::default(),
+    };
+    s.show(shown, same_file);
+    Ok(())
+}
+
+/// Reloads the session's files, counts and the selected file, keeping the
+/// selection on the same file where it can. The watch keeps the stamp the
+/// session had before it was read, so a change made meanwhile is seen.
+fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()> {
+    watch.was = watch.stamp(ws, s);
+    let session = Session::existing(ws, &s.session)?;
+    let was = s.path().map(str::to_owned);
     s.rows = session
         .status()?
         .into_iter()
@@ -125,30 +221,89 @@ fn reload(ws: &Workspace, name: &str, s: &mut State) -> anyhow::Result<Shown> {
             letter: f.status.to_owned(),
         })
         .collect();
-    s.selected = s.selected.min(s.rows.len().saturating_sub(1));
-    let Some(row) = s.rows.get(s.selected) else {
-        s.hunks = 0;
-        return Ok(Shown::default());
-    };
-    let path = std::slice::from_ref(&row.path);
-    let mut shown = Shown {
-        diff: session.diff(path, Against::Context)?,
-        note: None,
-    };
-    if row.letter == "~M"
-        && let Some((merged, conflicts)) = session.merge_preview(&row.path)?
+    if let Some(i) = was
+        .as_deref()
+        .and_then(|p| s.rows.iter().position(|r| r.path == p))
     {
-        shown.note = Some(match conflicts {
-            0 => "changed locally: the three-way merge is clean, p accepts it".into(),
-            n => format!(
-                "changed locally: the merge has {n} conflict(s), p is refused\n{}",
-                conflict_excerpt(&merged)
-            ),
-        });
+        s.selected = i;
     }
-    s.hunks = shown.diff.lines().filter(|l| l.starts_with("@@ ")).count();
-    s.hunk = s.hunk.min(s.hunks.saturating_sub(1));
-    Ok(shown)
+    s.selected = s.selected.min(s.rows.len().saturating_sub(1));
+    let mut letters = BTreeMap::new();
+    for r in &s.rows {
+        *letters.entry(r.letter.clone()).or_insert(0) += 1;
+    }
+    let all = session.diff(&[], Against::Context)?;
+    s.counts = Counts {
+        letters: letters.into_iter().collect(),
+        hunks: all.lines().filter(|l| state::starts_hunk(l)).count(),
+    };
+    let same = was.is_some() && was.as_deref() == s.path();
+    show_selected(ws, s, same)?;
+    Ok(())
+}
+
+/// What the watch compares: the size, times and identity of the session's
+/// index and of each file it lists (every change to a session rewrites its
+/// index, renaming a new file into place), `None` for one that is missing.
+type Stamp = Vec<Option<FileStamp>>;
+
+#[derive(Debug, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    /// The inode and change time, where there are such.
+    id: (u64, i64, i64),
+}
+
+/// Watches a session for changes other commands make, by its metadata
+/// alone: cheap enough to look between keys.
+struct Watch {
+    index: PathBuf,
+    was: Stamp,
+}
+
+impl Watch {
+    fn new(ws: &Workspace, name: &str) -> anyhow::Result<Watch> {
+        Ok(Watch {
+            index: Session::existing(ws, name)?.index_path(),
+            was: Stamp::new(),
+        })
+    }
+
+    /// The index's and the listed files' metadata now. A file added to
+    /// the list changes the stamp once more, after the reload that shows
+    /// it; the reload after that is stable.
+    fn stamp(&self, ws: &Workspace, s: &State) -> Stamp {
+        let files = s.rows.iter().map(|r| ws.root().join(&r.path));
+        std::iter::once(self.index.clone())
+            .chain(files)
+            .map(|p| {
+                let m = std::fs::symlink_metadata(p).ok()?;
+                Some(FileStamp {
+                    len: m.len(),
+                    modified: m.modified().ok(),
+                    id: identity(&m),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the session or one of its files changed since the last
+    /// reload.
+    fn changed(&self, ws: &Workspace, s: &State) -> bool {
+        self.stamp(ws, s) != self.was
+    }
+}
+
+#[cfg(unix)]
+fn identity(m: &std::fs::Metadata) -> (u64, i64, i64) {
+    use std::os::unix::fs::MetadataExt as _;
+    (m.ino(), m.ctime(), m.ctime_nsec())
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> (u64, i64, i64) {
+    (0, 0, 0)
 }
 
 /// The conflicted regions of a merge, markers included.
@@ -166,4 +321,140 @@ fn conflict_excerpt(merged: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use mend_core::formats::{self, Format};
+    use mend_pending::Session;
+    use mend_workspace::{Options, Workspace};
+
+    use super::state::{Action, Key, State, update};
+    use super::view::screen_of;
+    use super::{Watch, perform, reload};
+
+    const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+
+    fn sr(path: &str, search: &str, replace: &str) -> String {
+        format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
+    }
+
+    /// Another command proposing into the session, as `mend apply
+    /// --pending` would.
+    fn propose(ws: &Workspace, response: &str) {
+        let parsed = formats::parse(response, Format::Auto).unwrap();
+        let report = Session::open(ws, "default")
+            .unwrap()
+            .propose(&parsed)
+            .unwrap();
+        assert!(report.ok, "{report:?}");
+    }
+
+    /// A root with f.txt and g.txt (TEN), hunks on lines 2, 5 and 9 of
+    /// f.txt proposed, and the review state loaded from it.
+    fn proposed() -> (tempfile::TempDir, Workspace, State, Watch) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f.txt"), TEN).unwrap();
+        std::fs::write(dir.path().join("g.txt"), TEN).unwrap();
+        let ws = Workspace::open(dir.path(), Options::default()).unwrap();
+        let edits = [("two", "TWO"), ("five", "FIVE"), ("nine", "NINE")];
+        let response: Vec<String> = edits.iter().map(|(a, b)| sr("f.txt", a, b)).collect();
+        propose(&ws, &response.join("\n"));
+        let mut s = State::new("default", Vec::new());
+        let mut watch = Watch::new(&ws, "default").unwrap();
+        reload(&ws, &mut watch, &mut s).unwrap();
+        (dir, ws, s, watch)
+    }
+
+    /// The watch sees a proposal, a local edit and a rejection made by
+    /// other commands, and a reload shows them: files, letters, counts,
+    /// the merge preview.
+    #[test]
+    fn the_view_refreshes_when_the_session_changes_outside() {
+        let (dir, ws, mut s, mut watch) = proposed();
+        assert!(watch.changed(&ws, &s), "the first stamp covered no files");
+        reload(&ws, &mut watch, &mut s).unwrap();
+        assert!(!watch.changed(&ws, &s), "nothing changed since");
+        insta::assert_snapshot!("refresh_before", screen_of(&mut s, 80, 14));
+        propose(&ws, &sr("g.txt", "three", "THREE"));
+        assert!(watch.changed(&ws, &s), "the index was replaced");
+        reload(&ws, &mut watch, &mut s).unwrap();
+        // The stamp was taken over the rows shown before: g.txt is new, so
+        // the next look differs once, and the reload after it is stable.
+        assert!(watch.changed(&ws, &s));
+        reload(&ws, &mut watch, &mut s).unwrap();
+        assert!(!watch.changed(&ws, &s));
+        std::fs::write(dir.path().join("f.txt"), TEN.replace("two", "two by hand")).unwrap();
+        assert!(watch.changed(&ws, &s), "a file of the session was edited");
+        reload(&ws, &mut watch, &mut s).unwrap();
+        insta::assert_snapshot!("refresh_after", screen_of(&mut s, 80, 14));
+    }
+
+    /// An action carries what was on screen: when another command changed
+    /// the file's hunks meanwhile, nothing is done, even though a hunk with
+    /// the same number exists. Once the screen shows the new hunks, with the
+    /// selection still on the hunk the person chose, the action goes
+    /// through.
+    #[test]
+    fn a_hunk_renumbered_by_another_command_is_not_acted_on() {
+        let (dir, ws, mut s, mut watch) = proposed();
+        screen_of(&mut s, 80, 30);
+        update(&mut s, Key::Char('n'));
+        let accept = update(&mut s, Key::Char('a'));
+        assert!(matches!(&accept, Action::AcceptHunk(_, 2)), "{accept:?}");
+        let mut other = Session::existing(&ws, "default").unwrap();
+        other.reject(&["f.txt".into()], &[1]).unwrap();
+        let said = perform(&ws, "default", accept);
+        assert_eq!(
+            said,
+            "not done: f.txt changed since it was shown (another command, or an edit); look again"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            TEN
+        );
+        reload(&ws, &mut watch, &mut s).unwrap();
+        assert_eq!(
+            (s.hunk, s.shown.hunks.len()),
+            (0, 2),
+            "the selection followed FIVE's hunk, now hunk 1"
+        );
+        let said = perform(&ws, "default", update(&mut s, Key::Char('a')));
+        assert_eq!(said, "accepted hunk 1 of f.txt");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            TEN.replace("five", "FIVE")
+        );
+    }
+
+    /// `p` on a conflicted file is refused with advice for this screen;
+    /// `m` then `y` writes the merge with conflict markers.
+    #[test]
+    fn markers_are_written_after_a_confirmation() {
+        let (dir, ws, mut s, mut watch) = proposed();
+        let f = dir.path().join("f.txt");
+        std::fs::write(&f, TEN.replace("two", "two by hand")).unwrap();
+        reload(&ws, &mut watch, &mut s).unwrap();
+        screen_of(&mut s, 80, 30);
+        let said = perform(&ws, "default", update(&mut s, Key::Char('p')));
+        assert!(
+            said.starts_with("refused: f.txt: your changes and the proposal overlap"),
+            "{said}"
+        );
+        assert!(
+            said.ends_with("Here: m writes the markers, after you confirm; x rejects the output"),
+            "{said}"
+        );
+        assert_eq!(update(&mut s, Key::Char('m')), Action::Nothing);
+        let said = perform(&ws, "default", update(&mut s, Key::Char('y')));
+        assert_eq!(said, "accepted f.txt (merged with conflict markers)");
+        let merged = TEN
+            .replace(
+                "two\n",
+                "<<<<<<< local\ntwo by hand\n=======\nTWO\n>>>>>>> proposal\n",
+            )
+            .replace("five", "FIVE")
+            .replace("nine", "NINE");
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), merged);
+    }
 }

@@ -115,19 +115,16 @@ fn a_streaming_proposal_holds_the_session() {
     );
 }
 
-/// `mend review` in a pseudo-terminal: `n` moves to hunk 2, `a` accepts
-/// it, `q` quits; the file then has exactly that hunk.
+/// Runs `mend review` on `d` in a pseudo-terminal through
+/// `tests/review/drive.py` with these steps, and checks it exited 0.
 #[cfg(unix)]
-#[test]
-fn review_accepts_a_hunk_with_keystrokes() {
-    let dir = proposed(&(sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE")));
-    let d = dir.path();
+fn drive(d: &std::path::Path, steps: &[&str]) {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/review/drive.py");
     let out = Command::new("python3")
         .arg(script)
         .arg(mend_bin())
         .arg(d)
-        .args(["wait:NINE", "n", "a", "wait:accepted", "q"])
+        .args(steps)
         .output()
         .unwrap();
     assert!(
@@ -136,12 +133,126 @@ fn review_accepts_a_hunk_with_keystrokes() {
         text(&out),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `mend review` in a pseudo-terminal: `n` moves to hunk 2, `a` accepts
+/// it, `q` quits; the file then has exactly that hunk.
+#[cfg(unix)]
+#[test]
+fn review_accepts_a_hunk_with_keystrokes() {
+    let dir = proposed(&(sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE")));
+    let d = dir.path();
+    drive(d, &["wait:NINE", "n", "a", "wait:accepted hunk 2", "q"]);
     assert_eq!(
         std::fs::read_to_string(d.join("f.txt")).unwrap(),
         TEN.replace("nine", "NINE")
     );
     let status = run_mend(d, &["pending", "status"], None);
     assert_eq!(text(&status), "M  f.txt\n");
+}
+
+/// The screen follows changes other commands make while it is open: a
+/// file added to the session shows up with the header's counts, and a
+/// local edit turns the file `~M` with its merge preview, with no key
+/// pressed.
+#[cfg(unix)]
+#[test]
+fn review_refreshes_when_the_session_changes_outside() {
+    let dir = proposed(&sr("f.txt", "two", "TWO"));
+    let d = dir.path();
+    std::fs::write(d.join("g.txt"), TEN).unwrap();
+    drive(
+        d,
+        &[
+            "wait:1 file: 1 M",
+            "mend:pending add g.txt",
+            "wait:2 files: 1 unchanged, 1 M",
+            "wait:g.txt",
+            "write:f.txt:one\\ntwo by hand\\nthree\\n",
+            "wait:the merge has 1 conflict(s)",
+            "wait:1 unchanged, 1 ~M",
+            "q",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        "one\ntwo by hand\nthree\n"
+    );
+}
+
+/// The person selects FIVE's hunk (hunk 2 of 3); another command rejects
+/// hunk 1. The screen refreshes with the selection still on FIVE's hunk,
+/// now hunk 1, and `a` accepts FIVE, never NINE, which took number 2.
+#[cfg(unix)]
+#[test]
+fn review_keeps_the_selected_hunk_when_another_command_renumbers_it() {
+    let edits = [("two", "TWO"), ("five", "FIVE"), ("nine", "NINE")];
+    let response: Vec<String> = edits.iter().map(|(a, b)| sr("f.txt", a, b)).collect();
+    let dir = proposed(&response.join("\n"));
+    let d = dir.path();
+    drive(
+        d,
+        &[
+            "wait:hunk 1 of 3",
+            "n",
+            "wait:hunk 2 of 3",
+            "mend:pending reject f.txt --hunk 1",
+            "wait:hunk 1 of 2",
+            "a",
+            "wait:accepted hunk 1 of f.txt",
+            "q",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        TEN.replace("five", "FIVE")
+    );
+}
+
+/// A `~M` file whose merge conflicts: `p` is refused with advice for the
+/// screen, `m` asks first (any other key cancels and writes nothing), and
+/// `m` `y` writes the merge with conflict markers.
+#[cfg(unix)]
+#[test]
+fn review_writes_conflict_markers_after_a_confirmation() {
+    let dir = proposed(&(sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE")));
+    let d = dir.path();
+    let local = TEN.replace("two", "two by hand");
+    std::fs::write(d.join("f.txt"), &local).unwrap();
+    drive(
+        d,
+        &[
+            "wait:m writes conflict markers",
+            "p",
+            "wait:overlap",
+            "m",
+            "wait:y writes",
+            "n",
+            "wait:cancelled: nothing was written",
+            "q",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), local);
+    drive(
+        d,
+        &[
+            "wait:m writes conflict markers",
+            "m",
+            "wait:y writes",
+            "y",
+            "wait:accepted f.txt (merged with conflict markers)",
+            "q",
+        ],
+    );
+    let merged = TEN
+        .replace(
+            "two\n",
+            "<<<<<<< local\ntwo by hand\n=======\nTWO\n>>>>>>> proposal\n",
+        )
+        .replace("nine", "NINE");
+    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), merged);
+    let status = run_mend(d, &["pending", "status"], None);
+    assert_eq!(text(&status), "   f.txt\n", "accepted: nothing left");
 }
 
 /// A streamed proposal is checked block by block against the session's
