@@ -90,7 +90,7 @@ impl Shown {
 }
 
 /// Whether a diff line starts a hunk: its `@@` line (a diff's own lines
-/// start with a space, `+`, `-` or `\\`, so no content line looks like one).
+/// start with a space, `+`, `-` or `\`, so no content line looks like one).
 pub fn starts_hunk(line: &str) -> bool {
     line.starts_with("@@ ")
 }
