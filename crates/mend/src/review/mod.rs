@@ -98,9 +98,12 @@ fn next_key() -> anyhow::Result<Option<Option<Key>>> {
 }
 
 /// Runs an action against the session, if the session still shows what
-/// the person saw; the message says how it went.
+/// the person saw; the message says how it went. The workspace lock is
+/// taken before that check, so no other accept lands between it and the
+/// action.
 fn perform(ws: &Workspace, name: &str, action: Action) -> String {
     let run = || -> Result<String, mend_pending::Error> {
+        let lock = ws.lock()?;
         let mut s = Session::existing(ws, name)?;
         if let Some(seen) = seen_of(&action)
             && let Some(why) = changed_since(&s, seen)?
@@ -110,15 +113,15 @@ fn perform(ws: &Workspace, name: &str, action: Action) -> String {
         let one = |p: &str| vec![p.to_owned()];
         Ok(match action {
             Action::AcceptHunk(seen, n) => {
-                s.accept(&ws.lock()?, &one(&seen.path), &[n], false)?;
+                s.accept(&lock, &one(&seen.path), &[n], false)?;
                 format!("accepted hunk {n} of {}", seen.path)
             }
             Action::RejectHunk(seen, n) => {
                 s.reject(&one(&seen.path), &[n])?;
                 format!("rejected hunk {n} of {}", seen.path)
             }
-            Action::AcceptFile(seen) => accept_file(ws, &mut s, &seen.path, false)?,
-            Action::AcceptMarkers(seen) => accept_file(ws, &mut s, &seen.path, true)?,
+            Action::AcceptFile(seen) => accept_file(&lock, &mut s, &seen.path, false)?,
+            Action::AcceptMarkers(seen) => accept_file(&lock, &mut s, &seen.path, true)?,
             Action::DiscardFile(seen) => {
                 s.reject(&one(&seen.path), &[])?;
                 format!("discarded the output of {}", seen.path)
@@ -141,12 +144,12 @@ fn perform(ws: &Workspace, name: &str, action: Action) -> String {
 }
 
 fn accept_file(
-    ws: &Workspace,
+    lock: &mend_workspace::Lock,
     s: &mut Session<'_>,
     path: &str,
     markers: bool,
 ) -> Result<String, mend_pending::Error> {
-    let done = s.accept(&ws.lock()?, &[path.to_owned()], &[], markers)?;
+    let done = s.accept(lock, &[path.to_owned()], &[], markers)?;
     Ok(done
         .first()
         .map_or(format!("{path}: nothing to accept"), |d| {
@@ -195,11 +198,13 @@ fn shown(s: &Session<'_>, path: &str) -> Result<Shown, mend_pending::Error> {
     Ok(Shown::new(&note, &diff, Some(conflicts)))
 }
 
-/// Loads the selected file into the diff pane.
+/// Loads the selected file into the diff pane; a file that cannot be
+/// shown says why there, and the rest of the session still works.
 fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Result<()> {
     let session = Session::existing(ws, &s.session)?;
     let shown = match s.path() {
-        Some(p) => shown(&session, p)?,
+        Some(p) => shown(&session, p)
+            .unwrap_or_else(|e| Shown::new(&format!("cannot show {p}: {e}"), "", None)),
         None => Shown::default(),
     };
     s.show(shown, same_file);
@@ -232,10 +237,21 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
     for r in &s.rows {
         *letters.entry(r.letter.clone()).or_insert(0) += 1;
     }
-    let all = session.diff(&[], Against::Context)?;
+    // File by file, so that one file that cannot be diffed leaves the
+    // others counted.
+    let hunks = s
+        .rows
+        .iter()
+        .filter_map(|r| {
+            session
+                .diff(std::slice::from_ref(&r.path), Against::Context)
+                .ok()
+        })
+        .map(|d| d.lines().filter(|l| state::starts_hunk(l)).count())
+        .sum();
     s.counts = Counts {
         letters: letters.into_iter().collect(),
-        hunks: all.lines().filter(|l| state::starts_hunk(l)).count(),
+        hunks,
     };
     let same = was.is_some() && was.as_deref() == s.path();
     show_selected(ws, s, same)?;
@@ -424,6 +440,31 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
             TEN.replace("five", "FIVE")
+        );
+    }
+
+    /// A file whose stored output is lost says so in the diff pane; the
+    /// screen still loads, and an action on it is refused.
+    #[test]
+    fn a_file_that_cannot_be_shown_says_why() {
+        let (dir, ws, mut s, mut watch) = proposed();
+        let blobs = dir.path().join(".mend/pending/default/blobs");
+        for b in std::fs::read_dir(&blobs).unwrap() {
+            std::fs::remove_file(b.unwrap().path()).unwrap();
+        }
+        reload(&ws, &mut watch, &mut s).unwrap();
+        assert_eq!(s.rows.len(), 1);
+        assert!(
+            s.shown.note[0].starts_with("cannot show f.txt: "),
+            "{:?}",
+            s.shown
+        );
+        screen_of(&mut s, 80, 20);
+        let said = perform(&ws, "default", update(&mut s, Key::Char('p')));
+        assert!(said.starts_with("refused: "), "{said}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            TEN
         );
     }
 
