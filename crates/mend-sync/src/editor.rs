@@ -88,7 +88,7 @@ pub enum Input {
         /// watcher saw.
         recheck: Option<u64>,
     },
-    /// A file (one [`Editor::paths`] names) was renamed.
+    /// A file or folder under the root was renamed.
     Renamed {
         /// Its old path.
         from: PathBuf,
@@ -297,7 +297,7 @@ impl Editor {
                 }
                 None => Vec::new(),
             },
-            Input::Renamed { from, to } => self.renamed(&from, to),
+            Input::Renamed { from, to } => self.renamed(&from, &to),
             Input::Timer(id) if id == self.timer && id != 0 => {
                 self.timer = 0;
                 self.resolve()
@@ -379,33 +379,46 @@ impl Editor {
             .collect()
     }
 
-    /// A file moved: the buffer of its old path (or the one whose file is
-    /// on its way there) waits, and the decision is (re)scheduled.
-    fn renamed(&mut self, from: &Path, to: PathBuf) -> Vec<Output> {
+    /// A file or folder moved: each buffer at or under its old path (or
+    /// whose file is on its way there) waits, and the decision is
+    /// (re)scheduled.
+    fn renamed(&mut self, from: &Path, to: &Path) -> Vec<Output> {
         if from == to {
             return Vec::new();
         }
-        let mover = self.paths.get(from).copied().or_else(|| {
-            self.slots
-                .iter()
-                .find(|(_, s)| s.moving.as_ref().is_some_and(|m| m.to == from))
-                .map(|(&id, _)| id)
-        });
-        let Some(id) = mover else {
-            return Vec::new();
+        let moved = |p: &Path| -> Option<PathBuf> {
+            let rest = p.strip_prefix(from).ok()?;
+            Some(if rest.as_os_str().is_empty() {
+                to.to_path_buf()
+            } else {
+                to.join(rest)
+            })
         };
-        self.renames += 1;
-        let seq = self.renames;
-        // A buffer whose path the file lands on must not take that file's
-        // bytes as its own change.
-        if let Some(&x) = self.paths.get(&to)
-            && let Some(other) = self.slots.get_mut(&x)
-        {
-            other.buffer.pause(true);
+        let mut movers: Vec<(BufferId, PathBuf)> = Vec::new();
+        for (&id, slot) in &self.slots {
+            // A file already on its way is followed by where it is now.
+            let now = slot.moving.as_ref().map_or(&slot.path, |m| &m.to);
+            if let Some(dest) = moved(now) {
+                movers.push((id, dest));
+            }
         }
-        if let Some(slot) = self.slots.get_mut(&id) {
-            slot.buffer.pause(true);
-            slot.moving = Some(Moving { to, seq });
+        if movers.is_empty() {
+            return Vec::new();
+        }
+        for (id, dest) in movers {
+            self.renames += 1;
+            let seq = self.renames;
+            // A buffer whose path the file lands on must not take that
+            // file's bytes as its own change.
+            if let Some(&x) = self.paths.get(&dest)
+                && let Some(other) = self.slots.get_mut(&x)
+            {
+                other.buffer.pause(true);
+            }
+            if let Some(slot) = self.slots.get_mut(&id) {
+                slot.buffer.pause(true);
+                slot.moving = Some(Moving { to: dest, seq });
+            }
         }
         self.wait()
     }

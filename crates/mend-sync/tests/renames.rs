@@ -89,8 +89,21 @@ impl Sim {
     fn watch(&mut self, w: W) {
         match w {
             W::Renamed(from, to) => {
-                if let Some(t) = self.files.remove(&PathBuf::from(from)) {
-                    self.files.insert(to.into(), t);
+                let under: Vec<PathBuf> = self
+                    .files
+                    .keys()
+                    .filter(|p| p.starts_with(from))
+                    .cloned()
+                    .collect();
+                for p in under {
+                    let rest = p.strip_prefix(from).unwrap().to_path_buf();
+                    let t = self.files.remove(&p).unwrap();
+                    let dest = if rest.as_os_str().is_empty() {
+                        PathBuf::from(to)
+                    } else {
+                        PathBuf::from(to).join(rest)
+                    };
+                    self.files.insert(dest, t);
                 }
                 self.feed(Input::Renamed {
                     from: from.into(),
@@ -111,9 +124,15 @@ impl Sim {
         }
     }
 
+    /// Reads what the watcher would: every tracked path at or under `p`.
     fn read(&mut self, p: &str) {
-        let path = PathBuf::from(p);
-        if self.core.paths().contains(&path) {
+        let tracked: Vec<PathBuf> = self
+            .core
+            .paths()
+            .into_iter()
+            .filter(|t| t.starts_with(p))
+            .collect();
+        for path in tracked {
             let disk = self.disk(&path);
             self.feed(Input::Disk {
                 path,
@@ -237,6 +256,23 @@ fn a_folder_rename_moves_every_buffer_in_it_and_none_is_deleted() {
             "src/b.rs renamed to lib/b.rs",
         ],
         &["c.rs", "lib/a.rs", "lib/b.rs"],
+    );
+}
+
+#[test]
+fn a_folder_rename_reported_once_moves_its_buffers() {
+    case(
+        &[
+            ("src/a.rs", "alpha\n"),
+            ("src/deep/b.rs", "beta\n"),
+            ("srcx.rs", "x\n"),
+        ],
+        &[W::Renamed("src", "lib")],
+        &[
+            "src/a.rs renamed to lib/a.rs",
+            "src/deep/b.rs renamed to lib/deep/b.rs",
+        ],
+        &["lib/a.rs", "lib/deep/b.rs", "srcx.rs"],
     );
 }
 

@@ -1,18 +1,21 @@
 //! Watching a workspace for changes made by other programs.
 //!
-//! A [`Watcher`] watches the root's folders recursively through `notify`,
-//! with `notify-debouncer-full` joining bursts (about 100 ms) and pairing
-//! rename halves. Events are only a hint: whatever kind an event has, each
-//! tracked file it names is read again. That catches every way of writing a
-//! file: in place, truncate-and-write, and the temp-file-then-rename save,
-//! which on Linux reaches a watcher only as a rename.
+//! A [`Watcher`] watches the root's folders recursively through `notify`
+//! (which pairs the two halves of a rename). Events are only a hint:
+//! whatever kind an event has, each tracked file it names is read again once
+//! it has been quiet a moment. That catches every way of writing a file: in
+//! place, truncate-and-write, and the temp-file-then-rename save, which on
+//! Linux reaches a watcher only as a rename. Events are taken as they come,
+//! not through a debouncer: a writer's first modification must mark its
+//! file as being written at once, or a read in the next moment could take
+//! the half-written file for the finished one.
 //!
 //! - **Tracked files** ([`Watcher::track`]) are reported on the channel as
 //!   a [`Change`] when what is at their path differs from what was last
 //!   reported: new bytes, gone, something that is not read (a FIFO, a
-//!   device, a link out of the root, too large). A rename of a tracked file
-//!   (or of a folder holding one) is reported as [`Kind::Renamed`]; the
-//!   caller decides what follows (tracking stays on paths).
+//!   device, a link out of the root, too large). Every rename of a file or
+//!   folder under the root is reported as [`Kind::Renamed`], tracked or
+//!   not; the caller decides what follows (tracking stays on paths).
 //! - **Reads happen once a file has settled**, on one reader thread, never
 //!   under the lock the event handler takes: a file some process still has
 //!   open for writing (a modification seen, its close not yet) waits for the
@@ -45,9 +48,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
-use notify::RecursiveMode;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind, RenameMode};
-use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, Debouncer, RecommendedCache};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use sha2::{Digest, Sha256};
 
 pub use buffers::{Buffers, Event};
@@ -91,7 +93,7 @@ pub enum Error {
 /// Watcher settings.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
-    /// How long a path must be quiet before its events are reported.
+    /// How long a path must be quiet before it is read.
     pub debounce: Duration,
     /// Files larger than this are reported as [`Kind::TooLarge`], unread.
     pub max_bytes: u64,
@@ -105,7 +107,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            debounce: Duration::from_millis(100),
+            debounce: Duration::from_millis(50),
             max_bytes: mend_sync::MAX_BYTES as u64,
             recursive: true,
         }
@@ -190,6 +192,8 @@ struct Tracked {
 /// threads. Nothing slow happens while it is locked.
 struct Shared {
     root: PathBuf,
+    /// How long a path must be quiet before it is read.
+    quiet: Duration,
     token: u64,
     /// Every path an event named, with the token of its last change.
     changed: HashMap<PathBuf, u64>,
@@ -203,7 +207,7 @@ struct Shared {
 /// A running watch of one root. Dropping it stops the watch and its reader.
 pub struct Watcher {
     shared: Arc<Mutex<Shared>>,
-    debouncer: Mutex<Debouncer<notify::RecommendedWatcher, RecommendedCache>>,
+    inner: Mutex<RecommendedWatcher>,
     /// Wakes the reader; dropped with the watcher, which ends the reader.
     wake: Sender<()>,
     /// Whether the whole tree is watched; otherwise tracking a file watches
@@ -230,6 +234,7 @@ impl Watcher {
         let (tx, rx) = crossbeam_channel::unbounded();
         let shared = Arc::new(Mutex::new(Shared {
             root: root.clone(),
+            quiet: opts.debounce,
             token: 0,
             changed: HashMap::new(),
             tracked: HashMap::new(),
@@ -239,11 +244,11 @@ impl Watcher {
         }));
         let (wake, woken) = crossbeam_channel::unbounded();
         reader::spawn(Arc::clone(&shared), reader_root, opts.max_bytes, woken);
-        let (debouncer, recursive) = debouncer(&root, &shared, &wake, opts)?;
+        let (inner, recursive) = watch(&root, &shared, &wake, opts)?;
         Ok((
             Watcher {
                 shared,
-                debouncer: Mutex::new(debouncer),
+                inner: Mutex::new(inner),
                 wake,
                 recursive,
             },
@@ -278,10 +283,7 @@ impl Watcher {
         if !self.recursive
             && let Some(folder) = root.join(path).parent()
         {
-            let mut d = self
-                .debouncer
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut d = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
             // A folder that does not exist yet cannot be watched; the file
             // is then reported when its folder's parent sees it appear, if
             // that one is watched.
@@ -352,25 +354,21 @@ impl Watcher {
     }
 }
 
-type Started = (
-    Debouncer<notify::RecommendedWatcher, RecommendedCache>,
-    bool,
-);
-
-/// The debouncer, watching the root recursively if the system allows.
-fn debouncer(
+/// The `notify` watcher, watching the root recursively if the system
+/// allows.
+fn watch(
     root: &Path,
     shared: &Arc<Mutex<Shared>>,
     wake: &Sender<()>,
     opts: Options,
-) -> Result<Started, Error> {
+) -> Result<(RecommendedWatcher, bool), Error> {
     let handler = {
         let shared = Arc::clone(shared);
         let wake = wake.clone();
-        move |res: DebounceEventResult| {
+        move |res: notify::Result<notify::Event>| {
             let mut s = lock(&shared);
             match res {
-                Ok(events) => s.handle(&events),
+                Ok(e) => s.handle(&e),
                 // A queue overflow or a folder gone: events may have been
                 // lost, so every tracked file is read again.
                 Err(_) => s.rescan(),
@@ -386,26 +384,19 @@ fn debouncer(
     // A link inside the tree may lead anywhere, the whole disk included:
     // never watch through one.
     let config = notify::Config::default().with_follow_symlinks(false);
-    let mut debouncer = notify_debouncer_full::new_debouncer_opt(
-        opts.debounce,
-        None,
-        handler,
-        RecommendedCache::new(),
-        config,
-    )
-    .map_err(watch_err)?;
+    let mut inner = RecommendedWatcher::new(handler, config).map_err(watch_err)?;
     let mut recursive = opts.recursive;
-    if recursive && debouncer.watch(root, RecursiveMode::Recursive).is_err() {
+    if recursive && inner.watch(root, RecursiveMode::Recursive).is_err() {
         // Typically the inotify watch limit in a very large tree.
-        let _ = debouncer.unwatch(root);
+        let _ = inner.unwatch(root);
         recursive = false;
     }
     if !recursive {
-        debouncer
+        inner
             .watch(root, RecursiveMode::NonRecursive)
             .map_err(watch_err)?;
     }
-    Ok((debouncer, recursive))
+    Ok((inner, recursive))
 }
 
 /// How an event moves a path's "open for writing" state.
@@ -421,32 +412,36 @@ fn writing(kind: &EventKind) -> Option<bool> {
     }
 }
 
+/// Whether an event says nothing about content: a file opened, or closed
+/// after reading (the reader's own reads among them).
+fn only_read(kind: &EventKind) -> bool {
+    matches!(kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
+}
+
 impl Shared {
-    fn handle(&mut self, events: &[DebouncedEvent]) {
-        for e in events {
-            if e.need_rescan() {
-                self.rescan();
-                continue;
-            }
-            let paths: Vec<PathBuf> = e.paths.iter().filter_map(|p| self.relative(p)).collect();
-            if paths.is_empty() {
-                continue;
-            }
-            for p in &paths {
-                self.token += 1;
-                self.changed.insert(p.clone(), self.token);
-            }
-            let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
-            if e.kind == rename
-                && let [from, to] = &e.paths[..]
-                && let (Some(from), Some(to)) = (self.relative(from), self.relative(to))
-            {
-                self.renamed(&from, &to);
-            }
-            let open = writing(&e.kind);
-            for p in paths {
-                self.mark(&p, open);
-            }
+    fn handle(&mut self, e: &notify::Event) {
+        if e.need_rescan() {
+            self.rescan();
+            return;
+        }
+        if only_read(&e.kind) {
+            return;
+        }
+        let paths: Vec<PathBuf> = e.paths.iter().filter_map(|p| self.relative(p)).collect();
+        for p in &paths {
+            self.token += 1;
+            self.changed.insert(p.clone(), self.token);
+        }
+        let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
+        if e.kind == rename
+            && let [from, to] = &e.paths[..]
+            && let (Some(from), Some(to)) = (self.relative(from), self.relative(to))
+        {
+            self.renamed(&from, &to);
+        }
+        let open = writing(&e.kind);
+        for p in paths {
+            self.mark(&p, open);
         }
     }
 
@@ -496,26 +491,11 @@ impl Shared {
         (!private && !rel.as_os_str().is_empty()).then(|| rel.to_path_buf())
     }
 
-    /// Reports the move of each tracked file at `from` or under it.
+    /// Reports a rename, of a file or a folder, tracked or not: tracking
+    /// follows the caller, which may not have caught up with the renames
+    /// before this one (a swap through a temporary name is three).
     fn renamed(&mut self, from: &Path, to: &Path) {
-        let mut moved: Vec<PathBuf> = self
-            .tracked
-            .keys()
-            .filter(|p| p.starts_with(from))
-            .cloned()
-            .collect();
-        moved.sort();
-        for old in moved {
-            let Ok(rest) = old.strip_prefix(from) else {
-                continue;
-            };
-            let new = if rest.as_os_str().is_empty() {
-                to.to_path_buf()
-            } else {
-                to.join(rest)
-            };
-            self.send(old, Kind::Renamed(new), None);
-        }
+        self.send(from.to_path_buf(), Kind::Renamed(to.to_path_buf()), None);
     }
 
     fn send(&self, path: PathBuf, kind: Kind, recheck: Option<u64>) {

@@ -61,11 +61,7 @@ fn due(shared: &Mutex<Shared>) -> (Vec<(PathBuf, u64)>, Option<Duration>) {
     let mut wait: Option<Duration> = None;
     for (p, t) in &s.tracked {
         let Some(d) = &t.due else { continue };
-        let at = if d.writing {
-            d.since + OPEN_LIMIT
-        } else {
-            d.since
-        };
+        let at = d.since + if d.writing { OPEN_LIMIT } else { s.quiet };
         if at <= now {
             ready.push((p.clone(), d.generation));
         } else {

@@ -3,6 +3,12 @@
 //! (watcher, debounce, merge, framing), for a clean buffer (reload) and a
 //! dirty one (merge).
 //!
+//! A third measure is the worst case for the merge itself: a 40,000-line
+//! buffer rewritten on every line (reindented) against an agent that
+//! changes every third line, timed from the write to the notification,
+//! while another buffer's requests are answered meanwhile (the slowest of
+//! those answers is reported).
+//!
 //! `cargo bench -p mend --bench editor_latency [-- ROUNDS]` prints the
 //! median, p95 and maximum.
 
@@ -92,6 +98,68 @@ fn report(name: &str, mut t: Vec<Duration>) {
     }
 }
 
+/// The 40,000-line merge, and the slowest answer to another buffer's
+/// request while it runs.
+fn large(rounds: usize) -> (Vec<Duration>, Vec<Duration>) {
+    const LINES: usize = 40_000;
+    let dir = tempfile::tempdir().unwrap();
+    let base = file(LINES, None);
+    std::fs::write(dir.path().join("big.rs"), &base).unwrap();
+    std::fs::write(dir.path().join("small.rs"), "one\n").unwrap();
+    let (mut merges, mut answers) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let mut c = Client::start(dir.path());
+        let rewritten = base.replace("    let", "\tlet");
+        for (path, text, dirty) in [
+            ("big.rs", &base, false),
+            ("small.rs", &"one\n".to_owned(), false),
+        ] {
+            c.request(
+                "buffer/open",
+                json!({"path": path, "text": text, "dirty": dirty, "version": 1}),
+            )
+            .unwrap();
+        }
+        c.request(
+            "buffer/changed",
+            json!({"path": "big.rs", "text": rewritten, "dirty": true, "version": 2}),
+        )
+        .unwrap();
+        let agent: String = base
+            .split_inclusive('\n')
+            .enumerate()
+            .map(|(i, l)| {
+                if i % 3 == 0 {
+                    l.replace(");", ") + 1;")
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect();
+        let t0 = Instant::now();
+        std::fs::write(dir.path().join("big.rs"), &agent).unwrap();
+        let mut slowest = Duration::ZERO;
+        let mut version = 1;
+        loop {
+            version += 1;
+            let t = Instant::now();
+            c.request(
+                "buffer/changed",
+                json!({"path": "small.rs", "text": format!("one {round} {version}\n"), "dirty": true, "version": version}),
+            )
+            .unwrap();
+            slowest = slowest.max(t.elapsed());
+            if let Some(n) = c.notification_within(Duration::from_millis(2)) {
+                assert!(n.method.starts_with("buffer/"), "{:#}", n.params);
+                merges.push(t0.elapsed());
+                break;
+            }
+        }
+        answers.push(slowest);
+    }
+    (merges, answers)
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; a bare number sets the rounds.
     let rounds = std::env::args()
@@ -100,4 +168,7 @@ fn main() {
         .unwrap_or(100);
     report("reload (clean)", measure(false, rounds));
     report("merge (dirty)", measure(true, rounds));
+    let (merges, answers) = large(rounds.clamp(1, 10));
+    report("40k-line merge", merges);
+    report("other buffer", answers);
 }

@@ -1,6 +1,7 @@
 //! `mend editor` driven over real LSP framing: buffers merge, conflict and
 //! recover as the editor protocol promises.
 
+mod actors;
 mod client;
 mod safety;
 #[path = "../support/mod.rs"]
