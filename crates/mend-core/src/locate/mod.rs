@@ -138,7 +138,7 @@ pub struct LocateOptions {
 
 impl Default for LocateOptions {
     /// The threshold and margin were measured on drifted edits of real
-    /// source files; see ARCHITECTURE.md ("Choosing the similarity threshold").
+    /// source files; see docs/decisions.md ("Choosing the similarity threshold").
     fn default() -> Self {
         LocateOptions {
             threshold: 0.85,
