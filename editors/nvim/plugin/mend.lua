@@ -1,1 +1,2 @@
 require('mend').commands()
+require('mend').highlights()

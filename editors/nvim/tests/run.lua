@@ -274,6 +274,207 @@ function cases.diff_local_opens_a_diff_split()
   eq(true, vim.wo[local_win].diff and vim.wo[out_win].diff, 'both windows in diff mode')
 end
 
+-- Setup, health and the server's state ---------------------------------
+
+--- Notifications shown from now on, as { msg, level }.
+local function capture_notes()
+  local notes = {}
+  vim.notify = function(msg, level)
+    table.insert(notes, { msg = msg, level = level })
+  end
+  return notes
+end
+
+local function errors_in(notes)
+  return vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, notes)
+end
+
+--- Processes this Neovim started (the server, while one runs).
+local function children()
+  return vim.api.nvim_get_proc_children(vim.fn.getpid())
+end
+
+--- The lines of `:checkhealth mend`.
+local function checkhealth()
+  vim.cmd('checkhealth mend')
+  return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+end
+
+local function expect_in(text, pattern, what)
+  if not text:find(pattern) then
+    fail(what .. ': no match for ' .. pattern .. ' in\n' .. text)
+  end
+end
+
+function cases.health_reports_binary_version_and_server()
+  start(numbered(3))
+  local root = client.root
+  local report = checkhealth()
+  expect_in(report, 'OK[^\n]*' .. vim.pesc(mend_bin), 'the binary')
+  local version = vim.trim(vim.system({ mend_bin, '--version' }):wait().stdout)
+  expect_in(report, 'OK[^\n]*' .. vim.pesc(version), 'the version')
+  expect_in(report, 'OK[^\n]*Neovim ' .. vim.pesc(tostring(vim.version())), 'the Neovim version')
+  expect_in(report, 'OK[^\n]*running', 'the server state')
+  expect_in(report, 'OK[^\n]*initialized', 'initialize answered')
+  expect_in(report, 'root[^\n]*' .. vim.pesc(root), 'the root')
+  expect_in(report, '1 buffer attached', 'the buffers')
+  if report:find('ERROR') then
+    fail('an error in a healthy report:\n' .. report)
+  end
+end
+
+function cases.health_and_statusline_report_a_dead_server()
+  start(numbered(3))
+  eq('', require('mend').statusline(), 'statusline while running')
+  local notes = capture_notes()
+  local pids = children()
+  eq(1, #pids, 'one server process')
+  vim.uv.kill(pids[1], 'sigkill')
+  wait_for('the server to be seen dead', function() return require('mend').statusline() == '[mend: dead]' end)
+  local report = checkhealth()
+  expect_in(report, 'ERROR[^\n]*exited', 'the dead server')
+  eq(1, #notes, 'one notification that it exited')
+end
+
+function cases.exiting_server_command_shows_dead()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  capture_notes()
+  require('mend').setup({ cmd = { 'sh', '-c', 'exit 3' }, root = dir })
+  wait_for('the server to be seen dead', function() return require('mend').statusline() == '[mend: dead]' end)
+end
+
+function cases.unanswered_request_marks_the_server_hung_once()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  local notes = capture_notes()
+  client = require('mend.client')
+  -- A server that reads every request and never answers.
+  require('mend').setup({ cmd = { 'sh', '-c', 'exec cat >/dev/null' }, root = dir, timeout = 50 })
+  wait_for('the server to be seen hung', function() return require('mend').statusline() == '[mend: hung]' end)
+  wait_for('the timeout notification', function() return #notes > 0 end)
+  client.request('editor/status', vim.empty_dict(), function() end)
+  wait_for('a second request to time out', function() return client.status().overdue == 2 end)
+  eq(1, #notes, 'notifications after two unanswered requests')
+  expect_in(notes[1].msg, 'initialize', 'the notification names the request')
+  expect_in(checkhealth(), 'ERROR[^\n]*hung', 'the health report')
+end
+
+function cases.late_answer_ends_hung()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  local go = dir .. '/answer-now'
+  -- A server that answers initialize once the file `go` exists.
+  local server = [[
+    while [ ! -e "$1" ]; do sleep 0.05; done
+    body='{"jsonrpc":"2.0","id":1,"result":{"serverInfo":{"name":"fake","version":"1"},"root":"/"}}'
+    printf 'Content-Length: %d\r\n\r\n%s' ${#body} "$body"
+    exec cat >/dev/null
+  ]]
+  capture_notes()
+  client = require('mend.client')
+  require('mend').setup({ cmd = { 'sh', '-c', server, 'sh', go }, root = dir, timeout = 50 })
+  wait_for('the server to be seen hung', function() return require('mend').statusline() == '[mend: hung]' end)
+  write_file(go, '')
+  wait_for('the answer', function() return client.initialized end)
+  eq('', require('mend').statusline(), 'statusline after the answer')
+  eq('running', client.status().state, 'state after the answer')
+  eq('fake', client.server_info.name, 'the server named in the answer')
+end
+
+function cases.setup_reports_bad_options_as_messages()
+  local notes = capture_notes()
+  local file = vim.fn.tempname()
+  write_file(file, 'x\n')
+  local bad = {
+    { root = vim.fn.tempname() .. '/missing' },
+    { root = file },
+    { root = 42 },
+    { cmd = 'mend' },
+    { cmd = {} },
+    { cmd = { 'mend', 3 } },
+    { session = true },
+    { timeout = 0 },
+    { timeout = '5' },
+    { rooot = '/tmp' },
+    'mend',
+  }
+  for i, opts in ipairs(bad) do
+    if type(opts) == 'table' then
+      -- A server that would start, so only the bad option can stop it.
+      opts = vim.tbl_extend('keep', opts, { cmd = { mend_bin, 'editor' } })
+    end
+    local ok, err = pcall(require('mend').setup, opts)
+    if not ok then
+      fail('setup ' .. vim.inspect(opts) .. ' threw: ' .. tostring(err))
+    end
+    eq(i, #errors_in(notes), 'error messages after setup ' .. vim.inspect(opts))
+  end
+  eq(false, require('mend.client').running(), 'a server running after bad options')
+  expect_in(notes[1].msg, 'missing', 'the missing root is named')
+  expect_in(notes[10].msg, 'rooot', 'the unknown option is named')
+end
+
+function cases.setup_defines_the_commands()
+  -- plugin/mend.lua is not sourced here (the runtimepath grew after startup).
+  eq(0, vim.fn.exists(':MendStatus'), ':MendStatus before setup')
+  start(numbered(3))
+  for _, c in ipairs({ 'MendStatus', 'MendReview', 'MendDiffLocal' }) do
+    eq(2, vim.fn.exists(':' .. c), ':' .. c .. ' after setup')
+  end
+end
+
+function cases.conflict_highlight_is_a_default_link()
+  local _, buf = enter_conflict()
+  eq({ default = true, link = 'DiffText' }, vim.api.nvim_get_hl(0, { name = 'MendConflict' }), 'MendConflict')
+  local ns = vim.api.nvim_create_namespace('mend')
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+    eq('MendConflict', m[4].line_hl_group, 'highlight of a conflict line')
+  end
+  -- A user's own colours survive setup() ...
+  vim.api.nvim_set_hl(0, 'MendConflict', { bg = '#550000' })
+  require('mend').setup({ cmd = { mend_bin, 'editor' }, root = client.root })
+  eq({ bg = 0x550000 }, vim.api.nvim_get_hl(0, { name = 'MendConflict' }), 'MendConflict after the user set it')
+  -- ... and a colorscheme, which clears every group, gets the link back.
+  vim.cmd.colorscheme('default')
+  eq({ default = true, link = 'DiffText' }, vim.api.nvim_get_hl(0, { name = 'MendConflict' }),
+    'MendConflict after :colorscheme')
+end
+
+--- The plugin's autocommands (their groups are named mend...).
+local function mend_autocmds()
+  return vim.tbl_filter(function(a) return (a.group_name or ''):match('^mend') ~= nil end,
+    vim.api.nvim_get_autocmds({}))
+end
+
+function cases.setup_twice_keeps_one_server_and_one_set_of_autocmds()
+  local path, buf = start(numbered(3))
+  local notes = capture_notes()
+  local autocmds = #mend_autocmds()
+  local rpc = client.rpc
+  require('mend').setup({ cmd = { mend_bin, 'editor' }, root = client.root })
+  eq(autocmds, #mend_autocmds(), 'autocommands after the same setup again')
+  eq(true, rpc == client.rpc, 'the same server after the same setup')
+  eq(1, #children(), 'server processes')
+  local new = numbered(3)
+  new[2] = 'agent 2'
+  write_file(path, text_of(new))
+  wait_for('the reload', function() return vim.api.nvim_buf_get_lines(buf, 1, 2, false)[1] == 'agent 2' end)
+  -- Another root: the old server ends, a new one serves the new root only.
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  write_file(dir .. '/other.txt', 'one\n')
+  require('mend').setup({ cmd = { mend_bin, 'editor' }, root = dir })
+  vim.cmd.edit(vim.fn.fnameescape(dir .. '/other.txt'))
+  wait_for('the new server', function() return client.initialized and client.root == vim.fn.resolve(dir) end)
+  wait_for('the old server to end', function() return #children() == 1 end)
+  eq(nil, sync.buffers()[buf], 'the buffer outside the new root attached')
+  eq(autocmds, #mend_autocmds(), 'autocommands after setup with another root')
+  write_file(dir .. '/other.txt', 'two\n')
+  wait_for('the reload under the new root', function() return buf_lines()[1] == 'two' end)
+  eq({}, notes, 'notifications')
+end
+
 local name = arg[1]
 if name == '--list' then
   local names = vim.tbl_keys(cases)

@@ -7,31 +7,157 @@ local M = {}
 ---@field cmd string[] The server command (default `{ 'mend', 'editor' }`).
 ---@field root string? The workspace root (default: the current directory).
 ---@field session string? The pending-changes session for :MendReview.
-M.config = { cmd = { 'mend', 'editor' } }
+---@field timeout integer? Milliseconds before an unanswered request marks the server hung (default 5000).
+local defaults = { cmd = { 'mend', 'editor' }, timeout = 5000 }
+local known = { cmd = true, root = true, session = true, timeout = true }
 
---- Starts `mend editor` and reports every buffer under the root to it.
----@param opts mend.Config?
-function M.setup(opts)
-  opts = opts or {}
-  M.config = vim.tbl_extend('force', M.config, opts)
-  require('mend.client').start(M.config)
-  require('mend.sync').enable()
+M.config = vim.deepcopy(defaults)
+
+local function notify_error(msg)
+  vim.notify('mend: setup: ' .. msg, vim.log.levels.ERROR)
 end
 
---- A statusline item: `[mend: conflict]` while the current buffer is in
---- conflict mode, `[mend: deleted]` when its file is gone, else empty.
+--- Checks one option with vim.validate in the form this Neovim has.
+--- Every option is optional, so function validators accept nil.
+local function check(name, value, validator, message)
+  if vim.fn.has('nvim-0.11') == 1 then
+    vim.validate(name, value, validator, true, message)
+  elseif type(validator) == 'string' then
+    vim.validate({ [name] = { value, validator, true } })
+  else
+    vim.validate({ [name] = { value, validator, message } })
+  end
+end
+
+local function is_cmd(v)
+  if v == nil then
+    return true
+  end
+  if type(v) ~= 'table' or #v == 0 then
+    return false
+  end
+  for _, part in ipairs(v) do
+    if type(part) ~= 'string' then
+      return false
+    end
+  end
+  return true
+end
+
+local function is_timeout(v)
+  return v == nil or (type(v) == 'number' and v > 0)
+end
+
+--- Raises an error naming the first bad option.
+local function validate(opts)
+  if type(opts) ~= 'table' then
+    error('the options must be a table, such as { root = "~/project" }, not a ' .. type(opts), 0)
+  end
+  for key in pairs(opts) do
+    if not known[key] then
+      error('unknown option ' .. vim.inspect(key) .. '; the options are cmd, root, session and timeout', 0)
+    end
+  end
+  check('cmd', opts.cmd, is_cmd, 'a non-empty list of strings, such as { "mend", "editor" }')
+  check('root', opts.root, 'string')
+  check('session', opts.session, 'string')
+  check('timeout', opts.timeout, is_timeout, 'a number of milliseconds above 0')
+end
+
+--- Why `root` cannot be the workspace root, or nil when it can.
+local function root_problem(root)
+  local stat = vim.uv.fs_stat(root)
+  if not stat then
+    return 'the root ' .. root .. ' is missing; pass setup({ root = ... }) an existing folder'
+  elseif stat.type ~= 'directory' then
+    return 'the root ' .. root .. ' is not a folder; pass setup({ root = ... }) a folder'
+  elseif not vim.uv.fs_access(root, 'RX') then
+    return 'the root ' .. root .. ' cannot be read; check its permissions'
+  end
+end
+
+--- Whether the server runs, answering, for the same cmd, root and session
+--- as `config`.
+local function same_server(config)
+  local client = require('mend.client')
+  local old = M.config
+  return client.status().state == 'running'
+    and vim.deep_equal(old.cmd, config.cmd)
+    and old.session == config.session
+    and client.root == client.normalize_root(config.root or vim.fn.getcwd())
+end
+
+--- Starts `mend editor` and reports every buffer under the root to it.
+--- Bad options are reported as a message, and nothing changes. Running it
+--- again keeps the server when cmd, root and session are the same, and
+--- restarts it (buffers re-attached) when they changed or it died or hung.
+---@param opts mend.Config?
+---@return boolean ok
+function M.setup(opts)
+  if opts == nil then
+    opts = {}
+  end
+  local ok, err = pcall(validate, opts)
+  if not ok then
+    notify_error(tostring(err):gsub('^[^\n]-:%d+: ', ''))
+    return false
+  end
+  local config = vim.tbl_extend('force', vim.deepcopy(defaults), opts)
+  local problem = root_problem(config.root or vim.fn.getcwd())
+  if problem then
+    notify_error(problem)
+    return false
+  end
+  M.commands()
+  M.highlights()
+  local client, sync = require('mend.client'), require('mend.sync')
+  local keep = same_server(config)
+  M.config = config
+  client.timeout = config.timeout
+  if not keep then
+    sync.disable()
+    client.stop()
+    if not client.start(config) then
+      return false
+    end
+  end
+  sync.enable()
+  return true
+end
+
+--- A statusline item: `[mend: dead]` when the server exited, `[mend:
+--- hung]` while a request waits past the timeout, `[mend: conflict]` while
+--- the current buffer is in conflict mode, `[mend: deleted]` when its file
+--- is gone, else empty.
 function M.statusline()
+  local state = require('mend.client').status().state
+  if state == 'dead' or state == 'hung' then
+    return '[mend: ' .. state .. ']'
+  end
   return require('mend.sync').statusline(vim.api.nvim_get_current_buf())
 end
 
---- Defines the user commands (plugin/mend.lua calls this at startup).
+--- Defines the user commands (setup() and plugin/mend.lua call this).
 function M.commands()
   local cmd = vim.api.nvim_create_user_command
   local function review() return require('mend.review') end
-  cmd('MendStatus', function() review().status() end, { desc = 'mend: buffers and pending files' })
-  cmd('MendReview', function() review().open() end, { desc = 'mend: review pending changes' })
+  cmd('MendStatus', function() review().status() end, { desc = 'mend: buffers and pending files', force = true })
+  cmd('MendReview', function() review().open() end, { desc = 'mend: review pending changes', force = true })
   cmd('MendDiffLocal', function() review().diff_local() end,
-    { desc = 'mend: diff this file against its pending output' })
+    { desc = 'mend: diff this file against its pending output', force = true })
+end
+
+--- Defines the highlight groups as default links, so a colorscheme or the
+--- user can override them, and again after a colorscheme clears them.
+function M.highlights()
+  local function define()
+    vim.api.nvim_set_hl(0, 'MendConflict', { link = 'DiffText', default = true })
+  end
+  define()
+  vim.api.nvim_create_autocmd('ColorScheme', {
+    group = vim.api.nvim_create_augroup('mend.highlights', { clear = true }),
+    callback = define,
+  })
 end
 
 return M

@@ -131,7 +131,7 @@ local function enter_conflict(buf, regions)
   local last = vim.api.nvim_buf_line_count(buf)
   for _, r in ipairs(regions or {}) do
     for row = r.start, math.min(r['end'], last) - 1 do
-      vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = 'DiffText', priority = 200 })
+      vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { line_hl_group = 'MendConflict', priority = 200 })
     end
   end
   bufs[buf].conflict = true
@@ -401,13 +401,16 @@ function M.attach(buf)
   end)
 end
 
+--- Attaches every buffer under the root, now and when opened. Running it
+--- again replaces its autocommands.
 function M.enable()
+  local enabled = vim.api.nvim_create_augroup('mend.enable', { clear = true })
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
-    group = group,
+    group = enabled,
     callback = function(args) M.attach(args.buf) end,
   })
   vim.api.nvim_create_autocmd('FileChangedShell', {
-    group = group,
+    group = enabled,
     callback = function(args)
       -- mend keeps attached buffers in step; Neovim should neither reload
       -- nor ask. A change of time only goes through, so Neovim renews its
@@ -420,6 +423,19 @@ function M.enable()
     if vim.api.nvim_buf_is_loaded(buf) then
       M.attach(buf)
     end
+  end
+end
+
+--- Detaches every buffer and stops attaching new ones (before the server
+--- that knew them is replaced). Their conflict mode ends with it.
+function M.disable()
+  pcall(vim.api.nvim_del_augroup_by_name, 'mend.enable')
+  for buf in pairs(bufs) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
+      leave_conflict(buf)
+    end
+    bufs[buf] = nil
   end
 end
 
