@@ -94,6 +94,12 @@ local function edit_line(buf, row, text)
   settle(buf)
 end
 
+--- :w, answering `key` if asked.
+local function write_answering(key)
+  vim.api.nvim_feedkeys(key, 't', false)
+  pcall(vim.cmd, 'write')
+end
+
 local cases = {}
 
 function cases.clean_reload()
@@ -109,6 +115,19 @@ function cases.clean_reload()
   vim.cmd('write')
   new[1] = 'user 1'
   eq(new, vim.fn.readfile(path), 'file after :w')
+end
+
+function cases.reload_that_changes_the_size_then_write_does_not_ask()
+  local path, buf = start(numbered(5))
+  local new = numbered(6)
+  write_file(path, text_of(new))
+  wait_for('the reload', function() return #buf_lines() == 6 end)
+  edit_line(buf, 1, 'user 1')
+  new[1] = 'user 1'
+  -- Were :w to ask whether to overwrite the file, this would decline.
+  write_answering('n')
+  eq(new, vim.fn.readfile(path), 'file after :w')
+  eq(false, vim.bo[buf].modified, 'modified after :w')
 end
 
 function cases.root_reached_through_a_link()
@@ -473,6 +492,72 @@ function cases.setup_twice_keeps_one_server_and_one_set_of_autocmds()
   write_file(dir .. '/other.txt', 'two\n')
   wait_for('the reload under the new root', function() return buf_lines()[1] == 'two' end)
   eq({}, notes, 'notifications')
+end
+
+-- Undo across an agent's change ----------------------------------------
+
+--- Closes the undo block, as typing in Normal mode does between changes.
+local function undo_break()
+  vim.cmd('let &g:undolevels = &g:undolevels')
+end
+
+function cases.undo_across_a_merge_makes_write_ask()
+  local path, buf = start(numbered(10))
+  edit_line(buf, 1, 'user 1')
+  undo_break()
+  local agent = numbered(10)
+  agent[8] = 'agent 8'
+  write_file(path, text_of(agent))
+  wait_for('the merge', function() return buf_lines()[8] == 'agent 8' end)
+  vim.cmd('undo')
+  local mine = numbered(10)
+  mine[1] = 'user 1'
+  eq(mine, buf_lines(), 'one undo takes back the merge only')
+  settle(buf)
+  write_answering('n')
+  eq(agent, vim.fn.readfile(path), 'file after declining')
+  eq(true, vim.bo[buf].modified, 'modified after declining')
+  vim.cmd('write!')
+  eq(mine, vim.fn.readfile(path), 'file after :w!')
+end
+
+function cases.undo_across_a_reload_makes_write_ask()
+  local path, buf = start(numbered(5))
+  local agent = numbered(5)
+  agent[3] = 'agent 3'
+  write_file(path, text_of(agent))
+  wait_for('the reload', function() return buf_lines()[3] == 'agent 3' end)
+  vim.cmd('undo')
+  eq(numbered(5), buf_lines(), 'buffer after undo')
+  settle(buf)
+  write_answering('n')
+  eq(agent, vim.fn.readfile(path), 'file after declining')
+  write_answering('y')
+  eq(numbered(5), vim.fn.readfile(path), 'file after answering yes')
+  eq(false, vim.bo[buf].modified, 'modified after the write')
+end
+
+function cases.new_edit_after_undoing_a_merge_still_asks()
+  local path, buf = start(numbered(10))
+  edit_line(buf, 1, 'user 1')
+  undo_break()
+  local agent = numbered(10)
+  agent[8] = 'agent 8'
+  write_file(path, text_of(agent))
+  wait_for('the merge', function() return buf_lines()[8] == 'agent 8' end)
+  local merged = vim.fn.undotree().seq_cur
+  vim.cmd('undo')
+  -- A new change after the undo starts another branch of the undo tree.
+  edit_line(buf, 2, 'user 2')
+  undo_break()
+  write_answering('n')
+  eq(agent, vim.fn.readfile(path), 'file after declining')
+  -- Back to the merged state: nothing of the agent's would be lost.
+  vim.cmd('undo ' .. merged)
+  settle(buf)
+  eq('agent 8', buf_lines()[8], 'the merge is back')
+  write_answering('n')
+  eq(buf_lines(), vim.fn.readfile(path), 'file after :w in the merged state')
 end
 
 local name = arg[1]

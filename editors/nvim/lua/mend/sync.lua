@@ -3,6 +3,7 @@
 -- so the cursor, marks and undo history survive.
 
 local client = require('mend.client')
+local undo = require('mend.undo')
 
 local M = {}
 
@@ -10,7 +11,9 @@ local ns = vim.api.nvim_create_namespace('mend')
 local group = vim.api.nvim_create_augroup('mend', { clear = true })
 
 --- Attached buffers: bufnr -> { path (the buffer's name), rel (relative to
---- the root, as the server names it), sent, applying, conflict, deleted }.
+--- the root, as the server names it), sent, applying, conflict, deleted,
+--- applied (undo sequence numbers of the agent's changes since the last
+--- write), writes (count of writes to the file) }.
 local bufs = {}
 
 local BOM = '\239\187\191'
@@ -223,17 +226,75 @@ end
 --- file's time is stale, and :w would ask whether to overwrite a file
 --- changed since it was read. For a buffer equal to the file, :checktime
 --- renews the record silently (the FileChangedShell handler lets a
---- time-only change through).
+--- time-only change through). 'autoread' is off meanwhile: with it,
+--- Neovim would instead read the file again, an undo step of its own that
+--- one `u` would take back before the agent's change.
 local function refresh_timestamp(buf)
+  local autoread = vim.api.nvim_get_option_value('autoread', { scope = 'local', buf = buf })
+  vim.bo[buf].autoread = false
   vim.api.nvim_buf_call(buf, function()
     vim.cmd('silent! checktime ' .. buf)
   end)
+  vim.api.nvim_set_option_value('autoread', autoread, { scope = 'local', buf = buf })
 end
 
---- A modified buffer cannot renew the record that way. Until the next
---- write, :w goes through this BufWriteCmd: when the file still holds
---- exactly the bytes mend merged into the buffer, nothing would be lost, so
---- it writes with !; otherwise Neovim asks as usual.
+-- Undo across an agent's change ----------------------------------------
+
+--- Records the undo step that applied an agent's change (`before` is the
+--- sequence number before it). A reload makes the buffer the file, so
+--- earlier changes are all in it.
+local function record_applied(buf, kind, before)
+  local b = bufs[buf]
+  if kind == 'reload' then
+    b.applied = {}
+  end
+  local seq = undo.current(buf)
+  if seq ~= before then
+    table.insert(b.applied, seq)
+  end
+end
+
+--- Asks, as Neovim asks before writing over a file changed since it was
+--- read (y or n, typed), before a write removes agent's changes that an
+--- undo took out of the buffer. Without a UI and no key typed ahead,
+--- nobody can answer: the answer is no.
+local function confirm_undone(buf)
+  local question = 'WARNING: an undo took back changes another program wrote to '
+    .. bufs[buf].rel .. ', and writing removes them from the file. Write anyway (y/n)?'
+  while true do
+    if #vim.api.nvim_list_uis() == 0 and vim.fn.getchar(1) == 0 then
+      return false
+    end
+    vim.api.nvim_echo({ { question, 'WarningMsg' } }, false, {})
+    local ok, key = pcall(vim.fn.getcharstr)
+    if not ok or key == 'n' or key == 'N' or key == '\27' or key == '\3' then
+      return false
+    elseif key == 'y' or key == 'Y' then
+      return true
+    end
+  end
+end
+
+--- The command that writes the buffer to its own file after mend changed
+--- it, or nil when the user declined. When the file still holds exactly
+--- the bytes mend merged into the buffer, and no undo took the agent's
+--- changes back out, nothing would be lost: it writes with !. Otherwise
+--- Neovim (or, after such an undo, mend) asks as usual.
+local function own_write(buf, bang)
+  if bang then
+    return 'write!'
+  end
+  local b = bufs[buf]
+  local data = read_file(b.path)
+  if data ~= nil and data ~= M.text(buf) and undo.any_undone(buf, b.applied) then
+    return confirm_undone(buf) and 'write!' or nil
+  end
+  local merged = data ~= nil and b.disk ~= nil and vim.fn.sha256(data) == b.disk
+  return (merged and not vim.bo[buf].readonly) and 'write!' or 'write'
+end
+
+--- After mend changed the buffer, until the next write of its file, :w
+--- goes through this BufWriteCmd (see own_write).
 local function guard_write(buf)
   local b = bufs[buf]
   if b.write_cmd then
@@ -246,17 +307,49 @@ local function guard_write(buf)
     callback = function(args)
       pcall(vim.api.nvim_del_autocmd, b.write_cmd)
       b.write_cmd = nil
-      local target = vim.fn.fnamemodify(args.match, ':p')
-      if real(target) ~= real(b.path) then
-        vim.cmd('write ' .. vim.fn.fnameescape(target))
+      local writes, bang = b.writes, vim.v.cmdbang == 1
+      local ok, err = pcall(function()
+        local target = vim.fn.fnamemodify(args.match, ':p')
+        if real(target) ~= real(b.path) then
+          vim.cmd((bang and 'write! ' or 'write ') .. vim.fn.fnameescape(target))
+          return
+        end
+        local cmd = own_write(buf, bang)
+        if cmd then
+          vim.cmd(cmd)
+        else
+          vim.notify('mend: ' .. b.rel .. ' not written; :w! writes it anyway', vim.log.levels.WARN)
+        end
+      end)
+      if bufs[buf] == b and b.writes == writes then
+        -- Its file was not written: the next :w goes through here again.
         guard_write(buf)
-        return
       end
-      local data = read_file(b.path)
-      local merged = data ~= nil and b.disk ~= nil and vim.fn.sha256(data) == b.disk
-      vim.cmd((merged and not vim.bo[buf].readonly) and 'write!' or 'write')
+      if not ok then
+        error(err, 0)
+      end
     end,
   })
+end
+
+--- A write of the buffer to its own file: the file holds what the buffer
+--- holds, agent's changes included or knowingly dropped.
+local function note_write(buf, file)
+  local b = bufs[buf]
+  if real(vim.fn.fnamemodify(file, ':p')) == real(b.path) then
+    b.applied = {}
+    b.writes = b.writes + 1
+  end
+end
+
+--- Applies the change as one undo step of its own; returns pcall's
+--- results and the undo sequence number before the change.
+local function apply_step(buf, params)
+  undo.close_block(buf)
+  local before = undo.current(buf)
+  local ok, err = pcall(apply_change, buf, params)
+  undo.close_block(buf)
+  return ok, err, before
 end
 
 local function on_change(kind)
@@ -275,7 +368,7 @@ local function on_change(kind)
       return
     end
     b.applying = true
-    local ok, err = pcall(apply_change, buf, params)
+    local ok, err, before = apply_step(buf, params)
     b.applying = false
     if not ok then
       vim.notify('mend: could not update the buffer: ' .. tostring(err), vim.log.levels.ERROR)
@@ -291,11 +384,11 @@ local function on_change(kind)
         .. 'resolve the conflict markers and :w', vim.log.levels.WARN)
     end
     b.disk = params.disk_sha256
-    if vim.bo[buf].modified then
-      guard_write(buf)
-    else
+    record_applied(buf, kind, before)
+    if not vim.bo[buf].modified then
       refresh_timestamp(buf)
     end
+    guard_write(buf)
     report(buf)
   end
 end
@@ -346,7 +439,7 @@ function M.attach(buf)
     return
   end
   local name = vim.api.nvim_buf_get_name(buf)
-  local b = { path = name, rel = relative(name) }
+  local b = { path = name, rel = relative(name), applied = {}, writes = 0 }
   bufs[buf] = b
   b.sent = tick(buf)
   client.request('buffer/open', {
@@ -365,7 +458,8 @@ function M.attach(buf)
       vim.schedule(function() report(buf) end)
     end,
   })
-  on('BufWritePost', function()
+  on('BufWritePost', function(args)
+    note_write(buf, args.match)
     if b.write_cmd then
       pcall(vim.api.nvim_del_autocmd, b.write_cmd)
       b.write_cmd = nil
