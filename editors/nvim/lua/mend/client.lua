@@ -193,14 +193,18 @@ end
 
 --- Sends a request; `callback(err, result)` runs on the main loop. Errors
 --- without a callback are shown to the user. A request unanswered after
---- `timeout` ms marks the server hung until its answer comes.
+--- `timeout` ms marks the server hung until its answer comes. An answer
+--- from a server stopped since is dropped.
 function M.request(method, params, callback)
   if not M.running() then
     return false
   end
-  local req = { method = method, timer = vim.uv.new_timer() }
+  local req, c = { method = method, timer = vim.uv.new_timer() }, conn
   local sent = M.rpc.request(method, params, function(err, result)
     vim.schedule(function()
+      if conn ~= c then
+        return
+      end
       answered(req)
       if err then
         M.last_error = method .. ': ' .. (err.message or vim.inspect(err))
