@@ -102,12 +102,25 @@ end
 
 local cases = {}
 
-function cases.clean_reload()
+--- An agent rewrites the file of `n` numbered lines with line `row`
+--- changed; returns its text once the buffer shows that line.
+local function agent_writes_line(path, n, row)
+  local agent = numbered(n)
+  agent[row] = 'agent ' .. row
+  write_file(path, text_of(agent))
+  wait_for('the agent\'s line ' .. row, function() return buf_lines()[row] == agent[row] end)
+  return agent
+end
+
+--- An agent writes line 3 of an unmodified buffer's file; the buffer
+--- reloads. Returns the file, the buffer and the agent's text.
+local function reload_line_3()
   local path, buf = start(numbered(5))
-  local new = numbered(5)
-  new[3] = 'agent 3'
-  write_file(path, text_of(new))
-  wait_for('the reload', function() return buf_lines()[3] == 'agent 3' end)
+  return path, buf, agent_writes_line(path, 5, 3)
+end
+
+function cases.clean_reload()
+  local path, buf, new = reload_line_3()
   eq(new, buf_lines(), 'buffer after reload')
   eq(false, vim.bo[buf].modified, 'modified after reload')
   -- Neovim's record of the file is current: :w writes without asking.
@@ -501,14 +514,17 @@ local function undo_break()
   vim.cmd('let &g:undolevels = &g:undolevels')
 end
 
-function cases.undo_across_a_merge_makes_write_ask()
+--- The person edits line 1 and an agent line 8; the buffer merges both.
+--- Returns the file, the buffer and the agent's text.
+local function merge_beside_an_edit()
   local path, buf = start(numbered(10))
   edit_line(buf, 1, 'user 1')
   undo_break()
-  local agent = numbered(10)
-  agent[8] = 'agent 8'
-  write_file(path, text_of(agent))
-  wait_for('the merge', function() return buf_lines()[8] == 'agent 8' end)
+  return path, buf, agent_writes_line(path, 10, 8)
+end
+
+function cases.undo_across_a_merge_makes_write_ask()
+  local path, buf, agent = merge_beside_an_edit()
   vim.cmd('undo')
   local mine = numbered(10)
   mine[1] = 'user 1'
@@ -522,11 +538,7 @@ function cases.undo_across_a_merge_makes_write_ask()
 end
 
 function cases.undo_across_a_reload_makes_write_ask()
-  local path, buf = start(numbered(5))
-  local agent = numbered(5)
-  agent[3] = 'agent 3'
-  write_file(path, text_of(agent))
-  wait_for('the reload', function() return buf_lines()[3] == 'agent 3' end)
+  local path, buf, agent = reload_line_3()
   vim.cmd('undo')
   eq(numbered(5), buf_lines(), 'buffer after undo')
   settle(buf)
@@ -538,13 +550,7 @@ function cases.undo_across_a_reload_makes_write_ask()
 end
 
 function cases.new_edit_after_undoing_a_merge_still_asks()
-  local path, buf = start(numbered(10))
-  edit_line(buf, 1, 'user 1')
-  undo_break()
-  local agent = numbered(10)
-  agent[8] = 'agent 8'
-  write_file(path, text_of(agent))
-  wait_for('the merge', function() return buf_lines()[8] == 'agent 8' end)
+  local path, buf, agent = merge_beside_an_edit()
   local merged = vim.fn.undotree().seq_cur
   vim.cmd('undo')
   -- A new change after the undo starts another branch of the undo tree.
