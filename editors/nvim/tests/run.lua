@@ -466,7 +466,8 @@ function cases.conflict_highlight_is_a_default_link()
   -- A user's own colours survive setup() ...
   vim.api.nvim_set_hl(0, 'MendConflict', { bg = '#550000' })
   require('mend').setup({ cmd = { mend_bin, 'editor' }, root = client.root })
-  eq({ bg = 0x550000 }, vim.api.nvim_get_hl(0, { name = 'MendConflict' }), 'MendConflict after the user set it')
+  eq({ bg = 0x550000 }, vim.api.nvim_get_hl(0, { name = 'MendConflict' }),
+    'MendConflict after the user set it')
   -- ... and a colorscheme, which clears every group, gets the link back.
   vim.cmd.colorscheme('default')
   eq({ default = true, link = 'DiffText' }, vim.api.nvim_get_hl(0, { name = 'MendConflict' }),

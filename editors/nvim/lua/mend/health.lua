@@ -24,8 +24,10 @@ local function check_binary(cmd)
   local bin = cmd[1]
   local path = vim.fn.exepath(bin)
   if path == '' then
-    health.error(bin .. ' not found or not executable',
-      { 'Install mend (cargo install --path crates/mend) or pass setup({ cmd = { "/path/to/mend", "editor" } })' })
+    health.error(bin .. ' not found or not executable', {
+      'Install mend (cargo install --path crates/mend)',
+      'or pass setup({ cmd = { "/path/to/mend", "editor" } })',
+    })
     return
   end
   health.ok('binary: ' .. path .. ' (executable)')
@@ -61,7 +63,8 @@ local function check_server()
     health.warn('not started', { 'Call require("mend").setup() in your config' })
     return
   elseif st.state == 'dead' then
-    health.error('not running: ' .. (st.last_error or 'it exited'), { 'Run require("mend").setup() to start it again' })
+    health.error('not running: ' .. (st.last_error or 'it exited'),
+      { 'Run require("mend").setup() to start it again' })
     return
   elseif st.state == 'hung' then
     health.error(string.format('hung: %d request(s) unanswered for more than %d ms (%d waiting)',

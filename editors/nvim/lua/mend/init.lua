@@ -141,8 +141,10 @@ end
 function M.commands()
   local cmd = vim.api.nvim_create_user_command
   local function review() return require('mend.review') end
-  cmd('MendStatus', function() review().status() end, { desc = 'mend: buffers and pending files', force = true })
-  cmd('MendReview', function() review().open() end, { desc = 'mend: review pending changes', force = true })
+  cmd('MendStatus', function() review().status() end,
+    { desc = 'mend: buffers and pending files', force = true })
+  cmd('MendReview', function() review().open() end,
+    { desc = 'mend: review pending changes', force = true })
   cmd('MendDiffLocal', function() review().diff_local() end,
     { desc = 'mend: diff this file against its pending output', force = true })
 end
