@@ -534,37 +534,47 @@ function cases.undo_across_a_merge_makes_write_ask()
   write_answering('n')
   eq(agent, vim.fn.readfile(path), 'file after declining')
   eq(true, vim.bo[buf].modified, 'modified after declining')
-  vim.cmd('write!')
-  eq(mine, vim.fn.readfile(path), 'file after :w!')
+  write_answering('y')
+  eq(mine, vim.fn.readfile(path), 'file after answering yes')
 end
 
-function cases.undo_across_a_reload_makes_write_ask()
+function cases.undo_across_a_reload_keeps_the_agents_change_on_disk()
   local path, buf, agent = reload_line_3()
   vim.cmd('undo')
-  eq(numbered(5), buf_lines(), 'buffer after undo')
+  eq(numbered(5), buf_lines(), 'one undo takes back the reload')
   settle(buf)
+  -- The buffer is back where Neovim last read the file, so it is clean,
+  -- and the server may load the file into it again; if it has not yet,
+  -- :w asks. Either way the agent's change stays on disk.
   write_answering('n')
-  eq(agent, vim.fn.readfile(path), 'file after declining')
-  write_answering('y')
-  eq(numbered(5), vim.fn.readfile(path), 'file after answering yes')
-  eq(false, vim.bo[buf].modified, 'modified after the write')
+  eq(agent, vim.fn.readfile(path), 'file after :w')
 end
 
 function cases.new_edit_after_undoing_a_merge_still_asks()
   local path, buf, agent = merge_beside_an_edit()
-  local merged = vim.fn.undotree().seq_cur
   vim.cmd('undo')
   -- A new change after the undo starts another branch of the undo tree.
   edit_line(buf, 2, 'user 2')
   undo_break()
   write_answering('n')
   eq(agent, vim.fn.readfile(path), 'file after declining')
-  -- Back to the merged state: nothing of the agent's would be lost.
+  vim.cmd('write!')
+  eq(buf_lines(), vim.fn.readfile(path), 'file after :w!')
+end
+
+function cases.back_at_the_merge_write_does_not_ask()
+  local path, buf = merge_beside_an_edit()
+  local merged = vim.fn.undotree().seq_cur
+  vim.cmd('undo')
+  edit_line(buf, 2, 'user 2')
+  undo_break()
+  -- Back on the branch with the merge: nothing of the agent's is lost.
   vim.cmd('undo ' .. merged)
   settle(buf)
   eq('agent 8', buf_lines()[8], 'the merge is back')
+  -- Were :w to ask, this would decline.
   write_answering('n')
-  eq(buf_lines(), vim.fn.readfile(path), 'file after :w in the merged state')
+  eq(buf_lines(), vim.fn.readfile(path), 'file after :w')
 end
 
 local name = arg[1]

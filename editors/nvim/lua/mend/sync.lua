@@ -241,15 +241,13 @@ end
 -- Undo across an agent's change ----------------------------------------
 
 --- Records the undo step that applied an agent's change (`before` is the
---- sequence number before it). A reload makes the buffer the file, so
---- earlier changes are all in it.
+--- sequence number before it; the same when nothing changed). A reload
+--- makes the buffer the file, so earlier changes are all in it.
 local function record_applied(buf, kind, before)
   local b = bufs[buf]
-  if kind == 'reload' then
-    b.applied = {}
-  end
   local seq = undo.current(buf)
   if seq ~= before then
+    b.applied = kind == 'reload' and {} or b.applied
     table.insert(b.applied, seq)
   end
 end
@@ -343,8 +341,12 @@ local function note_write(buf, file)
 end
 
 --- Applies the change as one undo step of its own; returns pcall's
---- results and the undo sequence number before the change.
+--- results and the undo sequence number before the change. A buffer that
+--- already holds the text gets no step: an empty one would take a `u`.
 local function apply_step(buf, params)
+  if M.text(buf) == params.text then
+    return true, nil, undo.current(buf)
+  end
   undo.close_block(buf)
   local before = undo.current(buf)
   local ok, err = pcall(apply_change, buf, params)
