@@ -524,15 +524,21 @@ local function merge_beside_an_edit()
   return path, buf, agent_writes_line(path, 10, 8)
 end
 
-function cases.undo_across_a_merge_makes_write_ask()
-  local path, buf, agent = merge_beside_an_edit()
+--- One `u`, which must leave the buffer `want`, then :w answering n if
+--- asked: the file must still be the agent's `agent`.
+local function undo_then_decline(path, buf, want, agent)
   vim.cmd('undo')
-  local mine = numbered(10)
-  mine[1] = 'user 1'
-  eq(mine, buf_lines(), 'one undo takes back the merge only')
+  eq(want, buf_lines(), 'one undo takes back the agent\'s change')
   settle(buf)
   write_answering('n')
   eq(agent, vim.fn.readfile(path), 'file after declining')
+end
+
+function cases.undo_across_a_merge_makes_write_ask()
+  local path, buf, agent = merge_beside_an_edit()
+  local mine = numbered(10)
+  mine[1] = 'user 1'
+  undo_then_decline(path, buf, mine, agent)
   eq(true, vim.bo[buf].modified, 'modified after declining')
   write_answering('y')
   eq(mine, vim.fn.readfile(path), 'file after answering yes')
@@ -540,14 +546,10 @@ end
 
 function cases.undo_across_a_reload_keeps_the_agents_change_on_disk()
   local path, buf, agent = reload_line_3()
-  vim.cmd('undo')
-  eq(numbered(5), buf_lines(), 'one undo takes back the reload')
-  settle(buf)
   -- The buffer is back where Neovim last read the file, so it is clean,
   -- and the server may load the file into it again; if it has not yet,
   -- :w asks. Either way the agent's change stays on disk.
-  write_answering('n')
-  eq(agent, vim.fn.readfile(path), 'file after :w')
+  undo_then_decline(path, buf, numbered(5), agent)
 end
 
 function cases.new_edit_after_undoing_a_merge_still_asks()
