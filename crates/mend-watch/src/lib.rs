@@ -38,6 +38,7 @@
 //! Paths in and out are relative to the root. `.git` and `.mend` are not
 //! worktree content and are ignored.
 
+mod barrier;
 mod buffers;
 mod read;
 mod reader;
@@ -152,6 +153,10 @@ type Hash = [u8; 32];
 /// before its bytes are taken as what its writer meant.
 pub const SETTLE: Duration = Duration::from_millis(50);
 
+/// How long an empty file must have been left alone before it is taken as
+/// emptied rather than truncated by a writer about to write.
+pub const EMPTY_SETTLE: Duration = Duration::from_secs(1);
+
 /// How long a file that a process still holds open for writing is waited
 /// for, counted from the last event, before it is read anyway.
 pub const OPEN_LIMIT: Duration = Duration::from_secs(2);
@@ -201,6 +206,9 @@ struct Shared {
     /// Content about to be written by this process, per file.
     expected: HashMap<PathBuf, Vec<Hash>>,
     generation: u64,
+    /// The reader's sentinel, whose events mean every earlier one was
+    /// handled (see `barrier.rs`).
+    marker: Option<barrier::Marker>,
     out: Sender<Change>,
 }
 
@@ -232,6 +240,9 @@ impl Watcher {
         let root = root.canonicalize().map_err(root_err)?;
         let reader_root = read::Root::open(&root).map_err(root_err)?;
         let (tx, rx) = crossbeam_channel::unbounded();
+        // Without a sentinel (no temporary folder), reads rely on timing
+        // alone.
+        let fence = barrier::Barrier::new().ok();
         let shared = Arc::new(Mutex::new(Shared {
             root: root.clone(),
             quiet: opts.debounce,
@@ -240,11 +251,27 @@ impl Watcher {
             tracked: HashMap::new(),
             expected: HashMap::new(),
             generation: 0,
+            marker: fence.as_ref().map(|(_, m)| m.clone()),
             out: tx,
         }));
         let (wake, woken) = crossbeam_channel::unbounded();
-        reader::spawn(Arc::clone(&shared), reader_root, opts.max_bytes, woken);
-        let (inner, recursive) = watch(&root, &shared, &wake, opts)?;
+        let (mut inner, recursive) = watch(&root, &shared, &wake, opts)?;
+        let fence = fence.and_then(|(b, _)| {
+            inner
+                .watch(b.dir(), RecursiveMode::NonRecursive)
+                .is_ok()
+                .then_some(b)
+        });
+        if fence.is_none() {
+            lock(&shared).marker = None;
+        }
+        reader::spawn(
+            Arc::clone(&shared),
+            reader_root,
+            opts.max_bytes,
+            woken,
+            fence,
+        );
         Ok((
             Watcher {
                 shared,
@@ -420,6 +447,12 @@ fn only_read(kind: &EventKind) -> bool {
 
 impl Shared {
     fn handle(&mut self, e: &notify::Event) {
+        if let Some(m) = &self.marker
+            && e.paths.contains(&m.file)
+        {
+            let _ = m.tell.send(());
+            return;
+        }
         if e.need_rescan() {
             self.rescan();
             return;

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
+use crate::barrier::Barrier;
 use crate::read::{Read, Root, Stamp};
-use crate::{Kind, OPEN_LIMIT, SETTLE, Seen, Shared, hash, lock};
+use crate::{EMPTY_SETTLE, Kind, OPEN_LIMIT, SETTLE, Seen, Shared, hash, lock};
 
 /// A file still changing is read again this often.
 const RETRY: Duration = Duration::from_millis(25);
@@ -17,16 +18,31 @@ const RETRY: Duration = Duration::from_millis(25);
 /// stands: a file rewritten without pause is reported as it was.
 const TRIES: u32 = 40;
 
-pub(crate) fn spawn(shared: Arc<Mutex<Shared>>, root: Root, max: u64, woken: Receiver<()>) {
+/// How long a read waits for the event handler to catch up with it.
+const FENCE: Duration = Duration::from_secs(1);
+
+pub(crate) fn spawn(
+    shared: Arc<Mutex<Shared>>,
+    root: Root,
+    max: u64,
+    woken: Receiver<()>,
+    fence: Option<Barrier>,
+) {
     let spawned = std::thread::Builder::new()
         .name("mend-watch-reader".into())
-        .spawn(move || run(&shared, &root, max, &woken));
+        .spawn(move || run(&shared, &root, max, &woken, fence.as_ref()));
     // Without a thread nothing is read: changes are then never reported,
     // which the caller sees as silence rather than a crash.
     drop(spawned);
 }
 
-fn run(shared: &Mutex<Shared>, root: &Root, max: u64, woken: &Receiver<()>) {
+fn run(
+    shared: &Mutex<Shared>,
+    root: &Root,
+    max: u64,
+    woken: &Receiver<()>,
+    fence: Option<&Barrier>,
+) {
     let mut tries: std::collections::HashMap<PathBuf, u32> = Default::default();
     loop {
         let (ready, wait) = due(shared);
@@ -42,9 +58,12 @@ fn run(shared: &Mutex<Shared>, root: &Root, max: u64, woken: &Receiver<()>) {
         }
         for (path, generation) in ready {
             let read = root.read(&path, max);
+            // Every event queued before the read is handled before the
+            // read is judged (a writer's truncation among them).
+            let fenced = fence.is_none_or(|b| b.pass(FENCE));
             let count = tries.entry(path.clone()).or_default();
             *count += 1;
-            let settled = *count >= TRIES || settled(&read);
+            let settled = *count >= TRIES || (fenced && settled(&read));
             if finish(shared, &path, generation, read, settled) {
                 tries.remove(&path);
             }
@@ -72,17 +91,30 @@ fn due(shared: &Mutex<Shared>) -> (Vec<(PathBuf, u64)>, Option<Duration>) {
     (ready, wait.map(|w| w.max(Duration::from_millis(1))))
 }
 
-/// Whether a read found the file at rest: not modified within [`SETTLE`].
+/// Whether a read found the file at rest: not modified within [`SETTLE`],
+/// or within [`EMPTY_SETTLE`] for an empty file.
+///
+/// An empty file is most often a writer between its truncation and its
+/// first write; and a writer preempted inside the truncating `open`, after
+/// the file was emptied but before the kernel queued its event, leaves no
+/// event to wait for at all (seen under load). Only time tells it from a
+/// file really emptied.
 fn settled(read: &Read) -> bool {
-    let Read::Bytes(_, Stamp { modified, .. }) = read else {
+    let Read::Bytes(bytes, Stamp { modified, .. }) = read else {
         return true;
     };
     let Some(modified) = modified else {
         return true;
     };
+    let rest = if bytes.is_empty() {
+        EMPTY_SETTLE
+    } else {
+        SETTLE
+    };
+    // A time in the future (a clock stepped back) is not at rest yet.
     SystemTime::now()
         .duration_since(*modified)
-        .map_or(true, |age| age >= SETTLE)
+        .is_ok_and(|age| age >= rest)
 }
 
 /// Records a read and reports it if it is news. Returns whether the path's

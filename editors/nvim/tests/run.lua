@@ -100,6 +100,15 @@ local function write_answering(key)
   pcall(vim.cmd, 'write')
 end
 
+--- Notifications shown from now on, as { msg, level }.
+local function capture_notes()
+  local notes = {}
+  vim.notify = function(msg, level)
+    table.insert(notes, { msg = msg, level = level })
+  end
+  return notes
+end
+
 local cases = {}
 
 --- An agent rewrites the file of `n` numbered lines with line `row`
@@ -216,21 +225,33 @@ function cases.save_leaves_conflict_mode_and_merges_the_next_write()
   eq(false, vim.b[buf].mend_conflict, 'conflict mode')
 end
 
-function cases.write_asks_when_the_file_changed_after_the_merge()
+function cases.a_write_during_conflict_mode_is_kept_and_merged_after_resolving()
   local path, buf = enter_conflict()
-  -- In conflict mode this write is not merged; :w would overwrite it.
+  -- In conflict mode this write is held; :w must not overwrite it.
   local later = numbered(10)
+  later[5] = 'agent 5'
   later[9] = 'agent 9'
   write_file(path, text_of(later))
-  local token = 0
-  client.request('editor/status', vim.empty_dict(), function(_, st) token = st.token end)
-  wait_for('the server to see the write', function() return token > 0 end)
-  vim.wait(300)
-  -- Neovim asks whether to overwrite; answer no.
-  vim.api.nvim_feedkeys('n', 't', false)
+  wait_for('the held write', function()
+    return require('mend').statusline():find('changed again', 1, true) ~= nil
+  end)
+  local notes = capture_notes()
   pcall(vim.cmd, 'write')
-  eq(later, vim.fn.readfile(path), 'file after declining')
+  eq(later, vim.fn.readfile(path), 'file after :w while a write is held')
   eq(true, vim.bo[buf].modified, 'buffer still modified')
+  local said = table.concat(vim.tbl_map(function(n) return n.msg end, notes), '\n')
+  if not said:find('merged into the buffer first', 1, true) then
+    fail('no message about the held write: ' .. vim.inspect(notes))
+  end
+  -- The person resolves the markers (keeps theirs): the held write merges.
+  vim.api.nvim_buf_set_lines(buf, 4, 9, true, { 'user 5' })
+  settle(buf)
+  wait_for('the held write to merge', function() return buf_lines()[9] == 'agent 9' end)
+  local want = vim.deepcopy(later)
+  want[5] = 'user 5'
+  eq(want, buf_lines(), 'buffer after resolving')
+  vim.cmd('write')
+  eq(want, vim.fn.readfile(path), 'file after :w')
 end
 
 function cases.atomic_rename_write_from_another_process()
@@ -307,15 +328,6 @@ function cases.diff_local_opens_a_diff_split()
 end
 
 -- Setup, health and the server's state ---------------------------------
-
---- Notifications shown from now on, as { msg, level }.
-local function capture_notes()
-  local notes = {}
-  vim.notify = function(msg, level)
-    table.insert(notes, { msg = msg, level = level })
-  end
-  return notes
-end
 
 local function errors_in(notes)
   return vim.tbl_filter(function(n) return n.level == vim.log.levels.ERROR end, notes)
@@ -577,6 +589,119 @@ function cases.back_at_the_merge_write_does_not_ask()
   -- Were :w to ask, this would decline.
   write_answering('n')
   eq(buf_lines(), vim.fn.readfile(path), 'file after :w')
+end
+
+-- Two actors at once -----------------------------------------------------
+
+--- One run of the person typing into lines 1-20 every 10 ms while an agent
+--- rewrites lines 21-40 every 40 ms from another process: in place, by
+--- rename, or in slow pieces with the file held open (by `run`).
+local function two_halves(dir, run)
+  local path = dir .. '/half' .. run .. '.txt'
+  local base = numbered(40)
+  write_file(path, text_of(base))
+  vim.cmd.edit(vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  wait_for('the buffer to attach', function() return sync.buffers()[buf] ~= nil end)
+  settle(buf)
+  local writes, agent = {}, nil
+  for v = 1, 10 do
+    agent = vim.deepcopy(base)
+    for i = 21, 40 do
+      agent[i] = 'agent ' .. i .. ' v' .. v
+    end
+    writes[v] = vim.fn.tempname()
+    vim.fn.writefile(agent, writes[v])
+  end
+  local how = ({
+    'cat "$f" > "$t"',
+    'cp "$f" "$t.tmp" && mv "$t.tmp" "$t"',
+    '{ head -c 300 "$f"; sleep 0.05; tail -c +301 "$f"; } > "$t"',
+  })[run % 3 + 1]
+  local job = vim.system({ 'sh', '-c', 't="$1"; shift; for f in "$@"; do ' .. how
+    .. '; sleep 0.04; done', 'sh', path, unpack(writes) })
+  local person = vim.deepcopy(base)
+  for k = 1, 40 do
+    local row = (k - 1) % 20
+    local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, true)[1]
+    vim.api.nvim_buf_set_text(buf, row, #line, row, #line, { 'p' })
+    person[row + 1] = person[row + 1] .. 'p'
+    vim.wait(10)
+  end
+  eq(0, job:wait().code, 'the agent\'s writes')
+  local want = vim.deepcopy(person)
+  for i = 21, 40 do
+    want[i] = agent[i]
+  end
+  wait_for('both halves in run ' .. run, function()
+    return vim.deep_equal(buf_lines(), want) or vim.b[buf].mend_conflict == true
+  end)
+  eq(want, buf_lines(), 'buffer after run ' .. run)
+  eq(false, vim.b[buf].mend_conflict == true, 'conflict mode after run ' .. run)
+  settle(buf)
+  write_answering('n')
+  eq(want, vim.fn.readfile(path), 'file after :w in run ' .. run)
+  vim.cmd('bwipeout!')
+end
+
+function cases.typing_while_an_agent_writes_the_other_half()
+  local path = start(numbered(3))
+  local dir = vim.fn.fnamemodify(path, ':h')
+  local runs = tonumber(os.getenv('MEND_NVIM_RUNS') or '') or 50
+  for run = 1, runs do
+    two_halves(dir, run)
+  end
+end
+
+--- Two open files and the paths of both.
+local function two_open()
+  local a_path, a = start({ 'alpha' })
+  local dir = vim.fn.fnamemodify(a_path, ':h')
+  local b_path = dir .. '/other.txt'
+  write_file(b_path, 'beta\n')
+  vim.cmd.edit(vim.fn.fnameescape(b_path))
+  local b = vim.api.nvim_get_current_buf()
+  wait_for('both buffers to attach', function() return sync.buffers()[b] ~= nil end)
+  settle(b)
+  return a_path, a, b_path, b
+end
+
+local function name_of(buf)
+  return vim.fn.resolve(vim.api.nvim_buf_get_name(buf))
+end
+
+function cases.a_swap_of_two_open_files_swaps_the_buffers_names()
+  local a_path, a, b_path, b = two_open()
+  local notes = capture_notes()
+  sh('mv "$1" "$1.tmp" && mv "$2" "$1" && mv "$1.tmp" "$2"', a_path, b_path)
+  wait_for('both renames', function()
+    return name_of(a) == b_path and name_of(b) == a_path
+  end)
+  eq({ 'alpha' }, vim.api.nvim_buf_get_lines(a, 0, -1, true), 'first buffer')
+  eq({ 'beta' }, vim.api.nvim_buf_get_lines(b, 0, -1, true), 'second buffer')
+  eq({}, errors_in(notes), 'errors')
+  -- Each follows its own file now.
+  write_file(b_path, 'alpha 2\n')
+  wait_for('the reload of the moved file', function()
+    return vim.api.nvim_buf_get_lines(a, 0, -1, true)[1] == 'alpha 2'
+  end)
+end
+
+function cases.a_file_moved_onto_an_open_buffer_replaces_it()
+  local a_path, a, b_path, b = two_open()
+  vim.api.nvim_buf_set_lines(b, 0, -1, true, { 'beta edited' })
+  settle(b)
+  sh('mv "$1" "$2"', a_path, b_path)
+  wait_for('the move', function() return name_of(a) == b_path end)
+  wait_for('the replaced buffer to step aside', function()
+    return name_of(b):match('%.replaced$') ~= nil
+  end)
+  eq({ 'beta edited' }, vim.api.nvim_buf_get_lines(b, 0, -1, true), 'replaced buffer keeps its text')
+  eq(nil, sync.buffers()[b], 'replaced buffer detached')
+  write_file(b_path, 'alpha 2\n')
+  wait_for('the moved buffer to follow its file', function()
+    return vim.api.nvim_buf_get_lines(a, 0, -1, true)[1] == 'alpha 2'
+  end)
 end
 
 local name = arg[1]

@@ -11,15 +11,22 @@ local ns = vim.api.nvim_create_namespace('mend')
 local group = vim.api.nvim_create_augroup('mend', { clear = true })
 
 --- Attached buffers: bufnr -> { path (the buffer's name), rel (relative to
---- the root, as the server names it), sent, applying, conflict, deleted,
---- applied (undo sequence numbers of the agent's changes since the last
---- write), writes (count of writes to the file) }.
+--- the root, as the server names it), sent (the version last reported),
+--- applying, conflict, deleted, applied (undo sequence numbers of the
+--- agent's changes since the last write), writes (count of writes to the
+--- file), seq (the last notification applied), disk (the SHA-256 of the
+--- file's bytes the buffer derives from), held (a write waits for the
+--- conflict to be resolved) }.
 local bufs = {}
 
 local BOM = '\239\187\191'
 
-local function tick(buf)
-  return vim.api.nvim_buf_get_changedtick(buf)
+--- The buffer's version for the server: it grows with every change and
+--- every write of the file, so a notification computed before a save is
+--- never applied after it.
+local function version(buf)
+  local b = bufs[buf]
+  return vim.api.nvim_buf_get_changedtick(buf) + (b and b.writes or 0)
 end
 
 --- The buffer as the bytes Neovim would write (line endings per
@@ -82,22 +89,26 @@ local function find(rel)
   end
 end
 
---- Tells the server what the buffer holds now.
-local function report(buf, method)
+--- Tells the server what the buffer holds now, with the last
+--- notification applied to it. A report of an unchanged version is sent
+--- only when `force` says so (the answer to a notification).
+local function report(buf, method, force)
   local b = bufs[buf]
   if not b or b.applying then
     return
   end
-  local t = tick(buf)
-  if method == 'buffer/changed' and b.sent == t then
+  local v = version(buf)
+  method = method or 'buffer/changed'
+  if method == 'buffer/changed' and b.sent == v and not force then
     return
   end
-  b.sent = t
-  client.request(method or 'buffer/changed', {
+  b.sent = v
+  client.request(method, {
     path = b.rel,
     text = M.text(buf),
     dirty = vim.bo[buf].modified,
-    version = t,
+    version = v,
+    applied = b.seq,
   })
 end
 
@@ -109,6 +120,10 @@ local function read_file(path)
   local data = f:read('*a')
   f:close()
   return data
+end
+
+local function sha256(data)
+  return data and vim.fn.sha256(data) or nil
 end
 
 -- Conflict mode --------------------------------------------------------
@@ -153,7 +168,9 @@ end
 
 function M.statusline(buf)
   local b = bufs[buf]
-  if b and b.conflict then
+  if b and b.conflict and b.held then
+    return '[mend: conflict, file changed again]'
+  elseif b and b.conflict then
     return '[mend: conflict]'
   elseif b and b.deleted then
     return '[mend: deleted]'
@@ -256,7 +273,7 @@ end
 --- read (y or n, typed), before a write removes agent's changes that an
 --- undo took out of the buffer. Without a UI and no key typed ahead,
 --- nobody can answer: the answer is no.
-local function confirm_undone(buf)
+local function ask_undone(buf)
   local question = 'WARNING: an undo took back changes another program wrote to '
     .. bufs[buf].rel .. ', and writing removes them from the file. Write anyway (y/n)?'
   while true do
@@ -273,6 +290,16 @@ local function confirm_undone(buf)
   end
 end
 
+--- Asks (see ask_undone), and says so when the answer is no.
+local function confirm_undone(buf)
+  local declined = 'mend: ' .. bufs[buf].rel .. ' not written; :w! writes it anyway'
+  local answer = ask_undone(buf)
+  if not answer then
+    vim.notify(declined, vim.log.levels.WARN)
+  end
+  return answer
+end
+
 --- The command that writes the buffer to its own file after mend changed
 --- it, or nil when the user declined. When the file still holds exactly
 --- the bytes mend merged into the buffer, and no undo took the agent's
@@ -284,10 +311,20 @@ local function own_write(buf, bang)
   end
   local b = bufs[buf]
   local data = read_file(b.path)
+  if data ~= nil and data ~= M.text(buf) and b.disk ~= nil and sha256(data) ~= b.disk then
+    -- The file holds a change the buffer has not taken (in flight, or
+    -- held while conflict markers stand): writing would erase it. The
+    -- server brings it into the buffer first.
+    vim.notify('mend: ' .. b.rel .. ' changed on disk since the buffer took it; it is being '
+      .. 'merged into the buffer first: check it and :w again (:w! overwrites the file)',
+      vim.log.levels.WARN)
+    report(buf, 'buffer/resync', true)
+    return nil
+  end
   if data ~= nil and data ~= M.text(buf) and undo.any_undone(buf, b.applied) then
     return confirm_undone(buf) and 'write!' or nil
   end
-  local merged = data ~= nil and b.disk ~= nil and vim.fn.sha256(data) == b.disk
+  local merged = data ~= nil and b.disk ~= nil and sha256(data) == b.disk
   return (merged and not vim.bo[buf].readonly) and 'write!' or 'write'
 end
 
@@ -315,8 +352,6 @@ local function guard_write(buf)
         local cmd = own_write(buf, bang)
         if cmd then
           vim.cmd(cmd)
-        else
-          vim.notify('mend: ' .. b.rel .. ' not written; :w! writes it anyway', vim.log.levels.WARN)
         end
       end)
       if bufs[buf] == b and b.writes == writes then
@@ -331,13 +366,16 @@ local function guard_write(buf)
 end
 
 --- A write of the buffer to its own file: the file holds what the buffer
---- holds, agent's changes included or knowingly dropped.
+--- holds, agent's changes included or knowingly dropped. Returns whether
+--- it was its own file.
 local function note_write(buf, file)
   local b = bufs[buf]
-  if real(vim.fn.fnamemodify(file, ':p')) == real(b.path) then
-    b.applied = {}
-    b.writes = b.writes + 1
+  if real(vim.fn.fnamemodify(file, ':p')) ~= real(b.path) then
+    return false
   end
+  b.applied = {}
+  b.writes = b.writes + 1
+  return true
 end
 
 --- Applies the change as one undo step of its own; returns pcall's
@@ -360,13 +398,10 @@ local function on_change(kind)
     if not buf then
       return
     end
-    if params.version ~= nil and params.version ~= vim.NIL and params.version ~= tick(buf) then
+    if params.version ~= nil and params.version ~= vim.NIL and params.version ~= version(buf) then
       -- The buffer moved on since the server last heard of it: refuse, and
       -- the server merges again against what the buffer holds now.
-      b.sent = tick(buf)
-      client.request('buffer/resync', {
-        path = b.rel, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
-      })
+      report(buf, 'buffer/resync', true)
       return
     end
     b.applying = true
@@ -386,12 +421,16 @@ local function on_change(kind)
         .. 'resolve the conflict markers and :w', vim.log.levels.WARN)
     end
     b.disk = params.disk_sha256
+    b.seq = params.seq
+    b.held = false
     record_applied(buf, kind, before)
     if not vim.bo[buf].modified then
       refresh_timestamp(buf)
     end
     guard_write(buf)
-    report(buf)
+    -- The answer, before anything else can change the buffer: the server
+    -- takes the new text as derived from the file it merged.
+    report(buf, 'buffer/changed', true)
   end
 end
 
@@ -413,10 +452,44 @@ client.on('buffer/deleted', function(params)
     vim.log.levels.WARN)
 end)
 
+--- The buffer named `name`, other than `except`, if any.
+local function named(name, except)
+  for _, other in ipairs(vim.api.nvim_list_bufs()) do
+    if other ~= except and vim.api.nvim_buf_get_name(other) == name then
+      return other
+    end
+  end
+end
+
+--- Gives a buffer a name no other buffer has, derived from `name`; its
+--- attachment (if any) keeps the path the server knows it by.
+local function set_name_aside(buf, name, suffix)
+  local n, candidate = 1, name .. suffix
+  while named(candidate, buf) do
+    n = n + 1
+    candidate = name .. suffix .. n
+  end
+  local b = bufs[buf]
+  if b then
+    b.renaming = true
+  end
+  vim.api.nvim_buf_set_name(buf, candidate)
+  if b then
+    b.renaming = false
+  end
+  return candidate
+end
+
 client.on('buffer/renamed', function(params)
   local buf, b = find(params.path)
   if not buf then
     return
+  end
+  -- In a swap, the new name still belongs to the other buffer, whose own
+  -- rename follows: it steps aside until then.
+  local holder = named(params.to_abspath, buf)
+  if holder then
+    set_name_aside(holder, params.to_abspath, '.mend-moving')
   end
   b.path, b.rel = params.to_abspath, params.to
   b.renaming = true
@@ -429,9 +502,32 @@ client.on('buffer/renamed', function(params)
   vim.notify('mend: ' .. params.path .. ' was renamed to ' .. params.to, vim.log.levels.INFO)
 end)
 
+client.on('buffer/replaced', function(params)
+  local buf = find(params.path)
+  if not buf then
+    return
+  end
+  -- Its file is gone, and its path now belongs to the buffer of the file
+  -- moved onto it: this one keeps its text under another name, unsynced.
+  M.detach(buf)
+  local aside = set_name_aside(buf, params.abspath, '.replaced')
+  vim.bo[buf].modified = true
+  vim.notify('mend: ' .. params.by .. ' was moved onto ' .. params.path .. '; this buffer keeps '
+    .. 'the text it had as ' .. vim.fn.fnamemodify(aside, ':t')
+    .. ' (not synced): :w {file} saves it elsewhere', vim.log.levels.WARN)
+end)
+
 client.on('buffer/skipped', function(params)
-  vim.notify('mend: ' .. params.path .. ' changed on disk to a ' .. params.reason
-    .. ' file; the buffer was left as it is', vim.log.levels.WARN)
+  local buf, b = find(params.path)
+  if not buf then
+    return
+  end
+  if params.reason == 'conflict' then
+    -- Merged once the markers are gone; until then :w does not overwrite it.
+    b.held = true
+  end
+  vim.notify('mend: ' .. params.path .. ': ' .. (params.message or params.reason),
+    vim.log.levels.WARN)
 end)
 
 -- Attaching ------------------------------------------------------------
@@ -443,10 +539,17 @@ function M.attach(buf)
   local name = vim.api.nvim_buf_get_name(buf)
   local b = { path = name, rel = relative(name), applied = {}, writes = 0 }
   bufs[buf] = b
-  b.sent = tick(buf)
+  b.sent = version(buf)
+  -- What the buffer derives from: the file as it is now. Until mend says
+  -- otherwise, :w writes over nothing but that.
+  b.disk = sha256(read_file(name))
+  -- Neovim would otherwise read the file again on its own when a clean
+  -- buffer's file changes, at any moment, half-written or not.
+  vim.bo[buf].autoread = false
   client.request('buffer/open', {
     path = b.rel, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
   })
+  guard_write(buf)
   local function on(events, fn)
     vim.api.nvim_create_autocmd(events, { group = group, buffer = buf, callback = fn })
   end
@@ -461,18 +564,19 @@ function M.attach(buf)
     end,
   })
   on('BufWritePost', function(args)
-    note_write(buf, args.match)
-    if b.write_cmd then
-      pcall(vim.api.nvim_del_autocmd, b.write_cmd)
-      b.write_cmd = nil
+    if not note_write(buf, args.match) then
+      -- Written to another file: this buffer's own file is as it was.
+      return
     end
     leave_conflict(buf)
     b.deleted = false
+    b.held = false
     vim.b[buf].mend_deleted = false
-    b.sent = tick(buf)
-    client.request('buffer/saved', {
-      path = b.rel, text = read_file(b.path) or M.text(buf), version = b.sent,
-    })
+    b.sent = version(buf)
+    local text = read_file(b.path) or M.text(buf)
+    b.disk = sha256(text)
+    client.request('buffer/saved', { path = b.rel, text = text, version = b.sent })
+    guard_write(buf)
   end)
   on('BufWinEnter', function()
     if b.conflict then
@@ -520,6 +624,15 @@ function M.enable()
       M.attach(buf)
     end
   end
+end
+
+--- Stops syncing one buffer (the server forgot it, or is told to).
+function M.detach(buf)
+  if vim.api.nvim_buf_is_valid(buf) then
+    vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
+    leave_conflict(buf)
+  end
+  bufs[buf] = nil
 end
 
 --- Detaches every buffer and stops attaching new ones (before the server
