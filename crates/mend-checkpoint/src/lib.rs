@@ -35,9 +35,10 @@ mod restore;
 mod snapshot;
 
 pub use restore::RestoreOptions;
+use snapshot::state::StateFile;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use git2::{
@@ -204,8 +205,71 @@ pub struct Checkpoints {
     ws: mend_workspace::Workspace,
     repo: Repository,
     /// The snapshot state file (stat data and ids of the last snapshot).
-    state_path: PathBuf,
+    state: StateFile,
     shadow: bool,
+}
+
+/// The shadow repository `.mend/shadow.git` (made on first use), checked
+/// for links right before git2 opens it by path.
+///
+/// What remains: git2 resolves the path again for every later operation,
+/// so a link made in the shadow repository after this check, by a process
+/// that can write in `.mend`, is followed until the next open. Loose
+/// objects inside `objects/xx/` are not checked (there may be hundreds of
+/// thousands); git2 verifies each object's hash when it reads one.
+fn open_shadow(root: &Path) -> Result<(Repository, mend_workspace::PrivateDir), Error> {
+    // Only a `.mend` that mend made itself holds the shadow repository: a
+    // repository could ship one, or a link to one.
+    let private =
+        mend_workspace::Workspace::open(root, mend_workspace::Options::default())?.private_dir()?;
+    const SHADOW: &str = "shadow.git";
+    let repo = match private.dir(SHADOW)? {
+        Some(dir) => {
+            check_git_dir(&dir)?;
+            Repository::open_bare(dir.path())
+        }
+        None => Repository::init_bare(private.path().join(SHADOW)),
+    }
+    .map_err(git("opening the shadow repository"))?;
+    // The folder git2 opened by path must be the one checked through
+    // `.mend`'s descriptor: a link swapped in meanwhile is caught here.
+    let dir = private.dir(SHADOW)?;
+    let same = dir.as_ref().is_some_and(|d| {
+        use std::os::unix::fs::MetadataExt as _;
+        let held = rustix::fs::fstat(d);
+        let opened = std::fs::metadata(repo.path());
+        matches!((held, opened), (Ok(h), Ok(o)) if h.st_dev == o.dev() && h.st_ino == o.ino())
+    });
+    let Some(dir) = dir.filter(|_| same) else {
+        return Err(Error::Io {
+            context: "opening the shadow repository".into(),
+            cause: std::io::Error::other(
+                ".mend/shadow.git was replaced while mend opened it; try again",
+            ),
+        });
+    };
+    repo.set_workdir(root, false)
+        .map_err(git("setting the shadow worktree"))?;
+    Ok((repo, dir))
+}
+
+/// Refuses a link or special file where git2 would follow or read it: in
+/// the repository's folder, `objects/` and its `pack/` and `info/`, and
+/// anywhere under `refs/` and `logs/`.
+fn check_git_dir(dir: &mend_workspace::PrivateDir) -> Result<(), Error> {
+    dir.refuse_links(0)?;
+    for (sub, depth) in [
+        ("objects", 0),
+        ("objects/pack", 0),
+        ("objects/info", 0),
+        ("refs", 64),
+        ("logs", 64),
+    ] {
+        if let Some(d) = dir.dir(sub)? {
+            d.refuse_links(depth)?;
+        }
+    }
+    Ok(())
 }
 
 fn now() -> i64 {
@@ -267,41 +331,29 @@ impl Checkpoints {
         let (repo, shadow) = if root.join(".git").exists() {
             (
                 Repository::open(&root).map_err(git("opening the git repository"))?,
-                false,
+                None,
             )
         } else {
-            // Only a `.mend` that mend made itself holds the shadow
-            // repository: a repository could ship one, or a link to one.
-            let private =
-                mend_workspace::Workspace::open(&root, mend_workspace::Options::default())?
-                    .private_dir()?;
-            let dir = private.join("shadow.git");
-            let repo = if dir.exists() {
-                Repository::open_bare(&dir)
-            } else {
-                Repository::init_bare(&dir)
-            }
-            .map_err(git("opening the shadow repository"))?;
-            repo.set_workdir(&root, false)
-                .map_err(git("setting the shadow worktree"))?;
-            (repo, true)
+            let (repo, dir) = open_shadow(&root)?;
+            (repo, Some(dir))
         };
         // mend's own bookkeeping is never part of a snapshot.
         repo.add_ignore_rule(".mend/\n")
             .map_err(git("adding the .mend ignore rule"))?;
-        let state_path = if shadow {
-            repo.path().join("mend-snapshot-state")
-        } else {
-            let dir = repo.path().join("mend");
-            std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
-                context: "creating .git/mend".into(),
-                cause: e,
-            })?;
-            dir.join("snapshot-state")
+        let gitdir = match &shadow {
+            Some(dir) => dir.clone(),
+            None => mend_workspace::PrivateDir::open_path(
+                repo.path(),
+                &repo.path().to_string_lossy(),
+            )?,
+        };
+        let state = match &shadow {
+            Some(dir) => StateFile::new(dir.clone(), "mend-snapshot-state"),
+            None => StateFile::new(gitdir.create_dir("mend")?, "snapshot-state"),
         };
         // The private index of earlier versions is no longer used.
         for old in ["mend/checkpoint-index", "mend-checkpoint-index"] {
-            let _ = std::fs::remove_file(repo.path().join(old));
+            let _ = gitdir.remove_file(old);
         }
         let ws = mend_workspace::Workspace::open(
             &root,
@@ -313,8 +365,8 @@ impl Checkpoints {
         Ok(Checkpoints {
             ws,
             repo,
-            state_path,
-            shadow,
+            state,
+            shadow: shadow.is_some(),
         })
     }
 
@@ -411,13 +463,13 @@ impl Checkpoints {
         // Saved only now that a ref holds every object it names. It is a
         // cache: if it cannot be saved, the next snapshot hashes more, and
         // is still right.
-        if snap
+        if self
             .state
-            .save(&self.state_path, &snap.changes, oid)
+            .save(&mut snap.state, &snap.changes, oid)
             .is_err()
         {
             // An older state would name an older checkpoint as the newest.
-            let _ = std::fs::remove_file(&self.state_path);
+            let _ = self.state.remove();
         }
         Ok(Checkpoint {
             id,
@@ -447,17 +499,17 @@ impl Checkpoints {
         max_file_bytes: u64,
         progress: &mut dyn FnMut(usize),
     ) -> Result<snapshot::Snapshot, Error> {
-        let state_path = self.state_path.clone();
+        let state = &self.state;
         let seen = std::sync::atomic::AtomicUsize::new(0);
         let gitdir = self.repo.path().to_path_buf();
         let root = self.root().to_path_buf();
         std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel();
-            let (gitdir, root, state_path, seen) = (&gitdir, &root, &state_path, &seen);
+            let (gitdir, root, seen) = (&gitdir, &root, &seen);
             s.spawn(move || {
                 let run = || {
                     let repo = Repository::open(gitdir).map_err(git("opening the repository"))?;
-                    let prev = snapshot::state::State::load(state_path);
+                    let prev = state.load();
                     // Objects the state names may be pruned once no ref
                     // holds them.
                     let held = prev

@@ -119,12 +119,11 @@ pub struct RequestLock {
 impl<'w> Session<'w> {
     /// Opens (creating if needed) session `name` of `ws`.
     pub fn open(ws: &'w Workspace, name: &str) -> Result<Session<'w>, Error> {
-        let dir = sessions(ws)?.join(checked(name)?);
-        fs::create_dir_all(&dir).map_err(|cause| Error::Io {
-            context: format!("creating {}", dir.display()),
-            cause,
-        })?;
-        let store = Store { dir };
+        let store = Store::create(ws, checked(name)?)?;
+        Session::with_store(ws, name, store)
+    }
+
+    fn with_store(ws: &'w Workspace, name: &str, store: Store) -> Result<Session<'w>, Error> {
         let index = store.load()?;
         Ok(Session {
             ws,
@@ -137,23 +136,15 @@ impl<'w> Session<'w> {
 
     /// Opens session `name` only if it exists.
     pub fn existing(ws: &'w Workspace, name: &str) -> Result<Session<'w>, Error> {
-        if !sessions(ws)?.join(checked(name)?).is_dir() {
-            return Err(Error::NoSession(name.to_owned()));
+        match Store::existing(ws, checked(name)?)? {
+            Some(store) => Session::with_store(ws, name, store),
+            None => Err(Error::NoSession(name.to_owned())),
         }
-        Session::open(ws, name)
     }
 
     /// The session names of `ws`.
     pub fn list(ws: &Workspace) -> Result<Vec<String>, Error> {
-        let Ok(entries) = fs::read_dir(sessions(ws)?) else {
-            return Ok(Vec::new());
-        };
-        let mut names: Vec<String> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-            .filter(|n| store::valid_name(n))
-            .collect();
+        let mut names = Store::names(ws)?;
         names.sort();
         Ok(names)
     }
@@ -162,11 +153,8 @@ impl<'w> Session<'w> {
     pub fn drop_session(ws: &Workspace, name: &str) -> Result<(), Error> {
         let session = Session::existing(ws, name)?;
         let _guard = session.not_streaming()?;
-        let dir = &session.store.dir;
-        fs::remove_dir_all(dir).map_err(|cause| Error::Io {
-            context: format!("removing {}", dir.display()),
-            cause,
-        })
+        Store::remove(ws, &session.name)?;
+        Ok(())
     }
 
     /// The session's name.
@@ -184,21 +172,12 @@ impl<'w> Session<'w> {
     /// Takes the request lock for a streaming proposal; fails when another
     /// holds it.
     pub fn request_lock(&self) -> Result<RequestLock, Error> {
-        let path = self.store.dir.join("request.lock");
-        let file = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|cause| Error::Io {
-                context: format!("opening {}", path.display()),
-                cause,
-            })?;
+        let file = self.store.lock_file("request.lock")?;
         match file.try_lock() {
             Ok(()) => Ok(RequestLock { _file: file }),
             Err(fs::TryLockError::WouldBlock) => Err(Error::Streaming(self.name.clone())),
             Err(fs::TryLockError::Error(cause)) => Err(Error::Io {
-                context: format!("locking {}", path.display()),
+                context: format!("locking {}", self.store.dir.shown("request.lock")),
                 cause,
             }),
         }
@@ -499,8 +478,4 @@ fn checked(name: &str) -> Result<&str, Error> {
     } else {
         Err(Error::BadSession(name.to_owned()))
     }
-}
-
-fn sessions(ws: &Workspace) -> Result<PathBuf, Error> {
-    Ok(store::sessions_dir(&ws.private_dir()?))
 }

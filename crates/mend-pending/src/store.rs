@@ -1,11 +1,17 @@
 //! A session on disk: `.mend/pending/<session>/index.json` lists each
 //! file's context and output; texts live in `blobs/`, named by the SHA-256
 //! of their UTF-8 text, and are checked against the name when read back.
+//!
+//! Every file of a session is reached through the descriptor of its
+//! folder ([`PrivateDir`]), opened without following a link from the
+//! verified `.mend`: a link at `pending`, at the session's folder, at
+//! `blobs`, at `index.json` or at a blob is refused, never followed, and a
+//! folder swapped for a link after the session was opened redirects
+//! nothing.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
-use mend_workspace::Encoding;
+use mend_workspace::{EntryKind, Encoding, PrivateDir, Workspace};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
@@ -50,32 +56,83 @@ pub(crate) struct Index {
 
 /// A session's folder.
 pub(crate) struct Store {
-    pub(crate) dir: PathBuf,
+    pub(crate) dir: PrivateDir,
 }
 
-fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
-    move |cause| Error::Io { context, cause }
-}
+/// The most an index or a blob may hold: a text is at most the workspace's
+/// size limit, and an index lists far fewer bytes of paths and hashes.
+const MAX_BYTES: u64 = 1 << 30;
+
+const INDEX: &str = "index.json";
+const BLOBS: &str = "blobs";
 
 impl Store {
-    pub(crate) fn index_path(&self) -> PathBuf {
-        self.dir.join("index.json")
+    /// The session's folder below `.mend/pending/`, made when missing.
+    pub(crate) fn create(ws: &Workspace, name: &str) -> Result<Store, Error> {
+        let dir = ws.private_dir()?.create_dir(&format!("{SESSIONS}/{name}"))?;
+        Ok(Store { dir })
+    }
+
+    /// The session's folder, or `None` when there is no such session.
+    pub(crate) fn existing(ws: &Workspace, name: &str) -> Result<Option<Store>, Error> {
+        let dir = ws.private_dir()?.dir(&format!("{SESSIONS}/{name}"))?;
+        Ok(dir.map(|dir| Store { dir }))
+    }
+
+    /// The names of the session folders; a link or a file among them is
+    /// refused, naming what to remove.
+    pub(crate) fn names(ws: &Workspace) -> Result<Vec<String>, Error> {
+        let Some(sessions) = ws.private_dir()?.dir(SESSIONS)? else {
+            return Ok(Vec::new());
+        };
+        let mut names = Vec::new();
+        for (name, kind) in sessions.list()? {
+            let Some(name) = name.to_str().filter(|n| valid_name(n)) else {
+                continue;
+            };
+            if kind != EntryKind::Dir {
+                // Opening it names what is in the way.
+                sessions.dir(name)?;
+                continue;
+            }
+            names.push(name.to_owned());
+        }
+        Ok(names)
+    }
+
+    /// Removes the session `name`'s folder and everything in it, following
+    /// no link (a link inside is removed as a link).
+    pub(crate) fn remove(ws: &Workspace, name: &str) -> Result<bool, Error> {
+        let Some(sessions) = ws.private_dir()?.dir(SESSIONS)? else {
+            return Ok(false);
+        };
+        Ok(sessions.remove_tree(name)?)
+    }
+
+    /// The file `name` of the session's folder opened for a lock (made
+    /// when missing, its bytes kept).
+    pub(crate) fn lock_file(&self, name: &str) -> Result<std::fs::File, Error> {
+        Ok(self.dir.open_write(name, true, false)?)
+    }
+
+    /// Where the index is, for a watcher that compares its metadata; the
+    /// session itself never reads or writes it by this path.
+    pub(crate) fn index_path(&self) -> std::path::PathBuf {
+        self.dir.path().join(INDEX)
     }
 
     pub(crate) fn load(&self) -> Result<Index, Error> {
-        let p = self.index_path();
-        match std::fs::read(&p) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
-                what: format!("{} is unreadable ({e})", p.display()),
+        match self.dir.read(INDEX, MAX_BYTES)? {
+            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
+                what: format!("{} is unreadable ({e})", self.dir.shown(INDEX)),
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Index::default()),
-            Err(e) => Err(io(format!("reading {}", p.display()))(e)),
+            None => Ok(Index::default()),
         }
     }
 
     pub(crate) fn save(&self, index: &Index) -> Result<(), Error> {
         let bytes = serde_json::to_vec_pretty(index).expect("the index serializes");
-        mend_workspace::replace_file(&self.index_path(), &bytes)?;
+        self.dir.write(INDEX, &bytes)?;
         Ok(())
     }
 
@@ -84,11 +141,9 @@ impl Store {
         let blob = mend_workspace::hash_bytes(text.as_bytes())
             .trim_start_matches("sha256:")
             .to_owned();
-        let dir = self.dir.join("blobs");
-        std::fs::create_dir_all(&dir).map_err(io(format!("creating {}", dir.display())))?;
-        let path = dir.join(&blob);
-        if !path.is_file() {
-            mend_workspace::replace_file(&path, text.as_bytes())?;
+        let blobs = self.dir.create_dir(BLOBS)?;
+        if blobs.kind(&blob)? != Some(EntryKind::File) {
+            blobs.write(&blob, text.as_bytes())?;
         }
         let hash = mend_workspace::hash_bytes(&mend_workspace::encode(text, encoding));
         Ok(Text {
@@ -100,16 +155,20 @@ impl Store {
 
     /// A stored text, checked against its name.
     pub(crate) fn get(&self, text: &Text) -> Result<String, Error> {
-        let path = self.dir.join("blobs").join(&text.blob);
-        let bytes = std::fs::read(&path).map_err(io(format!("reading {}", path.display())))?;
+        let rel = format!("{BLOBS}/{}", text.blob);
+        let shown = self.dir.shown(&rel);
+        let bytes = self.dir.read(&rel, MAX_BYTES)?.ok_or_else(|| Error::Io {
+            context: format!("reading {shown}"),
+            cause: std::io::ErrorKind::NotFound.into(),
+        })?;
         let name = mend_workspace::hash_bytes(&bytes);
         if name.trim_start_matches("sha256:") != text.blob {
             return Err(Error::Corrupt {
-                what: format!("{} does not hold the text it is named for", path.display()),
+                what: format!("{shown} does not hold the text it is named for"),
             });
         }
         String::from_utf8(bytes).map_err(|_| Error::Corrupt {
-            what: format!("{} is not UTF-8", path.display()),
+            what: format!("{shown} is not UTF-8"),
         })
     }
 }
@@ -125,6 +184,4 @@ pub(crate) fn valid_name(name: &str) -> bool {
 }
 
 /// The sessions folder of a workspace's private folder.
-pub(crate) fn sessions_dir(private: &Path) -> PathBuf {
-    private.join("pending")
-}
+const SESSIONS: &str = "pending";

@@ -11,6 +11,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::beneath::PrivateDir;
 use crate::changeset::Checked;
 use crate::error::Error;
 use crate::{Base, Change, Lock, Workspace, encoding, esc, files, path, replaceable, txn};
@@ -80,32 +81,32 @@ impl Workspace {
 
     /// One new content needs no journal: a rename is atomic. The temporary
     /// file is staged in `.mend/tmp/` (so a crash leaves nothing in the
-    /// worktree, and recovery clears it), synced, renamed over the target,
-    /// and the folder synced: two fsyncs instead of seven.
+    /// worktree, and recovery clears it), through that folder's descriptor,
+    /// synced, renamed over the target, and the folder synced: two fsyncs
+    /// instead of seven.
     fn put_alone(
         &self,
-        mend: &Path,
-        mut staged: Staged,
+        mend: &PrivateDir,
+        staged: Staged,
         id: &str,
         hook: &dyn Fn(&str),
     ) -> Result<(), Error> {
-        let tmp = private_tmp(mend)?;
-        staged.temp = tmp.join(format!("{id}.tmp"));
-        staged.private = true;
-        let (temp, target) = (staged.temp.clone(), staged.target.clone());
+        let tmp = mend.create_dir("tmp")?;
+        let name = format!("{id}.tmp");
+        let target = staged.target.clone();
         let show = || esc(&self.relative(&target)).into_owned();
         let undo = |e: Error| {
-            let _ = fs::remove_file(&temp);
+            let _ = tmp.remove_file(&name);
             e
         };
-        staged.write(&self.root.canonical).map_err(undo)?;
+        staged.write_private(&tmp, &name).map_err(undo)?;
         hook("staged");
         let dir = target.parent().unwrap_or(&self.root.canonical);
         if fs::symlink_metadata(dir).is_err() {
             fs::create_dir_all(dir)
                 .map_err(|e| undo(Error::io(format!("creating the folder of {}", show()), e)))?;
         }
-        fs::rename(&temp, &target)
+        tmp.move_out(&name, &target)
             .map_err(|e| undo(Error::io(format!("moving {} into place", show()), e)))?;
         hook("applied");
         txn::sync_dir(dir)
@@ -202,7 +203,6 @@ impl Workspace {
             perms: perms.filter(|_| !link),
             executable: executable.filter(|_| !link),
             link,
-            private: false,
         };
         Ok((op, Some(staged)))
     }
@@ -270,34 +270,13 @@ fn staging_dir(root: &Path, target: &Path) -> PathBuf {
     dir.to_path_buf()
 }
 
-/// `.mend/tmp/`, where a lone write is staged. Under the lock, anything
-/// in it is a killed process's leftover.
-fn private_tmp(mend: &Path) -> Result<PathBuf, Error> {
-    let tmp = mend.join("tmp");
-    match fs::symlink_metadata(&tmp) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => fs::remove_file(&tmp).map_err(|e| Error::io("replacing .mend/tmp", e))?,
-        Err(_) => {}
-    }
-    if fs::symlink_metadata(&tmp).is_err() {
-        fs::create_dir(&tmp).map_err(|e| Error::io("creating .mend/tmp", e))?;
-    }
-    Ok(tmp)
-}
-
-/// Whether a rename from `a` to `b` stays on one filesystem.
-#[cfg(unix)]
-fn same_filesystem(a: &Path, b: &Path) -> bool {
+/// Whether a rename from the folder `a` to `b` stays on one filesystem.
+fn same_filesystem(a: &PrivateDir, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt as _;
-    match (fs::metadata(a), fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev(),
+    match (rustix::fs::fstat(a), fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.st_dev == y.dev(),
         _ => false,
     }
-}
-
-#[cfg(not(unix))]
-fn same_filesystem(_a: &Path, _b: &Path) -> bool {
-    false
 }
 
 /// New content waiting to be written beside its target.
@@ -309,36 +288,50 @@ struct Staged {
     executable: Option<bool>,
     /// `bytes` is a link's target, staged as a link.
     link: bool,
-    /// Staged in `.mend/tmp/` rather than in the worktree.
-    private: bool,
 }
 
 impl Staged {
     /// Writes and syncs the temporary file, in a folder checked to be
-    /// inside the root (or in mend's own `.mend/tmp/`).
+    /// inside the root.
     fn write(self, root: &Path) -> Result<(), Error> {
         let dir = self.temp.parent().unwrap_or(root);
         let show = || esc(&self.temp.to_string_lossy()).into_owned();
-        if !self.private {
-            path::check_real(root, &self.target.to_string_lossy(), dir)?;
-        }
+        path::check_real(root, &self.target.to_string_lossy(), dir)?;
         if self.link {
             return make_link(&self.bytes, &self.temp)
                 .map_err(|e| Error::io(format!("creating {}", show()), e));
         }
-        let mut f = files::create_new(&self.temp)
+        let f = files::create_new(&self.temp)
             .map_err(|e| Error::io(format!("creating {}", show()), e))?;
-        f.write_all(&self.bytes)
-            .map_err(|e| Error::io(format!("writing {}", show()), e))?;
+        let shown = show();
+        self.fill(f, &shown)
+    }
+
+    /// Writes the temporary file as `name` in mend's own `tmp` folder,
+    /// through its descriptor.
+    fn write_private(self, tmp: &PrivateDir, name: &str) -> Result<(), Error> {
+        if self.link {
+            return tmp.symlink(name, &self.bytes);
+        }
+        let f = tmp.create_new(name)?;
+        self.fill(f, &tmp.shown(name))
+    }
+
+    /// The bytes, mode and executable bits into the new file `f`, synced;
+    /// all through the open file, so no path is resolved again.
+    fn fill(self, mut f: fs::File, show: &str) -> Result<(), Error> {
+        let io = |what: &str| {
+            let context = format!("{what} {show}");
+            move |e| Error::io(context, e)
+        };
+        f.write_all(&self.bytes).map_err(io("writing"))?;
         if let Some(p) = self.perms {
-            fs::set_permissions(&self.temp, p)
-                .map_err(|e| Error::io(format!("setting the mode of {}", show()), e))?;
+            f.set_permissions(p).map_err(io("setting the mode of"))?;
         }
         if let Some(x) = self.executable {
-            set_executable(&self.temp, x)?;
+            set_executable(&f, x).map_err(io("setting the mode of"))?;
         }
-        f.sync_all()
-            .map_err(|e| Error::io(format!("syncing {}", show()), e))
+        f.sync_all().map_err(io("syncing"))
     }
 }
 
@@ -368,12 +361,9 @@ pub(crate) fn hard_linked(_m: &fs::Metadata) -> bool {
     false
 }
 
-#[cfg(unix)]
-fn set_executable(path: &Path, on: bool) -> Result<(), Error> {
+fn set_executable(f: &fs::File, on: bool) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let mut p = fs::metadata(path)
-        .map_err(|e| Error::io(format!("reading the mode of {}", path.display()), e))?
-        .permissions();
+    let mut p = f.metadata()?.permissions();
     let mode = p.mode();
     // Executable for whoever may read it, as git does for 100755.
     p.set_mode(if on {
@@ -381,11 +371,5 @@ fn set_executable(path: &Path, on: bool) -> Result<(), Error> {
     } else {
         mode & !0o111
     });
-    fs::set_permissions(path, p)
-        .map_err(|e| Error::io(format!("setting the mode of {}", path.display()), e))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path, _on: bool) -> Result<(), Error> {
-    Ok(())
+    f.set_permissions(p)
 }

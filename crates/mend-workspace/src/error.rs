@@ -135,6 +135,21 @@ pub enum Error {
         /// How to clear it.
         fix: String,
     },
+    /// Something inside a folder mend keeps its own files in is not what
+    /// mend made there: a symbolic link, or a file where a folder belongs.
+    /// Nothing was read, written or deleted through it.
+    #[error(
+        "{} is {what}, where mend keeps its own files; mend reads, writes and deletes nothing through it. {fix}",
+        esc(.path)
+    )]
+    Tampered {
+        /// Where, relative to the root (`.mend/pending/s1`).
+        path: String,
+        /// What is there.
+        what: String,
+        /// How to clear it.
+        fix: String,
+    },
 }
 
 impl Error {
@@ -169,7 +184,7 @@ impl Error {
             Error::Conflict { .. } => {
                 "Send one change per path, and move files only to free names."
             }
-            Error::Untrusted { .. } | Error::RecoveryBlocked { .. } => {
+            Error::Untrusted { .. } | Error::Tampered { .. } | Error::RecoveryBlocked { .. } => {
                 "Follow the instructions in the message, then try again."
             }
             Error::Unreplaceable { .. } => {

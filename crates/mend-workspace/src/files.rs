@@ -150,40 +150,6 @@ pub(crate) fn open_for_overwrite(path: &Path) -> std::io::Result<fs::File> {
     Ok(f)
 }
 
-/// Opens (creating) a file of mend's own, such as its lock, refusing a
-/// symbolic link or anything but a regular file.
-pub(crate) fn open_own(path: &Path) -> std::io::Result<fs::File> {
-    let mut opts = fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(false);
-    flags(&mut opts, true);
-    let f = opts.open(path)?;
-    if let Some(k) = kind(&f.metadata()?) {
-        return Err(std::io::Error::other(format!("is {k}")));
-    }
-    Ok(f)
-}
-
-/// Writes one of mend's own files (in `.mend/`): the bytes go to a fresh
-/// file beside it, synced, then renamed over `path`, which replaces a link
-/// or file at `path` itself and never its target.
-pub(crate) fn write_own(path: &Path, bytes: &[u8]) -> Result<(), crate::error::Error> {
-    use std::io::Write as _;
-    let io = |what: &str, p: &Path| {
-        let context = format!("{what} {}", p.display());
-        move |e| crate::error::Error::io(context, e)
-    };
-    let mut aside = path.as_os_str().to_owned();
-    aside.push(format!(".{}.new", unique()));
-    let aside = std::path::PathBuf::from(aside);
-    // Only a crashed writer's leftover can be there.
-    let _ = fs::remove_file(&aside);
-    let mut f = create_new(&aside).map_err(io("creating", &aside))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(io("writing", &aside))?;
-    fs::rename(&aside, path).map_err(io("writing", path))
-}
-
 /// Creates a new file; fails if anything, a symbolic link included, is
 /// already at `path`.
 pub(crate) fn create_new(path: &Path) -> std::io::Result<fs::File> {

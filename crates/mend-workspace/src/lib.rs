@@ -44,6 +44,7 @@
 //! # Ok::<(), mend_workspace::Error>(())
 //! ```
 
+mod beneath;
 mod changeset;
 mod commit;
 mod encoding;
@@ -63,6 +64,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
 pub use error::Error;
 pub use txn::Recovery;
@@ -273,12 +275,16 @@ impl Workspace {
         Ok(self.key.get_or_init(|| k))
     }
 
-    /// mend's verified private folder, `.mend/`, created when missing. A
-    /// `.mend` that is a link, tracked by git, or holds links or special
-    /// files is refused (see [`Error::Untrusted`]).
-    pub fn private_dir(&self) -> Result<PathBuf, Error> {
+    /// mend's verified private folder, `.mend/`, created when missing, held
+    /// open: everything in it is reached through the returned descriptor,
+    /// never through a link. A `.mend` that is a link, tracked by git, or
+    /// holds links or special files is refused (see [`Error::Untrusted`]).
+    pub fn private_dir(&self) -> Result<PrivateDir, Error> {
         let dir = private::open(&self.root.canonical, self.key()?, true)?;
-        Ok(dir.expect("created when missing"))
+        dir.ok_or_else(|| Error::Untrusted {
+            what: "could not be made".into(),
+            fix: "Check that the project root is writable.".into(),
+        })
     }
 
     /// The settings.
@@ -348,8 +354,7 @@ impl Workspace {
 
     /// Takes the workspace lock, waiting up to the configured timeout.
     pub fn lock(&self) -> Result<Lock, Error> {
-        let path = self.private_dir()?.join("lock");
-        let file = files::open_own(&path).map_err(|e| Error::io("opening .mend/lock", e))?;
+        let file = self.private_dir()?.open_write("lock", true, false)?;
         let start = Instant::now();
         loop {
             match file.try_lock() {
@@ -380,9 +385,11 @@ impl Workspace {
             return Ok(None);
         };
         // A lone write a killed process staged never reached the worktree.
-        if let Ok(entries) = fs::read_dir(dir.join("tmp")) {
-            for e in entries.flatten() {
-                let _ = fs::remove_file(e.path());
+        if let Some(tmp) = dir.dir("tmp")? {
+            for (name, kind) in tmp.list()? {
+                if let (Some(name), EntryKind::File | EntryKind::Link) = (name.to_str(), kind) {
+                    tmp.remove_file(name)?;
+                }
             }
         }
         txn::recover(&self.root, &dir, self.key()?)
@@ -391,24 +398,13 @@ impl Workspace {
     /// Keeps a copy of content a client has read, so a later stale edit can
     /// be shown what changed since. Returns its hash.
     pub fn remember(&self, file: &TextFile) -> Result<String, Error> {
-        let dir = self.private_dir()?.join("snapshots");
-        match fs::symlink_metadata(&dir) {
-            Ok(m) if m.is_dir() => {}
-            Ok(_) => {
-                return Err(Error::Untrusted {
-                    what: "holds something other than a folder at snapshots".into(),
-                    fix: "Delete .mend/snapshots; mend makes a new one.".into(),
-                });
-            }
-            Err(_) => fs::create_dir(&dir).map_err(|e| Error::io("creating .mend/snapshots", e))?,
-        }
+        let dir = self.private_dir()?.create_dir("snapshots")?;
         let name = file.hash.trim_start_matches("sha256:");
-        let p = dir.join(name);
-        if fs::symlink_metadata(&p).is_err() {
+        if dir.kind(name)?.is_none() {
             // The bytes as on disk, so a recall can check them against
             // their name.
             let bytes = encoding::encode(&file.text, file.encoding);
-            files::write_own(&p, &bytes)?;
+            dir.write(name, &bytes)?;
             prune(&dir, 256);
         }
         Ok(file.hash.clone())
@@ -422,9 +418,9 @@ impl Workspace {
             return None;
         }
         let dir = private::open(&self.root.canonical, self.key().ok()?, false).ok()??;
-        let bytes =
-            files::read_regular(&dir.join("snapshots").join(name), self.opts.max_bytes, true)
-                .ok()?;
+        let bytes = dir
+            .read(&format!("snapshots/{name}"), self.opts.max_bytes)
+            .ok()??;
         if hash_bytes(&bytes).strip_prefix("sha256:") != Some(name) {
             return None;
         }
@@ -459,28 +455,24 @@ impl Workspace {
     /// its bytes. Returns where the copy is, relative to the root.
     pub fn keep_aside(&self, raw: &str, under: &str) -> Result<String, Error> {
         let (rel, path) = path::resolve(&self.root, raw)?;
-        let folder = self.private_dir()?.join("aside").join(under);
-        let copy = folder.join(&rel);
-        if let Some(dir) = copy.parent() {
-            fs::create_dir_all(dir)
-                .map_err(|e| Error::io(format!("creating {}", dir.display()), e))?;
-        }
+        let (folder, name) = match rel.rsplit_once('/') {
+            Some((dir, name)) => (format!("aside/{under}/{dir}"), name),
+            None => (format!("aside/{under}"), rel.as_str()),
+        };
+        let folder = self.private_dir()?.create_dir(&folder)?;
         let meta = fs::symlink_metadata(&path)
             .map_err(|e| Error::io(format!("reading {}", esc(&rel)), e))?;
         if meta.file_type().is_symlink() {
             let to = fs::read_link(&path)
                 .map_err(|e| Error::io(format!("reading the link {}", esc(&rel)), e))?;
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(&to, &copy)
-                .map_err(|e| Error::io(format!("copying {} aside", esc(&rel)), e))?;
-            #[cfg(not(unix))]
-            files::write_own(&copy, to.to_string_lossy().as_bytes())?;
+            use std::os::unix::ffi::OsStrExt as _;
+            folder.symlink(name, to.as_os_str().as_bytes())?;
         } else {
             let bytes = files::read_regular(&path, u64::MAX, true)
                 .map_err(|e| Error::io(format!("reading {}", esc(&rel)), e.into_io()))?;
-            files::write_own(&copy, &bytes)?;
+            folder.write(name, &bytes)?;
         }
-        Ok(self.relative(&copy))
+        Ok(folder.shown(name))
     }
 
     /// Applies `changes` as one transaction. Every target is re-resolved and
@@ -552,22 +544,21 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// Keeps the `keep` most recent snapshots. Only regular files named as
 /// snapshots are considered, so nothing else in the folder is deleted.
-fn prune(dir: &Path, keep: usize) {
-    let Ok(rd) = fs::read_dir(dir) else { return };
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = rd
-        .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(is_snapshot_name))
-        .filter_map(|e| {
-            // Not followed: a link is never a snapshot.
-            let m = e.metadata().ok()?;
-            m.is_file().then_some((m.modified().ok()?, e.path()))
-        })
+fn prune(dir: &PrivateDir, keep: usize) {
+    let Ok(entries) = dir.list() else { return };
+    let mut files: Vec<((i64, u64), String)> = entries
+        .into_iter()
+        // Not followed: a link is never a snapshot.
+        .filter(|(_, kind)| *kind == EntryKind::File)
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| is_snapshot_name(name))
+        .filter_map(|name| Some((dir.modified(&name)?, name)))
         .collect();
     if files.len() <= keep {
         return;
     }
     files.sort();
-    for (_, p) in &files[..files.len() - keep] {
-        let _ = fs::remove_file(p);
+    for (_, name) in &files[..files.len() - keep] {
+        let _ = dir.remove_file(name);
     }
 }

@@ -8,12 +8,15 @@
 //! earlier mend, say) is adopted when nothing in it is a link or a special
 //! file; a journal in it still has to verify on its own before it is acted
 //! on.
+//!
+//! mend's own folder is then held open by descriptor (see `beneath`):
+//! nothing in it is reached through a path resolved again later, or
+//! through a link.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::beneath::{EntryKind, PrivateDir};
 use crate::error::Error;
-use crate::files;
 use crate::trust::Key;
 
 const OWNER: &str = "owner";
@@ -28,19 +31,13 @@ fn untrusted(what: impl Into<String>, fix: impl Into<String>) -> Error {
 
 /// The verified `.mend` of `root`, or `None` when there is none and
 /// `create` is false.
-pub(crate) fn open(root: &Path, key: &Key, create: bool) -> Result<Option<PathBuf>, Error> {
-    let dir = root.join(".mend");
-    match fs::symlink_metadata(&dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if !create {
-                return Ok(None);
-            }
-            make(&dir, key)?;
-            Ok(Some(dir))
-        }
-        Err(e) => Err(Error::io("inspecting .mend", e)),
-        Ok(m) if m.file_type().is_symlink() => {
-            let to = fs::read_link(&dir)
+pub(crate) fn open(root: &Path, key: &Key, create: bool) -> Result<Option<PrivateDir>, Error> {
+    let top = PrivateDir::open_path(root, "")?;
+    match top.kind(".mend")? {
+        None if !create => Ok(None),
+        None => make(&top, key).map(Some),
+        Some(EntryKind::Link) => {
+            let to = std::fs::read_link(root.join(".mend"))
                 .map(|t| mend_core::text::escape_controls(&t.to_string_lossy()).into_owned())
                 .unwrap_or_else(|_| "somewhere".into());
             Err(untrusted(
@@ -48,62 +45,75 @@ pub(crate) fn open(root: &Path, key: &Key, create: bool) -> Result<Option<PathBu
                 "Remove the link (`rm .mend`, which leaves its target alone); mend then makes its own folder.",
             ))
         }
-        Ok(m) if !m.is_dir() => Err(untrusted(
-            format!(
-                "is {}, not a folder mend made",
-                files::kind(&m).unwrap_or("a file")
-            ),
-            "Move it away or delete it (`rm .mend`); mend then makes its own folder.",
-        )),
-        Ok(_) if owned(&dir, key) => Ok(Some(dir)),
-        Ok(_) => {
-            adopt(root, &dir, key)?;
+        Some(EntryKind::File) => Err(not_a_folder("a file")),
+        Some(EntryKind::Other) => Err(not_a_folder("a special file")),
+        Some(EntryKind::Dir) => {
+            // Opened without following a link, so what was checked is what
+            // is used even if `.mend` is swapped afterwards.
+            let dir = top.dir(".mend")?.ok_or_else(|| vanished())?;
+            if !owned(&dir, key) {
+                adopt(root, &dir, key)?;
+            }
             Ok(Some(dir))
         }
     }
 }
 
-fn owned(dir: &Path, key: &Key) -> bool {
-    files::read_regular(&dir.join(OWNER), 256, true)
+fn not_a_folder(kind: &str) -> Error {
+    untrusted(
+        format!("is {kind}, not a folder mend made"),
+        "Move it away or delete it (`rm .mend`); mend then makes its own folder.",
+    )
+}
+
+fn vanished() -> Error {
+    untrusted(
+        "went away while mend was opening it",
+        "Try again; if it keeps happening, something else is replacing .mend.",
+    )
+}
+
+fn owned(dir: &PrivateDir, key: &Key) -> bool {
+    dir.read(OWNER, 256)
         .ok()
+        .flatten()
         .and_then(|b| String::from_utf8(b).ok())
         .is_some_and(|tag| key.verify(OWNER_PURPOSE, b"", &tag))
 }
 
-fn make(dir: &Path, key: &Key) -> Result<(), Error> {
-    match fs::create_dir(dir) {
-        Ok(()) => {}
-        // Another process made it first: check it as any existing folder.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(Error::io("creating .mend", e)),
-    }
-    let m = fs::symlink_metadata(dir).map_err(|e| Error::io("inspecting .mend", e))?;
-    if !m.is_dir() {
-        return Err(untrusted(
+fn make(top: &PrivateDir, key: &Key) -> Result<PrivateDir, Error> {
+    // Made only where nothing is; another process making it first is
+    // fine, and it is then checked as any existing folder.
+    let dir = top.create_dir(".mend").map_err(|e| match e {
+        Error::Tampered { .. } => untrusted(
             "appeared as something other than a folder while mend was creating it",
             "Remove it and try again.",
-        ));
+        ),
+        e => e,
+    })?;
+    if !owned(&dir, key) {
+        mark(&dir, key)?;
     }
-    mark(dir, key)
+    Ok(dir)
 }
 
 /// Writes `.gitignore` (so the folder stays out of version control) and the
 /// owner mark.
-fn mark(dir: &Path, key: &Key) -> Result<(), Error> {
-    files::write_own(&dir.join(".gitignore"), b"*\n")?;
-    files::write_own(&dir.join(OWNER), key.sign(OWNER_PURPOSE, b"").as_bytes())
+fn mark(dir: &PrivateDir, key: &Key) -> Result<(), Error> {
+    dir.write(".gitignore", b"*\n")?;
+    dir.write(OWNER, key.sign(OWNER_PURPOSE, b"").as_bytes())
 }
 
 /// Takes over a real `.mend` that lacks a valid mark, unless git tracks it
 /// (then it came with the repository) or it holds links or special files.
-fn adopt(root: &Path, dir: &Path, key: &Key) -> Result<(), Error> {
+fn adopt(root: &Path, dir: &PrivateDir, key: &Key) -> Result<(), Error> {
     if let Some(n) = tracked_entries(root) {
         return Err(untrusted(
             format!("is tracked by git ({n} files), so it came with the repository"),
             "Stop tracking it and delete it: `git rm -r --cached .mend && rm -rf .mend`, then commit. mend then makes its own, ignored folder.",
         ));
     }
-    if let Some(bad) = first_unsafe_entry(dir, 0) {
+    if let Some(bad) = dir.first_unsafe_entry() {
         return Err(untrusted(
             format!("holds {bad}, which mend never makes"),
             "Delete the folder (`rm -rf .mend`; its checkpoints and snapshots are lost) and mend makes a new one.",
@@ -129,24 +139,4 @@ fn tracked_entries(root: &Path) -> Option<usize> {
         .filter(|e| e.path.starts_with(prefix.as_bytes()))
         .count();
     (n > 0).then_some(n)
-}
-
-/// The first symbolic link or special file under `dir`, described.
-fn first_unsafe_entry(dir: &Path, depth: usize) -> Option<String> {
-    if depth > 32 {
-        return Some("folders nested too deep".into());
-    }
-    for entry in fs::read_dir(dir).ok()?.flatten() {
-        let Ok(meta) = entry.metadata() else { continue };
-        let show =
-            || mend_core::text::escape_controls(&entry.path().to_string_lossy()).into_owned();
-        if meta.is_dir() {
-            if let Some(bad) = first_unsafe_entry(&entry.path(), depth + 1) {
-                return Some(bad);
-            }
-        } else if let Some(k) = files::kind(&meta) {
-            return Some(format!("{}, {k}", show()));
-        }
-    }
-    None
 }

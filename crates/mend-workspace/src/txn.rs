@@ -34,12 +34,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::beneath::PrivateDir;
 use crate::error::Error;
 use crate::files;
 use crate::path::{self, Root};
 use crate::trust::Key;
 
 const JOURNAL: &str = "journal.json";
+/// Where the next journal state is written before it replaces the last.
+const ASIDE: &str = "journal.json.new";
 const HEADER: &str = "mend journal v2\n";
 const PURPOSE: &str = "journal";
 /// Far above any real journal; a bound on what recovery reads.
@@ -150,28 +153,28 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-fn write_journal(mend: &Path, key: &Key, j: &Journal) -> Result<(), Error> {
-    let path = mend.join(JOURNAL);
-    let aside = mend.join("journal.json.new");
+/// Writes the journal aside, syncs it, renames it over the last one, and
+/// syncs `.mend`: each state is durable before the step it allows.
+fn write_journal(mend: &PrivateDir, key: &Key, j: &Journal) -> Result<(), Error> {
     let body = serde_json::to_vec_pretty(j).expect("journal serializes");
     let mut bytes = HEADER.as_bytes().to_vec();
     bytes.extend_from_slice(key.sign(PURPOSE, &body).as_bytes());
     bytes.push(b'\n');
     bytes.extend_from_slice(&body);
-    let _ = fs::remove_file(&aside);
-    let mut f = files::create_new(&aside).map_err(io(format!("writing {}", aside.display())))?;
+    mend.remove_file(ASIDE)?;
+    let mut f = mend.create_new(ASIDE)?;
     f.write_all(&bytes)
         .and_then(|()| f.sync_all())
-        .map_err(io(format!("writing {}", aside.display())))?;
-    fs::rename(&aside, &path).map_err(io(format!("writing {}", path.display())))?;
-    sync_dir(mend)
+        .map_err(io(format!("writing {}", mend.shown(ASIDE))))?;
+    mend.rename(ASIDE, JOURNAL)?;
+    mend.sync()
 }
 
 /// Runs the operations as one transaction. `stage` writes each `Put`'s
 /// temporary file (called after the pending journal is durable).
 pub(crate) fn run(
     root: &Root,
-    mend: &Path,
+    mend: &PrivateDir,
     key: &Key,
     id: &str,
     ops: Vec<Op>,
@@ -212,7 +215,7 @@ fn is_staged(temp: &Path, link: bool) -> bool {
     })
 }
 
-fn roll_back(root: &Path, mend: &Path, ops: &[Op]) -> Result<(), Error> {
+fn roll_back(root: &Path, mend: &PrivateDir, ops: &[Op]) -> Result<(), Error> {
     for op in ops {
         if let Op::Put { temp, link, .. } = op {
             let p = root.join(temp);
@@ -230,7 +233,12 @@ fn roll_back(root: &Path, mend: &Path, ops: &[Op]) -> Result<(), Error> {
     remove_journal(mend)
 }
 
-fn roll_forward(root: &Path, mend: &Path, ops: &[Op], hook: StepHook<'_>) -> Result<(), Error> {
+fn roll_forward(
+    root: &Path,
+    mend: &PrivateDir,
+    ops: &[Op],
+    hook: StepHook<'_>,
+) -> Result<(), Error> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for op in ops {
         match op {
@@ -318,34 +326,31 @@ fn copy_into(temp: &Path, target: &Path) -> Result<(), Error> {
         .map_err(io(format!("writing {}", target.display())))
 }
 
-fn remove_journal(mend: &Path) -> Result<(), Error> {
-    let p = mend.join(JOURNAL);
-    match fs::remove_file(&p) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io(format!("removing {}", p.display()), e)),
-    }
-    sync_dir(mend)
+fn remove_journal(mend: &PrivateDir) -> Result<(), Error> {
+    mend.remove_file(JOURNAL)?;
+    mend.sync()
 }
 
 /// Finishes an interrupted transaction, if there is one.
-pub(crate) fn recover(root: &Root, mend: &Path, key: &Key) -> Result<Option<Recovery>, Error> {
+pub(crate) fn recover(
+    root: &Root,
+    mend: &PrivateDir,
+    key: &Key,
+) -> Result<Option<Recovery>, Error> {
     // A journal being written aside when the process died never took effect.
-    let aside = mend.join("journal.json.new");
-    if !mend.join(JOURNAL).exists() {
-        let _ = fs::remove_file(&aside);
+    if mend.kind(JOURNAL)?.is_none() {
+        mend.remove_file(ASIDE)?;
     }
-    let path = mend.join(JOURNAL);
-    let bytes = match files::read_regular(&path, MAX_JOURNAL_BYTES, true) {
-        Ok(b) => b,
-        Err(files::ReadError::Missing) => return Ok(None),
-        Err(files::ReadError::Io(e)) => {
-            return Err(Error::io(format!("reading {}", path.display()), e));
+    let bytes = match mend.read(JOURNAL, MAX_JOURNAL_BYTES) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok(None),
+        Err(Error::NotAFile { kind, .. }) => {
+            return quarantine(mend, format!("the journal is {kind}"));
         }
-        Err(files::ReadError::Kind(k)) => return quarantine(mend, format!("the journal is {k}")),
-        Err(files::ReadError::TooLarge(n)) => {
-            return quarantine(mend, format!("the journal is {n} bytes"));
+        Err(Error::TooLarge { size, .. }) => {
+            return quarantine(mend, format!("the journal is {size} bytes"));
         }
+        Err(e) => return Err(e),
     };
     let journal = match unseal(&bytes, key) {
         Ok(j) => j,
@@ -424,20 +429,19 @@ fn confine(root: &Root, ops: &[Op]) -> Result<(), String> {
 
 /// Moves a journal aside, untouched, so it is kept for inspection but never
 /// acted on, and the workspace stays usable.
-fn quarantine(mend: &Path, reason: impl Into<String>) -> Result<Option<Recovery>, Error> {
-    let from = mend.join(JOURNAL);
+fn quarantine(mend: &PrivateDir, reason: impl Into<String>) -> Result<Option<Recovery>, Error> {
     let mut n = 0u32;
     let to = loop {
-        let to = mend.join(format!("journal.unverified.{n}.json"));
-        if fs::symlink_metadata(&to).is_err() {
+        let to = format!("journal.unverified.{n}.json");
+        if mend.kind(&to)?.is_none() {
             break to;
         }
         n += 1;
     };
-    fs::rename(&from, &to).map_err(io(format!("moving {} aside", from.display())))?;
-    sync_dir(mend)?;
+    mend.rename(JOURNAL, &to)?;
+    mend.sync()?;
     Ok(Some(Recovery::Ignored {
-        kept_at: to,
+        kept_at: mend.path().join(to),
         reason: reason.into(),
     }))
 }

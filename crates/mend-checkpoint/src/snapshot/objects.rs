@@ -4,48 +4,81 @@
 //! a first snapshot of a folder without git history writes an object per
 //! file: each worker compresses and writes its own, as git does (zlib level
 //! 1, `core.looseCompression`'s default; a temporary file renamed into
-//! `objects/xx/`; not fsynced, as git's default).
+//! `objects/xx/`; not fsynced, as git's default). The object folder and its
+//! fan-out folders are held open by descriptor (see
+//! `mend_workspace::PrivateDir`): a link among them is refused, never
+//! written through.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::Compression;
 use flate2::write::ZlibEncoder;
 use git2::Oid;
+use mend_workspace::{EntryKind, PrivateDir};
 
 /// A repository's object folder.
 pub(crate) struct Loose {
-    dir: PathBuf,
+    objects: Result<PrivateDir, String>,
+    /// `objects/00` … `objects/ff`, opened (or made) on first use.
+    fanout: Vec<OnceLock<PrivateDir>>,
     counter: AtomicU64,
+}
+
+fn io(e: mend_workspace::Error) -> std::io::Error {
+    match e {
+        mend_workspace::Error::Io { cause, .. } => cause,
+        e => std::io::Error::other(e.to_string()),
+    }
 }
 
 impl Loose {
     pub fn new(objects: &Path) -> Loose {
         Loose {
-            dir: objects.to_path_buf(),
+            objects: PrivateDir::open_path(objects, &objects.to_string_lossy())
+                .map_err(|e| e.to_string()),
+            fanout: (0..256).map(|_| OnceLock::new()).collect(),
             counter: AtomicU64::new(0),
         }
+    }
+
+    /// The fan-out folder of `hex`, made when missing.
+    fn fanout(&self, hex: &str) -> std::io::Result<&PrivateDir> {
+        let n = usize::from_str_radix(&hex[..2], 16).map_err(std::io::Error::other)?;
+        if let Some(d) = self.fanout[n].get() {
+            return Ok(d);
+        }
+        let objects = self
+            .objects
+            .as_ref()
+            .map_err(|e| std::io::Error::other(e.clone()))?;
+        let d = objects.create_dir(&hex[..2]).map_err(io)?;
+        Ok(self.fanout[n].get_or_init(|| d))
     }
 
     /// Writes a blob whose id is `oid`, unless it is there already.
     pub fn write_blob(&self, oid: Oid, data: &[u8]) -> std::io::Result<()> {
         let hex = oid.to_string();
-        let dir = self.dir.join(&hex[..2]);
-        let path = dir.join(&hex[2..]);
-        if path.exists() {
+        let dir = self.fanout(&hex)?;
+        let name = &hex[2..];
+        if dir.kind(name).map_err(io)?.is_some_and(|k| k == EntryKind::File) {
             return Ok(());
         }
-        std::fs::create_dir_all(&dir)?;
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!("tmp_mend_{}_{n}", std::process::id()));
+        let tmp = format!("tmp_mend_{}_{n}", std::process::id());
         let mut z = ZlibEncoder::new(Vec::with_capacity(data.len() / 2 + 64), Compression::fast());
         z.write_all(format!("blob {}\0", data.len()).as_bytes())?;
         z.write_all(data)?;
         let bytes = z.finish()?;
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, &path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
+        let written = dir
+            .create_new(&tmp)
+            .map_err(io)
+            .and_then(|mut f| f.write_all(&bytes))
+            .and_then(|()| dir.rename(&tmp, name).map_err(io));
+        written.inspect_err(|_| {
+            let _ = dir.remove_file(&tmp);
         })
     }
 }

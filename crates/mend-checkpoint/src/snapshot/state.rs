@@ -18,9 +18,78 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use std::io::Write as _;
-use std::path::Path;
 
 use git2::Oid;
+use mend_workspace::PrivateDir;
+
+/// Where the state file is: its folder, held open (see
+/// `mend_workspace::PrivateDir`), and its name there. No link is followed
+/// to read, append to or replace it.
+pub(crate) struct StateFile {
+    dir: PrivateDir,
+    name: &'static str,
+}
+
+impl StateFile {
+    pub(crate) fn new(dir: PrivateDir, name: &'static str) -> StateFile {
+        StateFile { dir, name }
+    }
+
+    /// The saved state; anything unreadable is an empty state.
+    pub(crate) fn load(&self) -> State {
+        self.dir
+            .read(self.name, u64::MAX)
+            .ok()
+            .flatten()
+            .and_then(|b| State::parse(&b))
+            .unwrap_or_default()
+    }
+
+    /// Saves `state`, which `changes` turned the loaded one into, as saved
+    /// with checkpoint `commit` (see [`State::save`]).
+    pub(crate) fn save(
+        &self,
+        state: &mut State,
+        changes: &Changes,
+        commit: Oid,
+    ) -> Result<(), mend_workspace::Error> {
+        state.save(self, changes, commit)
+    }
+
+    /// Removes the state file, so the next snapshot hashes every file.
+    pub(crate) fn remove(&self) -> Result<bool, mend_workspace::Error> {
+        self.dir.remove_file(self.name)
+    }
+
+    /// Appends `block` when the file is `len` bytes long, as it was read;
+    /// `false` when it is not (changed, or gone).
+    fn append(&self, len: u64, block: &[u8]) -> Result<bool, mend_workspace::Error> {
+        let Ok(mut f) = self.dir.open_write(self.name, false, true) else {
+            return Ok(false);
+        };
+        if f.metadata().map(|m| m.len()).ok() != Some(len) {
+            return Ok(false);
+        }
+        f.write_all(block).map_err(|e| mend_workspace::Error::Io {
+            context: format!("appending to {}", self.dir.shown(self.name)),
+            cause: e,
+        })?;
+        Ok(true)
+    }
+
+    /// Replaces the file with `bytes`: a temporary file renamed over it.
+    /// Not synced: the state is a cache, and a torn one reads as older.
+    fn replace(&self, bytes: &[u8]) -> Result<(), mend_workspace::Error> {
+        let tmp = format!("{}.tmp", self.name);
+        self.dir.remove_file(&tmp)?;
+        let mut f = self.dir.create_new(&tmp)?;
+        f.write_all(bytes).map_err(|e| mend_workspace::Error::Io {
+            context: format!("writing {}", self.dir.shown(&tmp)),
+            cause: e,
+        })?;
+        self.dir.rename(&tmp, self.name)
+    }
+}
 
 const MAGIC: &[u8; 8] = b"MENDSNP2";
 const WHOLE: u8 = 0;
@@ -210,14 +279,6 @@ fn read_record(r: &mut Reader<'_>) -> Option<(Vec<u8>, Record)> {
 }
 
 impl State {
-    /// Reads the state; anything unreadable is an empty state.
-    pub fn load(path: &Path) -> State {
-        std::fs::read(path)
-            .ok()
-            .and_then(|b| State::parse(&b))
-            .unwrap_or_default()
-    }
-
     fn parse(bytes: &[u8]) -> Option<State> {
         let mut r = Reader(bytes);
         if r.take(8)? != MAGIC {
@@ -280,15 +341,17 @@ impl State {
     /// Saves the state, which `changes` turned the loaded one into, as
     /// saved with checkpoint `commit`: by appending the changes when the
     /// file is as it was read, else by writing the whole state.
-    pub fn save(&mut self, path: &Path, changes: &Changes, commit: Oid) -> std::io::Result<()> {
+    fn save(
+        &mut self,
+        file: &StateFile,
+        changes: &Changes,
+        commit: Oid,
+    ) -> Result<(), mend_workspace::Error> {
         self.commit = Some(commit);
         if let Some(disk) = self.disk {
             let block = self.block(CHANGES, changes).framed();
             let appended = disk.len.saturating_sub(disk.whole) + block.len() as u64;
-            let same = std::fs::symlink_metadata(path).is_ok_and(|m| m.len() == disk.len);
-            if same && appended <= disk.whole / 2 {
-                let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
-                f.write_all(&block)?;
+            if appended <= disk.whole / 2 && file.append(disk.len, &block)? {
                 self.disk = Some(Disk {
                     len: disk.len + block.len() as u64,
                     whole: disk.whole,
@@ -298,9 +361,7 @@ impl State {
         }
         let mut out = MAGIC.to_vec();
         out.extend(self.block(WHOLE, &Changes::default()).framed());
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, &out)?;
-        std::fs::rename(&tmp, path)?;
+        file.replace(&out)?;
         self.disk = Some(Disk {
             len: out.len() as u64,
             whole: out.len() as u64,
@@ -342,6 +403,13 @@ fn next_block<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
+
+    /// A state file named `state` in a fresh folder, and its path.
+    fn place(dir: &tempfile::TempDir) -> (StateFile, PathBuf) {
+        let held = PrivateDir::open_path(dir.path(), "tmp").unwrap();
+        (StateFile::new(held, "state"), dir.path().join("state"))
+    }
 
     fn rec(n: u8) -> Record {
         Record {
@@ -370,13 +438,13 @@ mod tests {
     }
 
     /// A state of `n` files, saved whole.
-    fn saved(path: &Path, n: u8) -> State {
+    fn saved(file: &StateFile, n: u8) -> State {
         let mut s = State::default();
         for i in 0..n {
             s.files.insert(vec![b'f', i], rec(i));
         }
         s.dirs.insert(Vec::new(), tree(1));
-        s.save(path, &Changes::default(), commit(1)).unwrap();
+        file.save(&mut s, &Changes::default(), commit(1)).unwrap();
         s
     }
 
@@ -389,13 +457,13 @@ mod tests {
     #[test]
     fn a_whole_state_reads_back() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("state");
-        let s = saved(&path, 10);
-        assert_same(&State::load(&path), &s);
+        let (file, _) = place(&dir);
+        let s = saved(&file, 10);
+        assert_same(&file.load(), &s);
     }
 
     /// Applies `changes` to `s` as a snapshot does, and saves.
-    fn change(s: &mut State, path: &Path, changes: &Changes, c: u8) {
+    fn change(s: &mut State, file: &StateFile, changes: &Changes, c: u8) {
         for (p, r) in &changes.files {
             s.files.insert(p.clone(), *r);
         }
@@ -408,14 +476,14 @@ mod tests {
         for p in &changes.gone_dirs {
             s.dirs.remove(p);
         }
-        s.save(path, changes, commit(c)).unwrap();
+        file.save(s, changes, commit(c)).unwrap();
     }
 
     #[test]
     fn changes_are_appended_and_read_back() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("state");
-        let mut s = saved(&path, 100);
+        let (file, path) = place(&dir);
+        let mut s = saved(&file, 100);
         let whole = std::fs::metadata(&path).unwrap().len();
         let changes = Changes {
             files: vec![(b"f1".to_vec(), rec(200)), (b"new".to_vec(), rec(3))],
@@ -423,10 +491,10 @@ mod tests {
             dirs: vec![(b"d".to_vec(), tree(2))],
             gone_dirs: vec![Vec::new()],
         };
-        change(&mut s, &path, &changes, 2);
+        change(&mut s, &file, &changes, 2);
         let len = std::fs::metadata(&path).unwrap().len();
         assert!(len > whole && len - whole < 400, "appended, not rewritten");
-        let back = State::load(&path);
+        let back = file.load();
         assert_same(&back, &s);
         assert_eq!(back.commit, Some(commit(2)));
     }
@@ -434,55 +502,55 @@ mod tests {
     #[test]
     fn a_torn_append_leaves_the_state_before_it() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("state");
-        let mut s = saved(&path, 100);
-        let before = State::load(&path);
+        let (file, path) = place(&dir);
+        let mut s = saved(&file, 100);
+        let before = file.load();
         let changes = Changes {
             files: vec![(b"f1".to_vec(), rec(200))],
             ..Changes::default()
         };
-        change(&mut s, &path, &changes, 2);
+        change(&mut s, &file, &changes, 2);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes.truncate(bytes.len() - 3);
         std::fs::write(&path, &bytes).unwrap();
-        let mut back = State::load(&path);
+        let mut back = file.load();
         assert_same(&back, &before);
         // The next save writes over the torn block, never after it.
         let changes = Changes {
             files: vec![(b"f3".to_vec(), rec(201))],
             ..Changes::default()
         };
-        change(&mut back, &path, &changes, 3);
-        assert_same(&State::load(&path), &back);
+        change(&mut back, &file, &changes, 3);
+        assert_same(&file.load(), &back);
     }
 
     #[test]
     fn appends_past_half_the_whole_state_rewrite_it() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("state");
-        let mut s = saved(&path, 20);
+        let (file, path) = place(&dir);
+        let mut s = saved(&file, 20);
         for round in 0..40u8 {
             let changes = Changes {
                 files: vec![(vec![b'f', round % 20], rec(round))],
                 ..Changes::default()
             };
-            change(&mut s, &path, &changes, round);
+            change(&mut s, &file, &changes, round);
         }
         let len = std::fs::metadata(&path).unwrap().len();
-        let whole_len = State::load(&path).disk.unwrap().whole;
+        let whole_len = file.load().disk.unwrap().whole;
         assert!(len - whole_len <= whole_len / 2, "{len} {whole_len}");
-        assert_same(&State::load(&path), &s);
+        assert_same(&file.load(), &s);
     }
 
     #[test]
     fn a_damaged_whole_state_is_empty() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("state");
-        saved(&path, 10);
+        let (file, path) = place(&dir);
+        saved(&file, 10);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[40] ^= 1;
         std::fs::write(&path, bytes).unwrap();
-        let back = State::load(&path);
+        let back = file.load();
         assert!(back.files.is_empty() && back.commit.is_none());
     }
 }
