@@ -342,10 +342,9 @@ impl Checkpoints {
             .map_err(git("adding the .mend ignore rule"))?;
         let gitdir = match &shadow {
             Some(dir) => dir.clone(),
-            None => mend_workspace::PrivateDir::open_path(
-                repo.path(),
-                &repo.path().to_string_lossy(),
-            )?,
+            None => {
+                mend_workspace::PrivateDir::open_path(repo.path(), &repo.path().to_string_lossy())?
+            }
         };
         let state = match &shadow {
             Some(dir) => StateFile::new(dir.clone(), "mend-snapshot-state"),

@@ -96,7 +96,15 @@ impl Checkpoints {
         let mut aside = Vec::new();
         if let Some(s) = &safety {
             for p in &unheld {
-                aside.push(self.ws.keep_aside(p, &s.id)?);
+                match self.ws.keep_aside(p, &s.id) {
+                    Ok(copy) => aside.push(copy),
+                    Err(e) => {
+                        // Nothing was written over: the safety checkpoint
+                        // undoes nothing.
+                        let _ = self.drop_ref(&s.id);
+                        return Err(e.into());
+                    }
+                }
             }
         } else {
             aside = unheld;

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use mend_workspace::{EntryKind, Encoding, PrivateDir, Workspace};
+use mend_workspace::{Encoding, EntryKind, PrivateDir, Workspace};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
@@ -64,19 +64,31 @@ pub(crate) struct Store {
 const MAX_BYTES: u64 = 1 << 30;
 
 const INDEX: &str = "index.json";
+/// Deeper than any session folder mend makes (`blobs/` is one level).
+const MAX_DEPTH: usize = 8;
 const BLOBS: &str = "blobs";
 
 impl Store {
     /// The session's folder below `.mend/pending/`, made when missing.
     pub(crate) fn create(ws: &Workspace, name: &str) -> Result<Store, Error> {
-        let dir = ws.private_dir()?.create_dir(&format!("{SESSIONS}/{name}"))?;
-        Ok(Store { dir })
+        let dir = ws
+            .private_dir()?
+            .create_dir(&format!("{SESSIONS}/{name}"))?;
+        Store::checked(dir)
     }
 
     /// The session's folder, or `None` when there is no such session.
     pub(crate) fn existing(ws: &Workspace, name: &str) -> Result<Option<Store>, Error> {
         let dir = ws.private_dir()?.dir(&format!("{SESSIONS}/{name}"))?;
-        Ok(dir.map(|dir| Store { dir }))
+        dir.map(Store::checked).transpose()
+    }
+
+    /// A session folder holding a link anywhere (mend makes none) is
+    /// refused when it is opened, naming the link, rather than part-way
+    /// through an action; one made later is refused where it is met.
+    fn checked(dir: PrivateDir) -> Result<Store, Error> {
+        dir.refuse_links(MAX_DEPTH)?;
+        Ok(Store { dir })
     }
 
     /// The names of the session folders; a link or a file among them is
@@ -101,11 +113,15 @@ impl Store {
     }
 
     /// Removes the session `name`'s folder and everything in it, following
-    /// no link (a link inside is removed as a link).
+    /// no link. A link inside (mend never makes one) is refused, naming it,
+    /// so whoever planted it learns of it rather than losing the trace.
     pub(crate) fn remove(ws: &Workspace, name: &str) -> Result<bool, Error> {
         let Some(sessions) = ws.private_dir()?.dir(SESSIONS)? else {
             return Ok(false);
         };
+        if let Some(dir) = sessions.dir(name)? {
+            Store::checked(dir)?;
+        }
         Ok(sessions.remove_tree(name)?)
     }
 

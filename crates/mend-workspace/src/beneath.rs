@@ -204,7 +204,10 @@ impl PrivateDir {
         }
         Err(Error::io(
             format!("using {}", crate::esc(&self.shown(rel))),
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a plain relative name"),
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a plain relative name",
+            ),
         ))
     }
 
@@ -376,7 +379,13 @@ impl PrivateDir {
 
     /// Refuses anything at `name` but a regular file: a link as
     /// [`Error::Tampered`], anything else as [`Error::NotAFile`].
-    fn regular(&self, rel: &str, t: FileType, base: BorrowedFd<'_>, name: &str) -> Result<(), Error> {
+    fn regular(
+        &self,
+        rel: &str,
+        t: FileType,
+        base: BorrowedFd<'_>,
+        name: &str,
+    ) -> Result<(), Error> {
         match t {
             FileType::RegularFile => Ok(()),
             FileType::Symlink => {
@@ -400,9 +409,14 @@ impl PrivateDir {
     pub fn create_new(&self, rel: &str) -> Result<File, Error> {
         let (base, name) = self.parent(rel)?;
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
-        rustix::fs::openat(base.fd(), name, flags | OFlags::CLOEXEC, Mode::from_raw_mode(0o666))
-            .map(File::from)
-            .map_err(|e| self.fail(rel, "creating", e, Want::File))
+        rustix::fs::openat(
+            base.fd(),
+            name,
+            flags | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+        .map(File::from)
+        .map_err(|e| self.fail(rel, "creating", e, Want::File))
     }
 
     /// Opens the regular file `rel` for writing, creating it when missing
@@ -430,9 +444,14 @@ impl PrivateDir {
         let (base, name) = self.parent(rel)?;
         let aside = format!("{name}.{}.new", files::unique());
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
-        let mut f = rustix::fs::openat(base.fd(), &*aside, flags | OFlags::CLOEXEC, Mode::from_raw_mode(0o666))
-            .map(File::from)
-            .map_err(|e| self.fail(rel, "creating a file beside", e, Want::File))?;
+        let mut f = rustix::fs::openat(
+            base.fd(),
+            &*aside,
+            flags | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+        .map(File::from)
+        .map_err(|e| self.fail(rel, "creating a file beside", e, Want::File))?;
         let undo = |e: Error| {
             let _ = rustix::fs::unlinkat(base.fd(), &*aside, AtFlags::empty());
             e
@@ -633,5 +652,219 @@ fn describe(t: FileType) -> &'static str {
         FileType::CharacterDevice => "a character device",
         FileType::BlockDevice => "a block device",
         FileType::Unknown => "not a regular file",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// `held/` (the folder held open) and `outside/` beside it:
+    ///
+    /// ```text
+    /// held/dir/file.txt        held/dir/back -> ../dir
+    /// held/dir/out -> outside  held/in -> dir
+    /// held/out -> outside      held/out_file -> outside/secret.txt
+    /// held/plain.txt           outside/secret.txt
+    /// ```
+    fn tree() -> (tempfile::TempDir, PrivateDir) {
+        let t = tempfile::tempdir().unwrap();
+        let (held, outside) = (t.path().join("held"), t.path().join("outside"));
+        std::fs::create_dir_all(held.join("dir")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.txt"), "secret\n").unwrap();
+        std::fs::write(held.join("dir/file.txt"), "file\n").unwrap();
+        std::fs::write(held.join("plain.txt"), "plain\n").unwrap();
+        symlink("../dir", held.join("dir/back")).unwrap();
+        symlink(&outside, held.join("dir/out")).unwrap();
+        symlink("dir", held.join("in")).unwrap();
+        symlink(&outside, held.join("out")).unwrap();
+        symlink(outside.join("secret.txt"), held.join("out_file")).unwrap();
+        let dir = PrivateDir::open_path(&held, ".mend").unwrap();
+        (t, dir)
+    }
+
+    fn outside_intact(t: &tempfile::TempDir) {
+        let o = t.path().join("outside");
+        let names: Vec<_> = std::fs::read_dir(&o).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1, "something was made outside");
+        assert_eq!(std::fs::read(o.join("secret.txt")).unwrap(), b"secret\n");
+    }
+
+    /// Each lookup, by `openat2` and by the walk, with its outcome: opened,
+    /// or the errno.
+    #[test]
+    fn both_lookups_refuse_every_link() {
+        let (_t, dir) = tree();
+        let file = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        // A link is a loop to `openat2`, and "not a folder" to the walk's
+        // `O_DIRECTORY | O_NOFOLLOW`; either is a refusal.
+        let link = &[Errno::LOOP, Errno::NOTDIR][..];
+        let cases: &[(&str, OFlags, &[Errno])] = &[
+            ("dir", DIR, &[]),
+            ("dir/file.txt", file, &[]),
+            ("plain.txt", file, &[]),
+            ("missing", file, &[Errno::NOENT]),
+            ("dir/missing/x", file, &[Errno::NOENT]),
+            ("in", DIR, link),
+            ("in/file.txt", file, link),
+            ("out", DIR, link),
+            ("out/secret.txt", file, link),
+            ("out_file", file, link),
+            ("dir/back/file.txt", file, link),
+            ("dir/out/secret.txt", file, link),
+            ("plain.txt/x", file, &[Errno::NOTDIR]),
+        ];
+        for (rel, flags, want) in cases {
+            let fd = dir.as_fd();
+            for (how, got) in [
+                ("openat2", open_beneath(fd, rel, *flags)),
+                ("walk", walk(fd, rel, *flags)),
+            ] {
+                match got {
+                    Ok(_) => assert!(want.is_empty(), "{how} {rel} opened"),
+                    Err(e) => assert!(want.contains(&e), "{how} {rel}: {e:?}"),
+                }
+            }
+        }
+    }
+
+    /// What each operation says about the first link on its way.
+    #[test]
+    fn every_operation_names_the_link_in_its_way() {
+        let (t, dir) = tree();
+        type Op = fn(&PrivateDir) -> Result<(), Error>;
+        let cases: &[(&str, Op, &str)] = &[
+            ("read", |d| d.read("in/file.txt", 99).map(drop), ".mend/in"),
+            (
+                "read",
+                |d| d.read("out_file", 99).map(drop),
+                ".mend/out_file",
+            ),
+            (
+                "read",
+                |d| d.read("dir/out/secret.txt", 99).map(drop),
+                ".mend/dir/out",
+            ),
+            ("dir", |d| d.dir("out").map(drop), ".mend/out"),
+            (
+                "create_dir",
+                |d| d.create_dir("out/new").map(drop),
+                ".mend/out",
+            ),
+            (
+                "create_new",
+                |d| d.create_new("out_file").map(drop),
+                ".mend/out_file",
+            ),
+            (
+                "create_new",
+                |d| d.create_new("out/new").map(drop),
+                ".mend/out",
+            ),
+            ("write", |d| d.write("in/new", b"x"), ".mend/in"),
+            (
+                "open_write",
+                |d| d.open_write("out_file", true, false).map(drop),
+                ".mend/out_file",
+            ),
+            ("kind", |d| d.kind("out/secret.txt").map(drop), ".mend/out"),
+            (
+                "remove_file",
+                |d| d.remove_file("out/secret.txt").map(drop),
+                ".mend/out",
+            ),
+            (
+                "remove_tree",
+                |d| d.remove_tree("out").map(drop),
+                ".mend/out",
+            ),
+            ("refuse_links", |d| d.refuse_links(0), ".mend/"),
+        ];
+        for (what, op, link) in cases {
+            match op(&dir) {
+                Err(Error::Tampered { path, fix, .. }) => {
+                    assert!(path.starts_with(link), "{what}: {path}");
+                    assert!(fix.contains(&format!("rm {path}")), "{what}: {fix}");
+                }
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+        outside_intact(&t);
+    }
+
+    #[test]
+    fn a_link_is_replaced_or_removed_never_followed() {
+        let (t, dir) = tree();
+        dir.write("out_file", b"mine\n").unwrap();
+        assert_eq!(dir.kind("out_file").unwrap(), Some(EntryKind::File));
+        assert_eq!(dir.read("out_file", 99).unwrap().unwrap(), b"mine\n");
+        assert!(dir.remove_file("out").unwrap());
+        assert_eq!(dir.kind("out").unwrap(), None);
+        // The folder's own links go as links.
+        assert!(dir.remove_tree("dir").unwrap());
+        assert_eq!(dir.kind("dir").unwrap(), None);
+        outside_intact(&t);
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_link_after_opening_redirects_nothing() {
+        let (t, dir) = tree();
+        let sub = dir.create_dir("sessions/s1").unwrap();
+        let held = t.path().join("held");
+        std::fs::rename(held.join("sessions"), held.join("moved")).unwrap();
+        symlink(t.path().join("outside"), held.join("sessions")).unwrap();
+        sub.write("index.json", b"{}").unwrap();
+        sub.create_dir("blobs").unwrap().write("b", b"x").unwrap();
+        assert_eq!(
+            std::fs::read(held.join("moved/s1/index.json")).unwrap(),
+            b"{}"
+        );
+        assert!(matches!(
+            dir.dir("sessions/s1"),
+            Err(Error::Tampered { .. })
+        ));
+        outside_intact(&t);
+    }
+
+    #[test]
+    fn listing_and_reading_name_kinds() {
+        let (_t, dir) = tree();
+        let mut seen = dir.list().unwrap();
+        seen.sort_by(|a, b| a.0.cmp(&b.0));
+        let kinds: Vec<(String, EntryKind)> = seen
+            .into_iter()
+            .map(|(n, k)| (n.to_string_lossy().into_owned(), k))
+            .collect();
+        let want = [
+            ("dir", EntryKind::Dir),
+            ("in", EntryKind::Link),
+            ("out", EntryKind::Link),
+            ("out_file", EntryKind::Link),
+            ("plain.txt", EntryKind::File),
+        ];
+        let want: Vec<(String, EntryKind)> =
+            want.iter().map(|(n, k)| (n.to_string(), *k)).collect();
+        assert_eq!(kinds, want);
+        assert!(matches!(
+            dir.read("dir", 99),
+            Err(Error::NotAFile {
+                kind: "a directory",
+                ..
+            })
+        ));
+        assert!(matches!(
+            dir.read("plain.txt", 3),
+            Err(Error::TooLarge { size: 6, .. })
+        ));
+        assert_eq!(dir.read("missing", 9).unwrap(), None);
+        assert!(matches!(
+            dir.create_dir("plain.txt/x"),
+            Err(Error::Tampered { ref path, .. }) if path == ".mend/plain.txt"
+        ));
+        for bad in ["", "/abs", "a//b", "../up", "a/./b"] {
+            assert!(matches!(dir.read(bad, 9), Err(Error::Io { .. })), "{bad}");
+        }
     }
 }

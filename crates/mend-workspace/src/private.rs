@@ -50,7 +50,7 @@ pub(crate) fn open(root: &Path, key: &Key, create: bool) -> Result<Option<Privat
         Some(EntryKind::Dir) => {
             // Opened without following a link, so what was checked is what
             // is used even if `.mend` is swapped afterwards.
-            let dir = top.dir(".mend")?.ok_or_else(|| vanished())?;
+            let dir = top.dir(".mend")?.ok_or_else(vanished)?;
             if !owned(&dir, key) {
                 adopt(root, &dir, key)?;
             }

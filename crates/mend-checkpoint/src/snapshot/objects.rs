@@ -63,7 +63,11 @@ impl Loose {
         let hex = oid.to_string();
         let dir = self.fanout(&hex)?;
         let name = &hex[2..];
-        if dir.kind(name).map_err(io)?.is_some_and(|k| k == EntryKind::File) {
+        if dir
+            .kind(name)
+            .map_err(io)?
+            .is_some_and(|k| k == EntryKind::File)
+        {
             return Ok(());
         }
         let n = self.counter.fetch_add(1, Ordering::Relaxed);

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::harness::{Out, PROBE, Sandbox};
 
-type R = Result<(), String>;
+pub(crate) type R = Result<(), String>;
 
 /// One attack: set up, baseline, attack, check.
 pub type Case = fn(&Sandbox) -> R;
@@ -238,7 +238,7 @@ fn patch_add(path: &str, line: &str) -> String {
     format!("*** Begin Patch\n*** Add File: {path}\n+{line}\n*** End Patch\n")
 }
 
-fn search_replace(path: &str, old: &str, new: &str) -> String {
+pub(crate) fn search_replace(path: &str, old: &str, new: &str) -> String {
     format!("{path}\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
 }
 
@@ -246,7 +246,7 @@ fn str_replace_json(path: &str, old: &str, new: &str) -> String {
     json!([{"path": path, "old_string": old, "new_string": new}]).to_string()
 }
 
-fn refused(out: &Out, needle: &str) -> R {
+pub(crate) fn refused(out: &Out, needle: &str) -> R {
     ensure!(out.code.is_some(), "mend did not finish: {out:?}");
     ensure!(!out.ok(), "mend did not refuse: {out:?}");
     ensure!(
@@ -271,7 +271,7 @@ fn tool_ok(res: &Value) -> Result<Value, String> {
     serde_json::from_str(res["text"].as_str().unwrap_or("")).map_err(|e| format!("{e}: {res}"))
 }
 
-fn unchanged(s: &Sandbox, rel: &str, want: &[u8]) -> R {
+pub(crate) fn unchanged(s: &Sandbox, rel: &str, want: &[u8]) -> R {
     let now = s.read(rel);
     ensure!(
         now.as_deref() == Some(want),

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
@@ -64,9 +64,14 @@ type Tree = BTreeMap<String, Entry>;
 enum Entry {
     File(Vec<u8>),
     Link(PathBuf),
-    Dir,
+    /// A folder, with its modification time where that is compared
+    /// (outside the root).
+    Dir(Option<SystemTime>),
     Other,
 }
+
+/// The access time every entry outside is given at the baseline.
+const AGED: Duration = Duration::from_secs(1_000_000);
 
 #[derive(Debug)]
 struct State {
@@ -127,11 +132,55 @@ impl Sandbox {
     /// Records what must not change. Call after setting up.
     pub fn baseline(&self) {
         *self.before.borrow_mut() = Some(self.state());
+        self.age_outside();
+    }
+
+    /// Every file and folder outside (the folder itself included) gets an
+    /// access time far in the past.
+    fn age_outside(&self) {
+        let times = std::fs::FileTimes::new().set_accessed(UNIX_EPOCH + AGED);
+        for p in entries(&self.outside) {
+            if let Ok(f) = std::fs::File::open(&p) {
+                f.set_times(times).unwrap();
+            }
+        }
+    }
+
+    /// The entries outside whose access time moved since the baseline,
+    /// when this filesystem records reads at all.
+    fn read_outside(&self) -> Result<Vec<String>, String> {
+        let probe = self.base.join("atime-probe");
+        std::fs::write(&probe, "probe\n").unwrap();
+        let f = std::fs::File::open(&probe).unwrap();
+        f.set_times(std::fs::FileTimes::new().set_accessed(UNIX_EPOCH + AGED))
+            .unwrap();
+        std::fs::read(&probe).unwrap();
+        if accessed(&probe) == Some(UNIX_EPOCH + AGED) {
+            eprintln!("note: this filesystem does not record reads; reads outside are not checked");
+            return Ok(Vec::new());
+        }
+        let mut read = Vec::new();
+        access_times(&self.outside, &mut read);
+        Ok(read
+            .into_iter()
+            .filter(|(_, t)| t.is_some_and(|t| t != UNIX_EPOCH + AGED))
+            .map(|(p, _)| p.display().to_string())
+            .collect())
     }
 
     fn state(&self) -> State {
         let mut outside = Tree::new();
         walk(&self.outside, &self.outside, &mut outside, &|_| true);
+        // Made, renamed or removed in a folder outside: its time moved.
+        for (rel, entry) in outside.iter_mut() {
+            if let Entry::Dir(t) = entry {
+                *t = std::fs::symlink_metadata(self.outside.join(rel))
+                    .and_then(|m| m.modified())
+                    .ok();
+            }
+        }
+        let top = std::fs::metadata(&self.outside).and_then(|m| m.modified());
+        outside.insert(String::new(), Entry::Dir(top.ok()));
         let mut all = Tree::new();
         walk(&self.root, &self.root, &mut all, &|_| true);
         // Every spelling a filesystem could take for the folder.
@@ -168,6 +217,14 @@ impl Sandbox {
             .borrow_mut()
             .take()
             .ok_or("the case never called baseline()")?;
+        // Before the walk below, which reads everything.
+        let read = self.read_outside()?;
+        if !read.is_empty() {
+            return Err(format!(
+                "something outside the root was read:\n  {}",
+                read.join("\n  ")
+            ));
+        }
         let after = self.state();
         if before.outside != after.outside {
             return Err(format!(
@@ -225,6 +282,60 @@ impl Sandbox {
         let mut cmd = Command::new(mend_bin());
         cmd.args(args).current_dir(&self.base);
         self.run(cmd, stdin, Duration::from_secs(20))
+    }
+
+    /// [`Sandbox::mend`] with extra environment variables.
+    pub fn mend_env(&self, args: &[&str], env: &[(&str, &str)], stdin: Option<&[u8]>) -> Out {
+        let mut cmd = Command::new(mend_bin());
+        cmd.args(args).current_dir(&self.base);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        self.run(cmd, stdin, Duration::from_secs(20))
+    }
+
+    /// Starts mend with its standard input left open, for a case that acts
+    /// while mend waits for it; [`Sandbox::finish`] feeds and closes it.
+    pub fn start(&self, args: &[&str]) -> std::process::Child {
+        let mut cmd = Command::new(mend_bin());
+        cmd.args(args)
+            .current_dir(&self.base)
+            .env("MEND_STATE_DIR", &self.state)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd.spawn().expect("spawn")
+    }
+
+    /// Writes `input` to a started mend, closes its standard input and
+    /// waits for it (killed after 20 s).
+    pub fn finish(&self, mut child: std::process::Child, input: &[u8]) -> Out {
+        let mut sin = child.stdin.take().unwrap();
+        let _ = sin.write_all(input);
+        drop(sin);
+        let o = drain(child.stdout.take().unwrap());
+        let e = drain(child.stderr.take().unwrap());
+        let start = Instant::now();
+        let code = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s.code();
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let collect = |rx: std::sync::mpsc::Receiver<Vec<u8>>| {
+            let bytes = rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        Out {
+            code,
+            stdout: collect(o),
+            stderr: collect(e),
+        }
     }
 
     /// `mend apply --root ROOT` with `edit` on standard input.
@@ -378,7 +489,7 @@ fn walk(base: &Path, dir: &Path, out: &mut Tree, keep: &dyn Fn(&str) -> bool) {
             Entry::Link(std::fs::read_link(&p).unwrap_or_default())
         } else if t.is_dir() {
             walk(base, &p, out, keep);
-            Entry::Dir
+            Entry::Dir(None)
         } else if t.is_file() {
             Entry::File(std::fs::read(&p).unwrap_or_default())
         } else {
@@ -386,6 +497,42 @@ fn walk(base: &Path, dir: &Path, out: &mut Tree, keep: &dyn Fn(&str) -> bool) {
         };
         out.insert(rel, entry);
     }
+}
+
+/// `dir` and every file and folder under it, links not followed.
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        match e.file_type() {
+            Ok(t) if t.is_dir() => out.extend(entries(&e.path())),
+            Ok(t) if t.is_file() => out.push(e.path()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The access time of `dir` and of everything under it, each folder's
+/// taken before it is listed (listing moves it).
+fn access_times(dir: &Path, out: &mut Vec<(PathBuf, Option<SystemTime>)>) {
+    out.push((dir.to_path_buf(), accessed(dir)));
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        match e.file_type() {
+            Ok(t) if t.is_dir() => access_times(&e.path(), out),
+            Ok(t) if t.is_file() => out.push((e.path(), accessed(&e.path()))),
+            _ => {}
+        }
+    }
+}
+
+fn accessed(p: &Path) -> Option<SystemTime> {
+    std::fs::symlink_metadata(p).and_then(|m| m.accessed()).ok()
 }
 
 fn changes(a: &Tree, b: &Tree) -> String {

@@ -11,6 +11,7 @@ mod support;
 
 mod cases;
 mod harness;
+mod private;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -18,6 +19,7 @@ fn main() {
     let args = Arguments::from_args();
     let trials = cases::ALL
         .iter()
+        .chain(private::ALL)
         .map(|&(name, case)| {
             Trial::test(name, move || {
                 let s = harness::Sandbox::new();
