@@ -56,6 +56,8 @@ pub struct Sandbox {
     pub outside: PathBuf,
     state: PathBuf,
     before: RefCell<Option<State>>,
+    /// The entries outside given an old access time at the baseline.
+    aged: RefCell<Vec<PathBuf>>,
 }
 
 type Tree = BTreeMap<String, Entry>;
@@ -99,6 +101,7 @@ impl Sandbox {
             outside,
             state,
             before: RefCell::new(None),
+            aged: RefCell::new(Vec::new()),
         }
     }
 
@@ -139,15 +142,18 @@ impl Sandbox {
     /// access time far in the past.
     fn age_outside(&self) {
         let times = std::fs::FileTimes::new().set_accessed(UNIX_EPOCH + AGED);
-        for p in entries(&self.outside) {
-            if let Ok(f) = std::fs::File::open(&p) {
+        let all = entries(&self.outside);
+        for p in &all {
+            if let Ok(f) = std::fs::File::open(p) {
                 f.set_times(times).unwrap();
             }
         }
+        *self.aged.borrow_mut() = all;
     }
 
     /// The entries outside whose access time moved since the baseline,
-    /// when this filesystem records reads at all.
+    /// when this filesystem records reads at all. (What is new outside is
+    /// reported by the comparison of trees.)
     fn read_outside(&self) -> Result<Vec<String>, String> {
         let probe = self.base.join("atime-probe");
         std::fs::write(&probe, "probe\n").unwrap();
@@ -161,8 +167,10 @@ impl Sandbox {
         }
         let mut read = Vec::new();
         access_times(&self.outside, &mut read);
+        let aged = self.aged.borrow();
         Ok(read
             .into_iter()
+            .filter(|(p, _)| aged.contains(p))
             .filter(|(_, t)| t.is_some_and(|t| t != UNIX_EPOCH + AGED))
             .map(|(p, _)| p.display().to_string())
             .collect())
