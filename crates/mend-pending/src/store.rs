@@ -91,8 +91,9 @@ impl Store {
         Ok(Store { dir })
     }
 
-    /// The names of the session folders; a link or a file among them is
-    /// refused, naming what to remove.
+    /// The names of the session folders; a link among them is refused,
+    /// naming what to remove, and anything else but a folder is not a
+    /// session.
     pub(crate) fn names(ws: &Workspace) -> Result<Vec<String>, Error> {
         let Some(sessions) = ws.private_dir()?.dir(SESSIONS)? else {
             return Ok(Vec::new());
@@ -102,12 +103,12 @@ impl Store {
             let Some(name) = name.to_str().filter(|n| valid_name(n)) else {
                 continue;
             };
-            if kind != EntryKind::Dir {
-                // Opening it names what is in the way.
-                sessions.dir(name)?;
-                continue;
+            match kind {
+                EntryKind::Dir => names.push(name.to_owned()),
+                // Opening it names the link.
+                EntryKind::Link => drop(sessions.dir(name)?),
+                EntryKind::File | EntryKind::Other => {}
             }
-            names.push(name.to_owned());
         }
         Ok(names)
     }

@@ -10,6 +10,8 @@
 //! - **Nothing in the repository is trusted**: `.mend/` is used only when
 //!   mend made it, and a journal is acted on only when it carries this
 //!   workspace's signature (see the `private` and `trust` modules).
+//!   Everything in it is then reached through a [`PrivateDir`], the
+//!   folder's descriptor, never through a link (see the `beneath` module).
 //! - **Exact encodings**: [`Workspace::read`] returns UTF-8 text as is (BOM
 //!   included) and decodes UTF-16 with a BOM; a commit writes each file back
 //!   in the encoding it was read in. Binary files and other encodings are

@@ -34,6 +34,9 @@ pub const ALL: &[(&str, Case)] = &[
     ("pending_session_link_drop_refused", |s| {
         session_link(s, drop)
     }),
+    ("pending_session_link_list_refused", |s| {
+        session_link(s, list)
+    }),
     ("pending_blobs_link_propose_refused", |s| {
         blobs_link(s, propose)
     }),
@@ -82,6 +85,10 @@ fn propose(s: &Sandbox) -> Out {
 
 fn drop(s: &Sandbox) -> Out {
     pending(s, &["drop", "default"])
+}
+
+fn list(s: &Sandbox) -> Out {
+    pending(s, &["list"])
 }
 
 fn status(s: &Sandbox) -> Out {
@@ -271,9 +278,13 @@ fn race_pending_folder_swapped_while_a_proposal_waits(s: &Sandbox) -> R {
     let to = outside_folder(s, "p");
     s.baseline();
     let root = s.root_str();
-    let child = s.start(&["apply", "--root", &root, "--pending"]);
+    let mut child = s.start(&["apply", "--root", &root, "--pending"]);
     let session = s.root.join(".mend/pending/default");
-    wait_for("opening the session", || session.is_dir())?;
+    if let Err(e) = wait_for("opening the session", || session.is_dir()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(e);
+    }
     std::fs::rename(
         s.root.join(".mend/pending"),
         s.root.join(".mend/pending-moved"),
