@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
@@ -307,46 +307,16 @@ impl Sandbox {
 
     /// Starts mend with its standard input left open, for a case that acts
     /// while mend waits for it; [`Sandbox::finish`] feeds and closes it.
-    pub fn start(&self, args: &[&str]) -> std::process::Child {
+    pub fn start(&self, args: &[&str]) -> Child {
         let mut cmd = Command::new(mend_bin());
-        cmd.args(args)
-            .current_dir(&self.base)
-            .env("MEND_STATE_DIR", &self.state)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd.spawn().expect("spawn")
+        cmd.args(args).current_dir(&self.base);
+        self.spawn(cmd)
     }
 
     /// Writes `input` to a started mend, closes its standard input and
     /// waits for it (killed after 20 s).
-    pub fn finish(&self, mut child: std::process::Child, input: &[u8]) -> Out {
-        let mut sin = child.stdin.take().unwrap();
-        let _ = sin.write_all(input);
-        drop(sin);
-        let o = drain(child.stdout.take().unwrap());
-        let e = drain(child.stderr.take().unwrap());
-        let start = Instant::now();
-        let code = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s.code();
-            }
-            if start.elapsed() > Duration::from_secs(20) {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let collect = |rx: std::sync::mpsc::Receiver<Vec<u8>>| {
-            let bytes = rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
-            String::from_utf8_lossy(&bytes).into_owned()
-        };
-        Out {
-            code,
-            stdout: collect(o),
-            stderr: collect(e),
-        }
+    pub fn finish(&self, child: Child, input: &[u8]) -> Out {
+        feed(child, input, Duration::from_secs(20))
     }
 
     /// `mend apply --root ROOT` with `edit` on standard input.
@@ -357,50 +327,21 @@ impl Sandbox {
         self.mend(&args, Some(edit.as_bytes()))
     }
 
-    fn run(&self, mut cmd: Command, stdin: Option<&[u8]>, limit: Duration) -> Out {
-        // Its own process group, so a timeout kills what it started too
-        // (a server blocked on a FIFO would otherwise hold the pipes open).
+    fn run(&self, cmd: Command, stdin: Option<&[u8]>, limit: Duration) -> Out {
+        feed(self.spawn(cmd), stdin.unwrap_or_default(), limit)
+    }
+
+    /// Starts `cmd` with this case's state folder, piped standard streams,
+    /// and in its own process group, so a timeout kills what it started
+    /// too (a server blocked on a FIFO would otherwise hold the pipes
+    /// open).
+    fn spawn(&self, mut cmd: Command) -> Child {
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         cmd.env("MEND_STATE_DIR", &self.state)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn");
-        let mut sin = child.stdin.take().unwrap();
-        let data = stdin.map(<[u8]>::to_vec).unwrap_or_default();
-        let feeder = std::thread::spawn(move || {
-            let _ = sin.write_all(&data);
-        });
-        let o = drain(child.stdout.take().unwrap());
-        let e = drain(child.stderr.take().unwrap());
-        let start = Instant::now();
-        let code = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s.code();
-            }
-            if start.elapsed() > limit {
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{}", child.id())])
-                    .status();
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        drop(feeder);
-        // A grandchild in another session (the MCP client starts its server
-        // so) may outlive a kill and hold the pipes; what it wrote so far
-        // is enough.
-        let collect = |rx: std::sync::mpsc::Receiver<Vec<u8>>| {
-            let bytes = rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
-            String::from_utf8_lossy(&bytes).into_owned()
-        };
-        Out {
-            code,
-            stdout: collect(o),
-            stderr: collect(e),
-        }
+        cmd.spawn().expect("spawn")
     }
 
     /// Runs MCP steps (see `tests/mcp/call.py`) against `mend mcp` serving
@@ -460,6 +401,46 @@ impl Sandbox {
 
     pub fn git(&self, dir: &Path, args: &[&str]) {
         crate::support::git(dir, args);
+    }
+}
+
+/// Writes `input` to `child`'s standard input and closes it, and waits for
+/// the child, killing its process group past `limit`.
+fn feed(mut child: Child, input: &[u8], limit: Duration) -> Out {
+    let mut sin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = sin.write_all(&data);
+    });
+    let o = drain(child.stdout.take().unwrap());
+    let e = drain(child.stderr.take().unwrap());
+    let start = Instant::now();
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if start.elapsed() > limit {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(feeder);
+    // A grandchild in another session (the MCP client starts its server
+    // so) may outlive a kill and hold the pipes; what it wrote so far is
+    // enough.
+    let collect = |rx: std::sync::mpsc::Receiver<Vec<u8>>| {
+        let bytes = rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Out {
+        code,
+        stdout: collect(o),
+        stderr: collect(e),
     }
 }
 

@@ -23,24 +23,26 @@ macro_rules! ensure {
 /// Every case, by name.
 pub const ALL: &[(&str, Case)] = &[
     ("pending_folder_link_propose_refused", |s| {
-        pending_folder_link(s, propose)
+        folder_link(s, PENDING, propose)
     }),
     ("pending_folder_link_drop_refused", |s| {
-        pending_folder_link(s, drop)
+        folder_link(s, PENDING, drop)
     }),
     ("pending_session_link_propose_refused", |s| {
-        session_link(s, propose)
+        folder_link(s, SESSION, propose)
     }),
     ("pending_session_link_drop_refused", |s| {
-        session_link(s, drop)
+        folder_link(s, SESSION, drop)
     }),
     ("pending_session_link_list_refused", |s| {
-        session_link(s, list)
+        folder_link(s, SESSION, list)
     }),
     ("pending_blobs_link_propose_refused", |s| {
-        blobs_link(s, propose)
+        folder_link(s, BLOBS, propose)
     }),
-    ("pending_blobs_link_drop_refused", |s| blobs_link(s, drop)),
+    ("pending_blobs_link_drop_refused", |s| {
+        folder_link(s, BLOBS, drop)
+    }),
     ("pending_index_link_status_refused", |s| {
         index_link(s, status)
     }),
@@ -68,6 +70,10 @@ pub const ALL: &[(&str, Case)] = &[
 ];
 
 // ---------------------------------------------------------------- helpers
+
+const PENDING: &str = ".mend/pending";
+const SESSION: &str = ".mend/pending/default";
+const BLOBS: &str = ".mend/pending/default/blobs";
 
 type Attack = fn(&Sandbox) -> Out;
 
@@ -132,29 +138,16 @@ fn refused_naming(s: &Sandbox, attack: Attack, rel: &str) -> R {
 
 // ------------------------------------------------------- pending sessions
 
-fn pending_folder_link(s: &Sandbox, attack: Attack) -> R {
+/// The folder of the session at `rel` links to a folder outside, which
+/// holds a `default/` of its own so that following the link would find
+/// one.
+fn folder_link(s: &Sandbox, rel: &str, attack: Attack) -> R {
     with_session(s)?;
-    let to = outside_folder(s, "p");
-    outside_folder(s, "p/default");
-    relink(s, ".mend/pending", &to);
+    let to = outside_folder(s, "linked");
+    outside_folder(s, "linked/default");
+    relink(s, rel, &to);
     s.baseline();
-    refused_naming(s, attack, ".mend/pending")
-}
-
-fn session_link(s: &Sandbox, attack: Attack) -> R {
-    with_session(s)?;
-    let to = outside_folder(s, "session");
-    relink(s, ".mend/pending/default", &to);
-    s.baseline();
-    refused_naming(s, attack, ".mend/pending/default")
-}
-
-fn blobs_link(s: &Sandbox, attack: Attack) -> R {
-    with_session(s)?;
-    let to = outside_folder(s, "blobs");
-    relink(s, ".mend/pending/default/blobs", &to);
-    s.baseline();
-    refused_naming(s, attack, ".mend/pending/default/blobs")
+    refused_naming(s, attack, rel)
 }
 
 /// `index.json` links to a copy of itself outside, so following the link
