@@ -4,14 +4,14 @@
 //! a first snapshot of a folder without git history writes an object per
 //! file: each worker compresses and writes its own, as git does (zlib level
 //! 1, `core.looseCompression`'s default; a temporary file renamed into
-//! `objects/xx/`; not fsynced, as git's default). The object folder and its
-//! fan-out folders are held open by descriptor (see
-//! `mend_workspace::PrivateDir`): a link among them is refused, never
-//! written through.
+//! `objects/xx/`; not fsynced, as git's default). The object folder is held
+//! open by descriptor (see `mend_workspace::PrivateDir`) and each fan-out
+//! folder opened beneath it for the write: a link among them is refused,
+//! never written through. (Fan-out folders are not kept open: 256
+//! descriptors would be a quarter of a common limit, and all of macOS's.)
 
 use std::io::Write as _;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use flate2::Compression;
@@ -22,8 +22,6 @@ use mend_workspace::{EntryKind, PrivateDir};
 /// A repository's object folder.
 pub(crate) struct Loose {
     objects: Result<PrivateDir, String>,
-    /// `objects/00` … `objects/ff`, opened (or made) on first use.
-    fanout: Vec<OnceLock<PrivateDir>>,
     counter: AtomicU64,
 }
 
@@ -39,23 +37,17 @@ impl Loose {
         Loose {
             objects: PrivateDir::open_path(objects, &objects.to_string_lossy())
                 .map_err(|e| e.to_string()),
-            fanout: (0..256).map(|_| OnceLock::new()).collect(),
             counter: AtomicU64::new(0),
         }
     }
 
     /// The fan-out folder of `hex`, made when missing.
-    fn fanout(&self, hex: &str) -> std::io::Result<&PrivateDir> {
-        let n = usize::from_str_radix(&hex[..2], 16).map_err(std::io::Error::other)?;
-        if let Some(d) = self.fanout[n].get() {
-            return Ok(d);
-        }
+    fn fanout(&self, hex: &str) -> std::io::Result<PrivateDir> {
         let objects = self
             .objects
             .as_ref()
             .map_err(|e| std::io::Error::other(e.clone()))?;
-        let d = objects.create_dir(&hex[..2]).map_err(io)?;
-        Ok(self.fanout[n].get_or_init(|| d))
+        objects.create_dir(&hex[..2]).map_err(io)
     }
 
     /// Writes a blob whose id is `oid`, unless it is there already.
