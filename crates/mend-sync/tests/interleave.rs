@@ -600,6 +600,19 @@ proptest! {
     }
 }
 
+/// A small file: one line each for the person and the agent.
+const SMALL: Shape = Shape {
+    p: 1,
+    g: 0,
+    a: 1,
+    shared: false,
+};
+
+fn case(shape: Shape, steps: &[Step]) {
+    let steps: Vec<(usize, u16)> = steps.iter().map(|&s| (s as usize, 0)).collect();
+    run(shape, &steps);
+}
+
 /// The deterministic case from the issue: the person types while two agent
 /// writes of the same line cross the editor's report. Before the fix, the
 /// second merge paired the first notification's base with a buffer that
@@ -613,24 +626,14 @@ fn agent_writes_one_line_twice_while_the_person_types() {
         a: 3,
         shared: false,
     };
-    let steps = [
-        (Type as usize, 0),
-        (ToServer as usize, 0),
-        (AgentWrite as usize, 1),
-        (Watch as usize, 0),
-        (DiskToServer as usize, 0),
-        (Job as usize, 0),
-        // The merge is on its way; the person types before it lands.
-        (Type as usize, 1),
-        (ToServer as usize, 0),
-        (AgentWrite as usize, 1),
-        (Watch as usize, 0),
-        (DiskToServer as usize, 0),
-        (Job as usize, 0),
-        (ToEditor as usize, 0),
-        (ToEditor as usize, 0),
-    ];
-    run(shape, &steps);
+    let write = [AgentWrite, Watch, DiskToServer, Job];
+    let mut steps = vec![Type, ToServer];
+    steps.extend(write);
+    // The merge is on its way; the person types before it lands.
+    steps.extend([Type, ToServer]);
+    steps.extend(write);
+    steps.extend([ToEditor, ToEditor]);
+    case(shape, &steps);
 }
 
 /// Reads made before a save reach the server after it: the server waits for
@@ -638,22 +641,7 @@ fn agent_writes_one_line_twice_while_the_person_types() {
 #[test]
 fn reads_made_before_a_save_are_not_taken_after_it() {
     use Step::*;
-    let shape = Shape {
-        p: 1,
-        g: 0,
-        a: 1,
-        shared: false,
-    };
-    run(
-        shape,
-        &[
-            (Type as usize, 0),
-            (Save as usize, 0),
-            (Watch as usize, 0),
-            (Type as usize, 0),
-            (Save as usize, 0),
-        ],
-    );
+    case(SMALL, &[Type, Save, Watch, Type, Save]);
 }
 
 /// A notification computed before a save reaches the editor after it: the
@@ -662,16 +650,10 @@ fn reads_made_before_a_save_are_not_taken_after_it() {
 #[test]
 fn a_save_refuses_notifications_computed_before_it() {
     use Step::*;
-    let shape = Shape {
-        p: 1,
-        g: 0,
-        a: 1,
-        shared: false,
-    };
     let steps = [
         Type, Type, Type, Save, ToServer, Watch, AgentWrite, Watch, AgentWrite,
     ];
-    run(shape, &steps.map(|s| (s as usize, 0)));
+    case(SMALL, &steps);
 }
 
 /// The person types past a merge and undoes back to the text it was
@@ -679,12 +661,6 @@ fn a_save_refuses_notifications_computed_before_it() {
 #[test]
 fn an_undo_back_to_a_passed_over_text_still_merges() {
     use Step::*;
-    let shape = Shape {
-        p: 1,
-        g: 0,
-        a: 1,
-        shared: false,
-    };
     let steps = [
         AgentWrite,
         Type,
@@ -697,5 +673,5 @@ fn an_undo_back_to_a_passed_over_text_still_merges() {
         Type,
         Undo,
     ];
-    run(shape, &steps.map(|s| (s as usize, 0)));
+    case(SMALL, &steps);
 }

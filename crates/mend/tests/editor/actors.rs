@@ -141,15 +141,22 @@ fn write_and_reload(c: &mut Client, dir: &std::path::Path, path: &str, text: &st
     r
 }
 
+/// A workspace with the given files, each open in the editor.
+fn all_open(files: &[(&str, &str)]) -> (tempfile::TempDir, Client) {
+    let dir = workspace(files);
+    let mut c = Client::start(dir.path());
+    for (path, text) in files {
+        open(&mut c, path, text, false, 1);
+    }
+    (dir, c)
+}
+
 /// Two open files swapped through a temporary name: each buffer follows
 /// its own file, and a write to either path reaches the right buffer.
 #[test]
 fn a_swap_of_two_open_files_moves_both_buffers() {
-    let dir = workspace(&[("a.txt", "alpha\n"), ("b.txt", "beta\n")]);
+    let (dir, mut c) = all_open(&[("a.txt", "alpha\n"), ("b.txt", "beta\n")]);
     let d = dir.path();
-    let mut c = Client::start(d);
-    open(&mut c, "a.txt", "alpha\n", false, 1);
-    open(&mut c, "b.txt", "beta\n", false, 1);
     std::fs::rename(d.join("a.txt"), d.join("tmp")).unwrap();
     std::fs::rename(d.join("b.txt"), d.join("a.txt")).unwrap();
     std::fs::rename(d.join("tmp"), d.join("b.txt")).unwrap();
@@ -178,11 +185,8 @@ fn a_swap_of_two_open_files_moves_both_buffers() {
 /// a's buffer follows onto b.
 #[test]
 fn a_rename_onto_an_open_buffer_replaces_it() {
-    let dir = workspace(&[("a.txt", "alpha\n"), ("b.txt", "beta\n")]);
+    let (dir, mut c) = all_open(&[("a.txt", "alpha\n"), ("b.txt", "beta\n")]);
     let d = dir.path();
-    let mut c = Client::start(d);
-    open(&mut c, "a.txt", "alpha\n", false, 1);
-    open(&mut c, "b.txt", "beta\n", false, 1);
     std::fs::rename(d.join("a.txt"), d.join("b.txt")).unwrap();
     let r = expect(&mut c, "buffer/replaced");
     assert_eq!(
@@ -203,11 +207,8 @@ fn a_rename_onto_an_open_buffer_replaces_it() {
 /// left flagged deleted, and no deletion is reported.
 #[test]
 fn a_folder_rename_moves_its_buffers() {
-    let dir = workspace(&[("src/a.txt", "alpha\n"), ("src/b.txt", "beta\n")]);
+    let (dir, mut c) = all_open(&[("src/a.txt", "alpha\n"), ("src/b.txt", "beta\n")]);
     let d = dir.path();
-    let mut c = Client::start(d);
-    open(&mut c, "src/a.txt", "alpha\n", false, 1);
-    open(&mut c, "src/b.txt", "beta\n", false, 1);
     std::fs::rename(d.join("src"), d.join("lib")).unwrap();
     for _ in 0..2 {
         let n = c.notification().expect("a rename for each");

@@ -640,11 +640,7 @@ end
 function M.disable()
   pcall(vim.api.nvim_del_augroup_by_name, 'mend.enable')
   for buf in pairs(bufs) do
-    if vim.api.nvim_buf_is_valid(buf) then
-      vim.api.nvim_clear_autocmds({ group = group, buffer = buf })
-      leave_conflict(buf)
-    end
-    bufs[buf] = nil
+    M.detach(buf)
   end
 end
 
