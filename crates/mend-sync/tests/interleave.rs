@@ -130,6 +130,8 @@ struct World {
     /// shell reads on one thread).
     reads: VecDeque<Input>,
     watch_pending: bool,
+    /// Text changes sent since the editor last reported.
+    unanswered: u32,
 }
 
 fn bytes(s: &str) -> Bytes {
@@ -168,6 +170,7 @@ impl World {
             rechecks: VecDeque::new(),
             reads: VecDeque::new(),
             watch_pending: false,
+            unanswered: 0,
         };
         w.to_server.push_back(Input::Open {
             path: w.path.clone(),
@@ -352,11 +355,26 @@ impl World {
 
     fn server(&mut self, input: Input) {
         trace(|| format!("   server <- {}", show_input(&input)));
+        if matches!(input, Input::Report { .. } | Input::Saved { .. }) {
+            self.unanswered = 0;
+        }
         let outputs = self.core.on(input).expect("the buffer is open");
         for o in outputs {
             trace(|| format!("   server -> {}", show_output(&o)));
             match o {
-                Output::Notice(n) => self.ed.inbox.push_back(n),
+                Output::Notice(n) => {
+                    if matches!(
+                        n.outcome,
+                        Outcome::Reload(_) | Outcome::Merged(_) | Outcome::Conflict { .. }
+                    ) {
+                        // One change in flight: no second one before the
+                        // editor has said anything, so refusals cannot
+                        // snowball.
+                        self.unanswered += 1;
+                        assert_eq!(self.unanswered, 1, "a second change before an answer");
+                    }
+                    self.ed.inbox.push_back(n);
+                }
                 Output::Compute { buffer, job } => self.jobs.push((buffer, job)),
                 Output::Recheck { path, id } => self.rechecks.push_back((path, id)),
                 Output::Timer { .. } => panic!("no rename happens here"),
