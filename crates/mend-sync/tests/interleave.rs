@@ -201,6 +201,11 @@ impl World {
         trace(|| format!("-- {step:?}"));
         match step {
             Step::Type => {
+                // Lines move while markers stand; the model types again
+                // once they are resolved.
+                if markers(&self.ed.text) {
+                    return;
+                }
                 let i = pick as usize % self.shape.p;
                 self.typed += 1;
                 let line = format!("person line {i} typed {}\n", self.typed);
