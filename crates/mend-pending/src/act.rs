@@ -1,13 +1,15 @@
-//! Accepting and rejecting outputs, whole or hunk by hunk.
+//! Deciding on outputs: accepting and rejecting them, whole or hunk by
+//! hunk, and syncing the context to the files as they are now. Each
+//! action reads the index under the session's lock and saves it before
+//! releasing it.
 
 use mend_merge::{Labels, Options, Style, merge};
-use mend_workspace::{Base, Change, Lock, Snapshot};
+use mend_workspace::{Base, Change, Lock, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 
-use crate::Session;
 use crate::error::Error;
-use crate::hunks;
-use crate::store::{Entry, Output};
+use crate::store::{Entry, Index, Output};
+use crate::{Session, encoding_of, hunks, select, unreadable};
 
 /// What accepting did to one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -15,7 +17,7 @@ pub struct Accepted {
     /// The file.
     pub path: String,
     /// `written`, `hunks`, `merged`, `merged with conflict markers`,
-    /// `deleted` or `renamed to PATH`.
+    /// `deleted`, `already deleted` or `renamed to PATH`.
     pub how: String,
 }
 
@@ -32,11 +34,19 @@ struct Plan {
     how: String,
 }
 
+/// What syncing does to one file.
+enum Synced {
+    Keep(Entry),
+    Remove,
+    Refused(String),
+}
+
 impl Session<'_> {
     /// Writes the outputs of `paths` (every file with one when empty), or
     /// with `hunks` just those hunks of one file, through one workspace
     /// transaction. A file changed locally since its context is merged
-    /// three ways; a conflicted merge is refused unless `markers`.
+    /// three ways; a conflicted merge is refused unless `markers`. The
+    /// caller holds the workspace lock; the session's is taken here.
     pub fn accept(
         &mut self,
         lock: &Lock,
@@ -44,29 +54,27 @@ impl Session<'_> {
         hunks: &[usize],
         markers: bool,
     ) -> Result<Vec<Accepted>, Error> {
-        let _guard = self.not_streaming()?;
-        let targets = self.with_output(paths)?;
-        if !hunks.is_empty() && targets.len() != 1 {
-            return Err(Error::Nothing {
-                path: paths.join(", "),
-                why: "--hunk needs exactly one file with an output".into(),
-            });
-        }
+        let _held = self.lock()?;
+        let mut index = self.load()?;
+        let targets = with_output(&index, &self.name, self.ws, paths)?;
+        one_file_for_hunks(hunks, &targets)?;
         let mut plans = Vec::new();
         for rel in &targets {
-            plans.push(self.accept_one(rel, hunks, markers)?);
+            plans.push(self.accept_one(&index, rel, hunks, markers)?);
         }
         let changes: Vec<Change> = plans.iter().flat_map(|p| p.changes.clone()).collect();
-        self.ws.commit(lock, &changes)?;
+        if !changes.is_empty() {
+            self.ws.commit(lock, &changes)?;
+        }
         let mut done = Vec::new();
         for (rel, plan) in targets.into_iter().zip(plans) {
             for u in plan.updates {
                 match u {
                     Update::Set(path, entry) => {
-                        self.index.files.insert(path, entry);
+                        index.files.insert(path, entry);
                     }
                     Update::Remove(path) => {
-                        self.index.files.remove(&path);
+                        index.files.remove(&path);
                     }
                 }
             }
@@ -75,74 +83,51 @@ impl Session<'_> {
                 how: plan.how,
             });
         }
-        self.store.save(&self.index)?;
+        self.store.save(&index)?;
         Ok(done)
     }
 
-    fn accept_one(&self, rel: &str, picked: &[usize], markers: bool) -> Result<Plan, Error> {
-        let entry = &self.index.files[rel];
-        let local = self.ws.read(rel)?;
+    fn accept_one(
+        &self,
+        index: &Index,
+        rel: &str,
+        picked: &[usize],
+        markers: bool,
+    ) -> Result<Plan, Error> {
+        let entry = &index.files[rel];
+        let local = self.local(rel)?;
         let local_hash = local.text().map(|f| f.hash.clone());
         let unchanged = local_hash.as_deref() == entry.context.as_ref().map(|c| c.hash.as_str());
         let base = local_hash.map_or(Base::Absent, Base::Hash);
-        let diverged = |why: &str| Error::Diverged {
+        let diverged = |why: String| Error::Diverged {
             path: rel.to_owned(),
-            why: why.to_owned(),
+            why,
         };
-        match entry.output.as_ref().expect("selected for an output") {
-            Output::Write { text } => {
-                let output = self.store.get(text)?;
-                let encoding = local.text().map_or(text.encoding, |f| f.encoding);
-                let (new, how) = if !picked.is_empty() {
-                    if !unchanged {
-                        return Err(diverged(
-                            "the file changed since the model saw it; accept the whole file (a three-way merge), or sync first",
-                        ));
-                    }
-                    (
-                        self.picked(rel, entry, &output, picked)?,
-                        "hunks".to_owned(),
-                    )
-                } else if unchanged {
-                    (output.clone(), "written".to_owned())
-                } else {
-                    let (text, conflicts) = self.merged(rel, entry, &local, &output)?;
-                    match (conflicts, markers) {
-                        (0, _) => (text, "merged".to_owned()),
-                        (_, true) => (text, "merged with conflict markers".to_owned()),
-                        (n, false) => return Err(conflict(rel, &text, n)),
-                    }
-                };
-                let context = self.store.put(&new, encoding)?;
-                // Hunks left out of a partial accept stay proposed.
-                let keep = (!picked.is_empty() && new != output)
-                    .then(|| entry.output.clone())
-                    .flatten();
-                Ok(Plan {
-                    changes: vec![Change::Write {
-                        path: rel.to_owned(),
-                        text: new,
-                        encoding,
-                        base,
-                        mode_from: None,
-                        executable: None,
-                    }],
-                    updates: vec![Update::Set(
-                        rel.to_owned(),
-                        Entry {
-                            context: Some(context),
-                            output: keep,
-                        },
-                    )],
-                    how,
-                })
-            }
+        let Some(output) = entry.output.as_ref() else {
+            return Err(Error::Nothing {
+                path: rel.to_owned(),
+                why: "has no output in this session".into(),
+            });
+        };
+        match output {
+            Output::Write { .. } => self.accept_write(rel, entry, &local, picked, markers),
             Output::Delete | Output::Rename { .. } if !picked.is_empty() => Err(diverged(
-                "a deletion or a rename has no hunks; accept or reject the whole file",
+                "a deletion or a rename has no hunks; accept or reject the whole file".into(),
             )),
-            _ if !unchanged => Err(diverged(
-                "the file changed since the model saw it; sync and propose again, or reject the output",
+            Output::Delete if local.text().is_none() => Ok(Plan {
+                changes: Vec::new(),
+                updates: vec![Update::Remove(rel.to_owned())],
+                how: "already deleted".into(),
+            }),
+            Output::Delete if !unchanged => Err(diverged(
+                "the proposal deletes the file, and it changed since the model saw it, so accepting would delete your changes; nothing was written. Delete it yourself if you mean to, or reject the deletion".into(),
             )),
+            Output::Rename { .. } if local.text().is_none() => Err(diverged(
+                "the proposal renames the file, and it was deleted since the model saw it; nothing was written. Restore it to accept the rename, or reject the rename if you do not want it".into(),
+            )),
+            Output::Rename { .. } if !unchanged => Err(diverged(format!(
+                "the proposal renames the file, and it changed since the model saw it; nothing was written. Run `mend pending sync {rel}` (it carries your changes over to the renamed text), then accept again"
+            ))),
             Output::Delete => Ok(Plan {
                 changes: vec![Change::Delete {
                     path: rel.to_owned(),
@@ -181,6 +166,79 @@ impl Session<'_> {
         }
     }
 
+    /// Accepting a written output: whole, merged, or some of its hunks.
+    fn accept_write(
+        &self,
+        rel: &str,
+        entry: &Entry,
+        local: &Snapshot,
+        picked: &[usize],
+        markers: bool,
+    ) -> Result<Plan, Error> {
+        let Some(Output::Write { text }) = &entry.output else {
+            unreachable!("called for written outputs")
+        };
+        let output = self.store.get(text)?;
+        let local_hash = local.text().map(|f| f.hash.clone());
+        let unchanged = local_hash.as_deref() == entry.context.as_ref().map(|c| c.hash.as_str());
+        let encoding = local.text().map_or(text.encoding, |f| f.encoding);
+        let (new, how) = if !picked.is_empty() {
+            if !unchanged {
+                return Err(Error::Diverged {
+                    path: rel.to_owned(),
+                    why: format!(
+                        "the file changed since the model saw it, and hunks are numbered against what the model saw; nothing was written. Run `mend pending sync {rel}` first (it carries the proposal over to the file as it is now, keeping your changes, and numbers its hunks again), or accept the whole file (a three-way merge)"
+                    ),
+                });
+            }
+            (
+                self.picked(rel, entry, &output, picked)?,
+                "hunks".to_owned(),
+            )
+        } else if unchanged {
+            (output.clone(), "written".to_owned())
+        } else {
+            let (text, conflicts) = self.merged(rel, entry, local, &output)?;
+            match (conflicts, markers) {
+                (0, _) => (text, "merged".to_owned()),
+                (_, true) => (text, "merged with conflict markers".to_owned()),
+                (n, false) => return Err(conflict(rel, &text, n)),
+            }
+        };
+        let context = self.store.put(&new, encoding)?;
+        // Hunks left out of a partial accept stay proposed.
+        let keep = (!picked.is_empty() && new != output)
+            .then(|| entry.output.clone())
+            .flatten();
+        Ok(Plan {
+            changes: vec![Change::Write {
+                path: rel.to_owned(),
+                text: new,
+                encoding,
+                base: local_hash.map_or(Base::Absent, Base::Hash),
+                mode_from: None,
+                executable: None,
+            }],
+            updates: vec![Update::Set(
+                rel.to_owned(),
+                Entry {
+                    context: Some(context),
+                    output: keep,
+                },
+            )],
+            how,
+        })
+    }
+
+    /// The file on disk; one that cannot be read as text is a refusal
+    /// naming it.
+    fn local(&self, rel: &str) -> Result<Snapshot, Error> {
+        self.ws.read(rel).map_err(|e| Error::Unreadable {
+            path: rel.to_owned(),
+            reason: unreadable(&e),
+        })
+    }
+
     /// The context with the picked hunks of the output folded in.
     fn picked(
         &self,
@@ -208,24 +266,11 @@ impl Session<'_> {
         let Some(local) = local.text() else {
             return Err(Error::Diverged {
                 path: rel.to_owned(),
-                why: "the file was deleted since the model saw it; reject the output, or sync and propose again".into(),
+                why: "the file was deleted since the model saw it, and the proposal changes it; nothing was written. Restore the file to accept the proposal, or reject it if you do not want it".into(),
             });
         };
         let context = self.text_of(entry.context.as_ref())?.unwrap_or_default();
-        let m = merge(
-            context.as_bytes(),
-            local.text.as_bytes(),
-            output.as_bytes(),
-            &Options::default(),
-        );
-        let labels = Labels {
-            ours: Some("local".into()),
-            base: Some("context".into()),
-            theirs: Some("proposal".into()),
-        };
-        let text = String::from_utf8(m.render(&labels, Style::Merge, 7))
-            .expect("a merge of UTF-8 texts is UTF-8");
-        Ok((text, m.conflicts()))
+        Ok(merge3(&context, &local.text, output))
     }
 
     /// What accepting a file changed locally since its context would write
@@ -234,13 +279,14 @@ impl Session<'_> {
     /// written output.
     pub fn merge_preview(&self, raw: &str) -> Result<Option<(String, usize)>, Error> {
         let rel = self.ws.normalize(raw)?;
-        let Some(entry) = self.index.files.get(&rel) else {
+        let index = self.load()?;
+        let Some(entry) = index.files.get(&rel) else {
             return Ok(None);
         };
         let Some(Output::Write { text }) = &entry.output else {
             return Ok(None);
         };
-        let local = self.ws.read(&rel)?;
+        let local = self.local(&rel)?;
         let unchanged = local.text().map(|f| f.hash.as_str())
             == entry.context.as_ref().map(|c| c.hash.as_str());
         if unchanged {
@@ -253,61 +299,155 @@ impl Session<'_> {
     /// Drops the outputs of `paths` (every file with one when empty), or
     /// with `hunks` just those hunks of one file's output.
     pub fn reject(&mut self, paths: &[String], hunks: &[usize]) -> Result<Vec<String>, Error> {
-        let _guard = self.not_streaming()?;
-        let targets = self.with_output(paths)?;
-        for rel in &targets {
-            let entry = self.index.files[rel].clone();
-            let kept = match (&entry.output, hunks.is_empty()) {
-                (_, true) => None,
-                (Some(Output::Write { text }), false) => {
-                    let context = self.text_of(entry.context.as_ref())?.unwrap_or_default();
-                    let output = self.store.get(text)?;
-                    check_hunks(rel, &context, &output, hunks)?;
-                    let rest = hunks::with_hunks(&context, &output, &|k| !hunks.contains(&k));
-                    let encoding = text.encoding;
-                    (rest != context)
-                        .then(|| self.store.put(&rest, encoding))
-                        .transpose()?
-                        .map(|text| Output::Write { text })
-                }
-                (_, false) => {
-                    return Err(Error::Diverged {
-                        path: rel.clone(),
-                        why: "a deletion or a rename has no hunks; reject the whole file".into(),
-                    });
-                }
-            };
-            match (kept, entry.context) {
-                (None, None) => {
-                    self.index.files.remove(rel);
-                }
-                (output, context) => {
-                    self.index
-                        .files
-                        .insert(rel.clone(), Entry { context, output });
+        self.update(|index| {
+            let targets = with_output(index, &self.name, self.ws, paths)?;
+            one_file_for_hunks(hunks, &targets)?;
+            for rel in &targets {
+                let entry = index.files[rel].clone();
+                let kept = match (&entry.output, hunks.is_empty()) {
+                    (_, true) => None,
+                    (Some(Output::Write { text }), false) => {
+                        let context = self.text_of(entry.context.as_ref())?.unwrap_or_default();
+                        let output = self.store.get(text)?;
+                        check_hunks(rel, &context, &output, hunks)?;
+                        let rest = hunks::with_hunks(&context, &output, &|k| !hunks.contains(&k));
+                        (rest != context)
+                            .then(|| self.store.put(&rest, text.encoding))
+                            .transpose()?
+                            .map(|text| Output::Write { text })
+                    }
+                    (_, false) => {
+                        return Err(Error::Diverged {
+                            path: rel.clone(),
+                            why: "a deletion or a rename has no hunks; reject the whole file"
+                                .into(),
+                        });
+                    }
+                };
+                match (kept, entry.context) {
+                    (None, None) => {
+                        index.files.remove(rel);
+                    }
+                    (output, context) => {
+                        index.files.insert(rel.clone(), Entry { context, output });
+                    }
                 }
             }
-        }
-        self.store.save(&self.index)?;
-        Ok(targets)
+            Ok(targets)
+        })
     }
 
-    /// The named files (all when empty) that have an output.
-    fn with_output(&self, paths: &[String]) -> Result<Vec<String>, Error> {
-        let named = !paths.is_empty();
-        let mut out = Vec::new();
-        for rel in self.select(paths)? {
-            if self.index.files[&rel].output.is_some() {
-                out.push(rel);
-            } else if named {
-                return Err(Error::Nothing {
-                    path: rel,
-                    why: "has no output in this session".into(),
-                });
+    /// Makes each file as it is now its context (all files when `paths` is
+    /// empty), carrying each output over to it: the output is merged three
+    /// ways (base: the old context, ours: the file now, theirs: the output),
+    /// so accepting it later keeps the local changes. If any file's merge
+    /// conflicts, or a deletion would take local changes with it, nothing
+    /// is synced and every such file is listed.
+    pub fn sync(&mut self, paths: &[String]) -> Result<Vec<String>, Error> {
+        self.update(|index| {
+            let targets = select(index, &self.name, self.ws, paths)?;
+            let mut refused = Vec::new();
+            let mut synced = Vec::new();
+            for rel in &targets {
+                let local = self.local(rel)?;
+                match self.synced(&index.files[rel], local.text())? {
+                    Synced::Refused(why) => refused.push((rel.clone(), why)),
+                    other => synced.push((rel.clone(), other)),
+                }
             }
-        }
-        Ok(out)
+            if !refused.is_empty() {
+                return Err(Error::Unsyncable { files: refused });
+            }
+            for (rel, s) in synced {
+                match s {
+                    Synced::Keep(entry) => {
+                        index.files.insert(rel, entry);
+                    }
+                    Synced::Remove | Synced::Refused(_) => {
+                        index.files.remove(&rel);
+                    }
+                }
+            }
+            Ok(targets)
+        })
     }
+
+    /// One file's entry after a sync to `local`.
+    fn synced(&self, entry: &Entry, local: Option<&TextFile>) -> Result<Synced, Error> {
+        let unchanged = local.map(|f| &f.hash) == entry.context.as_ref().map(|c| &c.hash);
+        if unchanged {
+            return Ok(Synced::Keep(entry.clone()));
+        }
+        let old = self.text_of(entry.context.as_ref())?.unwrap_or_default();
+        let carry = |text: &crate::store::Text| -> Result<Result<_, String>, Error> {
+            let Some(local) = local else {
+                return Ok(Err("it was deleted since the model saw it, and the proposal still changes it; restore the file to sync it".into()));
+            };
+            let (merged, conflicts) = merge3(&old, &local.text, &self.store.get(text)?);
+            if conflicts > 0 {
+                return Ok(Err(format!(
+                    "your changes and the proposal overlap ({conflicts} conflict(s), starting at line(s) {} of the merge)",
+                    conflict_lines(&merged)
+                )));
+            }
+            Ok(Ok(self.store.put(&merged, encoding_of(Some(local)))?))
+        };
+        let output = match &entry.output {
+            None => None,
+            Some(Output::Delete) if local.is_none() => return Ok(Synced::Remove),
+            Some(Output::Delete) => return Ok(Synced::Refused(
+                "the proposal deletes it, and it changed since the model saw it, so the deletion would take your changes with it".into(),
+            )),
+            Some(Output::Write { text }) => match carry(text)? {
+                Ok(text) => Some(Output::Write { text }),
+                Err(why) => return Ok(Synced::Refused(why)),
+            },
+            Some(Output::Rename { to, text }) => match carry(text)? {
+                Ok(text) => Some(Output::Rename {
+                    to: to.clone(),
+                    text,
+                }),
+                Err(why) => return Ok(Synced::Refused(why)),
+            },
+        };
+        let context = self.store_text(local)?;
+        if context.is_none() && output.is_none() {
+            return Ok(Synced::Remove);
+        }
+        Ok(Synced::Keep(Entry { context, output }))
+    }
+}
+
+/// The named files (all when empty) that have an output.
+fn with_output(
+    index: &Index,
+    name: &str,
+    ws: &Workspace,
+    paths: &[String],
+) -> Result<Vec<String>, Error> {
+    let named = !paths.is_empty();
+    let mut out = Vec::new();
+    for rel in select(index, name, ws, paths)? {
+        if index.files[&rel].output.is_some() {
+            out.push(rel);
+        } else if named {
+            return Err(Error::Nothing {
+                path: rel,
+                why: "has no output in this session".into(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `--hunk` numbers the hunks of one file.
+fn one_file_for_hunks(hunks: &[usize], targets: &[String]) -> Result<(), Error> {
+    if !hunks.is_empty() && targets.len() != 1 {
+        return Err(Error::HunksOfOneFile {
+            files: targets.len(),
+        });
+    }
+    Ok(())
 }
 
 fn check_hunks(rel: &str, context: &str, output: &str, picked: &[usize]) -> Result<(), Error> {
@@ -322,17 +462,41 @@ fn check_hunks(rel: &str, context: &str, output: &str, picked: &[usize]) -> Resu
     }
 }
 
-/// The refusal of a conflicted merge, with where its conflicts start.
-fn conflict(rel: &str, merged: &str, conflicts: usize) -> Error {
+/// `ours` and `theirs` merged three ways from `base` (git's merge, labels
+/// `local`, `context`, `proposal`), and how many conflicts it has.
+pub(crate) fn merge3(base: &str, ours: &str, theirs: &str) -> (String, usize) {
+    let m = merge(
+        base.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &Options::default(),
+    );
+    let labels = Labels {
+        ours: Some("local".into()),
+        base: Some("context".into()),
+        theirs: Some("proposal".into()),
+    };
+    let text = String::from_utf8(m.render(&labels, Style::Merge, 7))
+        .expect("a merge of UTF-8 texts split at newlines is UTF-8");
+    (text, m.conflicts())
+}
+
+/// Where the conflicts of a merged text start, as line numbers.
+pub(crate) fn conflict_lines(merged: &str) -> String {
     let lines: Vec<String> = merged
         .lines()
         .enumerate()
         .filter(|(_, l)| l.starts_with("<<<<<<< "))
         .map(|(n, _)| (n + 1).to_string())
         .collect();
+    lines.join(", ")
+}
+
+/// The refusal of a conflicted merge, with where its conflicts start.
+fn conflict(rel: &str, merged: &str, conflicts: usize) -> Error {
     Error::Conflict {
         path: rel.to_owned(),
         conflicts,
-        lines: lines.join(", "),
+        lines: conflict_lines(merged),
     }
 }

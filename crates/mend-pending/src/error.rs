@@ -1,4 +1,8 @@
-//! The crate's error type. Messages say what is wrong and what to do.
+//! The crate's error type. Messages say what is wrong and what to do, and
+//! never advise a step that could lose a person's or a model's work.
+
+use mend_core::text::escape_controls as esc;
+use serde::Serialize;
 
 /// Why a pending-changes action could not proceed.
 #[derive(Debug, thiserror::Error)]
@@ -6,27 +10,47 @@
 pub enum Error {
     /// A session name that cannot be a folder name.
     #[error(
-        "`{0}` is not a session name: use 1 to 64 letters, digits, `-`, `_` or `.`, not starting with `.`"
+        "`{}` is not a session name: use 1 to 64 letters, digits, `-`, `_` or `.`, not starting with `.`",
+        esc(.0)
     )]
     BadSession(String),
     /// No such session.
-    #[error("there is no pending session `{0}`; `mend pending list` shows them")]
+    #[error("there is no pending session `{}`; `mend pending list` shows them", esc(.0))]
     NoSession(String),
-    /// A proposal is streaming into the session.
+    /// Another action holds the session's lock, past the lock timeout.
     #[error(
-        "a request is streaming into session `{0}`; wait for it to finish (status and diff still work)"
+        "pending session `{}` is busy: {} holds its lock (waited {waited_ms} ms); try again when it is done, or wait longer with --lock-timeout",
+        esc(.session),
+        esc(.holder)
     )]
-    Streaming(String),
+    Busy {
+        /// The session.
+        session: String,
+        /// What holds the lock: the command and its process id, as it
+        /// wrote them when it took the lock.
+        holder: String,
+        /// How long this action waited.
+        waited_ms: u128,
+    },
     /// The path is not in the session, or has no output for the action.
-    #[error("{path}: {why}")]
+    #[error("{}: {why}", esc(.path))]
     Nothing {
         /// The path.
         path: String,
         /// What is missing.
         why: String,
     },
+    /// `--hunk` names hunks of one file, and the action selected another
+    /// number of files.
+    #[error(
+        "--hunk picks hunks of exactly one file, and {files} file(s) with an output were selected; name the file (`mend pending diff PATH` numbers its hunks)"
+    )]
+    HunksOfOneFile {
+        /// How many files with an output were selected.
+        files: usize,
+    },
     /// The file changed locally in a way the action cannot combine.
-    #[error("{path}: {why}")]
+    #[error("{}: {why}", esc(.path))]
     Diverged {
         /// The path.
         path: String,
@@ -35,7 +59,8 @@ pub enum Error {
     },
     /// A three-way merge of local and proposed changes conflicts.
     #[error(
-        "{path}: your changes and the proposal overlap ({conflicts} conflict(s), starting at line(s) {lines} of the merge); nothing was written. Accept with --markers to write git conflict markers, sync, or reject the output"
+        "{}: your changes and the proposal overlap ({conflicts} conflict(s), starting at line(s) {lines} of the merge); nothing was written. Accept with --markers to write git conflict markers into the file and resolve them by hand, or edit the file so your change no longer overlaps the proposal's and accept again (`mend pending diff --against local` shows the proposal against your file); reject the output only if you do not want the proposal",
+        esc(.path)
     )]
     Conflict {
         /// The path.
@@ -45,9 +70,20 @@ pub enum Error {
         /// Where they are in the merged text.
         lines: String,
     },
+    /// `sync` could not carry outputs over to the files as they are now.
+    #[error(
+        "nothing was synced: {}. Each of these outputs still holds the proposal as the model made it; accept it with --markers to resolve the overlap by hand, or reject it if you do not want it",
+        unsyncable(.files)
+    )]
+    Unsyncable {
+        /// Each file that could not be synced, and why.
+        files: Vec<(String, String)>,
+    },
     /// A hunk number out of range.
     #[error(
-        "{path} has {count} hunk(s); hunk {hunk} does not exist (`mend pending diff {path}` numbers them)"
+        "{} has {count} hunk(s); hunk {hunk} does not exist (`mend pending diff {}` numbers them)",
+        esc(.path),
+        esc(.path)
     )]
     NoHunk {
         /// The path.
@@ -57,9 +93,36 @@ pub enum Error {
         /// How many there are.
         count: usize,
     },
+    /// A file of the session cannot be read as text now (binary, a folder,
+    /// too large, …).
+    #[error(
+        "{}: {reason}; nothing was done. Name the other files to act on them, or reject this file's output",
+        esc(.path)
+    )]
+    Unreadable {
+        /// The path.
+        path: String,
+        /// Why it cannot be read.
+        reason: String,
+    },
+    /// The response moves a file onto one that exists, or changes one path
+    /// twice.
+    #[error(
+        "nothing was held: {cause}. Free that path and propose again, or ask the model for a change that moves files only to free names"
+    )]
+    Collision {
+        /// What collides, naming both sides.
+        cause: mend_workspace::Error,
+    },
     /// The session's files are damaged.
-    #[error("the pending session is damaged: {what}; drop it with `mend pending drop SESSION`")]
+    #[error(
+        "the pending session `{}` is damaged: {what}. Its proposals cannot be read back; `mend pending drop {}` deletes it",
+        esc(.session),
+        esc(.session)
+    )]
     Corrupt {
+        /// The session.
+        session: String,
         /// What is wrong.
         what: String,
     },
@@ -77,4 +140,82 @@ pub enum Error {
         /// The error.
         cause: std::io::Error,
     },
+}
+
+fn unsyncable(files: &[(String, String)]) -> String {
+    files
+        .iter()
+        .map(|(path, why)| format!("{}: {why}", esc(path)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// An error as JSON: what `--json` prints as `{"error": …}`, and what the
+/// editor protocol and MCP review mode report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ErrorReport {
+    /// What kind of refusal or error (`busy`, `conflict`, `no_hunk`, …).
+    pub kind: String,
+    /// The message, as the text output prints it.
+    pub message: String,
+    /// The session, when the error concerns one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The file, when the error concerns one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl Error {
+    /// A short name for the kind of error, stable for scripts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::BadSession(_) => "bad_session",
+            Error::NoSession(_) => "no_session",
+            Error::Busy { .. } => "busy",
+            Error::Nothing { .. } => "nothing",
+            Error::HunksOfOneFile { .. } => "hunks_of_one_file",
+            Error::Diverged { .. } => "diverged",
+            Error::Conflict { .. } => "conflict",
+            Error::Unsyncable { .. } => "unsyncable",
+            Error::NoHunk { .. } => "no_hunk",
+            Error::Unreadable { .. } => "unreadable",
+            Error::Collision { .. } => "collision",
+            Error::Corrupt { .. } => "corrupt",
+            Error::Workspace(_) => "workspace",
+            Error::Apply(_) => "apply",
+            Error::Io { .. } => "io",
+        }
+    }
+
+    /// Whether this is a refusal a person can act on (the CLI exits 1),
+    /// rather than an error (exit 2).
+    pub fn is_refusal(&self) -> bool {
+        !matches!(
+            self,
+            Error::Corrupt { .. } | Error::Workspace(_) | Error::Apply(_) | Error::Io { .. }
+        )
+    }
+
+    /// The error as JSON.
+    pub fn report(&self) -> ErrorReport {
+        let (session, path) = match self {
+            Error::BadSession(s) | Error::NoSession(s) => (Some(s.clone()), None),
+            Error::Busy { session, .. } | Error::Corrupt { session, .. } => {
+                (Some(session.clone()), None)
+            }
+            Error::Nothing { path, .. }
+            | Error::Diverged { path, .. }
+            | Error::Conflict { path, .. }
+            | Error::NoHunk { path, .. }
+            | Error::Unreadable { path, .. } => (None, Some(path.clone())),
+            _ => (None, None),
+        };
+        ErrorReport {
+            kind: self.kind().to_owned(),
+            message: self.to_string(),
+            session,
+            path,
+        }
+    }
 }

@@ -44,9 +44,16 @@ pub(crate) fn with_hunks(base: &str, output: &str, take: &dyn Fn(usize) -> bool)
     out
 }
 
-/// A unified diff whose hunks are exactly [`hunks`], numbered as `--hunk`
-/// counts them, each with up to three lines of context.
-pub(crate) fn render(old_label: &str, new_label: &str, base: &str, output: &str) -> String {
+/// A unified diff whose hunks are exactly [`hunks`], each with up to three
+/// lines of context; `numbered`, each says its number as `--hunk` counts
+/// them.
+pub(crate) fn render(
+    old_label: &str,
+    new_label: &str,
+    base: &str,
+    output: &str,
+    numbered: bool,
+) -> String {
     let all = hunks(base, output);
     if all.is_empty() {
         return String::new();
@@ -64,12 +71,11 @@ pub(crate) fn render(old_label: &str, new_label: &str, base: &str, output: &str)
         let after = (h.base.0 + h.base.1 + 3).min(next_start) - (h.base.0 + h.base.1);
         let (b0, b1) = (h.base.0 - before, h.base.1 + before + after);
         let (s0, s1) = (h.output.0 - before, h.output.1 + before + after);
-        out.push_str(&format!(
-            "@@ -{} +{} @@ hunk {}\n",
-            range(b0, b1),
-            range(s0, s1),
-            k + 1
-        ));
+        out.push_str(&format!("@@ -{} +{} @@", range(b0, b1), range(s0, s1)));
+        if numbered {
+            out.push_str(&format!(" hunk {}", k + 1));
+        }
+        out.push('\n');
         push_lines(&mut out, ' ', &old[b0..h.base.0]);
         push_lines(&mut out, '-', &old[h.base.0..h.base.0 + h.base.1]);
         push_lines(&mut out, '+', &new[h.output.0..h.output.0 + h.output.1]);
@@ -123,6 +129,7 @@ mod tests {
             "b/f",
             "1\n2\n3\n4\n5\n6\n7\n8\n9\n",
             "1\nTWO\n3\n4\n5\n6\n7\n8\nNINE\n",
+            true,
         );
         assert!(d.contains("hunk 1\n 1\n-2\n+TWO\n 3\n 4\n 5\n"), "{d}");
         assert!(d.contains("hunk 2\n 6\n 7\n 8\n-9\n+NINE\n"), "{d}");

@@ -6,36 +6,49 @@
 //! deletion or a rename). [`Session::propose`] plans a response exactly as
 //! `mend apply` does (same formats, ladder and reports, all or nothing)
 //! against each file's output if it has one, else its context, else the
-//! file as it is now, and stores the results instead of writing them.
+//! file as it is now, and stores the results instead of writing them. A
+//! pending rename's target reads as the renamed text, and later proposals
+//! edit it there.
 //!
 //! Each file has a status letter ([`Status`]), comparing context, output
-//! and the file on disk byte for byte (line endings count). Accepting
-//! writes through one `mend-workspace` transaction; when the file changed
-//! locally since the model saw it (`~M`), it is merged three ways (base:
-//! context, ours: local, theirs: output) and written only if the merge is
-//! clean, or with conflict markers when asked. A hunk is a run of changed
-//! lines between context and output, numbered from 1 as
-//! [`Session::diff`] shows them; hunks are recomputed for every action.
+//! and the file on disk byte for byte (line endings count); a file that
+//! cannot be read as text gets `?` and a reason, and the rest of the
+//! session works. Accepting writes through one `mend-workspace`
+//! transaction; when the file changed locally since the model saw it
+//! (`~M`), it is merged three ways (base: context, ours: local, theirs:
+//! output) and written only if the merge is clean, or with conflict
+//! markers when asked. [`Session::sync`] makes the file as it is now the
+//! context and carries each output over to it by the same merge, refusing
+//! when it conflicts. A hunk is a run of changed lines between context and
+//! output, numbered from 1 as [`Session::diff`] shows them; hunks are
+//! recomputed for every action.
 //!
-//! While a proposal streams into a session it holds the session's request
-//! lock (an OS file lock); actions that change the session fail until it
-//! is released, while status and diff still work.
+//! **Concurrency.** The session holds no state in memory: every action
+//! reads the index when it runs, and every action that changes it takes
+//! the session's lock (an OS file lock, waiting up to the workspace's lock
+//! timeout) before that read and keeps it through the save, so no decision
+//! is lost to another process saving an older index. A proposal that
+//! streams in reads through a [`Recorder`] without the lock and is held at
+//! its end, under the lock, against the index as it is then: a file whose
+//! session text changed meanwhile is merged three ways or the proposal is
+//! refused, never overwritten. When both locks are needed, the workspace
+//! lock is taken first.
 
 mod act;
 mod error;
 mod hunks;
+mod propose;
 mod store;
 
-use std::fs;
 use std::path::PathBuf;
 
-use mend_core::ApplyReport;
-use mend_core::formats::{Entry as ParsedEntry, Parsed};
+use mend_core::text::escape_controls as esc;
 use mend_workspace::{Encoding, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 
 pub use act::Accepted;
-pub use error::Error;
+pub use error::{Error, ErrorReport};
+pub use propose::{Proposal, Propose, Recorder, Streamed};
 use store::{Entry, Index, Output, Store, Text};
 
 /// The session used when none is named.
@@ -52,7 +65,8 @@ pub enum Status {
     Added,
     /// The output creates a file that now exists locally (`!A`).
     AddedOverLocal,
-    /// The output deletes the file (`D`).
+    /// The output deletes the file (`D`); also when the file is already
+    /// gone, where accepting only clears the entry.
     Deleted,
     /// The output renames the file (`R`).
     Renamed,
@@ -60,10 +74,13 @@ pub enum Status {
     LocalChange,
     /// The file changed locally and there is an output: a conflict (`~M`).
     Conflict,
+    /// The file cannot be read as text now (binary, a folder, too large):
+    /// `?`, with the reason.
+    Unreadable,
 }
 
 impl Status {
-    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `~` or `~M`.
+    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `~`, `~M` or `?`.
     pub fn letter(self) -> &'static str {
         match self {
             Status::Clean => " ",
@@ -74,20 +91,35 @@ impl Status {
             Status::Renamed => "R",
             Status::LocalChange => "~",
             Status::Conflict => "~M",
+            Status::Unreadable => "?",
         }
     }
 }
 
 /// One line of `status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileStatus {
     /// The path, relative to the root.
     pub path: String,
-    /// Its letter.
+    /// Its letter: ` `, `M`, `A`, `!A`, `D`, `R`, `~`, `~M` or `?`.
     pub status: &'static str,
     /// Where a rename goes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
+    /// Why a `?` file cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A session's files and their letters: what `mend pending status --json`,
+/// MCP's `pending_status` and the editor's `pending/status` answer, and
+/// what a proposal held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct StatusReport {
+    /// The session.
+    pub session: String,
+    /// Its files, in path order.
+    pub files: Vec<FileStatus>,
 }
 
 /// Which text a diff starts from.
@@ -96,48 +128,43 @@ pub enum Against {
     /// The context: what the model saw (hunks are numbered this way).
     #[default]
     Context,
-    /// The file as it is now.
+    /// The file as it is now (hunks are numbered only while the file is
+    /// unchanged, since `--hunk` counts them from the context).
     Local,
 }
 
-/// An open session.
+/// An open session. It caches nothing: each action reads the session as
+/// it is when the action runs.
 pub struct Session<'w> {
     ws: &'w Workspace,
     name: String,
     store: Store,
-    index: Index,
     syntax: mend_core::syntax::SyntaxPolicy,
-}
-
-/// Held while a proposal streams into a session; released when dropped.
-#[derive(Debug)]
-#[must_use = "the request lock is released when dropped"]
-pub struct RequestLock {
-    _file: fs::File,
+    holder: String,
 }
 
 impl<'w> Session<'w> {
     /// Opens (creating if needed) session `name` of `ws`.
     pub fn open(ws: &'w Workspace, name: &str) -> Result<Session<'w>, Error> {
         let store = Store::create(ws, checked(name)?)?;
-        Session::with_store(ws, name, store)
+        Ok(Session::with_store(ws, name, store))
     }
 
-    fn with_store(ws: &'w Workspace, name: &str, store: Store) -> Result<Session<'w>, Error> {
-        let index = store.load()?;
-        Ok(Session {
+    fn with_store(ws: &'w Workspace, name: &str, store: Store) -> Session<'w> {
+        Session {
             ws,
             name: name.to_owned(),
             store,
-            index,
             syntax: Default::default(),
-        })
+            holder: "mend".to_owned(),
+        }
     }
 
-    /// Opens session `name` only if it exists.
+    /// Opens session `name` only if it exists. A damaged session opens
+    /// too, so it can be dropped.
     pub fn existing(ws: &'w Workspace, name: &str) -> Result<Session<'w>, Error> {
         match Store::existing(ws, checked(name)?)? {
-            Some(store) => Session::with_store(ws, name, store),
+            Some(store) => Ok(Session::with_store(ws, name, store)),
             None => Err(Error::NoSession(name.to_owned())),
         }
     }
@@ -149,10 +176,12 @@ impl<'w> Session<'w> {
         Ok(names)
     }
 
-    /// Deletes session `name` and everything it holds.
+    /// Deletes session `name` and everything it holds, once no action
+    /// holds it. Its index is not read, so a damaged session can be
+    /// dropped.
     pub fn drop_session(ws: &Workspace, name: &str) -> Result<(), Error> {
         let session = Session::existing(ws, name)?;
-        let _guard = session.not_streaming()?;
+        let _held = session.lock()?;
         Store::remove(ws, &session.name)?;
         Ok(())
     }
@@ -169,133 +198,173 @@ impl<'w> Session<'w> {
         self.store.index_path()
     }
 
-    /// Takes the request lock for a streaming proposal; fails when another
-    /// holds it.
-    pub fn request_lock(&self) -> Result<RequestLock, Error> {
-        let file = self.store.lock_file("request.lock")?;
-        match file.try_lock() {
-            Ok(()) => Ok(RequestLock { _file: file }),
-            Err(fs::TryLockError::WouldBlock) => Err(Error::Streaming(self.name.clone())),
-            Err(fs::TryLockError::Error(cause)) => Err(Error::Io {
-                context: format!("locking {}", self.store.dir.shown("request.lock")),
-                cause,
+    /// Names this process in the session's lock while it holds it (such
+    /// as `mend pending accept`), so an action that waits can say what it
+    /// waits for.
+    pub fn set_holder(&mut self, holder: &str) {
+        self.holder = holder.to_owned();
+    }
+
+    /// Takes the session's lock, waiting up to the workspace's lock
+    /// timeout.
+    fn lock(&self) -> Result<store::Held, Error> {
+        match self
+            .store
+            .lock(self.ws.options().lock_timeout, &self.holder)?
+        {
+            store::Wait::Held(held) => Ok(held),
+            store::Wait::Busy { holder, waited_ms } => Err(Error::Busy {
+                session: self.name.clone(),
+                holder,
+                waited_ms,
             }),
         }
     }
 
-    /// Fails while a proposal streams in; otherwise holds the request lock
-    /// for the action, so none starts meanwhile.
-    fn not_streaming(&self) -> Result<RequestLock, Error> {
-        self.request_lock()
+    /// The index as it is now.
+    fn load(&self) -> Result<Index, Error> {
+        self.store.load()
+    }
+
+    /// Reads the index under the session's lock, lets `change` change it,
+    /// and saves it when `change` succeeds.
+    fn update<T>(&self, change: impl FnOnce(&mut Index) -> Result<T, Error>) -> Result<T, Error> {
+        let _held = self.lock()?;
+        let mut index = self.load()?;
+        let out = change(&mut index)?;
+        self.store.save(&index)?;
+        Ok(out)
     }
 
     /// The retry context of the last failed proposal, if any.
-    pub fn retry_context(&self) -> Option<&str> {
-        self.index.retry.as_deref()
+    pub fn retry_context(&self) -> Result<Option<String>, Error> {
+        Ok(self.load()?.retry)
     }
 
     /// Snapshots files as their context (what the model is shown). A file
     /// with an output keeps its context: `sync` replaces it on purpose.
+    /// Every file must exist; otherwise nothing is added.
     pub fn add(&mut self, paths: &[String]) -> Result<Vec<String>, Error> {
-        let _guard = self.not_streaming()?;
-        let mut added = Vec::new();
+        let mut snaps = Vec::new();
         for p in paths {
             let snap = self.ws.read(p)?;
-            let has_output = self
-                .index
-                .files
-                .get(&snap.rel)
-                .is_some_and(|e| e.output.is_some());
-            if !has_output {
-                let context = self.store_text(snap.text())?;
-                self.index
+            if snap.text().is_none() {
+                return Err(Error::Nothing {
+                    path: snap.rel,
+                    why: "does not exist, so it cannot be added; nothing was added".into(),
+                });
+            }
+            snaps.push(snap);
+        }
+        self.update(|index| {
+            let mut added = Vec::new();
+            for snap in snaps {
+                let has_output = index
                     .files
-                    .entry(snap.rel.clone())
-                    .or_default()
-                    .context = context;
-                added.push(snap.rel);
+                    .get(&snap.rel)
+                    .is_some_and(|e| e.output.is_some());
+                if !has_output {
+                    let context = self.store_text(snap.text())?;
+                    index.files.entry(snap.rel.clone()).or_default().context = context;
+                    added.push(snap.rel);
+                }
             }
-        }
-        self.store.save(&self.index)?;
-        Ok(added)
+            Ok(added)
+        })
     }
 
-    /// Sets each file's context to the file as it is now (all files when
-    /// `paths` is empty), keeping outputs.
-    pub fn sync(&mut self, paths: &[String]) -> Result<Vec<String>, Error> {
-        let _guard = self.not_streaming()?;
-        let mut synced = Vec::new();
-        for rel in self.select(paths)? {
-            let snap = self.ws.read(&rel)?;
-            let context = self.store_text(snap.text())?;
-            if let Some(e) = self.index.files.get_mut(&rel) {
-                e.context = context;
-            }
-            synced.push(rel);
-        }
-        self.store.save(&self.index)?;
-        Ok(synced)
-    }
-
-    /// One status line per file, in path order.
+    /// One status line per file, in path order. A file that cannot be
+    /// read gets `?` and the reason; the others are unaffected.
     pub fn status(&self) -> Result<Vec<FileStatus>, Error> {
-        let mut out = Vec::new();
-        for (path, entry) in &self.index.files {
-            let local = self.ws.read(path)?;
-            let local_hash = local.text().map(|f| f.hash.as_str());
-            let context_hash = entry.context.as_ref().map(|c| c.hash.as_str());
-            let changed_locally = local_hash != context_hash;
-            let status = match (&entry.output, changed_locally) {
-                (None, false) => Status::Clean,
-                (None, true) => Status::LocalChange,
-                (Some(Output::Write { .. }), _) if entry.context.is_none() => {
-                    if local_hash.is_some() {
-                        Status::AddedOverLocal
-                    } else {
-                        Status::Added
-                    }
+        let index = self.load()?;
+        Ok(index
+            .files
+            .iter()
+            .map(|(path, entry)| self.status_of(path, entry))
+            .collect())
+    }
+
+    /// The session's name and [`Session::status`].
+    pub fn report(&self) -> Result<StatusReport, Error> {
+        Ok(StatusReport {
+            session: self.name.clone(),
+            files: self.status()?,
+        })
+    }
+
+    fn status_of(&self, path: &str, entry: &Entry) -> FileStatus {
+        let to = match &entry.output {
+            Some(Output::Rename { to, .. }) => Some(to.clone()),
+            _ => None,
+        };
+        let line = |status: Status, reason: Option<String>| FileStatus {
+            path: path.to_owned(),
+            status: status.letter(),
+            to: to.clone(),
+            reason,
+        };
+        let local = match self.ws.read(path) {
+            Ok(local) => local,
+            Err(e) => return line(Status::Unreadable, Some(unreadable(&e))),
+        };
+        let local_hash = local.text().map(|f| f.hash.as_str());
+        let context_hash = entry.context.as_ref().map(|c| c.hash.as_str());
+        let changed_locally = local_hash != context_hash;
+        let status = match (&entry.output, changed_locally) {
+            (None, false) => Status::Clean,
+            (None, true) => Status::LocalChange,
+            (Some(Output::Write { .. }), _) if entry.context.is_none() => {
+                if local_hash.is_some() {
+                    Status::AddedOverLocal
+                } else {
+                    Status::Added
                 }
-                (Some(_), true) => Status::Conflict,
-                (Some(Output::Write { text }), false)
-                    if Some(text.hash.as_str()) == context_hash =>
-                {
-                    Status::Clean
-                }
-                (Some(Output::Write { .. }), false) => Status::Modified,
-                (Some(Output::Delete), false) => Status::Deleted,
-                (Some(Output::Rename { .. }), false) => Status::Renamed,
-            };
-            let to = match &entry.output {
-                Some(Output::Rename { to, .. }) => Some(to.clone()),
-                _ => None,
-            };
-            out.push(FileStatus {
-                path: path.clone(),
-                status: status.letter(),
-                to,
-            });
-        }
-        Ok(out)
+            }
+            // Deleted here too: accepting only clears the entry.
+            (Some(Output::Delete), _) if local_hash.is_none() => Status::Deleted,
+            (Some(_), true) => Status::Conflict,
+            (Some(Output::Write { text }), false) if Some(text.hash.as_str()) == context_hash => {
+                Status::Clean
+            }
+            (Some(Output::Write { .. }), false) => Status::Modified,
+            (Some(Output::Delete), false) => Status::Deleted,
+            (Some(Output::Rename { .. }), false) => Status::Renamed,
+        };
+        line(status, None)
     }
 
     /// A unified diff of each output (all files when `paths` is empty),
-    /// from the context or from the file as it is now; its hunks are
-    /// numbered as `--hunk` counts them.
+    /// from the context or from the file as it is now. Hunks are numbered
+    /// as `--hunk` counts them; a deletion, a rename, and a diff against a
+    /// file changed locally are not numbered, since `--hunk` cannot act on
+    /// those. A file that cannot be read is named in a `#` line instead.
     pub fn diff(&self, paths: &[String], against: Against) -> Result<String, Error> {
+        let index = self.load()?;
         let mut out = String::new();
-        for rel in self.select(paths)? {
-            let entry = &self.index.files[&rel];
+        for rel in select(&index, &self.name, self.ws, paths)? {
+            let entry = &index.files[&rel];
             let Some(output) = &entry.output else {
                 continue;
             };
-            let from = match against {
-                Against::Context => self.text_of(entry.context.as_ref())?,
-                Against::Local => self.ws.read(&rel)?.text().map(|f| f.text.clone()),
+            let context = self.text_of(entry.context.as_ref())?;
+            let (from, numbered) = match against {
+                Against::Context => (context, true),
+                Against::Local => match self.ws.read(&rel) {
+                    Ok(local) => {
+                        let same = local.text().map(|f| &f.hash)
+                            == entry.context.as_ref().map(|c| &c.hash);
+                        (local.file.map(|f| f.text), same)
+                    }
+                    Err(e) => {
+                        out.push_str(&format!("# {}: {}\n", esc(&rel), unreadable(&e)));
+                        continue;
+                    }
+                },
             };
-            let (to_path, to_text) = match output {
-                Output::Write { text } => (rel.clone(), Some(self.store.get(text)?)),
-                Output::Rename { to, text } => (to.clone(), Some(self.store.get(text)?)),
-                Output::Delete => (rel.clone(), None),
+            let (to_path, to_text, numbered) = match output {
+                Output::Write { text } => (rel.clone(), Some(self.store.get(text)?), numbered),
+                Output::Rename { to, text } => (to.clone(), Some(self.store.get(text)?), false),
+                Output::Delete => (rel.clone(), None, false),
             };
             let old = from
                 .as_ref()
@@ -308,6 +377,7 @@ impl<'w> Session<'w> {
                 &new,
                 from.as_deref().unwrap_or(""),
                 to_text.as_deref().unwrap_or(""),
+                numbered,
             ));
         }
         Ok(out)
@@ -320,96 +390,59 @@ impl<'w> Session<'w> {
         self.syntax = policy;
     }
 
-    /// Plans `parsed` as `mend apply` would, against each file's output,
-    /// else its context, else the file as it is now (which becomes its
-    /// context), and stores the new outputs, all or nothing. A failed
-    /// proposal stores nothing but its retry context.
-    pub fn propose(&mut self, parsed: &Parsed) -> Result<ApplyReport, Error> {
-        self.propose_expecting(parsed, std::collections::HashMap::new())
-    }
-
-    /// [`Session::propose`], refusing a file whose text as the model sees
-    /// it (see [`Session::read`]) no longer hashes to the expected version.
-    pub fn propose_expecting(
-        &mut self,
-        parsed: &Parsed,
-        expect: std::collections::HashMap<String, String>,
-    ) -> Result<ApplyReport, Error> {
-        // Files the model names without a context get the file as it is.
-        for entry in &parsed.entries {
-            if let ParsedEntry::Edit(e) = entry
-                && let Ok(rel) = self.ws.normalize(&e.path)
-                && !self.index.files.contains_key(&rel)
-            {
-                let snap = self.ws.read(&rel)?;
-                let context = self.store_text(snap.text())?;
-                self.index.files.insert(
-                    rel,
-                    Entry {
-                        context,
-                        output: None,
-                    },
-                );
-            }
-        }
-        let opts = mend_apply::ApplyOptions {
-            dry_run: true,
-            expect,
-            syntax: self.syntax,
-            ..mend_apply::ApplyOptions::default()
-        };
-        let view = |raw: &str| self.seen(raw);
-        let planned = mend_apply::plan_from(self.ws, parsed, &opts, &view)?;
-        if planned.ok {
-            for (snap, plan) in &planned.plans {
-                self.store_output(snap, plan)?;
-            }
-        }
-        let report = planned.into_report(parsed, true, false);
-        self.index.retry = report.retry_context.clone();
-        self.store.save(&self.index)?;
-        Ok(report)
-    }
-
-    /// A file as a model reading it should see it: its pending output when
-    /// it has one; otherwise the file on disk, which becomes its context
-    /// (the model has now seen it).
+    /// A file as a model reading it should see it: its pending text when
+    /// it has one (its output, or the text a pending rename moves to it);
+    /// otherwise the file on disk, which becomes its context (the model
+    /// has now seen it).
     pub fn read(&mut self, raw: &str) -> Result<Snapshot, Error> {
         let rel = self.ws.normalize(raw)?;
-        if self
-            .index
-            .files
-            .get(&rel)
-            .is_some_and(|e| e.output.is_some())
-        {
-            return Ok(self.seen(&rel)?);
+        let _held = self.lock()?;
+        let mut index = self.load()?;
+        let pending = store::rename_source(&index, &rel).is_some()
+            || index.files.get(&rel).is_some_and(|e| e.output.is_some());
+        if pending {
+            return Ok(self.view(&index, &rel)?);
         }
         let snap = self.ws.read(&rel)?;
-        if snap.text().is_some() || self.index.files.contains_key(&rel) {
+        if snap.text().is_some() || index.files.contains_key(&rel) {
             let context = self.store_text(snap.text())?;
-            self.index.files.entry(rel).or_default().context = context;
-            self.store.save(&self.index)?;
+            index.files.entry(rel).or_default().context = context;
+            self.store.save(&index)?;
         }
         Ok(snap)
     }
 
     /// What the model sees of a file, and what [`Session::propose`] plans
-    /// against: its output, else its context, else the file on disk.
+    /// against: its output (or the text a pending rename moves to it), else
+    /// its context, else the file on disk.
     pub fn seen(&self, raw: &str) -> Result<Snapshot, mend_workspace::Error> {
         let rel = self.ws.normalize(raw)?;
-        let Some(entry) = self.index.files.get(&rel) else {
-            return self.ws.read(raw);
-        };
-        let text = match &entry.output {
-            Some(Output::Write { text }) => Some(text),
-            Some(Output::Delete) => None,
-            Some(Output::Rename { .. }) => None,
-            None => entry.context.as_ref(),
+        let index = self.load().map_err(|e| mend_workspace::Error::Io {
+            context: format!("reading pending session `{}`", self.name),
+            cause: std::io::Error::other(e.to_string()),
+        })?;
+        self.view(&index, &rel)
+    }
+
+    /// [`Session::seen`] against a loaded index.
+    fn view(&self, index: &Index, rel: &str) -> Result<Snapshot, mend_workspace::Error> {
+        let text = match store::rename_source(index, rel) {
+            Some((_, text)) => Some(text),
+            None => {
+                let Some(entry) = index.files.get(rel) else {
+                    return self.ws.read(rel);
+                };
+                match &entry.output {
+                    Some(Output::Write { text }) => Some(text),
+                    Some(Output::Delete | Output::Rename { .. }) => None,
+                    None => entry.context.as_ref(),
+                }
+            }
         };
         let file = match text {
             Some(t) => Some(TextFile {
                 text: self.store.get(t).map_err(|e| mend_workspace::Error::Io {
-                    context: format!("reading the pending text of {rel}"),
+                    context: format!("reading the pending text of {}", esc(rel)),
                     cause: std::io::Error::other(e.to_string()),
                 })?,
                 encoding: t.encoding,
@@ -418,27 +451,10 @@ impl<'w> Session<'w> {
             None => None,
         };
         Ok(Snapshot {
-            path: self.ws.resolve(&rel)?,
-            rel,
+            path: self.ws.resolve(rel)?,
+            rel: rel.to_owned(),
             file,
         })
-    }
-
-    fn store_output(&mut self, snap: &Snapshot, plan: &mend_core::FilePlan) -> Result<(), Error> {
-        let encoding = snap.text().map_or(Encoding::Utf8, |f| f.encoding);
-        let output = match (&plan.content, &plan.new_path) {
-            (None, _) => Output::Delete,
-            (Some(c), Some(to)) => Output::Rename {
-                to: self.ws.normalize(to)?,
-                text: self.store.put(c, encoding)?,
-            },
-            (Some(c), None) => Output::Write {
-                text: self.store.put(c, encoding)?,
-            },
-        };
-        let entry = self.index.files.entry(snap.rel.clone()).or_default();
-        entry.output = Some(output);
-        Ok(())
     }
 
     fn store_text(&self, file: Option<&TextFile>) -> Result<Option<Text>, Error> {
@@ -449,27 +465,51 @@ impl<'w> Session<'w> {
     fn text_of(&self, text: Option<&Text>) -> Result<Option<String>, Error> {
         text.map(|t| self.store.get(t)).transpose()
     }
+}
 
-    /// The session's paths named by `paths` (all when empty), normalized.
-    fn select(&self, paths: &[String]) -> Result<Vec<String>, Error> {
-        if paths.is_empty() {
-            return Ok(self.index.files.keys().cloned().collect());
-        }
-        paths
-            .iter()
-            .map(|p| {
-                let rel = self.ws.normalize(p)?;
-                if self.index.files.contains_key(&rel) {
-                    Ok(rel)
-                } else {
-                    Err(Error::Nothing {
-                        path: rel,
-                        why: format!("not in session `{}`", self.name),
-                    })
-                }
-            })
-            .collect()
+/// The session's paths named by `paths` (all when empty), normalized.
+fn select(
+    index: &Index,
+    name: &str,
+    ws: &Workspace,
+    paths: &[String],
+) -> Result<Vec<String>, Error> {
+    if paths.is_empty() {
+        return Ok(index.files.keys().cloned().collect());
     }
+    paths
+        .iter()
+        .map(|p| {
+            let rel = ws.normalize(p)?;
+            if index.files.contains_key(&rel) {
+                Ok(rel)
+            } else {
+                Err(Error::Nothing {
+                    path: rel,
+                    why: format!("not in session `{name}`"),
+                })
+            }
+        })
+        .collect()
+}
+
+/// Why a file cannot be read as text, in a few words.
+fn unreadable(e: &mend_workspace::Error) -> String {
+    use mend_workspace::Error as W;
+    match e {
+        W::NotAFile { kind, .. } => format!("it is {kind}, not a regular file"),
+        W::Binary { .. } => "it is a binary file".into(),
+        W::NotText { detail, .. } => format!("it is not UTF-8 or UTF-16 text ({detail})"),
+        W::TooLarge { size, limit, .. } => {
+            format!("it is {size} bytes, over the {limit}-byte limit")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The encoding a text keeps: the file's, else UTF-8.
+fn encoding_of(file: Option<&TextFile>) -> Encoding {
+    file.map_or(Encoding::Utf8, |f| f.encoding)
 }
 
 fn checked(name: &str) -> Result<&str, Error> {

@@ -1,6 +1,8 @@
 //! A session on disk: `.mend/pending/<session>/index.json` lists each
 //! file's context and output; texts live in `blobs/`, named by the SHA-256
 //! of their UTF-8 text, and are checked against the name when read back.
+//! `lock` is the session's lock: every action that reads the index to
+//! change it holds it from that read to the save.
 //!
 //! Every file of a session is reached through the descriptor of its
 //! folder ([`PrivateDir`]), opened without following a link from the
@@ -10,6 +12,8 @@
 //! nothing.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::time::{Duration, Instant};
 
 use mend_workspace::{Encoding, EntryKind, PrivateDir, Workspace};
 use serde::{Deserialize, Serialize};
@@ -53,6 +57,37 @@ pub(crate) struct Index {
     /// The retry context of the last proposal that failed.
     pub(crate) retry: Option<String>,
 }
+
+/// The file whose pending rename moves it to `rel`, and the text it
+/// moves there.
+pub(crate) fn rename_source<'i>(index: &'i Index, rel: &str) -> Option<(&'i String, &'i Text)> {
+    index.files.iter().find_map(|(from, e)| match &e.output {
+        Some(Output::Rename { to, text }) if to == rel => Some((from, text)),
+        _ => None,
+    })
+}
+
+/// The session's lock, held for one action; released when dropped.
+#[derive(Debug)]
+pub(crate) struct Held {
+    _file: std::fs::File,
+}
+
+/// How waiting for the session's lock ended.
+pub(crate) enum Wait {
+    /// Taken.
+    Held(Held),
+    /// Still held by another after the timeout.
+    Busy {
+        /// What the holder wrote into the lock file.
+        holder: String,
+        /// How long this one waited.
+        waited_ms: u128,
+    },
+}
+
+/// The session's lock file.
+const LOCK: &str = "lock";
 
 /// A session's folder.
 pub(crate) struct Store {
@@ -126,10 +161,52 @@ impl Store {
         Ok(sessions.remove_tree(name)?)
     }
 
-    /// The file `name` of the session's folder opened for a lock (made
-    /// when missing, its bytes kept).
-    pub(crate) fn lock_file(&self, name: &str) -> Result<std::fs::File, Error> {
-        Ok(self.dir.open_write(name, true, false)?)
+    /// The session's name: its folder's.
+    pub(crate) fn name(&self) -> String {
+        self.dir
+            .path()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// Takes the session's lock, waiting up to `timeout` for another
+    /// holder. The holder writes `holder` and its process id into the lock
+    /// file, so one that waits can say what it waited for.
+    pub(crate) fn lock(&self, timeout: Duration, holder: &str) -> Result<Wait, Error> {
+        let file = self.dir.open_write(LOCK, true, false)?;
+        let start = Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() >= timeout => {
+                    let said = self.dir.read(LOCK, 4096).ok().flatten().unwrap_or_default();
+                    let holder = match String::from_utf8_lossy(&said).trim() {
+                        "" => "another mend process".to_owned(),
+                        h => h.to_owned(),
+                    };
+                    return Ok(Wait::Busy {
+                        holder,
+                        waited_ms: start.elapsed().as_millis(),
+                    });
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(std::fs::TryLockError::Error(cause)) => {
+                    return Err(Error::Io {
+                        context: format!("locking {}", self.dir.shown(LOCK)),
+                        cause,
+                    });
+                }
+            }
+        }
+        // Who holds it is a courtesy to whoever waits; failing to say so
+        // does not stop the action.
+        let _ = file.set_len(0).and_then(|()| {
+            (&file).write_all(format!("{holder} (pid {})\n", std::process::id()).as_bytes())
+        });
+        Ok(Wait::Held(Held { _file: file }))
     }
 
     /// Where the index is, for a watcher that compares its metadata; the
@@ -141,6 +218,7 @@ impl Store {
     pub(crate) fn load(&self) -> Result<Index, Error> {
         match self.dir.read(INDEX, MAX_BYTES)? {
             Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
+                session: self.name(),
                 what: format!("{} is unreadable ({e})", self.dir.shown(INDEX)),
             }),
             None => Ok(Index::default()),
@@ -174,17 +252,22 @@ impl Store {
     pub(crate) fn get(&self, text: &Text) -> Result<String, Error> {
         let rel = format!("{BLOBS}/{}", text.blob);
         let shown = self.dir.shown(&rel);
-        let bytes = self.dir.read(&rel, MAX_BYTES)?.ok_or_else(|| Error::Io {
-            context: format!("reading {shown}"),
-            cause: std::io::ErrorKind::NotFound.into(),
-        })?;
+        let bytes = self
+            .dir
+            .read(&rel, MAX_BYTES)?
+            .ok_or_else(|| Error::Corrupt {
+                session: self.name(),
+                what: format!("{shown} is missing"),
+            })?;
         let name = mend_workspace::hash_bytes(&bytes);
         if name.trim_start_matches("sha256:") != text.blob {
             return Err(Error::Corrupt {
+                session: self.name(),
                 what: format!("{shown} does not hold the text it is named for"),
             });
         }
         String::from_utf8(bytes).map_err(|_| Error::Corrupt {
+            session: self.name(),
             what: format!("{shown} is not UTF-8"),
         })
     }

@@ -477,6 +477,9 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         };
         expect.insert(ws.normalize(path)?, hash.to_owned());
     }
+    if args.pending {
+        return pending::apply(&ws, args, expect);
+    }
     let opts = ApplyOptions {
         dry_run: args.dry_run,
         partial: args.partial,
@@ -497,24 +500,8 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     // a file to the commit, so concurrent mend processes apply one after the
     // other and none loses an edit; streamed plans are reused only for
     // files that did not change in between.
-    let mut session = if args.pending {
-        let mut s = mend_pending::Session::open(&ws, &args.session)?;
-        s.set_syntax(args.syntax.into());
-        Some(s)
-    } else {
-        None
-    };
-    // A streaming proposal holds the session's request lock while it reads,
-    // so no accept or sync changes the session under it.
-    let _request = match &session {
-        Some(s) if args.stream => Some(s.request_lock()?),
-        _ => None,
-    };
     let (parsed, streamed, preplanned) = if args.stream {
-        let view = |raw: &str| match &session {
-            Some(s) => s.seen(raw),
-            None => ws.read(raw),
-        };
+        let view = |raw: &str| ws.read(raw);
         stream_parse(&ws, &view, args, &mut out)?
     } else {
         let input = read_input(args.input.as_ref())?;
@@ -553,10 +540,9 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
             .map(std::time::Duration::from_millis),
         ..opts
     };
-    let result = match (parsed, session.as_mut()) {
-        (Ok(p), Some(s)) => Ok(s.propose(&p)?),
-        (Ok(p), None) => mend_apply::run_parsed(&ws, &lock, &p, &opts),
-        (Err(e), _) => Err(ApplyError::Parse(e)),
+    let result = match parsed {
+        Ok(p) => mend_apply::run_parsed(&ws, &lock, &p, &opts),
+        Err(e) => Err(ApplyError::Parse(e)),
     };
     let report = match result {
         Ok(r) => r,
@@ -612,12 +598,7 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
         return Ok(if listed.ok { EXIT_OK } else { EXIT_FAILED });
     }
-    print_human(
-        &mut out,
-        &report,
-        &streamed,
-        args.pending.then_some(&args.session),
-    )?;
+    print_human(&mut out, &report, &streamed, None)?;
     Ok(if report.ok { EXIT_OK } else { EXIT_FAILED })
 }
 

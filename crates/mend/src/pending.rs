@@ -1,11 +1,13 @@
 //! `mend pending …`: review what `mend apply --pending` held back.
 
-use std::io::Write as _;
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context as _;
+use mend_core::formats;
 use mend_core::text::escape_controls as esc;
-use mend_pending::{Against, Session};
+use mend_pending::{Against, ErrorReport, Proposal, Propose, Session};
 use mend_workspace::{Options, Workspace};
 
 /// `mend pending` arguments.
@@ -17,9 +19,14 @@ pub struct PendingArgs {
     /// The session (default `default`).
     #[arg(long, default_value = mend_pending::DEFAULT_SESSION, global = true)]
     session: String,
-    /// Print JSON.
+    /// Print JSON: one document for every outcome, refusals and errors
+    /// included (`{"error": {"kind", "message", …}}`).
     #[arg(long, global = true)]
     json: bool,
+    /// Seconds to wait for another mend process acting on the session (or
+    /// writing in the root) to finish.
+    #[arg(long, default_value_t = 30, global = true)]
+    lock_timeout: u64,
     #[command(subcommand)]
     command: PendingCommand,
 }
@@ -37,7 +44,8 @@ enum PendingCommand {
     /// ` ` in context, no output; `M` output differs from context; `A`
     /// creates a file; `!A` creates a file that now exists; `D` deletes;
     /// `R` renames; `~` changed locally, no output; `~M` changed locally
-    /// and there is an output (accept merges three ways).
+    /// and there is an output (accept merges three ways); `?` the file
+    /// cannot be read as text now (the reason follows).
     Status,
     /// Write outputs to the files (all with an output when no path is
     /// given); with --hunk, just those hunks of one file.
@@ -60,7 +68,9 @@ enum PendingCommand {
         #[arg(long = "hunk", value_name = "N", value_delimiter = ',')]
         hunks: Vec<usize>,
     },
-    /// Set the context to the file as it is now.
+    /// Set the context to the file as it is now, carrying each output
+    /// over to it with a three-way merge (refused, for every file, when a
+    /// merge conflicts).
     Sync {
         /// Files, relative to the root (default: all in the session).
         paths: Vec<String>,
@@ -91,42 +101,84 @@ enum AgainstArg {
     Local,
 }
 
-/// Refusals a user can act on exit 1; anything else is an error (2).
-fn refused(e: &mend_pending::Error) -> bool {
-    use mend_pending::Error as E;
-    matches!(
-        e,
-        E::Streaming(_)
-            | E::Conflict { .. }
-            | E::Diverged { .. }
-            | E::NoHunk { .. }
-            | E::Nothing { .. }
-            | E::NoSession(_)
-    )
-}
-
-/// Runs `mend pending`.
+/// Runs `mend pending`. With `--json`, every outcome is one JSON document
+/// on standard output, refusals and errors included (`{"error": …}`), and
+/// the exit code is the same as without it.
 pub fn run(args: &PendingArgs) -> anyhow::Result<u8> {
-    let ws = Workspace::open(&args.root, Options::default())
-        .with_context(|| format!("cannot open {}", args.root.display()))?;
     let mut out = std::io::stdout().lock();
-    match act(&ws, args, &mut out) {
+    let opts = Options {
+        lock_timeout: Duration::from_secs(args.lock_timeout),
+        ..Options::default()
+    };
+    let result = Workspace::open(&args.root, opts)
+        .with_context(|| format!("cannot open {}", args.root.display()))
+        .and_then(|ws| act(&ws, args, &mut out));
+    match result {
         Ok(code) => Ok(code),
-        Err(e) => match e.downcast_ref::<mend_pending::Error>() {
-            Some(p) if refused(p) => {
-                writeln!(out, "mend: {p}")?;
-                Ok(crate::EXIT_FAILED)
-            }
-            _ => Err(e),
-        },
+        Err(e) => fail(&mut out, args.json, e, false),
     }
 }
 
+/// A failed `mend pending` or `mend apply --pending`: a refusal a person can
+/// act on exits 1, with its message on standard output; anything else is
+/// an error (2). With `json`, either is printed as `{"error": …}` (and,
+/// for `apply`, beside `"ok": false` and `"written": false`).
+pub(crate) fn fail(
+    out: &mut impl std::io::Write,
+    json: bool,
+    e: anyhow::Error,
+    apply: bool,
+) -> anyhow::Result<u8> {
+    let pending = e.downcast_ref::<mend_pending::Error>();
+    let code = if pending.is_some_and(mend_pending::Error::is_refusal) {
+        crate::EXIT_FAILED
+    } else {
+        crate::EXIT_USAGE
+    };
+    if json {
+        let report = match pending {
+            Some(p) => p.report(),
+            None => ErrorReport {
+                kind: "error".into(),
+                message: format!("{e:#}"),
+                session: None,
+                path: None,
+            },
+        };
+        let v = if apply {
+            serde_json::json!({ "ok": false, "written": false, "error": report })
+        } else {
+            serde_json::json!({ "error": report })
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(code);
+    }
+    match pending {
+        Some(p) if code == crate::EXIT_FAILED => {
+            writeln!(out, "mend: {p}")?;
+            Ok(code)
+        }
+        _ => Err(e),
+    }
+}
+
+/// The named session, naming this command in its lock.
+fn existing<'w>(
+    ws: &'w Workspace,
+    args: &PendingArgs,
+    command: &str,
+) -> anyhow::Result<Session<'w>> {
+    let mut s = Session::existing(ws, &args.session)?;
+    s.set_holder(&format!("mend pending {command}"));
+    Ok(s)
+}
+
 fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> anyhow::Result<u8> {
-    let name = args.session.as_str();
     match &args.command {
         PendingCommand::Add { paths } => {
-            let added = Session::open(ws, name)?.add(paths)?;
+            let mut s = Session::open(ws, &args.session)?;
+            s.set_holder("mend pending add");
+            let added = s.add(paths)?;
             lines(out, args.json, "added", &added)?;
         }
         PendingCommand::Status => status(ws, args, out)?,
@@ -135,23 +187,23 @@ fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> any
             hunks,
             markers,
         } => {
-            let mut s = Session::existing(ws, name)?;
+            let mut s = existing(ws, args, "accept")?;
             let lock = crate::lock_and_recover(ws)?;
             let done = s.accept(&lock, paths, hunks, *markers)?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&done)?)?;
             } else {
                 for d in &done {
-                    writeln!(out, "accepted {} ({})", esc(&d.path), d.how)?;
+                    writeln!(out, "accepted {} ({})", esc(&d.path), esc(&d.how))?;
                 }
             }
         }
         PendingCommand::Reject { paths, hunks } => {
-            let done = Session::existing(ws, name)?.reject(paths, hunks)?;
+            let done = existing(ws, args, "reject")?.reject(paths, hunks)?;
             lines(out, args.json, "rejected", &done)?;
         }
         PendingCommand::Sync { paths } => {
-            let done = Session::existing(ws, name)?.sync(paths)?;
+            let done = existing(ws, args, "sync")?.sync(paths)?;
             lines(out, args.json, "synced", &done)?;
         }
         PendingCommand::Diff { paths, against } => {
@@ -159,7 +211,7 @@ fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> any
                 AgainstArg::Context => Against::Context,
                 AgainstArg::Local => Against::Local,
             };
-            let diff = Session::existing(ws, name)?.diff(paths, against)?;
+            let diff = existing(ws, args, "diff")?.diff(paths, against)?;
             if args.json {
                 writeln!(out, "{}", serde_json::json!({ "diff": diff }))?;
             } else {
@@ -171,30 +223,56 @@ fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> any
             Session::drop_session(ws, name)?;
             lines(out, args.json, "dropped", std::slice::from_ref(name))?;
         }
-        PendingCommand::RetryContext => {
-            let s = Session::existing(ws, name)?;
-            match s.retry_context() {
-                Some(ctx) => write!(out, "{ctx}")?,
-                None => return Ok(crate::EXIT_FAILED),
-            }
-        }
+        PendingCommand::RetryContext => return retry_context(ws, args, out),
     }
     Ok(crate::EXIT_OK)
 }
 
-fn status(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> anyhow::Result<()> {
-    let s = Session::existing(ws, &args.session)?;
-    let files = s.status()?;
+/// The retry context of the last failed proposal; exit 1 when there is
+/// none.
+fn retry_context(
+    ws: &Workspace,
+    args: &PendingArgs,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<u8> {
+    let s = existing(ws, args, "retry-context")?;
+    let ctx = s.retry_context()?;
+    let code = if ctx.is_some() {
+        crate::EXIT_OK
+    } else {
+        crate::EXIT_FAILED
+    };
     if args.json {
-        let v = serde_json::json!({ "session": s.name(), "files": files });
+        let v = serde_json::json!({ "session": s.name(), "retry_context": ctx });
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(code);
+    }
+    match ctx {
+        Some(ctx) => write!(out, "{ctx}")?,
+        None => writeln!(
+            out,
+            "mend: pending session `{}` holds no retry context: its last proposal did not fail",
+            esc(s.name())
+        )?,
+    }
+    Ok(code)
+}
+
+fn status(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> anyhow::Result<()> {
+    let report = existing(ws, args, "status")?.report()?;
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
-    for f in &files {
+    for f in &report.files {
         let to =
             f.to.as_ref()
                 .map_or(String::new(), |t| format!(" -> {}", esc(t)));
-        writeln!(out, "{:<2} {}{to}", f.status, esc(&f.path))?;
+        let why = f
+            .reason
+            .as_ref()
+            .map_or(String::new(), |r| format!("  ({})", esc(r)));
+        writeln!(out, "{:<2} {}{to}{why}", f.status, esc(&f.path))?;
     }
     Ok(())
 }
@@ -218,4 +296,97 @@ fn lines(
         }
     }
     Ok(())
+}
+
+/// `mend apply --pending`: plans the response as `mend apply` does and
+/// holds the results in the session instead of writing them. With
+/// `--stream`, each block is checked as it arrives against the session's
+/// view, without the session's lock, and the whole proposal is held at the
+/// end against the session as it is then.
+pub(crate) fn apply(
+    ws: &Workspace,
+    args: &crate::ApplyArgs,
+    expect: HashMap<String, String>,
+) -> anyhow::Result<u8> {
+    let mut out = std::io::stdout().lock();
+    match propose(ws, args, expect, &mut out) {
+        Ok(code) => Ok(code),
+        Err(e) => fail(&mut out, args.json, e, true),
+    }
+}
+
+fn propose(
+    ws: &Workspace,
+    args: &crate::ApplyArgs,
+    expect: HashMap<String, String>,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<u8> {
+    let mut s = Session::open(ws, &args.session)?;
+    s.set_syntax(args.syntax.into());
+    s.set_holder("mend apply --pending");
+    let (parsed, printed, streamed) = if args.stream {
+        let recorder = s.recorder();
+        let view = |raw: &str| recorder.read(raw);
+        let (parsed, printed, plans) = crate::stream_parse(ws, &view, args, out)?;
+        (parsed, printed, Some(recorder.finish(plans)))
+    } else {
+        let input = crate::read_input(args.input.as_ref())?;
+        let parsed = formats::parse(&input, args.format.into());
+        (parsed, HashMap::new(), None)
+    };
+    let parsed = match parsed {
+        Ok(p) => p,
+        Err(e) => return unparsed(out, args, &e),
+    };
+    let _lock = crate::lock_and_recover(ws)?;
+    let opts = Propose {
+        expect,
+        dry_run: false,
+        streamed,
+    };
+    let Proposal { report, held } = s.propose_with(&parsed, opts)?;
+    let code = if report.ok {
+        crate::EXIT_OK
+    } else {
+        crate::EXIT_FAILED
+    };
+    if args.json {
+        let listed = report.capped(mend_core::report::CAPS.listed_edits);
+        let mut v = serde_json::to_value(&listed)?;
+        v["pending"] = s.name().into();
+        v["held"] = serde_json::to_value(&held)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(code);
+    }
+    crate::print_human(out, &report, &printed, Some(&args.session))?;
+    Ok(code)
+}
+
+/// A response that holds no edits, or cannot be parsed: nothing is held.
+fn unparsed(
+    out: &mut impl std::io::Write,
+    args: &crate::ApplyArgs,
+    e: &mend_core::Error,
+) -> anyhow::Result<u8> {
+    let no_edits = matches!(e, mend_core::Error::NoEdits);
+    if args.json {
+        let error = ErrorReport {
+            kind: if no_edits { "no_edits" } else { "parse" }.into(),
+            message: e.to_string(),
+            session: Some(args.session.clone()),
+            path: None,
+        };
+        let v = serde_json::json!({
+            "ok": false,
+            "written": false,
+            "pending": args.session,
+            "held": null,
+            "error": error,
+            "no_edits": no_edits,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else {
+        writeln!(out, "mend: {e}")?;
+    }
+    Ok(crate::EXIT_FAILED)
 }

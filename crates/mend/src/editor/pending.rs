@@ -26,15 +26,19 @@ struct Select {
     against: Option<String>,
 }
 
+/// The named session, naming the editor server in its lock.
+fn existing<'w>(ws: &'w Workspace, name: &str) -> Result<Session<'w>, mend_pending::Error> {
+    let mut s = Session::existing(ws, name)?;
+    s.set_holder("mend editor");
+    Ok(s)
+}
+
 pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
     let p: Select = params(req)?;
     let name = p.session.as_deref().unwrap_or(default);
     match req.method.as_str() {
         "pending/list" => Ok(json!({"sessions": Session::list(ws)?})),
-        "pending/status" => {
-            let s = Session::existing(ws, name)?;
-            Ok(json!({"session": s.name(), "files": s.status()?}))
-        }
+        "pending/status" => Ok(serde_json::to_value(existing(ws, name)?.report()?)?),
         "pending/diff" => {
             let against = match p.against.as_deref() {
                 None | Some("context") => Against::Context,
@@ -46,7 +50,7 @@ pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
                     ));
                 }
             };
-            let diff = Session::existing(ws, name)?.diff(&p.paths, against)?;
+            let diff = existing(ws, name)?.diff(&p.paths, against)?;
             Ok(json!({"diff": diff}))
         }
         "pending/output" => {
@@ -57,21 +61,21 @@ pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
                 ));
             };
             // The model's output when there is one, else its context.
-            let snap = Session::existing(ws, name)?.seen(path)?;
+            let snap = existing(ws, name)?.seen(path)?;
             Ok(json!({"path": snap.rel, "text": snap.file.map(|f| f.text)}))
         }
         "pending/accept" => {
-            let mut s = Session::existing(ws, name)?;
+            let mut s = existing(ws, name)?;
             let lock = crate::lock_and_recover(ws)?;
             let done = s.accept(&lock, &p.paths, &p.hunks, p.markers)?;
             Ok(json!({"accepted": done}))
         }
         "pending/reject" => {
-            let done = Session::existing(ws, name)?.reject(&p.paths, &p.hunks)?;
+            let done = existing(ws, name)?.reject(&p.paths, &p.hunks)?;
             Ok(json!({"rejected": done}))
         }
         "pending/sync" => {
-            let done = Session::existing(ws, name)?.sync(&p.paths)?;
+            let done = existing(ws, name)?.sync(&p.paths)?;
             Ok(json!({"synced": done}))
         }
         m => Err(Failure(

@@ -335,7 +335,7 @@ impl MendServer {
             let recovered = root.recover(&lock).map_err(|e| e.to_string())?;
             let notice = recovered.map(|r| r.to_string());
             if let Some(session) = pending {
-                return review::propose(&root, &session, &parsed, expect, syntax);
+                return review::propose(&root, &session, &parsed, expect, call, syntax);
             }
             let opts = ApplyOptions {
                 dry_run,
@@ -560,8 +560,8 @@ impl MendServer {
     }
 
     #[tool(
-        description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, blank unchanged). A person accepts or rejects them with `mend pending`.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::PendingStatusResult>()
+        description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, ? cannot be read as text now, with a `reason`; blank unchanged). A person accepts or rejects them with `mend pending`.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_pending::StatusReport>()
     )]
     async fn pending_status(
         &self,
@@ -601,13 +601,16 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them.",
+        description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them. In review mode (`mend mcp --pending`) a restore is refused, since it would write the worktree directly; a dry run still works.",
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::Restored>()
     )]
     async fn checkpoint_restore(
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointRestoreArgs>>,
     ) -> CallToolResult {
+        if self.pending.is_some() && !a.dry_run.unwrap_or(false) {
+            return failure(review::NO_RESTORE);
+        }
         let root = a.root.clone();
         self.checkpoints(root.as_deref(), move |cps| {
             let opts = mend_checkpoint::RestoreOptions {

@@ -53,6 +53,10 @@ pub(super) struct EditResult {
     pub(super) pending: Option<String>,
     /// In review mode: that nothing was written, and how it is reviewed.
     pub(super) note: Option<String>,
+    /// In review mode: the files the call holds outputs for, with their
+    /// letters (as `pending_status` and `mend pending status --json` show
+    /// them); absent for a dry run.
+    pub(super) held: Option<mend_pending::StatusReport>,
     /// Syntax errors the edits introduced into files that parsed before.
     pub(super) syntax: Vec<mend_core::syntax::SyntaxFinding>,
     /// The same findings as text to act on, when there are any.
@@ -76,26 +80,6 @@ pub(super) struct ReadResult {
     pub(super) content: String,
     /// In review mode: the session whose pending output this is, if any.
     pub(super) pending: Option<String>,
-}
-
-/// `pending_status`'s result.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(super) struct PendingStatusResult {
-    /// The session.
-    pub(super) session: String,
-    /// Each file and its letter.
-    pub(super) files: Vec<PendingFile>,
-}
-
-/// One file of a pending session.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(super) struct PendingFile {
-    /// The path.
-    pub(super) path: String,
-    /// ` `, `M`, `A`, `!A`, `D`, `R`, `~` or `~M`.
-    pub(super) status: String,
-    /// Where a rename goes.
-    pub(super) to: Option<String>,
 }
 
 /// `checkpoint_create`'s result: the checkpoint made (its fields), or

@@ -1,0 +1,398 @@
+//! Proposals: a response planned against the session's view of each file
+//! and held as outputs, all or nothing, under the session's lock.
+//!
+//! A proposal that streams in is planned while it arrives, against the
+//! view as it was then (a [`Recorder`] keeps what it read). It is held at
+//! its end against the index as it is then: where a file's view changed
+//! meanwhile (another proposal, an accept, a reject, a sync), its output
+//! is merged three ways (base: the view it was planned against, ours: the
+//! view now, theirs: its output), or the proposal is refused.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+
+use mend_apply::{ApplyError, ApplyOptions, Planned, Preplanned};
+use mend_core::formats::{Entry as ParsedEntry, Parsed};
+use mend_core::{ApplyReport, Edit, EditReport, Failure, FailureKind, FilePlan, PlanOptions};
+use mend_workspace::Snapshot;
+
+use crate::act::{conflict_lines, merge3};
+use crate::error::Error;
+use crate::store::{self, Entry, Index, Output};
+use crate::{Session, StatusReport, encoding_of};
+
+/// How to make a proposal.
+#[derive(Default)]
+pub struct Propose {
+    /// Hashes the edits were based on, by normalized path: a file whose
+    /// text as the model sees it no longer hashes to its hash is refused.
+    pub expect: HashMap<String, String>,
+    /// Plan and report only; nothing is held, not even a retry context.
+    pub dry_run: bool,
+    /// What a streaming proposal read and planned while it arrived.
+    pub streamed: Option<Streamed>,
+}
+
+/// What a proposal did.
+#[derive(Debug)]
+pub struct Proposal {
+    /// The report, as `mend apply` makes it; nothing is ever written.
+    pub report: ApplyReport,
+    /// The files it holds outputs for, with their letters; `None` when it
+    /// failed or was a dry run.
+    pub held: Option<StatusReport>,
+}
+
+/// What a proposal that streamed in read of each file, and the plans made
+/// against it.
+#[derive(Default)]
+pub struct Streamed {
+    seen: HashMap<String, Snapshot>,
+    plans: HashMap<String, Preplanned>,
+}
+
+/// Reads files for a streaming proposal as [`Session::seen`] does,
+/// without the session's lock, remembering what each file read as, so the
+/// proposal can be held later against what it was planned on.
+pub struct Recorder<'a, 'w> {
+    session: &'a Session<'w>,
+    seen: RefCell<HashMap<String, Snapshot>>,
+}
+
+impl<'a, 'w> Recorder<'a, 'w> {
+    /// A file as the model sees it now; the first read of each is kept.
+    pub fn read(&self, raw: &str) -> Result<Snapshot, mend_workspace::Error> {
+        let snap = self.session.seen(raw)?;
+        self.seen
+            .borrow_mut()
+            .entry(snap.rel.clone())
+            .or_insert_with(|| snap.clone());
+        Ok(snap)
+    }
+
+    /// What was read, with the plans made against it (by normalized path,
+    /// from `mend_apply::StreamPlanner::finish`).
+    pub fn finish(self, plans: HashMap<String, Preplanned>) -> Streamed {
+        Streamed {
+            seen: self.seen.into_inner(),
+            plans,
+        }
+    }
+}
+
+/// A planned file checked against the index as it is now, ready to hold.
+struct Ready {
+    /// Its view now.
+    now: Snapshot,
+    /// Its plan, carried over to `now` when the view changed.
+    plan: FilePlan,
+    /// Whether it was carried over.
+    rebased: bool,
+}
+
+impl<'w> Session<'w> {
+    /// Plans `parsed` as `mend apply` would, against each file's output,
+    /// else its context, else the file as it is now (which becomes its
+    /// context), and stores the new outputs, all or nothing. A failed
+    /// proposal stores nothing but its retry context.
+    pub fn propose(&mut self, parsed: &Parsed) -> Result<ApplyReport, Error> {
+        Ok(self.propose_with(parsed, Propose::default())?.report)
+    }
+
+    /// A reader for a proposal that will stream in (see [`Recorder`]).
+    pub fn recorder(&self) -> Recorder<'_, 'w> {
+        Recorder {
+            session: self,
+            seen: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// [`Session::propose`] with options: expected versions, a dry run, or
+    /// the plans a streaming proposal made while it arrived.
+    pub fn propose_with(&mut self, parsed: &Parsed, opts: Propose) -> Result<Proposal, Error> {
+        let _held = self.lock()?;
+        let mut index = self.load()?;
+        let Streamed { seen, plans } = opts.streamed.unwrap_or_default();
+        let apply = ApplyOptions {
+            dry_run: true,
+            expect: opts.expect,
+            syntax: self.syntax,
+            preplanned: plans,
+            ..ApplyOptions::default()
+        };
+        let source = |raw: &str| {
+            let rel = self.ws.normalize(raw)?;
+            match seen.get(&rel) {
+                Some(snap) => Ok(snap.clone()),
+                None => self.view(&index, &rel),
+            }
+        };
+        let mut planned = match mend_apply::plan_from(self.ws, parsed, &apply, &source) {
+            Ok(p) => p,
+            Err(ApplyError::Commit(cause)) => return Err(Error::Collision { cause }),
+            Err(e) => return Err(e.into()),
+        };
+        if !planned.ok {
+            self.explain_stale(parsed, &mut planned);
+        }
+        let mut held = None;
+        if planned.ok && !opts.dry_run {
+            let ready = self.ready_all(&index, parsed, &mut planned);
+            if planned.ok {
+                let mut keys = BTreeSet::new();
+                for r in &ready {
+                    keys.extend(self.hold(&mut index, r)?);
+                }
+                held = Some(keys);
+            }
+        }
+        let report = planned.into_report(parsed, opts.dry_run, false);
+        if opts.dry_run {
+            return Ok(Proposal { report, held: None });
+        }
+        index.retry = report.retry_context.clone();
+        self.store.save(&index)?;
+        let held = held.map(|keys| StatusReport {
+            session: self.name.clone(),
+            files: keys
+                .iter()
+                .filter_map(|k| index.files.get(k).map(|e| self.status_of(k, e)))
+                .collect(),
+        });
+        Ok(Proposal { report, held })
+    }
+
+    /// Checks every planned file against the index as it is now; a file
+    /// that cannot be held fails its edits (and so the proposal).
+    fn ready_all(&self, index: &Index, parsed: &Parsed, planned: &mut Planned) -> Vec<Ready> {
+        let mut ready = Vec::new();
+        let mut refused = Vec::new();
+        for (snap, plan) in &planned.plans {
+            match self.ready(index, snap, plan) {
+                Ok(r) => ready.push(r),
+                Err(why) => refused.push((snap.rel.clone(), why)),
+            }
+        }
+        for (rel, why) in refused {
+            let failure = Failure::new(
+                FailureKind::Stale,
+                why,
+                "Read the file again (read_file, or `mend pending diff`) and send the edits against the session's text as it is now.",
+            );
+            self.fail_file(parsed, planned, &rel, &failure);
+        }
+        for r in ready.iter().filter(|r| r.rebased) {
+            let rel = &r.now.rel;
+            let old = r.now.text().map(|f| f.text.as_str());
+            let to = r.plan.new_path.as_deref().unwrap_or(rel);
+            if let Some(summary) = planned.files.iter_mut().find(|f| &f.path == rel) {
+                summary.diff = mend_core::diff::unified(
+                    old.map(|_| rel.as_str()),
+                    r.plan.content.as_ref().map(|_| to),
+                    old.unwrap_or(""),
+                    r.plan.content.as_deref().unwrap_or(""),
+                );
+            }
+        }
+        ready
+    }
+
+    /// One planned file against the index as it is now: as planned when
+    /// its view is unchanged, else carried over by a three-way merge;
+    /// otherwise why it cannot be held.
+    fn ready(&self, index: &Index, snap: &Snapshot, plan: &FilePlan) -> Result<Ready, String> {
+        let rel = &snap.rel;
+        let now = self.view(index, rel).map_err(|e| e.to_string())?;
+        let changes = plan.status(now.text().map(|f| f.text.as_str())).is_some();
+        if let Some(Output::Rename { to, .. }) =
+            index.files.get(rel).and_then(|e| e.output.as_ref())
+            && changes
+        {
+            return Err(format!(
+                "{rel} has a pending rename to {to}; a new {rel} can be proposed once that rename is accepted or rejected"
+            ));
+        }
+        if let Some(to) = self.moved_to(rel, plan)
+            && (store::rename_source(index, &to).is_some()
+                || index.files.get(&to).is_some_and(|e| e.output.is_some()))
+        {
+            return Err(format!(
+                "the session already holds a proposal for {to}; a file can be moved there once that is accepted or rejected"
+            ));
+        }
+        let hash = |s: &Snapshot| s.text().map(|f| f.hash.clone());
+        if hash(&now) == hash(snap) {
+            return Ok(Ready {
+                now,
+                plan: plan.clone(),
+                rebased: false,
+            });
+        }
+        let changed = "the session's text of this file changed while the proposal streamed in (another proposal, an accept, a reject or a sync)";
+        let Some(theirs) = plan.content.as_deref() else {
+            return Err(format!(
+                "{changed}, and the proposal deletes it; nothing was held"
+            ));
+        };
+        let ours = match (now.text(), snap.text()) {
+            (Some(f), _) => f.text.as_str(),
+            (None, None) => "",
+            (None, Some(_)) => {
+                return Err(format!("{changed}: it no longer exists; nothing was held"));
+            }
+        };
+        let base = snap.text().map_or("", |f| f.text.as_str());
+        let (merged, conflicts) = merge3(base, ours, theirs);
+        if conflicts > 0 {
+            return Err(format!(
+                "{changed}, and that change overlaps this one ({conflicts} conflict(s), starting at line(s) {} of the merge); nothing was held",
+                conflict_lines(&merged)
+            ));
+        }
+        let mut plan = plan.clone();
+        plan.content = Some(merged);
+        Ok(Ready {
+            now,
+            plan,
+            rebased: true,
+        })
+    }
+
+    /// Where a plan moves its file, when elsewhere.
+    fn moved_to(&self, rel: &str, plan: &FilePlan) -> Option<String> {
+        let to = plan.new_path.as_ref()?;
+        let to = self.ws.normalize(to).unwrap_or_else(|_| to.clone());
+        (to != rel).then_some(to)
+    }
+
+    /// Holds one file's output in `index`; returns the entry it changed.
+    /// The target of a pending rename is held in the rename's entry.
+    fn hold(&self, index: &mut Index, r: &Ready) -> Result<Option<String>, Error> {
+        let rel = &r.now.rel;
+        let original = r.now.text();
+        let renamed_from = store::rename_source(index, rel).map(|(from, _)| from.clone());
+        if r.plan.status(original.map(|f| f.text.as_str())).is_none() {
+            // Nothing changes; the model has seen the file, though.
+            if renamed_from.is_none() && !index.files.contains_key(rel) && original.is_some() {
+                let context = self.store_text(original)?;
+                index.files.insert(
+                    rel.clone(),
+                    Entry {
+                        context,
+                        output: None,
+                    },
+                );
+            }
+            return Ok(None);
+        }
+        let encoding = encoding_of(original);
+        let output = match (&r.plan.content, self.moved_to(rel, &r.plan)) {
+            (None, _) => Output::Delete,
+            (Some(c), Some(to)) => Output::Rename {
+                to,
+                text: self.store.put(c, encoding)?,
+            },
+            (Some(c), None) => Output::Write {
+                text: self.store.put(c, encoding)?,
+            },
+        };
+        let Some(from) = renamed_from else {
+            match index.files.get_mut(rel) {
+                Some(e) => e.output = Some(output),
+                None => {
+                    let context = self.store_text(original)?;
+                    let output = Some(output);
+                    index.files.insert(rel.clone(), Entry { context, output });
+                }
+            }
+            return Ok(Some(rel.clone()));
+        };
+        // The rename carries the new text, moves on, or becomes a
+        // deletion; moved back, it is a plain write.
+        let output = match output {
+            Output::Write { text } => Output::Rename {
+                to: rel.clone(),
+                text,
+            },
+            Output::Rename { to, text } if to == from => Output::Write { text },
+            other => other,
+        };
+        if let Some(e) = index.files.get_mut(&from) {
+            e.output = Some(output);
+        }
+        Ok(Some(from))
+    }
+
+    /// Fails every edit of one file with `failure`.
+    fn fail_file(&self, parsed: &Parsed, planned: &mut Planned, rel: &str, failure: &Failure) {
+        for r in planned.reports.iter_mut() {
+            let Some(ParsedEntry::Edit(edit)) = parsed.entries.get(r.index) else {
+                continue;
+            };
+            if self.key(edit) == rel {
+                *r = EditReport::failed(r.index, edit, failure.clone());
+            }
+        }
+        planned.ok = false;
+    }
+
+    fn key(&self, edit: &Edit) -> String {
+        self.ws
+            .normalize(&edit.path)
+            .unwrap_or_else(|_| edit.path.clone())
+    }
+
+    /// A search not found in the session's text of a file that changed on
+    /// disk since the model saw it, but found in the file on disk, says so:
+    /// re-reading the session's text would not help.
+    fn explain_stale(&self, parsed: &Parsed, planned: &mut Planned) {
+        for (snap, plan) in &planned.plans {
+            let rel = &snap.rel;
+            let Ok(disk) = self.ws.read(rel) else {
+                continue;
+            };
+            let (Some(on_disk), Some(_)) = (disk.text(), snap.text()) else {
+                continue;
+            };
+            if plan.is_ok() || Some(&on_disk.hash) == snap.text().map(|f| &f.hash) {
+                continue;
+            }
+            let edits: Vec<(usize, &Edit)> = parsed
+                .entries
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| match e {
+                    ParsedEntry::Edit(e) if &self.key(e) == rel => Some((i, e)),
+                    _ => None,
+                })
+                .collect();
+            let against_disk =
+                mend_core::plan_file(rel, Some(&on_disk.text), &edits, &PlanOptions::default());
+            let found: BTreeSet<usize> = against_disk
+                .reports
+                .iter()
+                .filter(|r| r.is_ok())
+                .map(|r| r.index)
+                .collect();
+            for r in planned.reports.iter_mut() {
+                if !found.contains(&r.index) {
+                    continue;
+                }
+                if let Some(f) = r
+                    .failure
+                    .as_mut()
+                    .filter(|f| f.kind == FailureKind::NotFound)
+                {
+                    f.kind = FailureKind::Stale;
+                    f.message = format!(
+                        "{} The session holds an older text of {rel}: the file changed on disk after the model saw it, and this text is in the file as it is now, not in the session's text.",
+                        f.message
+                    );
+                    f.fix = format!(
+                        "Ask the person to run `mend pending sync {rel}`, which takes the file as it is now into the session and carries any pending proposal over to it; then send this edit again. Until then, quote the text as read_file shows it."
+                    );
+                }
+            }
+        }
+    }
+}
