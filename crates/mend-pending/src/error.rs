@@ -189,11 +189,15 @@ impl Error {
     }
 
     /// Whether this is a refusal a person can act on (the CLI exits 1),
-    /// rather than an error (exit 2).
+    /// rather than a usage error or a failure (exit 2).
     pub fn is_refusal(&self) -> bool {
         !matches!(
             self,
-            Error::Corrupt { .. } | Error::Workspace(_) | Error::Apply(_) | Error::Io { .. }
+            Error::BadSession(_)
+                | Error::Corrupt { .. }
+                | Error::Workspace(_)
+                | Error::Apply(_)
+                | Error::Io { .. }
         )
     }
 

@@ -346,7 +346,17 @@ impl<'w> Session<'w> {
     /// disk since the model saw it, but found in the file on disk, says so:
     /// re-reading the session's text would not help.
     fn explain_stale(&self, parsed: &Parsed, planned: &mut Planned) {
-        for (snap, plan) in &planned.plans {
+        let not_found: BTreeSet<usize> = planned
+            .reports
+            .iter()
+            .filter(|r| {
+                r.failure
+                    .as_ref()
+                    .is_some_and(|f| f.kind == FailureKind::NotFound)
+            })
+            .map(|r| r.index)
+            .collect();
+        for (snap, _) in &planned.plans {
             let rel = &snap.rel;
             let Ok(disk) = self.ws.read(rel) else {
                 continue;
@@ -354,7 +364,7 @@ impl<'w> Session<'w> {
             let (Some(on_disk), Some(_)) = (disk.text(), snap.text()) else {
                 continue;
             };
-            if plan.is_ok() || Some(&on_disk.hash) == snap.text().map(|f| &f.hash) {
+            if Some(&on_disk.hash) == snap.text().map(|f| &f.hash) {
                 continue;
             }
             let edits: Vec<(usize, &Edit)> = parsed
@@ -366,6 +376,9 @@ impl<'w> Session<'w> {
                     _ => None,
                 })
                 .collect();
+            if !edits.iter().any(|(i, _)| not_found.contains(i)) {
+                continue;
+            }
             let against_disk =
                 mend_core::plan_file(rel, Some(&on_disk.text), &edits, &PlanOptions::default());
             let found: BTreeSet<usize> = against_disk

@@ -68,51 +68,641 @@ fn a_pending_apply_writes_nothing_and_review_accepts_it() {
     assert_eq!(text(&out), "~M f.txt\n");
 }
 
-/// While `mend apply --pending --stream` is still reading its response,
-/// another process's accept on that session is refused; once the stream
-/// ends, it goes through.
-#[test]
-fn a_streaming_proposal_holds_the_session() {
-    let dir = proposed(&sr("f.txt", "two", "TWO"));
-    let d = dir.path();
-    let mut streaming = Command::new(mend_bin())
+/// Starts `mend apply --pending --stream` on `first`, and returns once it
+/// has checked that block (its first status line), with its standard
+/// input still open.
+fn streaming(d: &std::path::Path, first: &str) -> (std::process::Child, std::process::ChildStdin) {
+    let mut child = Command::new(mend_bin())
         .args(["apply", "--pending", "--stream"])
         .current_dir(d)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut input = streaming.stdin.take().unwrap();
-    input
-        .write_all(sr("f.txt", "nine", "NINE").as_bytes())
-        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(first.as_bytes()).unwrap();
     input.flush().unwrap();
-    // Its first status line means it holds the lock (taken before it
-    // reads) and has read a block.
-    let mut first = String::new();
+    let mut line = String::new();
     std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(streaming.stdout.as_mut().unwrap()),
-        &mut first,
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
     )
     .unwrap();
-    assert!(first.starts_with("applied"), "{first}");
-    let out = run_mend(d, &["pending", "accept"], None);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let refused = text(&out);
-    assert!(
-        refused.contains("a request is streaming into session `default`"),
-        "{refused}"
+    assert!(line.starts_with("applied"), "{line}");
+    (child, input)
+}
+
+/// A proposal reported as held while another streams in is still held
+/// when the stream ends: the stream is held against the session as it is
+/// at its end, not over it.
+#[test]
+fn a_proposal_held_while_another_streams_in_is_kept() {
+    let dir = proposed(&sr("f.txt", "two", "TWO"));
+    let d = dir.path();
+    let (child, input) = streaming(d, &sr("f.txt", "nine", "NINE"));
+    let out = run_mend(
+        d,
+        &["apply", "--pending"],
+        Some(sr("f.txt", "five", "FIVE").as_bytes()),
     );
-    let status = run_mend(d, &["pending", "status"], None);
-    assert_eq!(status.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("held in pending session"),
+        "{}",
+        text(&out)
+    );
     drop(input);
-    assert!(streaming.wait().unwrap().success());
+    let streamed = child.wait_with_output().unwrap();
+    assert_eq!(streamed.status.code(), Some(0), "{}", text(&streamed));
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        TEN.replace("two", "TWO")
+            .replace("five", "FIVE")
+            .replace("nine", "NINE")
+    );
+}
+
+/// A proposal streaming in does not lock the session: an accept goes
+/// through meanwhile, and the streamed proposal is held on top of what it
+/// wrote.
+#[test]
+fn accept_goes_through_while_a_proposal_streams_in() {
+    let dir = proposed(&sr("f.txt", "two", "TWO"));
+    let d = dir.path();
+    let (child, input) = streaming(d, &sr("f.txt", "nine", "NINE"));
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        TEN.replace("two", "TWO")
+    );
+    drop(input);
+    let streamed = child.wait_with_output().unwrap();
+    assert_eq!(streamed.status.code(), Some(0), "{}", text(&streamed));
+    let out = run_mend(d, &["pending", "status"], None);
+    assert_eq!(text(&out), "M  f.txt\n");
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
         std::fs::read_to_string(d.join("f.txt")).unwrap(),
         TEN.replace("two", "TWO").replace("nine", "NINE")
     );
+}
+
+/// A reject made while `mend apply --pending` is still reading its input
+/// stays rejected: the proposal is held against the session as it is when
+/// the input has been read.
+#[test]
+fn a_reject_made_while_a_proposal_reads_its_input_is_kept() {
+    let dir = proposed(&sr("f.txt", "two", "TWO"));
+    let d = dir.path();
+    let mut child = Command::new(mend_bin())
+        .args(["apply", "--pending"])
+        .current_dir(d)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(sr("f.txt", "nine", "NINE").as_bytes())
+        .unwrap();
+    input.flush().unwrap();
+    // Time for the process to open the session before the reject; the
+    // outcome must not depend on it.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = run_mend(d, &["pending", "reject"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    drop(input);
+    let held = child.wait_with_output().unwrap();
+    assert_eq!(held.status.code(), Some(0), "{}", text(&held));
+    let diff = text(&run_mend(d, &["pending", "diff"], None));
+    assert!(!diff.contains("TWO"), "{diff}");
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        TEN.replace("nine", "NINE")
+    );
+}
+
+/// Holds a session's lock from this process, as another mend would, naming
+/// itself in the lock file.
+fn hold_session_lock(d: &std::path::Path, session: &str) -> std::fs::File {
+    let path = d.join(".mend/pending").join(session).join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(path)
+        .unwrap();
+    file.try_lock().unwrap();
+    (&file).write_all(b"a test holding it (pid 1)\n").unwrap();
+    file
+}
+
+/// An action on a busy session waits for it up to `--lock-timeout`, then
+/// refuses, naming what holds the lock; one that gets the lock in time goes
+/// through.
+#[test]
+fn a_busy_session_is_waited_for_and_its_holder_named() {
+    let dir = proposed(&(sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE")));
+    let d = dir.path();
+    let held = hold_session_lock(d, "default");
+    let out = run_mend(
+        d,
+        &["pending", "reject", "--hunk", "1", "--lock-timeout", "1"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let refused = text(&out);
+    assert!(
+        refused.contains(
+            "pending session `default` is busy: a test holding it (pid 1) holds its lock (waited 1"
+        ),
+        "{refused}"
+    );
+    assert!(!refused.contains("streaming"), "{refused}");
+    let json = run_mend(
+        d,
+        &["pending", "sync", "--json", "--lock-timeout", "0"],
+        None,
+    );
+    assert_eq!(json.status.code(), Some(1), "{}", text(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "busy", "{v}");
+    assert_eq!(v["error"]["session"], "default", "{v}");
+    // Released while another waits: that one goes through.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        drop(held);
+    });
+    let out = run_mend(d, &["pending", "reject", "--hunk", "1"], None);
+    release.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let diff = text(&run_mend(d, &["pending", "diff"], None));
+    assert!(!diff.contains("TWO") && diff.contains("NINE"), "{diff}");
+}
+
+/// `sync` carries the output over to the file as it is, so accepting
+/// afterwards keeps the local edit; a sync whose merge conflicts is
+/// refused, listing the conflict, and changes nothing. No refusal advises
+/// a step that would lose the local edit.
+#[test]
+fn sync_keeps_local_edits_and_refuses_conflicts() {
+    let dir = proposed(&sr("f.txt", "nine", "NINE"));
+    let d = dir.path();
+    let local = TEN.replace("two", "two by hand");
+    std::fs::write(d.join("f.txt"), &local).unwrap();
+    assert_eq!(
+        text(&run_mend(d, &["pending", "status"], None)),
+        "~M f.txt\n"
+    );
+    let out = run_mend(d, &["pending", "sync"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        text(&run_mend(d, &["pending", "status"], None)),
+        "M  f.txt\n"
+    );
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        local.replace("nine", "NINE")
+    );
+
+    let dir = proposed(&sr("f.txt", "nine", "NINE"));
+    let d = dir.path();
+    let local = TEN.replace("nine", "nine by hand");
+    std::fs::write(d.join("f.txt"), &local).unwrap();
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let refused = text(&out);
+    assert!(refused.contains("--markers"), "{refused}");
+    assert!(!refused.contains("sync"), "{refused}");
+    let out = run_mend(d, &["pending", "sync"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains(
+            "nothing was synced: f.txt: your changes and the proposal overlap (1 conflict(s)"
+        ),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        text(&run_mend(d, &["pending", "status"], None)),
+        "~M f.txt\n"
+    );
+    let hunk = run_mend(d, &["pending", "accept", "--hunk", "1"], None);
+    assert_eq!(hunk.status.code(), Some(1), "{}", text(&hunk));
+    assert!(!text(&hunk).contains("or sync first"), "{}", text(&hunk));
+    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), local);
+}
+
+/// `reject --hunk` picks hunks of one file, as `accept --hunk` does; with
+/// several files it is refused and nothing is rejected.
+#[test]
+fn reject_hunk_needs_exactly_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.txt"), TEN).unwrap();
+    std::fs::write(d.join("b.txt"), TEN).unwrap();
+    let edit = sr("a.txt", "two", "TWO") + "\n" + &sr("b.txt", "two", "TWO");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for verb in ["reject", "accept"] {
+        let out = run_mend(d, &["pending", verb, "--hunk", "1"], None);
+        assert_eq!(out.status.code(), Some(1), "{verb}: {}", text(&out));
+        assert!(text(&out).contains("exactly one file"), "{}", text(&out));
+    }
+    let status = text(&run_mend(d, &["pending", "status"], None));
+    assert_eq!(status, "M  a.txt\nM  b.txt\n");
+    let out = run_mend(d, &["pending", "reject", "b.txt", "--hunk", "1"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let status = text(&run_mend(d, &["pending", "status"], None));
+    assert_eq!(status, "M  a.txt\n   b.txt\n");
+}
+
+const RENAME: &str = "*** Begin Patch\n*** Update File: f.txt\n*** Move to: moved.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+
+/// After a proposed rename, a later proposal reads and edits the new path
+/// (the rename carries its text), and accepting writes both changes there.
+#[test]
+fn a_rename_target_is_edited_by_later_proposals() {
+    let dir = proposed(RENAME);
+    let d = dir.path();
+    let out = run_mend(
+        d,
+        &["apply", "--pending"],
+        Some(sr("moved.txt", "ONE\ntwo", "ONE\nTWO").as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let status = text(&run_mend(d, &["pending", "status"], None));
+    assert_eq!(status, "R  f.txt -> moved.txt\n");
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!d.join("f.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(d.join("moved.txt")).unwrap(),
+        TEN.replace("one\ntwo", "ONE\nTWO")
+    );
+}
+
+/// A failed proposal enters nothing in the session: no file it named is
+/// listed afterwards.
+#[test]
+fn a_failed_proposal_leaves_no_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.txt"), TEN).unwrap();
+    std::fs::write(d.join("b.txt"), TEN).unwrap();
+    let edit = sr("a.txt", "two", "TWO") + "\n" + &sr("b.txt", "eleven", "ELEVEN");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let status = run_mend(d, &["pending", "status"], None);
+    assert_eq!(status.status.code(), Some(0), "{}", text(&status));
+    assert_eq!(text(&status), "");
+}
+
+/// A file that turned into a folder or a binary file gets `?` and its
+/// reason; status, diff, and accept and reject of the other files work.
+#[test]
+fn one_unreadable_file_does_not_block_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(d.join(f), TEN).unwrap();
+    }
+    let edit = ["a.txt", "b.txt", "c.txt"]
+        .map(|f| sr(f, "two", "TWO"))
+        .join("\n");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::fs::remove_file(d.join("b.txt")).unwrap();
+    std::fs::create_dir(d.join("b.txt")).unwrap();
+    std::fs::write(d.join("c.txt"), b"\0\x01binary\0").unwrap();
+    let status = run_mend(d, &["pending", "status"], None);
+    assert_eq!(status.status.code(), Some(0), "{}", text(&status));
+    assert_eq!(
+        text(&status),
+        "M  a.txt\n?  b.txt  (it is a directory, not a regular file)\n?  c.txt  (it is a binary file)\n"
+    );
+    let diff = run_mend(d, &["pending", "diff"], None);
+    assert_eq!(diff.status.code(), Some(0), "{}", text(&diff));
+    assert!(text(&diff).contains("+++ b/a.txt"), "{}", text(&diff));
+    let local = run_mend(d, &["pending", "diff", "--against", "local"], None);
+    assert_eq!(local.status.code(), Some(0), "{}", text(&local));
+    assert!(
+        text(&local).contains("# b.txt: it is a directory"),
+        "{}",
+        text(&local)
+    );
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("b.txt: it is a directory"),
+        "{}",
+        text(&out)
+    );
+    let out = run_mend(d, &["pending", "accept", "a.txt"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = run_mend(d, &["pending", "reject", "b.txt", "c.txt"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(d.join("a.txt")).unwrap(),
+        TEN.replace("two", "TWO")
+    );
+}
+
+/// A session whose index is damaged says so with its real name, and
+/// `mend pending drop NAME` removes it.
+#[test]
+fn a_damaged_session_can_be_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN).unwrap();
+    let edit = sr("f.txt", "two", "TWO");
+    let out = run_mend(
+        d,
+        &["apply", "--pending", "--session", "work"],
+        Some(edit.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::fs::write(d.join(".mend/pending/work/index.json"), "{ not json").unwrap();
+    let out = run_mend(d, &["pending", "status", "--session", "work"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("`mend pending drop work`"), "{err}");
+    assert!(!err.contains("SESSION"), "{err}");
+    let out = run_mend(d, &["pending", "drop", "work"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(text(&run_mend(d, &["pending", "list"], None)), "");
+    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), TEN);
+}
+
+/// Runs `mend` in `d`, checks its exit code, and parses its standard
+/// output as one JSON document.
+fn json(d: &std::path::Path, args: &[&str], stdin: Option<&str>, code: i32) -> serde_json::Value {
+    let out = run_mend(d, args, stdin.map(str::as_bytes));
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out)))
+}
+
+/// `mend apply --pending --json` names the session and the files it held
+/// with their letters, and is not a dry run; a failed proposal held
+/// nothing.
+#[test]
+fn apply_pending_json_names_the_session_and_what_was_held() {
+    let dir = proposed(&sr("f.txt", "five", "FIVE"));
+    let d = dir.path();
+    let held = json(
+        d,
+        &["apply", "--pending", "--json", "--session", "s1"],
+        Some(&sr("f.txt", "two", "TWO")),
+        0,
+    );
+    assert_eq!(held["ok"], true, "{held}");
+    assert_eq!(held["dry_run"], false, "{held}");
+    assert_eq!(held["written"], false, "{held}");
+    assert_eq!(held["pending"], "s1", "{held}");
+    assert_eq!(
+        held["held"],
+        serde_json::json!({"session": "s1", "files": [{"path": "f.txt", "status": "M"}]})
+    );
+    let failed = json(
+        d,
+        &["apply", "--pending", "--json"],
+        Some(&sr("f.txt", "eleven", "ELEVEN")),
+        1,
+    );
+    assert_eq!(failed["ok"], false, "{failed}");
+    assert_eq!(failed["held"], serde_json::Value::Null, "{failed}");
+}
+
+/// With `--json`, refusals and errors of `mend pending` and `mend apply
+/// --pending` are one JSON document too (`{"error": {"kind", "message",
+/// …}}`), with the exit codes of the text output.
+#[test]
+fn refusals_and_errors_are_json_with_json() {
+    let dir = proposed(&sr("f.txt", "five", "FIVE"));
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN.replace("five", "five by hand")).unwrap();
+    let conflict = json(d, &["pending", "accept", "--json"], None, 1);
+    assert_eq!(conflict["error"]["kind"], "conflict", "{conflict}");
+    assert_eq!(conflict["error"]["path"], "f.txt", "{conflict}");
+    let message = conflict["error"]["message"].as_str().unwrap();
+    assert!(message.contains("overlap"), "{conflict}");
+    let missing = json(
+        d,
+        &["pending", "status", "--json", "--session", "nope"],
+        None,
+        1,
+    );
+    assert_eq!(missing["error"]["kind"], "no_session", "{missing}");
+    let bad = json(
+        d,
+        &["pending", "status", "--json", "--session", "../x"],
+        None,
+        2,
+    );
+    assert_eq!(bad["error"]["kind"], "bad_session", "{bad}");
+    let no_root = json(
+        d,
+        &["pending", "status", "--json", "--root", "no/such/root"],
+        None,
+        2,
+    );
+    assert_eq!(no_root["error"]["kind"], "error", "{no_root}");
+    let no_edits = json(
+        d,
+        &["apply", "--pending", "--json"],
+        Some("no edits here\n"),
+        1,
+    );
+    assert_eq!(no_edits["error"]["kind"], "no_edits", "{no_edits}");
+    let apply_bad = json(
+        d,
+        &["apply", "--pending", "--json", "--session", ".x"],
+        Some(&sr("f.txt", "two", "TWO")),
+        2,
+    );
+    assert_eq!(apply_bad["error"]["kind"], "bad_session", "{apply_bad}");
+    assert_eq!(apply_bad["ok"], false, "{apply_bad}");
+}
+
+/// `retry-context --json` is a document with the context, or `null` and
+/// exit 1 when the last proposal did not fail; the text form says so.
+#[test]
+fn retry_context_answers_in_json_and_says_when_there_is_none() {
+    let dir = proposed(&sr("f.txt", "five", "FIVE"));
+    let d = dir.path();
+    let none = json(d, &["pending", "retry-context", "--json"], None, 1);
+    assert_eq!(none["session"], "default", "{none}");
+    assert_eq!(none["retry_context"], serde_json::Value::Null, "{none}");
+    let out = run_mend(d, &["pending", "retry-context"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("holds no retry context"),
+        "{}",
+        text(&out)
+    );
+    let edit = sr("f.txt", "eleven", "ELEVEN");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let retry = json(d, &["pending", "retry-context", "--json"], None, 0);
+    assert!(
+        retry["retry_context"].as_str().unwrap().contains("eleven"),
+        "{retry}"
+    );
+}
+
+/// A search quoted from the file on disk, after a local edit, fails
+/// against the session's older context; the failure says so and what to
+/// do, and after `mend pending sync` the same proposal is held.
+#[test]
+fn a_stale_context_says_the_text_is_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN).unwrap();
+    let out = run_mend(d, &["pending", "add", "f.txt"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::fs::write(d.join("f.txt"), TEN.replace("two", "two by hand")).unwrap();
+    let edit = sr("f.txt", "two by hand", "TWO BY HAND");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let says = text(&out);
+    assert!(
+        says.contains("The session holds an older text of f.txt: the file changed on disk after the model saw it"),
+        "{says}"
+    );
+    assert!(says.contains("`mend pending sync f.txt`"), "{says}");
+    let out = run_mend(d, &["pending", "sync", "f.txt"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+/// A proposed rename onto an existing file is a refusal (exit 1) that
+/// says nothing was held, not an error with advice for a model.
+#[test]
+fn a_rename_onto_an_existing_file_is_refused() {
+    let dir = proposed(&sr("f.txt", "two", "TWO"));
+    let d = dir.path();
+    std::fs::write(d.join("taken.txt"), "mine\n").unwrap();
+    let onto = RENAME.replace("moved.txt", "taken.txt");
+    let out = run_mend(d, &["apply", "--pending"], Some(onto.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let says = text(&out);
+    assert!(
+        says.contains("nothing was held") && says.contains("taken.txt"),
+        "{says}"
+    );
+    assert_eq!(
+        text(&run_mend(d, &["pending", "status"], None)),
+        "M  f.txt\n"
+    );
+}
+
+/// `mend pending add` of a file that does not exist fails, and adds
+/// nothing.
+#[test]
+fn adding_a_missing_file_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), TEN).unwrap();
+    let out = run_mend(d, &["pending", "add", "f.txt", "missing.txt"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("missing.txt: does not exist"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(text(&run_mend(d, &["pending", "status"], None)), "");
+}
+
+/// Accepting the deletion of a file that is already gone succeeds, says
+/// so, and clears the entry.
+#[test]
+fn accepting_the_deletion_of_a_deleted_file_succeeds() {
+    let dir = proposed("*** Begin Patch\n*** Delete File: f.txt\n*** End Patch\n");
+    let d = dir.path();
+    std::fs::remove_file(d.join("f.txt")).unwrap();
+    assert_eq!(
+        text(&run_mend(d, &["pending", "status"], None)),
+        "D  f.txt\n"
+    );
+    let out = run_mend(d, &["pending", "accept", "f.txt"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(text(&out), "accepted f.txt (already deleted)\n");
+    assert_eq!(text(&run_mend(d, &["pending", "status"], None)), "");
+}
+
+/// Hunk numbers are shown only where `--hunk` acts on them: not on
+/// deletions or renames, and against the file on disk only while it is
+/// unchanged (then they are the context's numbers).
+#[test]
+fn diff_numbers_only_the_hunks_hunk_acts_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["f.txt", "gone.txt", "m.txt"] {
+        std::fs::write(d.join(f), TEN).unwrap();
+    }
+    let edit = "*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch\n".to_owned()
+        + RENAME
+        + "\n"
+        + &sr("m.txt", "two", "TWO");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let diff = text(&run_mend(d, &["pending", "diff"], None));
+    assert_eq!(diff.matches(" hunk ").count(), 1, "{diff}");
+    assert!(
+        diff.contains("+++ b/m.txt\n@@ -1,5 +1,5 @@ hunk 1\n"),
+        "{diff}"
+    );
+    let local = text(&run_mend(
+        d,
+        &["pending", "diff", "m.txt", "--against", "local"],
+        None,
+    ));
+    assert!(local.contains("@@ -1,5 +1,5 @@ hunk 1\n"), "{local}");
+    std::fs::write(d.join("m.txt"), TEN.replace("one", "ONE by hand")).unwrap();
+    let local = text(&run_mend(
+        d,
+        &["pending", "diff", "m.txt", "--against", "local"],
+        None,
+    ));
+    assert!(local.contains("-ONE by hand\n"), "{local}");
+    assert!(!local.contains("hunk"), "{local}");
+}
+
+/// A session name with control characters is never echoed raw.
+#[test]
+fn a_session_name_with_escapes_is_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for args in [
+        &["pending", "status", "--session", "\u{1b}[31mX"][..],
+        &["pending", "drop", "\u{1b}[31mX"][..],
+        &["apply", "--pending", "--session", "\u{1b}[31mX"][..],
+    ] {
+        let out = run_mend(d, args, Some(b"f.txt\n```\nx\n```\n"));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            !out.stdout.contains(&0x1b) && !out.stderr.contains(&0x1b),
+            "{out:?}"
+        );
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(err.contains("is not a session name"), "{err}");
+    }
 }
 
 /// Runs `mend review` on `d` in a pseudo-terminal through
