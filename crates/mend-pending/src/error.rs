@@ -108,11 +108,14 @@ pub enum Error {
     /// The response moves a file onto one that exists, or changes one path
     /// twice.
     #[error(
-        "nothing was held: {cause}. Free that path and propose again, or ask the model for a change that moves files only to free names"
+        "nothing was held: {}: {detail}. Free that path and propose again, or ask the model for a change that moves files only to free names",
+        esc(.path)
     )]
     Collision {
+        /// Where the changes collide.
+        path: String,
         /// What collides, naming both sides.
-        cause: mend_workspace::Error,
+        detail: String,
     },
     /// The session's files are damaged.
     #[error(
@@ -212,7 +215,8 @@ impl Error {
             | Error::Diverged { path, .. }
             | Error::Conflict { path, .. }
             | Error::NoHunk { path, .. }
-            | Error::Unreadable { path, .. } => (None, Some(path.clone())),
+            | Error::Unreadable { path, .. }
+            | Error::Collision { path, .. } => (None, Some(path.clone())),
             _ => (None, None),
         };
         ErrorReport {

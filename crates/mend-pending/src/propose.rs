@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
-use mend_apply::{ApplyError, ApplyOptions, Planned, Preplanned};
+use mend_apply::{ApplyOptions, Planned, Preplanned};
 use mend_core::formats::{Entry as ParsedEntry, Parsed};
 use mend_core::{ApplyReport, Edit, EditReport, Failure, FailureKind, FilePlan, PlanOptions};
 use mend_workspace::Snapshot;
@@ -113,8 +113,11 @@ impl<'w> Session<'w> {
         let _held = self.lock()?;
         let mut index = self.load()?;
         let Streamed { seen, plans } = opts.streamed.unwrap_or_default();
+        // Not a dry run for `plan_from`: its check of the change set is
+        // against the disk, and a proposal's is against the session's view
+        // (`collisions`).
         let apply = ApplyOptions {
-            dry_run: true,
+            dry_run: false,
             expect: opts.expect,
             syntax: self.syntax,
             preplanned: plans,
@@ -127,11 +130,10 @@ impl<'w> Session<'w> {
                 None => self.view(&index, &rel),
             }
         };
-        let mut planned = match mend_apply::plan_from(self.ws, parsed, &apply, &source) {
-            Ok(p) => p,
-            Err(ApplyError::Commit(cause)) => return Err(Error::Collision { cause }),
-            Err(e) => return Err(e.into()),
-        };
+        let mut planned = mend_apply::plan_from(self.ws, parsed, &apply, &source)?;
+        if planned.ok {
+            self.collisions(&index, &planned.plans)?;
+        }
         if !planned.ok {
             self.explain_stale(parsed, &mut planned);
         }
@@ -212,7 +214,9 @@ impl<'w> Session<'w> {
                 "{rel} has a pending rename to {to}; a new {rel} can be proposed once that rename is accepted or rejected"
             ));
         }
+        let moved_back = |to: &str| store::rename_source(index, rel).is_some_and(|(f, _)| f == to);
         if let Some(to) = self.moved_to(rel, plan)
+            && !moved_back(&to)
             && (store::rename_source(index, &to).is_some()
                 || index.files.get(&to).is_some_and(|e| e.output.is_some()))
         {
@@ -256,6 +260,38 @@ impl<'w> Session<'w> {
             plan,
             rebased: true,
         })
+    }
+
+    /// Refuses a response that moves a file onto one the session's view
+    /// has (unless the response deletes it), or ends two files at one
+    /// path. The rest of the change set is checked when it is accepted.
+    fn collisions(&self, index: &Index, plans: &[(Snapshot, FilePlan)]) -> Result<(), Error> {
+        let deleted: BTreeSet<&str> = plans
+            .iter()
+            .filter(|(_, p)| p.content.is_none())
+            .map(|(s, _)| s.rel.as_str())
+            .collect();
+        let mut ends: HashMap<String, &str> = HashMap::new();
+        for (snap, plan) in plans.iter().filter(|(_, p)| p.content.is_some()) {
+            let rel = snap.rel.as_str();
+            let moved = self.moved_to(rel, plan);
+            let end = moved.clone().unwrap_or_else(|| rel.to_owned());
+            if let Some(other) = ends.insert(end.clone(), rel) {
+                return Err(Error::Collision {
+                    path: end,
+                    detail: format!("the response changes both {other} and {rel} into it"),
+                });
+            }
+            let Some(to) = moved else { continue };
+            let taken = self.view(index, &to).map_or(true, |v| v.text().is_some());
+            if taken && !deleted.contains(to.as_str()) {
+                return Err(Error::Collision {
+                    detail: format!("it already exists, so moving {rel} there would overwrite it"),
+                    path: to,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Where a plan moves its file, when elsewhere.

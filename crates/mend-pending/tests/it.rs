@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use mend_core::formats::{self, Format};
-use mend_pending::{Against, Error, Session};
+use mend_pending::{Against, Error, Propose, Session, Streamed};
 use mend_workspace::{Options, Workspace};
 
 fn root() -> (tempfile::TempDir, Workspace) {
@@ -300,4 +300,196 @@ fn a_refusing_syntax_check_holds_nothing() {
     assert!(s.status().unwrap().iter().all(|f| f.status == " "));
     let retry = s.retry_context().unwrap().unwrap();
     assert!(retry.contains("REFUSED a.py:2:"), "{retry}");
+}
+
+/// Two handles on one session act on it as it is when each acts: a handle
+/// opened before another's decision does not bring back what it decided.
+#[test]
+fn each_action_reads_the_session_as_it_is_when_it_runs() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    put(d, "g.txt", TEN.as_bytes());
+    let mut early = Session::open(&ws, "default").unwrap();
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(&mut s, &sr("f.txt", "two", "TWO"));
+    s.reject(&["f.txt".into()], &[]).unwrap();
+    propose(&mut early, &sr("g.txt", "two", "TWO"));
+    assert_eq!(letters(&s)["f.txt"], " ");
+    assert_eq!(letters(&s)["g.txt"], "M");
+    // The early handle sees the reject too.
+    let err = early.accept(&ws.lock().unwrap(), &["f.txt".into()], &[], false);
+    assert!(matches!(err, Err(Error::Nothing { .. })), "{err:?}");
+}
+
+/// Plans `response` as `mend apply --pending --stream` does: each block
+/// against the session's view as it arrives, through a recorder.
+fn stream(s: &Session<'_>, ws: &Workspace, response: &str) -> (formats::Parsed, Streamed) {
+    let parsed = formats::parse(response, Format::Auto).unwrap();
+    let recorder = s.recorder();
+    let view = |raw: &str| recorder.read(raw);
+    let mut planner = mend_apply::StreamPlanner::new(ws, false).with_source(&view);
+    for (i, e) in parsed.entries.iter().enumerate() {
+        if let formats::Entry::Edit(e) = e {
+            assert!(planner.check(i, e).is_ok());
+        }
+    }
+    let plans = planner.finish();
+    (parsed, recorder.finish(plans))
+}
+
+fn held(
+    s: &mut Session<'_>,
+    parsed: &formats::Parsed,
+    streamed: Streamed,
+) -> mend_core::ApplyReport {
+    let opts = Propose {
+        streamed: Some(streamed),
+        ..Propose::default()
+    };
+    s.propose_with(parsed, opts).unwrap().report
+}
+
+/// A streamed proposal is held against the session as it is at its end:
+/// a reject and another proposal made while it streamed are kept, and it
+/// is merged onto them.
+#[test]
+fn a_streamed_proposal_is_merged_onto_what_changed_meanwhile() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(&mut s, &sr("f.txt", "two", "TWO"));
+    let (parsed, streamed) = stream(&s, &ws, &sr("f.txt", "nine", "NINE"));
+    let mut other = Session::open(&ws, "default").unwrap();
+    other.reject(&[], &[]).unwrap();
+    propose(&mut other, &sr("f.txt", "five", "FIVE"));
+    let report = held(&mut s, &parsed, streamed);
+    assert!(report.ok, "{:?}", report.retry_context);
+    // The diff is against the session as it is now: FIVE is already there.
+    assert!(
+        !report.files[0].diff.contains("+FIVE"),
+        "{}",
+        report.files[0].diff
+    );
+    assert!(
+        report.files[0].diff.contains("-nine\n+NINE\n"),
+        "{}",
+        report.files[0].diff
+    );
+    s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap();
+    assert_eq!(
+        read(d, "f.txt"),
+        TEN.replace("five", "FIVE")
+            .replace("nine", "NINE")
+            .as_bytes()
+    );
+}
+
+/// A streamed proposal whose file changed meanwhile where it changes it is
+/// refused, naming why, and what changed meanwhile is kept.
+#[test]
+fn a_streamed_proposal_overlapping_what_changed_meanwhile_is_refused() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    let (parsed, streamed) = stream(&s, &ws, &sr("f.txt", "nine", "NINE"));
+    let mut other = Session::open(&ws, "default").unwrap();
+    propose(&mut other, &sr("f.txt", "nine", "nine!"));
+    let report = held(&mut s, &parsed, streamed);
+    assert!(!report.ok);
+    let retry = report.retry_context.unwrap();
+    assert!(
+        retry.contains("changed while the proposal streamed in") && retry.contains("overlaps"),
+        "{retry}"
+    );
+    s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap();
+    assert_eq!(read(d, "f.txt"), TEN.replace("nine", "nine!").as_bytes());
+}
+
+/// A pending rename's target is one with the rename: an edit there changes
+/// the renamed text, a move back makes it a plain edit, a deletion there
+/// deletes the original.
+#[test]
+fn a_rename_target_follows_later_proposals() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "a.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    let mv = |from: &str, to: &str| {
+        format!(
+            "*** Begin Patch\n*** Update File: {from}\n*** Move to: {to}\n@@\n-one\n+one\n*** End Patch\n"
+        )
+    };
+    let ok = |s: &mut Session<'_>, response: &str| {
+        let report = propose(s, response);
+        assert!(report.ok, "{:?}", report.retry_context);
+    };
+    ok(&mut s, &mv("a.txt", "b.txt"));
+    assert_eq!(s.seen("b.txt").unwrap().text().unwrap().text, TEN);
+    assert!(s.seen("a.txt").unwrap().text().is_none());
+    ok(&mut s, &sr("b.txt", "two", "TWO"));
+    ok(&mut s, &mv("b.txt", "c.txt"));
+    let status = s.status().unwrap();
+    assert_eq!(
+        (status[0].status, status[0].to.as_deref()),
+        ("R", Some("c.txt"))
+    );
+    ok(&mut s, &mv("c.txt", "a.txt"));
+    assert_eq!(
+        letters(&s).into_iter().collect::<Vec<_>>(),
+        [("a.txt".into(), "M".into())]
+    );
+    assert_eq!(
+        s.seen("a.txt").unwrap().text().unwrap().text,
+        TEN.replace("two", "TWO")
+    );
+    ok(&mut s, &mv("a.txt", "d.txt"));
+    ok(
+        &mut s,
+        "*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\n",
+    );
+    assert_eq!(letters(&s)["a.txt"], "D");
+    // A new file where a pending rename moved one away is refused.
+    let mut s = Session::open(&ws, "other").unwrap();
+    ok(&mut s, &mv("a.txt", "b.txt"));
+    let parsed = formats::parse(&sr("a.txt", "", "new"), Format::Auto).unwrap();
+    let report = s.propose(&parsed).unwrap();
+    assert!(!report.ok);
+    assert!(
+        report
+            .retry_context
+            .unwrap()
+            .contains("pending rename to b.txt")
+    );
+}
+
+/// A file that cannot be read gets `?` with its reason, and the others
+/// keep their letters.
+#[test]
+fn an_unreadable_file_gets_a_question_mark_and_a_reason() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "a.txt", TEN.as_bytes());
+    put(d, "b.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(
+        &mut s,
+        &format!(
+            "{}\n{}",
+            sr("a.txt", "two", "TWO"),
+            sr("b.txt", "two", "TWO")
+        ),
+    );
+    put(d, "b.txt", b"\0\0binary");
+    let status = s.status().unwrap();
+    assert_eq!(status[0].status, "M");
+    assert_eq!(
+        (status[1].status, status[1].reason.as_deref()),
+        ("?", Some("it is a binary file"))
+    );
+    let err = s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap_err();
+    assert!(matches!(err, Error::Unreadable { .. }), "{err}");
+    assert!(err.is_refusal());
 }

@@ -404,3 +404,163 @@ fn syntax_findings_warn_or_refuse_per_call_and_per_server() {
         "def f(x):\n    return g(x\n"
     );
 }
+
+/// In review mode a dry run holds nothing: the result says `dry_run`, and
+/// the session stays empty.
+#[test]
+fn mcp_review_mode_dry_run_holds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.py"), "def f():\n    return 1\n").unwrap();
+    let results = steps_with(
+        d,
+        &["--pending", "review"],
+        &serde_json::json!([
+            [{"tool": "edit_file", "args": {"path": "f.py", "dry_run": true,
+              "edits": [{"old_string": "return 1", "new_string": "return 2"}]}}],
+            [{"tool": "pending_status"}],
+            [{"tool": "read_file", "args": {"path": "f.py"}}],
+        ]),
+    );
+    let edit = &results[0][0];
+    assert_eq!(edit["error"], false, "{edit}");
+    let v = &edit["structured"];
+    assert_eq!(v["dry_run"], true, "{edit}");
+    assert_eq!(v["written"], false, "{edit}");
+    assert!(v["held"].is_null(), "{edit}");
+    assert!(
+        v["diff"].as_str().unwrap().contains("+    return 2"),
+        "{edit}"
+    );
+    assert!(v["note"].as_str().unwrap().starts_with("dry run"), "{edit}");
+    assert_eq!(
+        results[1][0]["structured"]["files"],
+        serde_json::json!([]),
+        "{}",
+        results[1][0]
+    );
+    assert_eq!(
+        results[2][0]["structured"]["content"],
+        "def f():\n    return 1\n"
+    );
+}
+
+/// In review mode `checkpoint_restore` is refused (it would write the
+/// worktree); its dry run still lists the changes, and nothing changes.
+#[test]
+fn mcp_review_mode_refuses_checkpoint_restore() {
+    let dir = git_repo(2);
+    let d = dir.path();
+    let review = ["--pending", "review"];
+    let first = steps_with(
+        d,
+        &review,
+        &serde_json::json!([[{"tool": "checkpoint_create", "args": {"label": "base"}}]]),
+    );
+    let id = first[0][0]["structured"]["id"].as_str().unwrap().to_owned();
+    std::fs::write(d.join("f0.txt"), "a person's work\n").unwrap();
+    let results = steps_with(
+        d,
+        &review,
+        &serde_json::json!([
+            [{"tool": "checkpoint_restore", "args": {"id": id}}],
+            [{"tool": "checkpoint_restore", "args": {"id": id, "dry_run": true}}],
+        ]),
+    );
+    let refused = &results[0][0];
+    assert_eq!(refused["error"], true, "{refused}");
+    assert!(
+        refused["text"]
+            .as_str()
+            .unwrap()
+            .contains("refused in review mode"),
+        "{refused}"
+    );
+    assert_eq!(results[1][0]["error"], false, "{}", results[1][0]);
+    assert_eq!(
+        std::fs::read_to_string(d.join("f0.txt")).unwrap(),
+        "a person's work\n"
+    );
+}
+
+/// In review mode, after a proposed rename, `read_file` shows the new path
+/// with the renamed text and a later edit changes it; the session lists
+/// one rename.
+#[test]
+fn mcp_review_mode_reads_and_edits_a_rename_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("f.txt"), "one\ntwo\n").unwrap();
+    let results = steps_with(
+        d,
+        &["--pending", "review"],
+        &serde_json::json!([
+            [{"tool": "apply_patch", "args": {"patch": "*** Begin Patch\n*** Update File: f.txt\n*** Move to: moved.txt\n@@\n-one\n+ONE\n*** End Patch\n"}}],
+            [{"tool": "read_file", "args": {"path": "moved.txt"}}],
+            [{"tool": "edit_file", "args": {"path": "moved.txt",
+              "edits": [{"old_string": "two", "new_string": "TWO"}]}}],
+            [{"tool": "read_file", "args": {"path": "moved.txt"}}],
+            [{"tool": "pending_status"}],
+        ]),
+    );
+    for (i, step) in results.iter().enumerate() {
+        assert_eq!(step[0]["error"], false, "step {i}: {}", step[0]);
+    }
+    assert_eq!(results[1][0]["structured"]["content"], "ONE\ntwo\n");
+    assert_eq!(results[3][0]["structured"]["content"], "ONE\nTWO\n");
+    assert_eq!(
+        results[4][0]["structured"]["files"],
+        serde_json::json!([{"path": "f.txt", "status": "R", "to": "moved.txt"}])
+    );
+    assert!(!d.join("moved.txt").exists());
+}
+
+/// A file that turned into a folder does not stop `pending_status`: it is
+/// listed with `?` and the reason, beside the others, in the same shape
+/// as `mend pending status --json`.
+#[test]
+fn mcp_pending_status_survives_an_unreadable_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("a.txt"), "a\n").unwrap();
+    std::fs::write(d.join("b.txt"), "b\n").unwrap();
+    let review = ["--pending", "review"];
+    let edit = |p: &str, from: &str, to: &str| {
+        serde_json::json!({"tool": "edit_file", "args": {"path": p,
+            "edits": [{"old_string": from, "new_string": to}]}})
+    };
+    let results = steps_with(
+        d,
+        &review,
+        &serde_json::json!([[edit("a.txt", "a", "A")], [edit("b.txt", "b", "B")]]),
+    );
+    assert_eq!(results[1][0]["error"], false, "{}", results[1][0]);
+    std::fs::remove_file(d.join("b.txt")).unwrap();
+    std::fs::create_dir(d.join("b.txt")).unwrap();
+    let status = steps_with(
+        d,
+        &review,
+        &serde_json::json!([[{"tool": "pending_status"}]]),
+    );
+    let s = &status[0][0];
+    assert_eq!(s["error"], false, "{s}");
+    assert_eq!(
+        s["structured"]["files"],
+        serde_json::json!([
+            {"path": "a.txt", "status": "M"},
+            {"path": "b.txt", "status": "?", "reason": "it is a directory, not a regular file"},
+        ])
+    );
+    let cli = crate::run_mend(
+        d,
+        &["pending", "status", "--json", "--session", "review"],
+        None,
+    );
+    let cli: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
+    assert_eq!(cli, s["structured"]);
+    // What a call held is in the same shape.
+    assert_eq!(
+        results[1][0]["structured"]["held"],
+        serde_json::json!({"session": "review", "files": [{"path": "b.txt", "status": "M"}]})
+    );
+}
