@@ -6,6 +6,7 @@ mod formats;
 mod mcp;
 mod merge;
 mod pending;
+mod pending_model;
 mod transactions;
 
 #[path = "../support/mod.rs"]

@@ -409,9 +409,8 @@ fn syntax_findings_warn_or_refuse_per_call_and_per_server() {
 /// the session stays empty.
 #[test]
 fn mcp_review_mode_dry_run_holds_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::tree(&[("f.py", "def f():\n    return 1\n")]);
     let d = dir.path();
-    std::fs::write(d.join("f.py"), "def f():\n    return 1\n").unwrap();
     let results = steps_with(
         d,
         &["--pending", "review"],
@@ -488,9 +487,8 @@ fn mcp_review_mode_refuses_checkpoint_restore() {
 /// one rename.
 #[test]
 fn mcp_review_mode_reads_and_edits_a_rename_target() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::tree(&[("f.txt", "one\ntwo\n")]);
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), "one\ntwo\n").unwrap();
     let results = steps_with(
         d,
         &["--pending", "review"],
@@ -520,10 +518,8 @@ fn mcp_review_mode_reads_and_edits_a_rename_target() {
 /// as `mend pending status --json`.
 #[test]
 fn mcp_pending_status_survives_an_unreadable_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::tree(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
     let d = dir.path();
-    std::fs::write(d.join("a.txt"), "a\n").unwrap();
-    std::fs::write(d.join("b.txt"), "b\n").unwrap();
     let review = ["--pending", "review"];
     let edit = |p: &str, from: &str, to: &str| {
         serde_json::json!({"tool": "edit_file", "args": {"path": p,

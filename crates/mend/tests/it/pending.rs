@@ -13,8 +13,7 @@ fn sr(path: &str, search: &str, replace: &str) -> String {
 
 /// A folder with `f.txt` (TEN) and `edit` proposed in the default session.
 fn proposed(edit: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("f.txt"), TEN).unwrap();
+    let dir = ten(&["f.txt"]);
     let out = run_mend(dir.path(), &["apply", "--pending"], Some(edit.as_bytes()));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     dir
@@ -24,11 +23,36 @@ fn text(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+fn file(d: &std::path::Path, name: &str) -> String {
+    std::fs::read_to_string(d.join(name)).unwrap()
+}
+
+/// `mend ARGS` in `d`, running, with its standard input open.
+pub(crate) fn spawn(
+    d: &std::path::Path,
+    args: &[&str],
+) -> (std::process::Child, std::process::ChildStdin) {
+    let mut child = Command::new(mend_bin())
+        .args(args)
+        .current_dir(d)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = child.stdin.take().unwrap();
+    (child, input)
+}
+
+/// A folder holding TEN in each of `files`.
+fn ten(files: &[&str]) -> tempfile::TempDir {
+    crate::tree(&files.iter().map(|f| (*f, TEN)).collect::<Vec<_>>())
+}
+
 #[test]
 fn a_pending_apply_writes_nothing_and_review_accepts_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["f.txt"]);
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), TEN).unwrap();
     let edit = sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE");
     let out = run_mend(
         d,
@@ -41,7 +65,7 @@ fn a_pending_apply_writes_nothing_and_review_accepts_it() {
         "{}",
         text(&out)
     );
-    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), TEN);
+    assert_eq!(file(d, "f.txt"), TEN);
     let status = run_mend(d, &["pending", "status", "--session", "s1", "--json"], None);
     let v: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(v["files"][0]["status"], "M");
@@ -51,10 +75,7 @@ fn a_pending_apply_writes_nothing_and_review_accepts_it() {
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(
-        std::fs::read_to_string(d.join("f.txt")).unwrap(),
-        TEN.replace("nine", "NINE")
-    );
+    assert_eq!(file(d, "f.txt"), TEN.replace("nine", "NINE"));
     // A local edit that overlaps what is left is refused with exit 1.
     std::fs::write(
         d.join("f.txt"),
@@ -72,15 +93,7 @@ fn a_pending_apply_writes_nothing_and_review_accepts_it() {
 /// has checked that block (its first status line), with its standard
 /// input still open.
 fn streaming(d: &std::path::Path, first: &str) -> (std::process::Child, std::process::ChildStdin) {
-    let mut child = Command::new(mend_bin())
-        .args(["apply", "--pending", "--stream"])
-        .current_dir(d)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
+    let (mut child, mut input) = spawn(d, &["apply", "--pending", "--stream"]);
     input.write_all(first.as_bytes()).unwrap();
     input.flush().unwrap();
     let mut line = String::new();
@@ -118,7 +131,7 @@ fn a_proposal_held_while_another_streams_in_is_kept() {
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
-        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        file(d, "f.txt"),
         TEN.replace("two", "TWO")
             .replace("five", "FIVE")
             .replace("nine", "NINE")
@@ -135,10 +148,7 @@ fn accept_goes_through_while_a_proposal_streams_in() {
     let (child, input) = streaming(d, &sr("f.txt", "nine", "NINE"));
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(
-        std::fs::read_to_string(d.join("f.txt")).unwrap(),
-        TEN.replace("two", "TWO")
-    );
+    assert_eq!(file(d, "f.txt"), TEN.replace("two", "TWO"));
     drop(input);
     let streamed = child.wait_with_output().unwrap();
     assert_eq!(streamed.status.code(), Some(0), "{}", text(&streamed));
@@ -147,7 +157,7 @@ fn accept_goes_through_while_a_proposal_streams_in() {
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
-        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        file(d, "f.txt"),
         TEN.replace("two", "TWO").replace("nine", "NINE")
     );
 }
@@ -159,15 +169,7 @@ fn accept_goes_through_while_a_proposal_streams_in() {
 fn a_reject_made_while_a_proposal_reads_its_input_is_kept() {
     let dir = proposed(&sr("f.txt", "two", "TWO"));
     let d = dir.path();
-    let mut child = Command::new(mend_bin())
-        .args(["apply", "--pending"])
-        .current_dir(d)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
+    let (child, mut input) = spawn(d, &["apply", "--pending"]);
     input
         .write_all(sr("f.txt", "nine", "NINE").as_bytes())
         .unwrap();
@@ -184,10 +186,7 @@ fn a_reject_made_while_a_proposal_reads_its_input_is_kept() {
     assert!(!diff.contains("TWO"), "{diff}");
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(
-        std::fs::read_to_string(d.join("f.txt")).unwrap(),
-        TEN.replace("nine", "NINE")
-    );
+    assert_eq!(file(d, "f.txt"), TEN.replace("nine", "NINE"));
 }
 
 /// Holds a session's lock from this process, as another mend would, naming
@@ -270,10 +269,7 @@ fn sync_keeps_local_edits_and_refuses_conflicts() {
     );
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(
-        std::fs::read_to_string(d.join("f.txt")).unwrap(),
-        local.replace("nine", "NINE")
-    );
+    assert_eq!(file(d, "f.txt"), local.replace("nine", "NINE"));
 
     let dir = proposed(&sr("f.txt", "nine", "NINE"));
     let d = dir.path();
@@ -300,17 +296,15 @@ fn sync_keeps_local_edits_and_refuses_conflicts() {
     let hunk = run_mend(d, &["pending", "accept", "--hunk", "1"], None);
     assert_eq!(hunk.status.code(), Some(1), "{}", text(&hunk));
     assert!(!text(&hunk).contains("or sync first"), "{}", text(&hunk));
-    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), local);
+    assert_eq!(file(d, "f.txt"), local);
 }
 
 /// `reject --hunk` picks hunks of one file, as `accept --hunk` does; with
 /// several files it is refused and nothing is rejected.
 #[test]
 fn reject_hunk_needs_exactly_one_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["a.txt", "b.txt"]);
     let d = dir.path();
-    std::fs::write(d.join("a.txt"), TEN).unwrap();
-    std::fs::write(d.join("b.txt"), TEN).unwrap();
     let edit = sr("a.txt", "two", "TWO") + "\n" + &sr("b.txt", "two", "TWO");
     let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -346,20 +340,15 @@ fn a_rename_target_is_edited_by_later_proposals() {
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(!d.join("f.txt").exists());
-    assert_eq!(
-        std::fs::read_to_string(d.join("moved.txt")).unwrap(),
-        TEN.replace("one\ntwo", "ONE\nTWO")
-    );
+    assert_eq!(file(d, "moved.txt"), TEN.replace("one\ntwo", "ONE\nTWO"));
 }
 
 /// A failed proposal enters nothing in the session: no file it named is
 /// listed afterwards.
 #[test]
 fn a_failed_proposal_leaves_no_entries() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["a.txt", "b.txt"]);
     let d = dir.path();
-    std::fs::write(d.join("a.txt"), TEN).unwrap();
-    std::fs::write(d.join("b.txt"), TEN).unwrap();
     let edit = sr("a.txt", "two", "TWO") + "\n" + &sr("b.txt", "eleven", "ELEVEN");
     let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -372,11 +361,8 @@ fn a_failed_proposal_leaves_no_entries() {
 /// reason; status, diff, and accept and reject of the other files work.
 #[test]
 fn one_unreadable_file_does_not_block_the_session() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["a.txt", "b.txt", "c.txt"]);
     let d = dir.path();
-    for f in ["a.txt", "b.txt", "c.txt"] {
-        std::fs::write(d.join(f), TEN).unwrap();
-    }
     let edit = ["a.txt", "b.txt", "c.txt"]
         .map(|f| sr(f, "two", "TWO"))
         .join("\n");
@@ -412,19 +398,15 @@ fn one_unreadable_file_does_not_block_the_session() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let out = run_mend(d, &["pending", "reject", "b.txt", "c.txt"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(
-        std::fs::read_to_string(d.join("a.txt")).unwrap(),
-        TEN.replace("two", "TWO")
-    );
+    assert_eq!(file(d, "a.txt"), TEN.replace("two", "TWO"));
 }
 
 /// A session whose index is damaged says so with its real name, and
 /// `mend pending drop NAME` removes it.
 #[test]
 fn a_damaged_session_can_be_dropped() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["f.txt"]);
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), TEN).unwrap();
     let edit = sr("f.txt", "two", "TWO");
     let out = run_mend(
         d,
@@ -446,7 +428,7 @@ fn a_damaged_session_can_be_dropped() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(text(&run_mend(d, &["pending", "list"], None)), "");
-    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), TEN);
+    assert_eq!(file(d, "f.txt"), TEN);
 }
 
 /// Runs `mend` in `d`, checks its exit code, and parses its standard
@@ -570,9 +552,8 @@ fn retry_context_answers_in_json_and_says_when_there_is_none() {
 /// do, and after `mend pending sync` the same proposal is held.
 #[test]
 fn a_stale_context_says_the_text_is_on_disk() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["f.txt"]);
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), TEN).unwrap();
     let out = run_mend(d, &["pending", "add", "f.txt"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     std::fs::write(d.join("f.txt"), TEN.replace("two", "two by hand")).unwrap();
@@ -616,9 +597,8 @@ fn a_rename_onto_an_existing_file_is_refused() {
 /// nothing.
 #[test]
 fn adding_a_missing_file_fails() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["f.txt"]);
     let d = dir.path();
-    std::fs::write(d.join("f.txt"), TEN).unwrap();
     let out = run_mend(d, &["pending", "add", "f.txt", "missing.txt"], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
@@ -651,11 +631,8 @@ fn accepting_the_deletion_of_a_deleted_file_succeeds() {
 /// unchanged (then they are the context's numbers).
 #[test]
 fn diff_numbers_only_the_hunks_hunk_acts_on() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = ten(&["f.txt", "gone.txt", "m.txt"]);
     let d = dir.path();
-    for f in ["f.txt", "gone.txt", "m.txt"] {
-        std::fs::write(d.join(f), TEN).unwrap();
-    }
     let edit = "*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch\n".to_owned()
         + RENAME
         + "\n"
@@ -733,10 +710,7 @@ fn review_accepts_a_hunk_with_keystrokes() {
     let dir = proposed(&(sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE")));
     let d = dir.path();
     drive(d, &["wait:NINE", "n", "a", "wait:accepted hunk 2", "q"]);
-    assert_eq!(
-        std::fs::read_to_string(d.join("f.txt")).unwrap(),
-        TEN.replace("nine", "NINE")
-    );
+    assert_eq!(file(d, "f.txt"), TEN.replace("nine", "NINE"));
     let status = run_mend(d, &["pending", "status"], None);
     assert_eq!(text(&status), "M  f.txt\n");
 }
