@@ -98,7 +98,8 @@ enum Command {
     /// accept or reject by file or hunk, sync, diff.
     ///
     /// Exit status: 0 done, 1 refused (a conflict, a file changed locally,
-    /// a streaming proposal, no such hunk or session), 2 for an error.
+    /// a session busy past --lock-timeout, no such hunk or session), 2 for
+    /// an error. With --json, every outcome is one JSON document.
     Pending(pending::PendingArgs),
     /// Review a pending session in the terminal: a file list with letters
     /// and the selected file's hunks; accept or reject hunk by hunk, or a
