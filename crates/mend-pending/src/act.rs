@@ -279,7 +279,7 @@ impl Session<'_> {
     /// written output.
     pub fn merge_preview(&self, raw: &str) -> Result<Option<(String, usize)>, Error> {
         let rel = self.ws.normalize(raw)?;
-        let index = self.load()?;
+        let (_held, index) = self.locked()?;
         let Some(entry) = index.files.get(&rel) else {
             return Ok(None);
         };

@@ -27,7 +27,9 @@
 //! reads the index when it runs, and every action that changes it takes
 //! the session's lock (an OS file lock, waiting up to the workspace's lock
 //! timeout) before that read and keeps it through the save, so no decision
-//! is lost to another process saving an older index. A proposal that
+//! is lost to another process saving an older index. Status, diff and the
+//! merge preview take it too, so they never see an accept half done (its
+//! file written, its index not yet). A proposal that
 //! streams in reads through a [`Recorder`] without the lock and is held at
 //! its end, under the lock, against the index as it is then: a file whose
 //! session text changed meanwhile is merged three ways or the proposal is
@@ -273,10 +275,19 @@ impl<'w> Session<'w> {
         })
     }
 
+    /// The index, read under the session's lock and with the lock still
+    /// held, for reads that compare it with the files: an accept writes a
+    /// file before it saves the index, and a read between the two would
+    /// see a decision half made.
+    fn locked(&self) -> Result<(store::Held, Index), Error> {
+        let held = self.lock()?;
+        Ok((held, self.load()?))
+    }
+
     /// One status line per file, in path order. A file that cannot be
     /// read gets `?` and the reason; the others are unaffected.
     pub fn status(&self) -> Result<Vec<FileStatus>, Error> {
-        let index = self.load()?;
+        let (_held, index) = self.locked()?;
         Ok(index
             .files
             .iter()
@@ -339,7 +350,7 @@ impl<'w> Session<'w> {
     /// file changed locally are not numbered, since `--hunk` cannot act on
     /// those. A file that cannot be read is named in a `#` line instead.
     pub fn diff(&self, paths: &[String], against: Against) -> Result<String, Error> {
-        let index = self.load()?;
+        let (_held, index) = self.locked()?;
         let mut out = String::new();
         for rel in select(&index, &self.name, self.ws, paths)? {
             let entry = &index.files[&rel];

@@ -316,13 +316,17 @@ impl Model {
 struct Checker<'h> {
     history: &'h [Vec<Event>],
     seen: HashSet<(Vec<usize>, Model)>,
-    deepest: usize,
+    /// The most events any order placed, where it stopped, and the model
+    /// there.
+    deepest: (usize, Vec<usize>, Option<Model>),
 }
 
 impl Checker<'_> {
     fn linearize(&mut self, pos: &mut Vec<usize>, model: &Model) -> bool {
         let placed: usize = pos.iter().sum();
-        self.deepest = self.deepest.max(placed);
+        if placed > self.deepest.0 {
+            self.deepest = (placed, pos.clone(), Some(model.clone()));
+        }
         let actors = 0..self.history.len();
         if actors.clone().all(|a| pos[a] == self.history[a].len()) {
             return true;
@@ -654,16 +658,39 @@ fn run(seed: u64, ops: usize) -> (usize, usize) {
     let mut checker = Checker {
         history: &history,
         seen: HashSet::new(),
-        deepest: 0,
+        deepest: (0, vec![0; 3], None),
     };
     let found = checker.linearize(&mut vec![0; 3], &Model::new());
     assert!(
         found,
-        "seed {seed}: no order of these {events} events gives the model's outcomes (the deepest placed {}):\n{}",
-        checker.deepest,
+        "seed {seed}: no order of these {events} events gives the model's outcomes; {}\nthe events:\n{}",
+        stuck(&history, &checker.deepest),
         describe(&history)
     );
     (events, checker.seen.len())
+}
+
+/// Where the deepest order stopped: the model there, and each actor's
+/// next event with the outcome the model expected of it.
+fn stuck(history: &[Vec<Event>], deepest: &(usize, Vec<usize>, Option<Model>)) -> String {
+    let (placed, pos, model) = deepest;
+    let Some(model) = model else {
+        return String::new();
+    };
+    let mut out = format!("the deepest order placed {placed}, then:\n{model:#?}\n");
+    for (a, es) in history.iter().enumerate() {
+        if let Some(e) = es.get(pos[a]) {
+            let (_, expected) = model.step(a, &e.op);
+            out.push_str(&format!(
+                "actor {a} next: {:?} [{:.1}..{:.1} ms] answered {:?}, the model expects {expected:?}\n",
+                e.op,
+                e.start.as_secs_f64() * 1e3,
+                e.end.as_secs_f64() * 1e3,
+                e.outcome
+            ));
+        }
+    }
+    out
 }
 
 fn describe(history: &[Vec<Event>]) -> String {
@@ -673,11 +700,11 @@ fn describe(history: &[Vec<Event>]) -> String {
         .flat_map(|(a, es)| es.iter().map(move |e| (a, e)))
         .collect();
     all.sort_by_key(|(_, e)| e.start);
-    let mut by_op: BTreeMap<Duration, String> = BTreeMap::new();
-    for (a, e) in all {
+    let mut by_op: BTreeMap<(Duration, usize), String> = BTreeMap::new();
+    for (n, (a, e)) in all.into_iter().enumerate() {
         let outcome: String = e.outcome.chars().take(120).collect();
         by_op.insert(
-            e.start,
+            (e.start, n),
             format!(
                 "[{:>6.1}..{:>6.1} ms] actor {a}: {:?} -> {outcome:?}",
                 e.start.as_secs_f64() * 1e3,
