@@ -27,7 +27,8 @@ fn file(d: &std::path::Path, name: &str) -> String {
     std::fs::read_to_string(d.join(name)).unwrap()
 }
 
-/// `mend ARGS` in `d`, running, with its standard input open.
+/// `mend ARGS` in `d`, running, with its standard input open (its
+/// standard error is not kept, so no log can fill a pipe and stall it).
 pub(crate) fn spawn(
     d: &std::path::Path,
     args: &[&str],
@@ -37,7 +38,7 @@ pub(crate) fn spawn(
         .current_dir(d)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let input = child.stdin.take().unwrap();

@@ -27,13 +27,13 @@
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Write as _};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::{mend_bin, run_mend};
+use crate::run_mend;
 
 const FILES: [&str; 3] = ["a.txt", "b.txt", "c.txt"];
 const LINES: usize = 9;
@@ -368,15 +368,7 @@ struct Mcp {
 
 impl Mcp {
     fn start(root: &Path) -> Mcp {
-        let mut child = Command::new(mend_bin())
-            .args(["mcp", "--pending", "--root"])
-            .arg(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
+        let (mut child, input) = crate::pending::spawn(root, &["mcp", "--pending", "--root", "."]);
         let output = BufReader::new(child.stdout.take().unwrap());
         let mut mcp = Mcp {
             child,
