@@ -275,8 +275,9 @@ impl Session<'_> {
 
     /// What accepting a file changed locally since its context would write
     /// (the three-way merge, with markers where it conflicts) and how many
-    /// conflicts it has; `None` when the file is unchanged or has no
-    /// written output.
+    /// conflicts it has; `None` when the file is unchanged, has no written
+    /// output, or cannot be read (its `?` status says why, and its diff
+    /// from the context can still be shown).
     pub fn merge_preview(&self, raw: &str) -> Result<Option<(String, usize)>, Error> {
         let rel = self.ws.normalize(raw)?;
         let (_held, index) = self.locked()?;
@@ -286,7 +287,9 @@ impl Session<'_> {
         let Some(Output::Write { text }) = &entry.output else {
             return Ok(None);
         };
-        let local = self.local(&rel)?;
+        let Ok(local) = self.ws.read(&rel) else {
+            return Ok(None);
+        };
         let unchanged = local.text().map(|f| f.hash.as_str())
             == entry.context.as_ref().map(|c| c.hash.as_str());
         if unchanged {

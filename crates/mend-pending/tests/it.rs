@@ -489,6 +489,13 @@ fn an_unreadable_file_gets_a_question_mark_and_a_reason() {
         (status[1].status, status[1].reason.as_deref()),
         ("?", Some("it is a binary file"))
     );
+    // Its diff from the context still shows; there is no merge to preview.
+    assert!(
+        s.diff(&["b.txt".into()], Against::Context)
+            .unwrap()
+            .contains("+TWO")
+    );
+    assert_eq!(s.merge_preview("b.txt").unwrap(), None);
     let err = s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap_err();
     assert!(matches!(err, Error::Unreadable { .. }), "{err}");
     assert!(err.is_refusal());

@@ -402,6 +402,35 @@ fn one_unreadable_file_does_not_block_the_session() {
     assert_eq!(file(d, "a.txt"), TEN.replace("two", "TWO"));
 }
 
+/// `mend review` opens on a session with a file that cannot be read: the
+/// file is listed with `?`, its diff from the context shows, and accepting
+/// it is refused with the reason while the other file is accepted.
+#[cfg(unix)]
+#[test]
+fn review_works_beside_an_unreadable_file() {
+    let dir = ten(&["a.txt", "b.txt"]);
+    let d = dir.path();
+    let edit = sr("a.txt", "two", "TWO") + "\n" + &sr("b.txt", "two", "BEE");
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::fs::remove_file(d.join("b.txt")).unwrap();
+    std::fs::create_dir(d.join("b.txt")).unwrap();
+    drive(
+        d,
+        &[
+            "wait:+TWO",
+            "p",
+            "wait:accepted a.txt",
+            "j",
+            "wait:+BEE",
+            "p",
+            "wait:it is a directory",
+            "q",
+        ],
+    );
+    assert_eq!(file(d, "a.txt"), TEN.replace("two", "TWO"));
+}
+
 /// A session whose index is damaged says so with its real name, and
 /// `mend pending drop NAME` removes it.
 #[test]
