@@ -105,6 +105,7 @@ fn perform(ws: &Workspace, name: &str, action: Action) -> String {
     let run = || -> Result<String, mend_pending::Error> {
         let lock = ws.lock()?;
         let mut s = Session::existing(ws, name)?;
+        s.set_holder("mend review");
         if let Some(seen) = seen_of(&action)
             && let Some(why) = changed_since(&s, seen)?
         {

@@ -17,6 +17,14 @@ local function need_server()
   return false
 end
 
+--- Why a file with the `?` letter cannot be read, after its path.
+local function unreadable(f)
+  if f.reason ~= nil and f.reason ~= vim.NIL then
+    return '  (' .. f.reason .. ')'
+  end
+  return ''
+end
+
 --- Shows the buffers mend keeps in step and the pending files.
 function M.status()
   if not need_server() then
@@ -40,7 +48,7 @@ function M.status()
       else
         table.insert(lines, 'pending (' .. ps.session .. '): ' .. #ps.files .. ' file(s)')
         for _, f in ipairs(ps.files) do
-          table.insert(lines, string.format('  %-2s %s', f.status, f.path))
+          table.insert(lines, string.format('  %-2s %s%s', f.status, f.path, unreadable(f)))
         end
       end
       say(table.concat(lines, '\n'))
@@ -57,7 +65,7 @@ local function render(files)
   local lines = {}
   for _, f in ipairs(files) do
     local to = f.to and (' -> ' .. f.to) or ''
-    table.insert(lines, string.format('%-2s %s%s', f.status, f.path, to))
+    table.insert(lines, string.format('%-2s %s%s%s', f.status, f.path, to, unreadable(f)))
   end
   if #lines == 0 then
     lines = { '(no pending files)' }
