@@ -267,6 +267,12 @@ impl Buffer {
                 // Not news yet: the file may be in the middle of a rename
                 // or of a delete-and-write save. The shell calls
                 // [`Buffer::confirm_missing`] once that had time to show.
+                // A buffer opened with unsaved text for a file that does not
+                // exist derives from nothing: a file created later is merged
+                // against an empty base, not taken as the base.
+                if self.base.is_none() {
+                    self.base = Some(Bytes::from(&b""[..]));
+                }
                 self.disk = Known::Missing;
                 self.running = None;
                 Vec::new()
@@ -291,8 +297,10 @@ impl Buffer {
         version: Option<i64>,
         applied: Option<u64>,
     ) -> Vec<Effect> {
+        let mut acked = false;
         if let Some(s) = self.sent.take() {
             if applied == Some(s.seq) || text[..] == s.text[..] {
+                acked = true;
                 // Acknowledged: the editor's text now derives from the file
                 // the notification was merged from. (An editor that could
                 // not hold the text exactly says so by `applied`; what it
@@ -310,9 +318,12 @@ impl Buffer {
         self.text = text;
         self.dirty = dirty;
         self.version = version;
-        if !dirty {
+        if !dirty && !acked {
             // Nothing unsaved: the buffer is what the editor last loaded or
-            // saved, and derives from itself (an undo back to clean).
+            // saved, and derives from itself (an undo back to clean). Not so
+            // for the answer to a reload: an editor that could not hold the
+            // text exactly holds what it could, derived from the file, and
+            // taking that as its base would reload it again and again.
             self.base = Some(self.text.clone());
             self.conflict = None;
         }

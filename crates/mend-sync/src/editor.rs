@@ -37,6 +37,14 @@ pub const GRACE: Duration = Duration::from_millis(1000);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BufferId(u64);
 
+impl BufferId {
+    /// The number, for the editor to name the buffer by (paths change with
+    /// renames, and for a moment two buffers may hold one during a swap).
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
 /// What the editor or the shell reports.
 #[derive(Debug, Clone)]
 pub enum Input {
@@ -109,6 +117,8 @@ pub enum Input {
 /// Something the editor should do with one buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
+    /// The buffer.
+    pub buffer: BufferId,
     /// The buffer's path (its old path for a rename).
     pub path: PathBuf,
     /// The editor's version the notice was computed against; an editor
@@ -213,6 +223,11 @@ impl Editor {
                 .filter_map(|s| Some(s.moving.as_ref()?.to.clone())),
         );
         out
+    }
+
+    /// The id of the buffer open at `path`.
+    pub fn id(&self, path: &Path) -> Option<BufferId> {
+        self.paths.get(path).copied()
     }
 
     /// The buffer open at `path`.
@@ -366,6 +381,7 @@ impl Editor {
             .into_iter()
             .map(|e| match e {
                 Effect::Notify(outcome) => Output::Notice(Notice {
+                    buffer: id,
                     path: slot.path.clone(),
                     version: slot.buffer.version(),
                     outcome,
@@ -518,6 +534,7 @@ impl Editor {
         let version = slot.buffer.version();
         self.remove(id);
         vec![Output::Notice(Notice {
+            buffer: id,
             path,
             version,
             outcome: Outcome::Replaced { by },
@@ -551,6 +568,7 @@ impl Editor {
             let mut effects = vec![slot.buffer.moved()];
             effects.extend(slot.buffer.pause(false));
             out.push(Output::Notice(Notice {
+                buffer: id,
                 path: from,
                 version: slot.buffer.version(),
                 outcome: Outcome::Renamed { to },

@@ -133,18 +133,40 @@ impl Job {
     }
 }
 
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// Whether `t` starts with a byte order mark, and `t` without it.
+fn split_bom(t: &[u8]) -> (bool, &[u8]) {
+    match t.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    }
+}
+
 fn merge(seq: u64, base: &[u8], text: &Bytes, disk: &Bytes) -> Merged {
     let opts = Options {
         style: Style::Merge,
         adjacent: Adjacent::Merge,
     };
-    let merged = mend_merge::merge(base, text, disk, &opts);
+    // The byte order mark is not part of the first line: merged as one, a
+    // conflict on that line would carry it into the middle of the file.
+    // It is kept as the buffer has it unless only the file changed it.
+    let ((base_bom, base), (ours_bom, ours), (disk_bom, theirs)) =
+        (split_bom(base), split_bom(text), split_bom(disk));
+    let bom = if ours_bom == base_bom {
+        disk_bom
+    } else {
+        ours_bom
+    };
+    let merged = mend_merge::merge(base, ours, theirs, &opts);
     let labels = Labels {
         ours: Some("buffer".into()),
         base: Some("base".into()),
         theirs: Some("disk".into()),
     };
-    let (out, regions) = merged.render_marked(&labels, Style::Merge, 7);
+    let (body, regions) = merged.render_marked(&labels, Style::Merge, 7);
+    let out = if bom { [BOM, &body].concat() } else { body };
     if regions.is_empty() {
         if out[..] == text[..] {
             return Merged::InBuffer;

@@ -73,6 +73,8 @@ pub enum Skipped {
     NotAFile(String),
     /// A link that leads outside the workspace root (or into `.git`).
     Outside,
+    /// The file may not be read (its permissions).
+    Denied,
     /// The buffer is in conflict mode: the change waits until the markers
     /// are resolved, and is merged then.
     Conflict,
@@ -86,6 +88,7 @@ impl Skipped {
             Skipped::TooLarge => "too-large",
             Skipped::NotAFile(_) => "not-a-file",
             Skipped::Outside => "outside-root",
+            Skipped::Denied => "unreadable",
             Skipped::Conflict => "conflict",
         }
     }
@@ -106,6 +109,9 @@ impl Skipped {
             }
             Skipped::Outside => "the path now leads outside the workspace root (or into .git) \
                                  through a link; it was not read"
+                .into(),
+            Skipped::Denied => "the file may not be read any more (its permissions); the buffer \
+                                was left as it is"
                 .into(),
             Skipped::Conflict => "the file changed on disk again while the buffer has conflict \
                                   markers; the change is merged once every marker is resolved"

@@ -31,6 +31,8 @@ enum Ev {
     /// Like `Apply`, but the editor cannot hold the text exactly: it ends
     /// with this instead, and says which notification it applied.
     ApplyAs(&'static str),
+    /// The same for a reload: the buffer stays unmodified.
+    ApplyCleanAs(&'static str),
     /// The editor passes over the oldest notification and reports.
     Resync,
     /// `:w`: the file becomes the buffer.
@@ -307,6 +309,34 @@ const ROWS: &[Row] = &[
         end: (AGENT_C2, AGENT_C, true, false),
     },
     Row {
+        // The same for a clean buffer (an editor that normalizes line
+        // endings, a final newline or a BOM): it stays on what it holds,
+        // derived from the file, and is not reloaded again and again.
+        name: "a_clean_buffer_that_cannot_hold_the_text_is_reloaded_once",
+        start: (BASE, BASE),
+        steps: &[
+            (Write(AGENT_C), "reload 1 hunk"),
+            (ApplyCleanAs(AGENT_C2), ""),
+        ],
+        end: (AGENT_C2, AGENT_C, false, false),
+    },
+    Row {
+        // A byte order mark is not part of the first line: a conflict there
+        // keeps it at the start of the file, not inside the markers.
+        name: "a_conflict_on_the_first_line_keeps_the_bom_first",
+        start: ("\u{feff}a\nb\n", "\u{feff}user\nb\n"),
+        steps: &[
+            (Write("\u{feff}agent\nb\n"), "conflict 1 region at 0..5"),
+            (Apply, ""),
+        ],
+        end: (
+            "\u{feff}<<<<<<< buffer\nuser\n=======\nagent\n>>>>>>> disk\nb\n",
+            "\u{feff}agent\nb\n",
+            true,
+            true,
+        ),
+    },
+    Row {
         name: "an_acknowledged_text_with_more_typing_moves_the_base",
         start: (BASE, USER_A),
         steps: &[(Write(AGENT_C), "merged 1 hunk"), (ApplyAs(BOTH_C2), "")],
@@ -431,7 +461,7 @@ impl Harness {
                 self.version += 1;
                 self.report()
             }
-            Apply | ApplyAs(_) | Resync => self.apply(ev),
+            Apply | ApplyAs(_) | ApplyCleanAs(_) | Resync => self.apply(ev),
             Save => {
                 self.disk = Disk::Bytes(bytes(&self.text));
                 self.saved.clone_from(&self.text);
@@ -459,7 +489,7 @@ impl Harness {
             return Err("the hunks do not produce the new text".into());
         }
         self.text = match ev {
-            ApplyAs(s) => s.into(),
+            ApplyAs(s) | ApplyCleanAs(s) => s.into(),
             _ => String::from_utf8_lossy(&change.text).into_owned(),
         };
         if matches!(n.outcome, Outcome::Reload(_)) && !matches!(ev, ApplyAs(_)) {
@@ -531,6 +561,40 @@ fn main() {
         .iter()
         .map(|row| Trial::test(row.name, move || run(row)))
         .collect();
+    trials.push(Trial::test(
+        "a_file_created_under_a_new_dirty_buffer_is_merged_against_nothing",
+        || {
+            // The buffer was opened with unsaved text for a file that did not
+            // exist; another program creates it. Both texts are new: a
+            // conflict, never the file taken silently as the buffer's base.
+            let mut h = Harness {
+                core: Editor::new(),
+                path: PathBuf::from("new.rs"),
+                disk: Disk::Missing,
+                text: "mine\n".into(),
+                saved: String::new(),
+                version: 1,
+                applied: None,
+                inbox: VecDeque::new(),
+            };
+            h.server(Input::Open {
+                path: h.path.clone(),
+                text: bytes("mine\n"),
+                dirty: true,
+                version: Some(1),
+            })?;
+            let got: Vec<String> = h
+                .watch(Disk::Bytes(bytes("theirs\n")))?
+                .iter()
+                .map(|n| summary(&n.outcome))
+                .collect();
+            if got == ["conflict 1 region at 0..5"] {
+                Ok(())
+            } else {
+                Err(format!("{got:?}").into())
+            }
+        },
+    ));
     trials.push(Trial::test("too_large_is_skipped", || {
         let big = "a".repeat(mend_sync::MAX_BYTES + 1);
         let mut h = Harness {

@@ -10,7 +10,7 @@
 //! waiting, so a slow buffer never delays another buffer or a request; the
 //! caller's event loop only ever does quick work.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -23,8 +23,9 @@ use mend_sync::{
 use crate::{Change, Error, Kind, Options, Watcher};
 
 /// Jobs on inputs smaller than this run at once, on the caller's thread:
-/// they take well under a millisecond.
-const INLINE_BYTES: usize = 256 << 10;
+/// even a merge of very repetitive lines takes a few milliseconds there.
+/// (At 256 KiB, one of 39,000 short repeated lines held the loop 0.9 s.)
+const INLINE_BYTES: usize = 32 << 10;
 
 /// Something for [`Buffers::handle`], from the watcher or from the work
 /// this shell started.
@@ -38,6 +39,15 @@ pub enum Event {
     Timer(u64),
 }
 
+/// A buffer just opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opened {
+    /// Its id, named by every notice about it.
+    pub id: u64,
+    /// The path the server knows it by, relative to the root.
+    pub path: PathBuf,
+}
+
 /// The buffers of one editor, under one root.
 pub struct Buffers {
     core: Editor,
@@ -48,8 +58,10 @@ pub struct Buffers {
     given: PathBuf,
     events: Receiver<Event>,
     send: Sender<Event>,
-    /// Buffers with a merge running, and the job waiting behind it.
-    running: HashMap<BufferId, Option<Job>>,
+    /// Buffers with a merge running.
+    running: HashSet<BufferId>,
+    /// Jobs waiting for a thread, at most one per buffer (the latest).
+    waiting: VecDeque<(BufferId, Job)>,
 }
 
 impl Buffers {
@@ -77,7 +89,8 @@ impl Buffers {
             given: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
             events,
             send,
-            running: HashMap::new(),
+            running: HashSet::new(),
+            waiting: VecDeque::new(),
         })
     }
 
@@ -107,9 +120,24 @@ impl Buffers {
         self.core.buffer(rel).map(mend_sync::Buffer::text)
     }
 
-    /// `path` (absolute inside the root, or relative to it) as a clean
-    /// relative path, refused outside the root and inside `.git`/`.mend`.
+    /// `path` (absolute inside the root, or relative to it) as the clean
+    /// relative path of the file it names, links inside the root followed
+    /// (a buffer opened through a link is synced with the file the link
+    /// names, whose changes are the ones the watcher sees). Refused outside
+    /// the root, inside `.git`/`.mend`, and for names no file can have.
     pub fn relative(&self, path: &str) -> Result<PathBuf, Error> {
+        let bad = |why| Error::BadPath {
+            path: path.to_owned(),
+            why,
+        };
+        if path.chars().any(char::is_control) {
+            return Err(bad(
+                "has a control character; send the file's path as it is on disk",
+            ));
+        }
+        if path.ends_with('/') {
+            return Err(bad("ends with `/`, which names a folder; name a file"));
+        }
         let p = Path::new(path);
         let rel = if p.is_absolute() {
             p.strip_prefix(&self.root)
@@ -126,30 +154,75 @@ impl Buffers {
                 }
                 Component::Normal(n) => out.push(n),
                 Component::CurDir => {}
+                // `..` past the root leaves it; any other `..` is refused
+                // rather than folded, since after a link it names another
+                // folder than the text suggests.
+                Component::ParentDir if out.as_os_str().is_empty() => {
+                    return Err(Error::Outside(path.to_owned()));
+                }
+                Component::ParentDir => {
+                    return Err(bad("has `..`; name the file from the root without `..`"));
+                }
                 _ => return Err(Error::Outside(path.to_owned())),
             }
         }
         if out.as_os_str().is_empty() {
             return Err(Error::Outside(path.to_owned()));
         }
+        self.resolve(&out, path)
+    }
+
+    /// `rel` with the links inside the root resolved, as far as it exists.
+    fn resolve(&self, rel: &Path, given: &str) -> Result<PathBuf, Error> {
+        let mut existing = self.root.join(rel);
+        let mut rest = Vec::new();
+        let real = loop {
+            if let Ok(real) = existing.canonicalize() {
+                break real;
+            }
+            match (existing.file_name(), existing.parent()) {
+                (Some(name), Some(parent)) if parent.starts_with(&self.root) => {
+                    rest.push(name.to_owned());
+                    existing = parent.to_path_buf();
+                }
+                _ => return Ok(rel.to_path_buf()),
+            }
+        };
+        let inside = real
+            .strip_prefix(&self.root)
+            .map_err(|_| Error::Outside(given.to_owned()))?;
+        let mut out = inside.to_path_buf();
+        out.extend(rest.iter().rev());
+        if out
+            .components()
+            .any(|c| matches!(c, Component::Normal(n) if n == ".git" || n == ".mend"))
+        {
+            return Err(Error::Private(given.to_owned()));
+        }
+        if out.as_os_str().is_empty() {
+            return Err(Error::Outside(given.to_owned()));
+        }
         Ok(out)
     }
 
-    /// The editor opened a buffer.
+    /// The editor opened a buffer: its id and the path the server knows it
+    /// by (links inside the root resolved), and the first notices.
     pub fn open(
         &mut self,
         path: &str,
         text: &[u8],
         dirty: bool,
         version: Option<i64>,
-    ) -> Result<Vec<Notice>, Error> {
-        let path = self.relative(path)?;
-        self.feed(Input::Open {
-            path,
+    ) -> Result<(Opened, Vec<Notice>), Error> {
+        let rel = self.relative(path)?;
+        let notices = self.feed(Input::Open {
+            path: rel.clone(),
             text: Arc::from(text),
             dirty,
             version,
-        })
+        })?;
+        let id = self.core.id(&rel).map_or(0, BufferId::get);
+        Ok((Opened { id, path: rel }, notices))
     }
 
     /// The editor's buffer is now `text` (`buffer/changed`, and
@@ -249,21 +322,42 @@ impl Buffers {
         }
     }
 
-    /// Runs a small job now (its result is returned), or starts a large
-    /// one on its own thread, one at a time per buffer.
+    /// Runs a small job now (its result is returned), or queues a large
+    /// one for a merge thread: one at a time per buffer, only its latest
+    /// job waiting, and no more threads than leave a core to the loop.
     fn compute(&mut self, buffer: BufferId, job: Job) -> Option<Input> {
-        if size(&job) < INLINE_BYTES && !self.running.contains_key(&buffer) {
+        let queued = self.waiting.iter().position(|(b, _)| *b == buffer);
+        if size(&job) < INLINE_BYTES && !self.running.contains(&buffer) && queued.is_none() {
             let computed = job.run();
             return Some(Input::Computed { buffer, computed });
         }
-        match self.running.get_mut(&buffer) {
-            Some(next) => *next = Some(job),
-            None => {
-                self.running.insert(buffer, None);
-                self.spawn(buffer, job);
-            }
+        match queued {
+            Some(i) => self.waiting[i].1 = job,
+            None => self.waiting.push_back((buffer, job)),
         }
+        self.pump();
         None
+    }
+
+    /// Starts waiting jobs while threads are free.
+    fn pump(&mut self) {
+        let limit = std::thread::available_parallelism()
+            .map_or(1, |n| n.get().saturating_sub(1))
+            .max(1);
+        while self.running.len() < limit {
+            let Some(i) = self
+                .waiting
+                .iter()
+                .position(|(b, _)| !self.running.contains(b))
+            else {
+                return;
+            };
+            let Some((buffer, job)) = self.waiting.remove(i) else {
+                return;
+            };
+            self.running.insert(buffer);
+            self.spawn(buffer, job);
+        }
     }
 
     fn spawn(&self, buffer: BufferId, job: Job) {
@@ -281,14 +375,10 @@ impl Buffers {
         }
     }
 
-    /// A buffer's merge finished: start the one waiting behind it.
+    /// A buffer's merge finished: its thread is free.
     fn finished(&mut self, buffer: BufferId) {
-        match self.running.get_mut(&buffer).map(Option::take) {
-            Some(Some(next)) => self.spawn(buffer, next),
-            Some(None) => {
-                self.running.remove(&buffer);
-            }
-            None => {}
+        if self.running.remove(&buffer) {
+            self.pump();
         }
     }
 
@@ -318,6 +408,7 @@ fn watched(c: Change) -> Input {
         Kind::TooLarge(_) => Disk::Unreadable(Skipped::TooLarge),
         Kind::NotAFile(kind) => Disk::Unreadable(Skipped::NotAFile(kind.into())),
         Kind::Outside => Disk::Unreadable(Skipped::Outside),
+        Kind::Denied => Disk::Unreadable(Skipped::Denied),
         Kind::Removed => Disk::Missing,
     };
     Input::Disk {

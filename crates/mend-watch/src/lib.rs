@@ -53,7 +53,7 @@ use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind, RenameMode};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use sha2::{Digest, Sha256};
 
-pub use buffers::{Buffers, Event};
+pub use buffers::{Buffers, Event, Opened};
 
 /// What cannot be watched.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +75,14 @@ pub enum Error {
     /// A path inside `.git` or `.mend`.
     #[error("{0} is inside .git or .mend, which mend never syncs; open files of the worktree")]
     Private(String),
+    /// A path that cannot name a file of the worktree.
+    #[error("{path:?} {why}")]
+    BadPath {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it, and what to send instead.
+        why: &'static str,
+    },
     /// An event for a buffer the editor never opened.
     #[error(transparent)]
     Sync(#[from] mend_sync::Error),
@@ -127,6 +135,8 @@ pub enum Kind {
     NotAFile(&'static str),
     /// A link leading outside the root, or into `.git` or `.mend`.
     Outside,
+    /// A file this process may not read.
+    Denied,
     /// Nothing.
     Removed,
     /// The file was renamed to this path (relative to the root). Tracking
@@ -158,8 +168,11 @@ pub const SETTLE: Duration = Duration::from_millis(50);
 pub const EMPTY_SETTLE: Duration = Duration::from_secs(1);
 
 /// How long a file that a process still holds open for writing is waited
-/// for, counted from the last event, before it is read anyway.
-pub const OPEN_LIMIT: Duration = Duration::from_secs(2);
+/// for, counted from its last event, before it is read anyway: long, since
+/// reading it too early merges a half-written file, and a writer that
+/// pauses this long mid-write is rare while one that holds a file open for
+/// good (a log) is rarer still in an editor.
+pub const OPEN_LIMIT: Duration = Duration::from_secs(30);
 
 fn hash(bytes: &[u8]) -> Hash {
     Sha256::digest(bytes).into()
@@ -432,9 +445,10 @@ fn writing(kind: &EventKind) -> Option<bool> {
         EventKind::Access(AccessKind::Close(AccessMode::Write)) | EventKind::Remove(_) => {
             Some(false)
         }
-        EventKind::Create(_) | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any) => {
-            Some(true)
-        }
+        // Not a creation: links, folders, FIFOs and hard links are created
+        // without a write to close, and a new file that stays empty is
+        // waited for by [`EMPTY_SETTLE`] anyway.
+        EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any) => Some(true),
         _ => None,
     }
 }

@@ -29,6 +29,8 @@ pub(crate) enum Read {
     NotAFile(&'static str),
     /// A link leading outside the root, or into `.git` or `.mend`.
     Outside,
+    /// Not readable by this process (its permissions).
+    Denied,
     /// Larger than the limit: its size.
     TooLarge(u64),
     /// The filesystem failed; treated like a missing file.
@@ -177,6 +179,7 @@ fn refusal(e: Errno) -> Read {
         Errno::XDEV => Read::Outside,
         Errno::LOOP => Read::NotAFile("a link that cannot be followed"),
         Errno::ISDIR => Read::NotAFile("a directory"),
+        Errno::ACCESS | Errno::PERM => Read::Denied,
         _ => Read::Failed,
     }
 }

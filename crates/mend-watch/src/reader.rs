@@ -149,6 +149,7 @@ fn finish(
         Read::Missing | Read::Failed => (Seen::Other(Kind::Removed), Kind::Removed),
         Read::NotAFile(k) => (Seen::Other(Kind::NotAFile(k)), Kind::NotAFile(k)),
         Read::Outside => (Seen::Other(Kind::Outside), Kind::Outside),
+        Read::Denied => (Seen::Other(Kind::Denied), Kind::Denied),
         Read::TooLarge(n) => (Seen::Other(Kind::TooLarge(n)), Kind::TooLarge(n)),
     };
     let news = t.seen != seen;

@@ -180,7 +180,8 @@ impl Server {
     }
 
     fn notify(&self, notices: &[mend_sync::Notice]) {
-        let Some(s) = &self.session else {
+        // After `shutdown` the editor can no longer answer a notification.
+        let Some(s) = self.session.as_ref().filter(|_| !self.shutdown) else {
             return;
         };
         for n in notices {
@@ -214,9 +215,18 @@ impl Session {
     fn dispatch(&mut self, req: &Request) -> (Answer, Vec<mend_sync::Notice>) {
         let b = &mut self.buffers;
         let notices = match req.method.as_str() {
-            "buffer/open" => params(req).and_then(|p: protocol::Report| {
-                Ok(b.open(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
-            }),
+            "buffer/open" => {
+                let opened = params(req).and_then(|p: protocol::Report| {
+                    Ok(b.open(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
+                });
+                return match opened {
+                    Ok((o, notices)) => (
+                        Ok(json!({"buffer": o.id, "path": o.path.to_string_lossy()})),
+                        notices,
+                    ),
+                    Err(f) => (Err(f), vec![]),
+                };
+            }
             "buffer/changed" => self.changed(req),
             "buffer/saved" => params(req).and_then(|p: protocol::Saved| {
                 Ok(b.saved(&p.path, p.text.as_bytes(), p.version)?)

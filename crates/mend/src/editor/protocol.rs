@@ -128,6 +128,7 @@ fn change(base: Value, c: &Change) -> Value {
 /// The notification for a notice: its method and params.
 pub fn notification(root: &Path, n: &Notice) -> (&'static str, Value) {
     let base = json!({
+        "buffer": n.buffer.get(),
         "path": n.path.to_string_lossy(),
         "abspath": root.join(&n.path).to_string_lossy(),
         "version": n.version,

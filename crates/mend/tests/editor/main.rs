@@ -3,6 +3,7 @@
 
 mod actors;
 mod client;
+mod paths;
 mod safety;
 #[path = "../support/mod.rs"]
 mod support;
