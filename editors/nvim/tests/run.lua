@@ -704,6 +704,100 @@ function cases.a_file_moved_onto_an_open_buffer_replaces_it()
   end)
 end
 
+--- Opens `name` in the workspace of `start` holding `bytes`, attached and
+--- settled.
+local function open_file(dir, name, bytes)
+  local path = dir .. '/' .. name
+  local f = assert(io.open(path, 'wb'))
+  f:write(bytes)
+  f:close()
+  vim.cmd.edit(vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  wait_for('the buffer to attach', function() return sync.buffers()[buf] ~= nil end)
+  settle(buf)
+  return path, buf
+end
+
+local function read_bytes(path)
+  local f = assert(io.open(path, 'rb'))
+  local bytes = f:read('*a')
+  f:close()
+  return bytes
+end
+
+local BOM = '\239\187\191'
+
+--- A file with a byte order mark merges with one mark, kept as the
+--- buffer's `bomb` option and never inside the first line, whether the
+--- merge is clean or conflicts.
+function cases.a_bom_file_merges_with_one_bom()
+  local first = start(numbered(3))
+  local dir = vim.fn.fnamemodify(first, ':h')
+  local path, buf = open_file(dir, 'bom.txt', BOM .. 'a\nb\nc\n')
+  edit_line(buf, 3, 'user c')
+  write_file(path, BOM .. 'agent a\nb\nc\n')
+  wait_for('the merge', function() return buf_lines()[1] == 'agent a' end)
+  eq({ 'agent a', 'b', 'user c' }, buf_lines(), 'merged buffer')
+  eq(true, vim.bo[buf].bomb, 'bomb after the merge')
+  vim.cmd('write')
+  eq(BOM .. 'agent a\nb\nuser c\n', read_bytes(path), 'file after :w')
+  edit_line(buf, 1, 'user a')
+  write_file(path, BOM .. 'agent a 2\nb\nuser c\n')
+  wait_for('conflict mode', function() return vim.b[buf].mend_conflict == true end)
+  eq({ '<<<<<<< buffer', 'user a', '=======', 'agent a 2', '>>>>>>> disk', 'b', 'user c' },
+    buf_lines(), 'conflict without a BOM inside a line')
+end
+
+--- A file without a final newline stays without one, and a change at its
+--- end merges with the person's change elsewhere, no conflict.
+function cases.a_file_without_a_final_newline_merges()
+  local first = start(numbered(3))
+  local dir = vim.fn.fnamemodify(first, ':h')
+  local path, buf = open_file(dir, 'noeol.txt', 'l1\nl2\nl3\nl4')
+  edit_line(buf, 1, 'user 1')
+  vim.cmd('write')
+  eq('user 1\nl2\nl3\nl4', read_bytes(path), 'file after :w')
+  edit_line(buf, 2, 'user 2')
+  write_file(path, 'user 1\nl2\nl3\nagent 4')
+  wait_for('the merge', function() return buf_lines()[4] == 'agent 4' end)
+  eq({ 'user 1', 'user 2', 'l3', 'agent 4' }, buf_lines(), 'merged buffer')
+  eq(false, vim.b[buf].mend_conflict == true, 'conflict mode')
+  vim.cmd('write')
+  eq('user 1\nuser 2\nl3\nagent 4', read_bytes(path), 'file after the second :w')
+end
+
+--- A reload the buffer cannot hold byte for byte (mixed line endings,
+--- an emptied file) is taken once: one report answers it, and nothing is
+--- sent again and again.
+function cases.a_reload_the_buffer_cannot_hold_exactly_is_taken_once()
+  local first = start(numbered(3))
+  local dir = vim.fn.fnamemodify(first, ':h')
+  local reports = 0
+  local request = client.request
+  client.request = function(method, params, cb)
+    if method == 'buffer/changed' then
+      reports = reports + 1
+    end
+    return request(method, params, cb)
+  end
+  local path, buf = open_file(dir, 'mixed.txt', 'a\r\nb\r\nc\r\n')
+  reports = 0
+  write_file(path, 'a\r\nb\nc\r\nd\r\n')
+  wait_for('the reload', function() return #buf_lines() == 4 end)
+  -- Long enough for a loop to show: each round is one write and one read.
+  vim.wait(1500)
+  eq(1, reports, 'reports after one reload')
+  settle(buf)
+  local status
+  client.request('editor/status', vim.empty_dict(), function(_, r) status = r end)
+  wait_for('the status', function() return status ~= nil end)
+  for _, b in ipairs(status.buffers) do
+    if b.path == 'mixed.txt' then
+      eq(false, b.waiting, 'a notification still waiting')
+    end
+  end
+end
+
 local name = arg[1]
 if name == '--list' then
   local names = vim.tbl_keys(cases)

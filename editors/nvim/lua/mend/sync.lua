@@ -30,7 +30,8 @@ local function version(buf)
 end
 
 --- The buffer as the bytes Neovim would write (line endings per
---- 'fileformat', a final newline per 'eol', the BOM per 'bomb').
+--- 'fileformat', a final newline per 'eol' or 'fixeol', the BOM per
+--- 'bomb').
 function M.text(buf)
   local empty = vim.api.nvim_buf_call(buf, function()
     return vim.fn.line2byte(vim.fn.line('$') + 1) == -1
@@ -41,7 +42,7 @@ function M.text(buf)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local nl = vim.bo[buf].fileformat == 'dos' and '\r\n' or '\n'
   local text = table.concat(lines, nl)
-  if vim.bo[buf].eol then
+  if vim.bo[buf].eol or (vim.bo[buf].fixeol and not vim.bo[buf].binary) then
     text = text .. nl
   end
   if vim.bo[buf].bomb then
@@ -80,10 +81,21 @@ local function eligible(buf)
     and not vim.bo[buf].binary
 end
 
---- The attached buffer of a file, by its path relative to the root.
-local function find(rel)
+--- The attached buffer a notification is about: by the id the server gave
+--- it (paths change with renames, and two buffers may hold one for a
+--- moment during a swap), else by its path relative to the root.
+local function find(params)
+  local id = type(params) == 'table' and params.buffer or nil
+  local rel = type(params) == 'table' and params.path or params
+  local by_id = id ~= nil and id ~= vim.NIL
   for buf, b in pairs(bufs) do
-    if b.rel == rel and vim.api.nvim_buf_is_valid(buf) then
+    local same
+    if by_id and b.id ~= nil then
+      same = b.id == id
+    else
+      same = b.rel == rel
+    end
+    if same and vim.api.nvim_buf_is_valid(buf) then
       return buf, b
     end
   end
@@ -220,22 +232,77 @@ local function replace_lines(buf, s, e, lines)
   end
 end
 
+--- Makes the buffer's options say how `text` is written: its line endings
+--- ('fileformat': dos only when every line ends with CR LF; a mixed file
+--- keeps its CRs in the lines), its final newline ('eol', and 'fixeol' off
+--- when there is none, so :w writes it as the file has it) and its BOM.
+--- Returns the text without the BOM.
+local function take_format(buf, text)
+  local body = text
+  local bom = body:sub(1, 3) == BOM
+  if bom then
+    body = body:sub(4)
+  end
+  vim.bo[buf].bomb = bom
+  local lf = select(2, body:gsub('\n', ''))
+  if lf > 0 then
+    local crlf = select(2, body:gsub('\r\n', ''))
+    vim.bo[buf].fileformat = crlf == lf and 'dos' or 'unix'
+  end
+  local ends = body:sub(-1) == '\n'
+  vim.bo[buf].eol = ends
+  if not ends and body ~= '' then
+    vim.bo[buf].fixeol = false
+  end
+  return body
+end
+
+--- Empties the buffer the way Neovim's own empty buffer is (no lines), so
+--- it is written as an empty file.
+local function make_empty(buf)
+  vim.api.nvim_buf_call(buf, function() vim.cmd('silent keepjumps %delete _') end)
+end
+
+--- What a buffer just attached derives from (see `b.disk`). A clean one
+--- was read from its file: if the file still holds its lines, its options
+--- are made to say how the file is written (a file without a final
+--- newline is written without one), and it derives from the file; if not,
+--- from its own text, so :w waits for the reload. A buffer with unsaved
+--- changes made while mend was not running derives from something unknown:
+--- :w writes as Neovim does, asking if the file changed since it was read.
+local function derived_from(buf, name)
+  if vim.bo[buf].modified then
+    return nil
+  end
+  local data = read_file(name)
+  if data ~= nil and data ~= M.text(buf) then
+    take_format(buf, data)
+    vim.bo[buf].modified = false
+  end
+  if data ~= nil and data == M.text(buf) then
+    return sha256(data)
+  end
+  return sha256(M.text(buf))
+end
+
 local function apply_change(buf, params)
+  local text = params.text
+  local body = take_format(buf, text)
   local dos = vim.bo[buf].fileformat == 'dos'
   local ok = pcall(function()
     local hunks = params.hunks or {}
     for i = #hunks, 1, -1 do
       local h = hunks[i]
-      replace_lines(buf, h.start, h['end'], split(h.text, dos))
+      local t = h.start == 0 and h.text:gsub('^' .. BOM, '') or h.text
+      replace_lines(buf, h.start, h['end'], split(t, dos))
     end
   end)
-  local text = params.text
-  local ends = text:sub(-1) == '\n'
-  vim.bo[buf].eol = ends or text == ''
-  if not ok or M.text(buf) ~= text then
-    -- The hunks did not reproduce the text (an empty buffer, a BOM, an
-    -- unusual ending): fall back to the whole text.
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, split(text:gsub('^' .. BOM, ''), dos))
+  if body == '' then
+    make_empty(buf)
+  elseif not ok or M.text(buf) ~= text then
+    -- The hunks did not reproduce the text (an unusual ending): fall back
+    -- to the whole text.
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, split(body, dos))
   end
 end
 
@@ -306,10 +373,21 @@ end
 --- changes back out, nothing would be lost: it writes with !. Otherwise
 --- Neovim (or, after such an undo, mend) asks as usual.
 local function own_write(buf, bang)
-  if bang then
+  local b = bufs[buf]
+  -- After a rename, Neovim wants :w! for a buffer with unsaved changes;
+  -- that first :w! still gets mend's checks (a second one writes anyway).
+  local renamed = b.renamed
+  b.renamed = false
+  if bang and not renamed then
     return 'write!'
   end
-  local b = bufs[buf]
+  if client.status().state ~= 'running' then
+    -- Nobody would merge the file's change: write as Neovim does, which
+    -- asks when the file changed since it was read.
+    vim.notify('mend: the server is not running: ' .. b.rel .. ' is written without merging',
+      vim.log.levels.WARN)
+    return 'write'
+  end
   local data = read_file(b.path)
   if data ~= nil and data ~= M.text(buf) and b.disk ~= nil and sha256(data) ~= b.disk then
     -- The file holds a change the buffer has not taken (in flight, or
@@ -325,7 +403,7 @@ local function own_write(buf, bang)
     return confirm_undone(buf) and 'write!' or nil
   end
   local merged = data ~= nil and b.disk ~= nil and sha256(data) == b.disk
-  return (merged and not vim.bo[buf].readonly) and 'write!' or 'write'
+  return ((merged or renamed) and not vim.bo[buf].readonly) and 'write!' or 'write'
 end
 
 --- After mend changed the buffer, until the next write of its file, :w
@@ -394,7 +472,7 @@ end
 
 local function on_change(kind)
   return function(params)
-    local buf, b = find(params.path)
+    local buf, b = find(params)
     if not buf then
       return
     end
@@ -439,7 +517,7 @@ client.on('buffer/merged', on_change('merged'))
 client.on('buffer/conflict', on_change('conflict'))
 
 client.on('buffer/deleted', function(params)
-  local buf, b = find(params.path)
+  local buf, b = find(params)
   if not buf then
     return
   end
@@ -481,7 +559,7 @@ local function set_name_aside(buf, name, suffix)
 end
 
 client.on('buffer/renamed', function(params)
-  local buf, b = find(params.path)
+  local buf, b = find(params)
   if not buf then
     return
   end
@@ -494,16 +572,22 @@ client.on('buffer/renamed', function(params)
   b.path, b.rel = params.to_abspath, params.to
   b.renaming = true
   vim.api.nvim_buf_set_name(buf, params.to_abspath)
+  local note = 'mend: ' .. params.path .. ' was renamed to ' .. params.to
   if not vim.bo[buf].modified then
     -- Make Neovim consider the new name edited, so :w needs no !.
     vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
+  else
+    -- Neovim takes the new name as not yet edited and asks for :w!; mend
+    -- still checks that first one.
+    b.renamed = true
+    note = note .. '; its unsaved changes are written with :w!'
   end
   b.renaming = false
-  vim.notify('mend: ' .. params.path .. ' was renamed to ' .. params.to, vim.log.levels.INFO)
+  vim.notify(note, vim.log.levels.INFO)
 end)
 
 client.on('buffer/replaced', function(params)
-  local buf = find(params.path)
+  local buf = find(params)
   if not buf then
     return
   end
@@ -518,7 +602,7 @@ client.on('buffer/replaced', function(params)
 end)
 
 client.on('buffer/skipped', function(params)
-  local buf, b = find(params.path)
+  local buf, b = find(params)
   if not buf then
     return
   end
@@ -540,15 +624,19 @@ function M.attach(buf)
   local b = { path = name, rel = relative(name), applied = {}, writes = 0 }
   bufs[buf] = b
   b.sent = version(buf)
-  -- What the buffer derives from: the file as it is now. Until mend says
-  -- otherwise, :w writes over nothing but that.
-  b.disk = sha256(read_file(name))
+  b.disk = derived_from(buf, name)
   -- Neovim would otherwise read the file again on its own when a clean
   -- buffer's file changes, at any moment, half-written or not.
   vim.bo[buf].autoread = false
   client.request('buffer/open', {
     path = b.rel, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
-  })
+  }, function(err, result)
+    if err then
+      vim.notify('mend: ' .. b.rel .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.WARN)
+    elseif result and bufs[buf] == b then
+      b.id = result.buffer
+    end
+  end)
   guard_write(buf)
   local function on(events, fn)
     vim.api.nvim_create_autocmd(events, { group = group, buffer = buf, callback = fn })
