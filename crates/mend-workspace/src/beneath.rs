@@ -533,11 +533,12 @@ impl PrivateDir {
         rustix::fs::fsync(self.fd.as_fd()).map_err(|e| self.io("", "syncing", e.into()))
     }
 
-    /// The first link or special file below this folder, described, when
-    /// any (a folder mend is asked to adopt holds none).
-    pub(crate) fn first_unsafe_entry(&self) -> Option<String> {
+    /// The first link or special file below this folder, or folder that
+    /// cannot be read, when any (a folder mend is asked to adopt holds
+    /// none): where it is (relative to the root) and what it is.
+    pub(crate) fn first_unsafe_entry(&self) -> Option<(String, &'static str)> {
         let (rel, kind) = first_unsafe(self.fd.as_fd(), "", MAX_DEPTH)?;
-        Some(format!("{}, {kind}", crate::esc(&self.shown(&rel))))
+        Some((self.shown(&rel), kind))
     }
 
     /// Refuses ([`Error::Tampered`]) the first link or special file in

@@ -84,6 +84,7 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<Checked, Er
         }
         targets.insert(rel, i);
     }
+    one_name_per_file(ws, changes)?;
     let mut checked = Checked::default();
     for (rel, &i) in &targets {
         let size = match &changes[i] {
@@ -127,6 +128,119 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<Checked, Er
         }
     }
     Ok(checked)
+}
+
+/// Where a change lands once links are followed: a write goes through a
+/// link (to a file, or on the way to a folder) to the file it names; a
+/// deletion removes the entry itself, so only a regular file counts.
+struct Lands {
+    /// The file's device and inode, when it exists.
+    inode: Option<(u64, u64)>,
+    /// Its path with every link resolved (for a new file, its folder's).
+    real: std::path::PathBuf,
+    write: bool,
+}
+
+fn lands(ws: &Workspace, change: &Change) -> Result<Option<Lands>, Error> {
+    use std::os::unix::fs::MetadataExt as _;
+    let write = match change {
+        Change::Write { .. } | Change::Bytes { .. } => true,
+        Change::Delete { .. } => false,
+        // A restore replaces the entry itself, a link included.
+        Change::Restore { .. } => return Ok(None),
+    };
+    let path = ws.resolve(change.path())?;
+    let meta = if write {
+        path.metadata()
+    } else {
+        path.symlink_metadata()
+    };
+    let inode = match meta {
+        Ok(m) if m.is_file() => Some((m.dev(), m.ino())),
+        // Folders and special files are refused by name elsewhere.
+        Ok(_) => return Ok(None),
+        Err(_) if !write => return Ok(None),
+        Err(_) => None,
+    };
+    let real = if write && inode.is_some() {
+        path.canonicalize().unwrap_or(path)
+    } else {
+        // A new file, or an entry deleted as itself: its folder resolved,
+        // its own name as it is.
+        match (path.parent(), path.file_name()) {
+            (Some(dir), Some(name)) => real_dir(dir).join(name),
+            _ => path,
+        }
+    };
+    Ok(Some(Lands { inode, real, write }))
+}
+
+/// A folder with every link resolved; for one that does not exist yet, its
+/// nearest existing ancestor's, with the rest of the path as given.
+fn real_dir(dir: &Path) -> std::path::PathBuf {
+    let mut rest = Vec::new();
+    let mut d = dir;
+    loop {
+        if let Ok(real) = d.canonicalize() {
+            return rest.iter().rev().fold(real, |p, c| p.join(c));
+        }
+        match (d.parent(), d.file_name()) {
+            (Some(up), Some(name)) => {
+                rest.push(name.to_owned());
+                d = up;
+            }
+            _ => return dir.to_path_buf(),
+        }
+    }
+}
+
+/// No file is changed under two names (a symbolic link to it, a link to a
+/// folder on its way, a hard link): both changes would be planned against
+/// the same bytes and only the last written would remain. A move onto the
+/// moved file itself is a rename, not two changes.
+fn one_name_per_file(ws: &Workspace, changes: &[Change]) -> Result<(), Error> {
+    let mut seen: Vec<(usize, Lands)> = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        let Some(here) = lands(ws, c)? else { continue };
+        for (j, there) in &seen {
+            let same_inode =
+                here.write && there.write && here.inode.is_some() && here.inode == there.inode;
+            let same_path = (here.write || there.write) && here.real == there.real;
+            if (same_inode || same_path) && !is_move(changes, *j, i) {
+                return Err(two_names(changes, *j, i));
+            }
+        }
+        seen.push((i, here));
+    }
+    Ok(())
+}
+
+/// Whether changes `a` and `b` are one move: the write takes its mode from
+/// the file the deletion removes.
+fn is_move(changes: &[Change], a: usize, b: usize) -> bool {
+    let moved = |w: &Change, d: &Change| match (w, d) {
+        (
+            Change::Write {
+                mode_from: Some(src),
+                ..
+            },
+            Change::Delete { path, .. },
+        ) => src == path,
+        _ => false,
+    };
+    moved(&changes[a], &changes[b]) || moved(&changes[b], &changes[a])
+}
+
+fn two_names(changes: &[Change], j: usize, i: usize) -> Error {
+    let (first, second) = (changes[j].path(), changes[i].path());
+    conflict(
+        second,
+        format!(
+            "{second} and {first} are one file (through a symbolic link or a hard link), and the change set changes it under both names ({}, and {}); only one of the two would remain, so nothing was written. Send every edit of this file under one name",
+            describe(changes, j),
+            describe(changes, i)
+        ),
+    )
 }
 
 /// Whether two paths name one file (one inode): a case-only rename on a

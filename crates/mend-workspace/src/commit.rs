@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::beneath::PrivateDir;
 use crate::changeset::Checked;
 use crate::error::Error;
+use crate::found::Found;
 use crate::{Base, Change, Lock, Workspace, encoding, esc, files, path, replaceable, txn};
 
 impl Workspace {
@@ -137,7 +138,8 @@ impl Workspace {
         let (bytes, mode_from, executable, link) = match change {
             Change::Delete { .. } => {
                 let target = self.relative(&path);
-                return Ok((txn::Op::Delete { target }, None));
+                let before = Some(found_at(&path, &rel)?);
+                return Ok((txn::Op::Delete { target, before }, None));
             }
             Change::Write {
                 text,
@@ -190,11 +192,21 @@ impl Workspace {
         // The target's name is left out so a long name cannot make the
         // temporary one exceed the filesystem's limit.
         let temp = staging_dir(&self.root.canonical, &target).join(format!(".mend-{id}-{n}.tmp"));
+        // Recovery compares the target with this: a move onto the moved
+        // file itself finds it deleted by its own transaction, so it is
+        // not recorded.
+        let before = if checked.same_file.contains(&rel) {
+            None
+        } else {
+            Some(found_at(&target, &rel)?)
+        };
         let op = txn::Op::Put {
             target: self.relative(&target),
             temp: self.relative(&temp),
             in_place,
             link,
+            before,
+            after: Some(crate::hash_bytes(&bytes)),
         };
         let staged = Staged {
             temp,
@@ -251,6 +263,11 @@ impl Workspace {
             .to_string_lossy()
             .replace('\\', "/")
     }
+}
+
+/// What stands at a target now, for the journal.
+fn found_at(path: &Path, rel: &str) -> Result<Found, Error> {
+    Found::at(path).map_err(|e| Error::io(format!("reading {}", esc(rel)), e))
 }
 
 /// Where a target's temporary file is staged: its own folder, or the

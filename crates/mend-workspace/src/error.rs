@@ -54,11 +54,14 @@ pub enum Error {
     },
     /// Another mend process holds the workspace lock.
     #[error(
-        "another mend process is writing in {root} (waited {waited_ms} ms for its lock at .mend/lock); try again when it is done"
+        "another mend process is writing in {}: {holder} holds its lock at .mend/lock (waited {waited_ms} ms); nothing was done. Try again when it is done, or wait longer with --lock-timeout", esc(&.root.to_string_lossy())
     )]
     Locked {
         /// The workspace root.
         root: PathBuf,
+        /// What holds the lock: the command line and process id it wrote
+        /// when it took the lock.
+        holder: String,
         /// How long this process waited.
         waited_ms: u128,
     },
@@ -183,6 +186,9 @@ impl Error {
             Error::NotAFile { .. } => "Name a regular file inside the project root.",
             Error::Conflict { .. } => {
                 "Send one change per path, and move files only to free names."
+            }
+            Error::Locked { .. } => {
+                "Another mend process is writing in this project; try again when it is done."
             }
             Error::Untrusted { .. } | Error::Tampered { .. } | Error::RecoveryBlocked { .. } => {
                 "Follow the instructions in the message, then try again."

@@ -135,6 +135,35 @@ pub(crate) fn read_regular(path: &Path, limit: u64, nofollow: bool) -> Result<Ve
     Ok(bytes)
 }
 
+/// The `sha256:<hex>` of a regular file's bytes, read in pieces, without
+/// following a final symbolic link or blocking; `None` when what stands
+/// there is not a regular file.
+pub(crate) fn hash_regular(path: &Path) -> std::io::Result<Option<String>> {
+    use sha2::Digest as _;
+    let mut opts = fs::OpenOptions::new();
+    opts.read(true);
+    flags(&mut opts, true);
+    let mut file = match opts.open(path) {
+        Ok(f) => f,
+        // O_NOFOLLOW refuses a link with ELOOP.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Ok(None);
+    }
+    let mut digest = sha2::Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        digest.update(&buf[..n]);
+    }
+    Ok(Some(crate::digest_name(&digest.finalize())))
+}
+
 /// Opens an existing regular file for writing in place, never through a
 /// final symbolic link and never blocking.
 pub(crate) fn open_for_overwrite(path: &Path) -> std::io::Result<fs::File> {

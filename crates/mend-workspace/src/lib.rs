@@ -52,6 +52,7 @@ mod commit;
 mod encoding;
 mod error;
 mod files;
+mod found;
 mod path;
 mod private;
 mod replaceable;
@@ -61,7 +62,7 @@ mod txn;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -69,7 +70,7 @@ use sha2::{Digest, Sha256};
 pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
 pub use error::Error;
-pub use txn::Recovery;
+pub use txn::{Became, Kept, Recovery};
 
 /// Workspace settings.
 #[derive(Debug, Clone)]
@@ -96,6 +97,25 @@ pub struct Workspace {
     opts: Options,
     /// Made on first need: reading files never needs the per-user secret.
     key: OnceLock<trust::Key>,
+    reporter: Reporter,
+}
+
+/// Who hears of each interrupted transaction that taking the lock
+/// finished (see [`Workspace::on_recovery`]).
+#[derive(Clone, Default)]
+struct Reporter(Option<Arc<Report>>);
+
+/// What [`Workspace::on_recovery`] calls.
+type Report = dyn Fn(&Recovery) + Send + Sync;
+
+impl std::fmt::Debug for Reporter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Reporter(set)"
+        } else {
+            "Reporter(none)"
+        })
+    }
 }
 
 /// A text file as read.
@@ -219,6 +239,9 @@ impl Change {
 #[must_use = "the lock is released when dropped"]
 pub struct Lock {
     _file: fs::File,
+    /// What finishing an interrupted transaction did when the lock was
+    /// taken, until [`Workspace::recover`] hands it over.
+    recovered: Mutex<Option<Recovery>>,
 }
 
 /// The bytes of `text` in `encoding`, exactly as a commit writes them.
@@ -228,7 +251,11 @@ pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
 
 /// `sha256:<hex>` of some bytes.
 pub fn hash_bytes(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
+    digest_name(&Sha256::digest(bytes))
+}
+
+/// `sha256:<hex>` of a finished digest.
+pub(crate) fn digest_name(digest: &[u8]) -> String {
     let mut s = String::with_capacity(71);
     s.push_str("sha256:");
     for b in digest {
@@ -253,6 +280,7 @@ impl Workspace {
             root: r,
             opts,
             key: OnceLock::new(),
+            reporter: Reporter::default(),
         })
     }
 
@@ -354,17 +382,29 @@ impl Workspace {
         }))
     }
 
-    /// Takes the workspace lock, waiting up to the configured timeout.
+    /// Calls `report` with what finishing an interrupted transaction did,
+    /// each time taking the lock (by this handle or a clone) finished one:
+    /// a front-end shows it wherever the lock was taken.
+    pub fn on_recovery(&mut self, report: impl Fn(&Recovery) + Send + Sync + 'static) {
+        self.reporter = Reporter(Some(Arc::new(report)));
+    }
+
+    /// Takes the workspace lock, waiting up to the configured timeout, and
+    /// finishes a transaction a killed process left behind (see
+    /// [`Workspace::recover`]), so whoever holds the lock never acts on a
+    /// half-done write. The holder writes its command line and process id
+    /// into the lock file; one that times out names it.
     pub fn lock(&self) -> Result<Lock, Error> {
-        let file = self.private_dir()?.open_write("lock", true, false)?;
+        let file = self.private_dir()?.open_write(LOCK, true, false)?;
         let start = Instant::now();
         loop {
             match file.try_lock() {
-                Ok(()) => return Ok(Lock { _file: file }),
+                Ok(()) => break,
                 Err(fs::TryLockError::WouldBlock) => {
                     if start.elapsed() >= self.opts.lock_timeout {
                         return Err(Error::Locked {
                             root: self.root.canonical.clone(),
+                            holder: self.lock_holder(),
                             waited_ms: start.elapsed().as_millis(),
                         });
                     }
@@ -375,14 +415,65 @@ impl Workspace {
                 }
             }
         }
+        // Naming the holder is a courtesy to whoever waits; failing to
+        // does not stop the command.
+        let _ = file.set_len(0).and_then(|()| {
+            (&file).write_all(format!("{} (pid {})\n", holder(), std::process::id()).as_bytes())
+        });
+        let recovered = self.finish_interrupted()?;
+        Ok(Lock {
+            _file: file,
+            recovered: Mutex::new(recovered),
+        })
     }
 
-    /// Finishes a transaction a killed process left behind.
+    /// What the lock file says about its holder.
+    fn lock_holder(&self) -> String {
+        let said = self
+            .private_dir()
+            .and_then(|d| d.read(LOCK, 4096))
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        match String::from_utf8_lossy(&said).trim() {
+            "" => "another mend process".to_owned(),
+            h => esc(h).into_owned(),
+        }
+    }
+
+    /// Whether a transaction journal is present: a multi-file commit is
+    /// under way in another process, or a killed one left it to be
+    /// finished (which taking the lock does). Cheap: one lookup.
+    pub fn journal_present(&self) -> Result<bool, Error> {
+        let Some(dir) = private::open(&self.root.canonical, self.key()?, false)? else {
+            return Ok(false);
+        };
+        Ok(dir.kind(txn::JOURNAL)?.is_some())
+    }
+
+    /// Finishes a transaction a killed process left behind, and returns
+    /// what was done since `lock` was taken (taking it finishes one
+    /// already; see [`Workspace::lock`]).
     ///
     /// A journal that does not carry this workspace's signature (one a
     /// repository shipped, or one copied from elsewhere) is never acted on:
-    /// it is moved aside and reported as [`Recovery::Ignored`].
-    pub fn recover(&self, _lock: &Lock) -> Result<Option<Recovery>, Error> {
+    /// it is moved aside and reported as [`Recovery::Ignored`]. A target
+    /// changed after the crash is never overwritten: see
+    /// [`Recovery::RolledForward`].
+    pub fn recover(&self, lock: &Lock) -> Result<Option<Recovery>, Error> {
+        let earlier = lock
+            .recovered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        match earlier {
+            Some(r) => Ok(Some(r)),
+            None => self.finish_interrupted(),
+        }
+    }
+
+    /// Recovery itself, told to the reporter.
+    fn finish_interrupted(&self) -> Result<Option<Recovery>, Error> {
         let Some(dir) = private::open(&self.root.canonical, self.key()?, false)? else {
             return Ok(None);
         };
@@ -394,7 +485,11 @@ impl Workspace {
                 }
             }
         }
-        txn::recover(&self.root, &dir, self.key()?)
+        let done = txn::recover(&self.root, &dir, self.key()?)?;
+        if let (Some(r), Some(report)) = (&done, &self.reporter.0) {
+            report(r);
+        }
+        Ok(done)
     }
 
     /// Keeps a copy of content a client has read, so a later stale edit can
@@ -483,6 +578,39 @@ impl Workspace {
     pub fn commit(&self, lock: &Lock, changes: &[Change]) -> Result<usize, Error> {
         self.commit_with_hook(lock, changes, &|_| {})
     }
+}
+
+/// The workspace lock's file in `.mend/`.
+const LOCK: &str = "lock";
+
+/// How a holder names itself in the lock file: its command line, as far
+/// as a person needs to recognize it.
+fn holder() -> String {
+    let mut args = std::env::args_os();
+    let program = args
+        .next()
+        .map(|p| {
+            Path::new(&p).file_name().map_or_else(
+                || p.to_string_lossy().into_owned(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        })
+        .unwrap_or_else(|| "mend".to_owned());
+    let mut line = program;
+    for a in args {
+        line.push(' ');
+        line.push_str(&a.to_string_lossy());
+    }
+    let mut line = esc(&line).into_owned();
+    if line.len() > 200 {
+        let mut cut = 200;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        line.truncate(cut);
+        line.push('…');
+    }
+    line
 }
 
 /// Whether a name can be a snapshot's: a SHA-256 in hex.

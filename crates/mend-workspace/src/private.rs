@@ -113,10 +113,22 @@ fn adopt(root: &Path, dir: &PrivateDir, key: &Key) -> Result<(), Error> {
             "Stop tracking it and delete it: `git rm -r --cached .mend && rm -rf .mend`, then commit. mend then makes its own, ignored folder.",
         ));
     }
-    if let Some(bad) = dir.first_unsafe_entry() {
+    if let Some((path, kind)) = dir.first_unsafe_entry() {
+        let shown = mend_core::text::escape_controls(&path);
+        // Only the entry goes: the folder holds pending sessions and
+        // checkpoint state that deleting it would lose.
+        let fix = if kind.starts_with("a folder") {
+            format!(
+                "Make it readable (`chmod u+rwx {shown}`) or remove just that folder; keep the rest of .mend, which holds pending sessions and checkpoint state. mend then takes the folder over."
+            )
+        } else {
+            format!(
+                "Remove just that entry (`rm {shown}`; for a link this leaves what it points to alone); keep the rest of .mend, which holds pending sessions and checkpoint state. mend then takes the folder over."
+            )
+        };
         return Err(untrusted(
-            format!("holds {bad}, which mend never makes"),
-            "Delete the folder (`rm -rf .mend`; its checkpoints and snapshots are lost) and mend makes a new one.",
+            format!("holds {shown}, {kind}, which mend never makes"),
+            fix,
         ));
     }
     mark(dir, key)

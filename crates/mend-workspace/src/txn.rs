@@ -19,9 +19,18 @@
 //! rename is atomic on its own; see `commit.rs`.)
 //!
 //! [`recover`] finishes whatever a killed process left: a `pending` journal
-//! is rolled back (its temporary files removed), a `committed` one rolled
-//! forward (each remaining temporary file moved into place). Both are
-//! idempotent, so a crash during recovery is recovered by the next run.
+//! is rolled back (its temporary files removed; no target was touched), a
+//! `committed` one rolled forward (each remaining temporary file moved into
+//! place). Both are idempotent, so a crash during recovery is recovered by
+//! the next run.
+//!
+//! Rolling forward never overwrites work done after the crash. The journal
+//! records, per target, what stood there when the transaction was planned
+//! and the hash of what it writes (see `found`); a target that is neither
+//! (edited, deleted, or replaced by a folder since) is kept as it is, the
+//! transaction's content for it is set aside in
+//! `.mend/aside/interrupted-<id>/`, and [`Recovery::RolledForward`] lists it.
+//! A file the transaction deletes that changed since is kept too.
 //!
 //! The journal is sealed with this workspace's key. Recovery acts only on a
 //! journal whose seal verifies, and only after every path in it passes the
@@ -37,10 +46,11 @@ use serde::{Deserialize, Serialize};
 use crate::beneath::PrivateDir;
 use crate::error::Error;
 use crate::files;
+use crate::found::{self, Found};
 use crate::path::{self, Root};
 use crate::trust::Key;
 
-const JOURNAL: &str = "journal.json";
+pub(crate) const JOURNAL: &str = "journal.json";
 /// Where the next journal state is written before it replaces the last.
 const ASIDE: &str = "journal.json.new";
 const HEADER: &str = "mend journal v2\n";
@@ -64,9 +74,22 @@ pub(crate) enum Op {
         /// The temporary entry is a symbolic link (a restored link).
         #[serde(default)]
         link: bool,
+        /// What stood at the target when the transaction was planned
+        /// (`None` in journals of older versions, and for a move onto the
+        /// moved file itself).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<Found>,
+        /// The hash of the staged content.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<String>,
     },
     /// Remove `target`.
-    Delete { target: String },
+    Delete {
+        target: String,
+        /// What stood there when the transaction was planned.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<Found>,
+    },
     /// Remove the folder `target`, which the commit's deletions emptied (a
     /// folder becoming a file).
     RemoveDir { target: String },
@@ -106,8 +129,12 @@ struct Journal {
 pub enum Recovery {
     /// A transaction that had not committed was undone.
     RolledBack,
-    /// A committed transaction was completed.
-    RolledForward,
+    /// A committed transaction was completed, except where a target had
+    /// changed after the crash: those are kept as they are.
+    RolledForward {
+        /// The targets left as they were found, in the journal's order.
+        kept: Vec<Kept>,
+    },
     /// A journal that is not provably this workspace's own, or that names
     /// a path confinement refuses, was moved aside untouched.
     Ignored {
@@ -118,11 +145,75 @@ pub enum Recovery {
     },
 }
 
+/// A target an interrupted transaction did not complete, because it had
+/// changed after the crash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The target, relative to the root.
+    pub path: String,
+    /// What it had become.
+    pub now: Became,
+    /// Where the transaction's content for it was set aside (relative to
+    /// the root); `None` when the transaction deleted it.
+    pub aside: Option<String>,
+}
+
+/// What a target had become after the crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Became {
+    /// Other content.
+    Changed,
+    /// Nothing: it was deleted.
+    Deleted,
+    /// A folder, or something else that is not a file, stands there or in
+    /// the way of its folder.
+    Replaced,
+}
+
+/// How many kept targets a message names before it counts the rest.
+const NAMED: usize = 10;
+
+impl std::fmt::Display for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = mend_core::text::escape_controls(&self.path);
+        let Some(aside) = &self.aside else {
+            return write!(
+                f,
+                "{path} changed after the interrupted transaction, which deletes it; kept as it is"
+            );
+        };
+        let (became, kept) = match self.now {
+            Became::Changed => ("changed", "kept as it is"),
+            Became::Deleted => ("was deleted", "left deleted"),
+            Became::Replaced => ("was replaced", "kept as it is"),
+        };
+        write!(
+            f,
+            "{path} {became} after the interrupted write; {kept}, the interrupted write's version is in {}",
+            mend_core::text::escape_controls(aside)
+        )
+    }
+}
+
 impl std::fmt::Display for Recovery {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Recovery::RolledBack => f.write_str("rolled back an interrupted transaction"),
-            Recovery::RolledForward => f.write_str("completed an interrupted transaction"),
+            Recovery::RolledForward { kept } => {
+                f.write_str("completed an interrupted transaction")?;
+                for k in kept.iter().take(NAMED) {
+                    write!(f, "; {k}")?;
+                }
+                if kept.len() > NAMED {
+                    write!(
+                        f,
+                        "; and {} more files changed after it, kept as they are (what it would have written is under .mend/aside/)",
+                        kept.len() - NAMED
+                    )?;
+                }
+                Ok(())
+            }
             Recovery::Ignored { kept_at, reason } => write!(
                 f,
                 "ignored a transaction journal that mend did not write ({reason}); nothing was changed, and it was kept at {}",
@@ -182,7 +273,7 @@ pub(crate) fn run(
     hook: StepHook<'_>,
 ) -> Result<(), Error> {
     let mut journal = Journal {
-        version: 1,
+        version: 2,
         id: id.to_owned(),
         state: State::Pending,
         ops,
@@ -200,7 +291,7 @@ pub(crate) fn run(
     journal.state = State::Committed;
     write_journal(mend, key, &journal)?;
     hook("journal-committed");
-    roll_forward(root, mend, &journal.ops, hook)
+    roll_forward(root, mend, &journal.ops, hook, None)
 }
 
 /// Whether `temp` is still the temporary entry a `Put` staged: a plain
@@ -233,74 +324,51 @@ fn roll_back(root: &Path, mend: &PrivateDir, ops: &[Op]) -> Result<(), Error> {
     remove_journal(mend)
 }
 
+/// What rolling forward after a crash keeps: where a target's content is
+/// set aside, and the targets left as they were found.
+pub(crate) struct Recovering<'a> {
+    mend: &'a PrivateDir,
+    /// The folder below `.mend/aside/` for this transaction.
+    under: String,
+    kept: Vec<Kept>,
+}
+
+/// What to do with one staged write after a crash.
+enum Decision {
+    /// The target is as the transaction found it: put the content in place.
+    Go,
+    /// The target holds the content already: only the temporary file is
+    /// left to remove.
+    Done,
+    /// The target changed after the crash: keep it, set the content aside.
+    Keep(Became),
+}
+
 fn roll_forward(
     root: &Path,
     mend: &PrivateDir,
     ops: &[Op],
     hook: StepHook<'_>,
+    mut recovering: Option<&mut Recovering<'_>>,
 ) -> Result<(), Error> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for op in ops {
-        match op {
-            Op::Put {
-                target,
-                temp,
-                in_place,
-                link,
-            } => {
-                let target = root.join(target);
-                let temp = root.join(temp);
-                if is_staged(&temp, *link) {
-                    // A folder the commit makes (one replacing a file, or a
-                    // new one) is made now, after the deletions.
-                    if let Some(dir) = target.parent()
-                        && fs::symlink_metadata(dir).is_err()
-                    {
-                        fs::create_dir_all(dir)
-                            .map_err(io(format!("creating {}", dir.display())))?;
-                    }
-                    if *in_place && fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
-                        copy_into(&temp, &target)?;
-                        fs::remove_file(&temp)
-                            .map_err(io(format!("removing {}", temp.display())))?;
-                    } else {
-                        fs::rename(&temp, &target)
-                            .map_err(io(format!("moving {} into place", target.display())))?;
-                    }
-                }
-                if let Some(d) = target.parent() {
-                    dirs.push(d.to_path_buf());
-                }
+        let target = match op {
+            Op::Put { target, .. } => {
+                put(root, op, recovering.as_deref_mut())?;
+                target
             }
-            Op::Delete { target } => {
-                let target = root.join(target);
-                match fs::remove_file(&target) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => {
-                        return Err(Error::io(format!("deleting {}", target.display()), e));
-                    }
-                }
-                if let Some(d) = target.parent() {
-                    dirs.push(d.to_path_buf());
-                }
+            Op::Delete { target, before } => {
+                delete(root, target, before.as_ref(), recovering.as_deref_mut())?;
+                target
             }
             Op::RemoveDir { target } => {
-                let target = root.join(target);
-                match fs::remove_dir(&target) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => {
-                        return Err(Error::io(
-                            format!("removing the folder {}", target.display()),
-                            e,
-                        ));
-                    }
-                }
-                if let Some(d) = target.parent() {
-                    dirs.push(d.to_path_buf());
-                }
+                remove_dir(root, target, recovering.is_some())?;
+                target
             }
+        };
+        if let Some(d) = root.join(target).parent() {
+            dirs.push(d.to_path_buf());
         }
         hook("applied");
     }
@@ -312,6 +380,184 @@ fn roll_forward(
         }
     }
     remove_journal(mend)
+}
+
+/// Moves one staged content into place, unless (after a crash) its target
+/// changed since the transaction was planned.
+fn put(root: &Path, op: &Op, recovering: Option<&mut Recovering<'_>>) -> Result<(), Error> {
+    let Op::Put {
+        target: rel,
+        temp,
+        in_place,
+        link,
+        before,
+        after,
+    } = op
+    else {
+        return Ok(());
+    };
+    let target = root.join(rel);
+    let temp = root.join(temp);
+    if !is_staged(&temp, *link) {
+        return Ok(());
+    }
+    if let (Some(rec), Some(before)) = (recovering, before) {
+        match decide(
+            root,
+            &target,
+            &temp,
+            before,
+            after.as_deref(),
+            *in_place,
+            *link,
+        )? {
+            Decision::Go => {}
+            Decision::Done => {
+                return fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())));
+            }
+            Decision::Keep(now) => return rec.set_aside(rel, &temp, *link, now),
+        }
+    }
+    // A folder the commit makes (one replacing a file, or a new one) is
+    // made now, after the deletions.
+    if let Some(dir) = target.parent()
+        && fs::symlink_metadata(dir).is_err()
+    {
+        fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    }
+    if *in_place && fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
+        copy_into(&temp, &target)?;
+        fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())))
+    } else {
+        fs::rename(&temp, &target).map_err(io(format!("moving {} into place", target.display())))
+    }
+}
+
+/// Whether a staged write may still go in: its target is what the
+/// transaction found, or holds its content already, or (written in place)
+/// holds the start of it, which only an interrupted copy leaves.
+fn decide(
+    root: &Path,
+    target: &Path,
+    temp: &Path,
+    before: &Found,
+    after: Option<&str>,
+    in_place: bool,
+    link: bool,
+) -> Result<Decision, Error> {
+    let now = Found::at(target).map_err(io(format!("reading {}", target.display())))?;
+    if after.is_some_and(|h| now.holds(h, link)) {
+        return Ok(Decision::Done);
+    }
+    let go = match (&now, before) {
+        // A folder the transaction replaced is gone once its deletions ran.
+        (Found::Absent, Found::Absent | Found::Folder) => found::way_is_clear(root, target),
+        (Found::File { .. } | Found::Link { .. }, _) if now == *before => true,
+        (Found::File { .. }, _) if in_place => starts(target, temp)?,
+        _ => false,
+    };
+    if go {
+        return Ok(Decision::Go);
+    }
+    Ok(Decision::Keep(match now {
+        Found::Absent if matches!(before, Found::Absent | Found::Folder) => Became::Replaced,
+        Found::Absent => Became::Deleted,
+        Found::File { .. } | Found::Link { .. } => Became::Changed,
+        Found::Folder | Found::Other => Became::Replaced,
+    }))
+}
+
+/// Whether `target`'s bytes are the start of `temp`'s: a copy into the
+/// file cut short.
+fn starts(target: &Path, temp: &Path) -> Result<bool, Error> {
+    let read = |p: &Path| {
+        files::read_regular(p, u64::MAX, true)
+            .map_err(|e| Error::io(format!("reading {}", p.display()), e.into_io()))
+    };
+    Ok(read(temp)?.starts_with(&read(target)?))
+}
+
+/// Deletes one target, unless (after a crash) it changed since.
+fn delete(
+    root: &Path,
+    rel: &str,
+    before: Option<&Found>,
+    recovering: Option<&mut Recovering<'_>>,
+) -> Result<(), Error> {
+    let target = root.join(rel);
+    if let (Some(rec), Some(before)) = (recovering, before) {
+        let now = Found::at(&target).map_err(io(format!("reading {}", target.display())))?;
+        if now == Found::Absent {
+            return Ok(());
+        }
+        if now != *before {
+            rec.kept.push(Kept {
+                path: rel.to_owned(),
+                now: Became::Changed,
+                aside: None,
+            });
+            return Ok(());
+        }
+    }
+    match fs::remove_file(&target) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(format!("deleting {}", target.display()), e)),
+    }
+}
+
+/// Removes a folder the transaction emptied. After a crash, one that holds
+/// something again (or is no longer a folder) stays; the write meant to
+/// replace it is then set aside.
+fn remove_dir(root: &Path, rel: &str, recovering: bool) -> Result<(), Error> {
+    let target = root.join(rel);
+    match fs::remove_dir(&target) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e)
+            if recovering
+                && matches!(
+                    e.kind(),
+                    std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::NotADirectory
+                ) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(Error::io(
+            format!("removing the folder {}", target.display()),
+            e,
+        )),
+    }
+}
+
+impl Recovering<'_> {
+    /// Copies a staged content into `.mend/aside/<under>/<rel>` and removes
+    /// it from the worktree; `rel` is kept as it is.
+    fn set_aside(&mut self, rel: &str, temp: &Path, link: bool, now: Became) -> Result<(), Error> {
+        let (folder, name) = match rel.rsplit_once('/') {
+            Some((dir, name)) => (format!("aside/{}/{dir}", self.under), name),
+            None => (format!("aside/{}", self.under), rel),
+        };
+        let folder = self.mend.create_dir(&folder)?;
+        if link {
+            use std::os::unix::ffi::OsStrExt as _;
+            let to = fs::read_link(temp).map_err(io(format!("reading {}", temp.display())))?;
+            // Set aside again by a recovery that was itself interrupted.
+            folder.remove_file(name)?;
+            folder.symlink(name, to.as_os_str().as_bytes())?;
+        } else {
+            let bytes = files::read_regular(temp, u64::MAX, true)
+                .map_err(|e| Error::io(format!("reading {}", temp.display()), e.into_io()))?;
+            folder.write(name, &bytes)?;
+        }
+        fs::remove_file(temp).map_err(io(format!("removing {}", temp.display())))?;
+        self.kept.push(Kept {
+            path: rel.to_owned(),
+            now,
+            aside: Some(folder.shown(name)),
+        });
+        Ok(())
+    }
 }
 
 /// Overwrites `target`'s bytes in place (keeping its inode, so hard links
@@ -360,15 +606,23 @@ pub(crate) fn recover(
         return quarantine(mend, reason);
     }
     let root = root.canonical.as_path();
-    let (done, recovery) = match journal.state {
-        State::Pending => (roll_back(root, mend, &journal.ops), Recovery::RolledBack),
-        State::Committed => (
-            roll_forward(root, mend, &journal.ops, &|_| {}),
-            Recovery::RolledForward,
-        ),
+    let done = match journal.state {
+        State::Pending => roll_back(root, mend, &journal.ops).map(|()| Recovery::RolledBack),
+        State::Committed => {
+            let mut recovering = Recovering {
+                mend,
+                under: aside_name(&journal.id),
+                kept: Vec::new(),
+            };
+            roll_forward(root, mend, &journal.ops, &|_| {}, Some(&mut recovering)).map(|()| {
+                Recovery::RolledForward {
+                    kept: recovering.kept,
+                }
+            })
+        }
     };
     match done {
-        Ok(()) => Ok(Some(recovery)),
+        Ok(recovery) => Ok(Some(recovery)),
         // The journal stays, so the next command tries again; until one
         // succeeds, nothing else is written over the unfinished commit.
         Err(Error::Io { context, cause }) => Err(Error::RecoveryBlocked {
@@ -378,6 +632,18 @@ pub(crate) fn recover(
         }),
         Err(e) => Err(e),
     }
+}
+
+/// The folder below `.mend/aside/` for what recovering transaction `id`
+/// sets aside (a sealed id is mend's own, hex digits, but is still kept
+/// to one plain name).
+fn aside_name(id: &str) -> String {
+    let id: String = id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(64)
+        .collect();
+    format!("interrupted-{id}")
 }
 
 /// The journal, when its seal is this workspace's.
@@ -421,7 +687,7 @@ fn confine(root: &Root, ops: &[Op]) -> Result<(), String> {
                     return Err(format!("{temp} is not a temporary file of mend's"));
                 }
             }
-            Op::Delete { target } | Op::RemoveDir { target } => check(target)?,
+            Op::Delete { target, .. } | Op::RemoveDir { target } => check(target)?,
         }
     }
     Ok(())

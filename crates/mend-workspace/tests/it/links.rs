@@ -95,3 +95,65 @@ fn executable_bit_can_be_set() {
         0o755
     );
 }
+
+fn change(ws: &Workspace, path: &str, text: &str) -> Change {
+    let base = match ws.read(path).unwrap().text() {
+        Some(f) => Base::Hash(f.hash.clone()),
+        None => Base::Absent,
+    };
+    Change::Write {
+        path: path.into(),
+        text: text.into(),
+        encoding: Encoding::Utf8,
+        base,
+        mode_from: None,
+        executable: None,
+    }
+}
+
+/// Writes one file under two names (`first`, then `second`) and expects a
+/// refusal naming both, with nothing written.
+fn refused_under_two_names(first: &str, second: &str) {
+    let (dir, ws) = workspace();
+    let d = dir.path();
+    put(d, "d1/a.txt", b"one\n");
+    put(d, "real.txt", b"one\n");
+    std::os::unix::fs::symlink("real.txt", d.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink("d1", d.join("d2")).unwrap();
+    let changes = [
+        change(&ws, first, "first\n"),
+        change(&ws, second, "second\n"),
+    ];
+    let lock = ws.lock().unwrap();
+    let err = ws.check_changes(&changes).unwrap_err();
+    let msg = err.to_string();
+    for name in [first, second, "one file", "under one name"] {
+        assert!(msg.contains(name), "{name}: {msg}");
+    }
+    assert!(ws.commit(&lock, &changes).is_err());
+    assert_eq!(std::fs::read(d.join("real.txt")).unwrap(), b"one\n");
+    assert_eq!(std::fs::read(d.join("d1/a.txt")).unwrap(), b"one\n");
+}
+
+#[test]
+fn a_file_changed_through_a_link_and_its_name_is_refused() {
+    refused_under_two_names("real.txt", "link.txt");
+    refused_under_two_names("link.txt", "real.txt");
+}
+
+#[test]
+fn a_file_changed_through_a_folder_link_and_its_name_is_refused() {
+    refused_under_two_names("d1/a.txt", "d2/a.txt");
+    // A new file under both names is one file too.
+    refused_under_two_names("d2/new.txt", "d1/new.txt");
+}
+
+#[test]
+fn hard_links_changed_together_are_refused() {
+    let (dir, ws) = workspace();
+    put(dir.path(), "a.txt", b"one\n");
+    std::fs::hard_link(dir.path().join("a.txt"), dir.path().join("b.txt")).unwrap();
+    let changes = [change(&ws, "a.txt", "x\n"), change(&ws, "b.txt", "y\n")];
+    let msg = ws.check_changes(&changes).unwrap_err().to_string();
+    assert!(msg.contains("a.txt") && msg.contains("b.txt"), "{msg}");
+}

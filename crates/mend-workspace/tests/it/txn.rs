@@ -144,7 +144,11 @@ fn recovery_after_a_crash_at_every_step() {
             assert_eq!(recovered, Some(Recovery::RolledBack), "{step}");
             assert!(all_old, "{step}: {contents:?}");
         } else {
-            assert_eq!(recovered, Some(Recovery::RolledForward), "{step}");
+            assert_eq!(
+                recovered,
+                Some(Recovery::RolledForward { kept: vec![] }),
+                "{step}"
+            );
             assert!(all_new, "{step}: {contents:?}");
         }
         let leftovers: Vec<_> = std::fs::read_dir(dir.path())
@@ -222,4 +226,152 @@ fn a_lone_write_survives_a_crash_at_every_step() {
             .count();
         assert_eq!(staged, 0, "{step}: recovery leaves .mend/tmp empty");
     }
+}
+
+/// A commit "killed" after moving one of five files into place; then a
+/// person edits one file the commit had not reached, deletes another and
+/// puts a folder where a third was. Recovery finishes only the untouched
+/// file and keeps the rest as they are, the commit's content set aside.
+#[test]
+fn recovery_never_overwrites_what_changed_after_the_crash() {
+    use mend_workspace::{Became, Kept};
+    let (dir, ws) = workspace();
+    for i in 0..5 {
+        put(
+            dir.path(),
+            &format!("f{i}.txt"),
+            format!("old {i}\n").as_bytes(),
+        );
+    }
+    put(dir.path(), "gone.txt", b"to delete\n");
+    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash.clone());
+    let mut changes: Vec<Change> = (0..5)
+        .map(|i| {
+            let p = format!("f{i}.txt");
+            write_change(&p, &format!("new {i}\n"), h(&p))
+        })
+        .collect();
+    changes.push(Change::Delete {
+        path: "gone.txt".into(),
+        base: h("gone.txt"),
+    });
+    let lock = ws.lock().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ws.commit_with_hook(&lock, &changes, &|s| {
+            if s == "journal-committed" {
+                panic!("simulated crash at {s}");
+            }
+        })
+    }));
+    assert!(result.is_err());
+    let d = dir.path();
+    std::fs::write(d.join("f2.txt"), b"HAND EDIT\n").unwrap();
+    std::fs::remove_file(d.join("f3.txt")).unwrap();
+    std::fs::remove_file(d.join("f4.txt")).unwrap();
+    std::fs::create_dir(d.join("f4.txt")).unwrap();
+    std::fs::write(d.join("gone.txt"), b"still wanted\n").unwrap();
+    let recovered = ws.recover(&lock).unwrap().unwrap();
+    let Recovery::RolledForward { kept } = &recovered else {
+        panic!("{recovered:?}");
+    };
+    let paths: Vec<(&str, Became, Option<&str>)> = kept
+        .iter()
+        .map(|k: &Kept| (k.path.as_str(), k.now, k.aside.as_deref()))
+        .collect();
+    let aside = |i: usize| {
+        let found = paths.iter().find(|p| p.0 == format!("f{i}.txt")).unwrap();
+        found.2.unwrap().to_owned()
+    };
+    assert_eq!(paths.len(), 4, "{paths:?}");
+    assert!(paths.contains(&("f2.txt", Became::Changed, Some(aside(2).as_str()))));
+    assert!(paths.contains(&("f3.txt", Became::Deleted, Some(aside(3).as_str()))));
+    assert!(paths.contains(&("f4.txt", Became::Replaced, Some(aside(4).as_str()))));
+    assert!(paths.contains(&("gone.txt", Became::Changed, None)));
+    for i in 2..5 {
+        let at = aside(i);
+        assert!(at.starts_with(".mend/aside/"), "{at}");
+        assert_eq!(
+            std::fs::read(d.join(&at)).unwrap(),
+            format!("new {i}\n").as_bytes()
+        );
+    }
+    // The untouched files are finished; the changed ones are as left.
+    assert_eq!(std::fs::read(d.join("f0.txt")).unwrap(), b"new 0\n");
+    assert_eq!(std::fs::read(d.join("f1.txt")).unwrap(), b"new 1\n");
+    assert_eq!(std::fs::read(d.join("f2.txt")).unwrap(), b"HAND EDIT\n");
+    assert!(!d.join("f3.txt").exists());
+    assert!(d.join("f4.txt").is_dir());
+    assert_eq!(
+        std::fs::read(d.join("gone.txt")).unwrap(),
+        b"still wanted\n"
+    );
+    let msg = recovered.to_string();
+    assert!(
+        msg.contains("f2.txt changed after the interrupted write; kept as it is, the interrupted write's version is in .mend/aside/"),
+        "{msg}"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".mend-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert_eq!(ws.recover(&lock).unwrap(), None);
+}
+
+/// Taking the lock finishes an interrupted transaction: whoever holds it
+/// never sees a half-done write.
+#[test]
+fn taking_the_lock_finishes_an_interrupted_transaction() {
+    let (dir, ws) = workspace();
+    put(dir.path(), "a.txt", b"old\n");
+    put(dir.path(), "b.txt", b"old\n");
+    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash.clone());
+    {
+        let lock = ws.lock().unwrap();
+        // Two files: a lone write needs no journal.
+        let changes = [
+            write_change("a.txt", "new\n", h("a.txt")),
+            write_change("b.txt", "new\n", h("b.txt")),
+        ];
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.commit_with_hook(&lock, &changes, &|s| {
+                if s == "journal-committed" {
+                    panic!("simulated crash at {s}");
+                }
+            })
+        }));
+        assert!(result.is_err());
+    }
+    assert!(ws.journal_present().unwrap());
+    let lock = ws.lock().unwrap();
+    assert!(!ws.journal_present().unwrap());
+    assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"new\n");
+    assert_eq!(std::fs::read(dir.path().join("b.txt")).unwrap(), b"new\n");
+    assert_eq!(
+        ws.recover(&lock).unwrap(),
+        Some(Recovery::RolledForward { kept: vec![] })
+    );
+}
+
+#[test]
+fn a_busy_lock_names_its_holder() {
+    let (dir, ws) = workspace();
+    let _held = ws.lock().unwrap();
+    let other = Workspace::open(
+        dir.path(),
+        Options {
+            lock_timeout: Duration::from_millis(50),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let err = other.lock().unwrap_err();
+    assert!(matches!(err, Error::Locked { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("(pid {})", std::process::id())),
+        "{msg}"
+    );
+    assert!(msg.contains("--lock-timeout"), "{msg}");
 }
