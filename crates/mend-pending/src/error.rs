@@ -175,7 +175,7 @@ impl Error {
         match self {
             Error::BadSession(_) => "bad_session",
             Error::NoSession(_) => "no_session",
-            Error::Busy { .. } => "busy",
+            Error::Busy { .. } | Error::Workspace(mend_workspace::Error::Locked { .. }) => "busy",
             Error::Nothing { .. } => "nothing",
             Error::HunksOfOneFile { .. } => "hunks_of_one_file",
             Error::Diverged { .. } => "diverged",
@@ -194,7 +194,8 @@ impl Error {
     /// Whether this is a refusal a person can act on (the CLI exits 1),
     /// rather than a usage error or a failure (exit 2).
     pub fn is_refusal(&self) -> bool {
-        !matches!(
+        let busy = matches!(self, Error::Workspace(mend_workspace::Error::Locked { .. }));
+        busy || !matches!(
             self,
             Error::BadSession(_)
                 | Error::Corrupt { .. }

@@ -208,8 +208,22 @@ impl<'w> Session<'w> {
     }
 
     /// Takes the session's lock, waiting up to the workspace's lock
-    /// timeout.
+    /// timeout. A transaction journal means a killed process left a write
+    /// half done (an accept, an apply): it is finished first, under the
+    /// workspace lock (taken before the session's), so no action reads or
+    /// decides on a half-done state. Taking the workspace lock does that,
+    /// and whoever holds it has, so a caller holding it never waits here.
     fn lock(&self) -> Result<store::Held, Error> {
+        let held = self.lock_session()?;
+        if !self.ws.journal_present()? {
+            return Ok(held);
+        }
+        drop(held);
+        let _finished = self.ws.lock()?;
+        self.lock_session()
+    }
+
+    fn lock_session(&self) -> Result<store::Held, Error> {
         match self
             .store
             .lock(self.ws.options().lock_timeout, &self.holder)?
@@ -231,8 +245,7 @@ impl<'w> Session<'w> {
     /// Reads the index under the session's lock, lets `change` change it,
     /// and saves it when `change` succeeds.
     fn update<T>(&self, change: impl FnOnce(&mut Index) -> Result<T, Error>) -> Result<T, Error> {
-        let _held = self.lock()?;
-        let mut index = self.load()?;
+        let (_held, mut index) = self.locked()?;
         let out = change(&mut index)?;
         self.store.save(&index)?;
         Ok(out)
@@ -281,7 +294,49 @@ impl<'w> Session<'w> {
     /// see a decision half made.
     fn locked(&self) -> Result<(store::Held, Index), Error> {
         let held = self.lock()?;
-        Ok((held, self.load()?))
+        let mut index = self.load()?;
+        self.settle(&mut index);
+        Ok((held, index))
+    }
+
+    /// Settles as accepted what an accept wrote but did not record (one
+    /// killed after its commit point, finished by recovery): an output
+    /// that the file on disk holds byte for byte becomes its context, as
+    /// the accept would have saved it, and a rename whose source is gone
+    /// and whose target holds its text moves to the target. Kept in memory;
+    /// the next action that saves the index keeps it.
+    fn settle(&self, index: &mut Index) {
+        let on_disk = |rel: &str| self.ws.read(rel).ok().map(|s| s.file.map(|f| f.hash));
+        let written: Vec<String> = index
+            .files
+            .iter()
+            .filter(|(rel, entry)| match &entry.output {
+                Some(Output::Write { text }) => on_disk(rel) == Some(Some(text.hash.clone())),
+                Some(Output::Rename { to, text }) => {
+                    on_disk(rel) == Some(None) && on_disk(to) == Some(Some(text.hash.clone()))
+                }
+                Some(Output::Delete) | None => false,
+            })
+            .map(|(rel, _)| rel.clone())
+            .collect();
+        for rel in written {
+            let Some(Entry {
+                output: Some(Output::Write { text } | Output::Rename { text, .. }),
+                ..
+            }) = index.files.get(&rel).cloned()
+            else {
+                continue;
+            };
+            let to = match index.files.remove(&rel).and_then(|e| e.output) {
+                Some(Output::Rename { to, .. }) => to,
+                _ => rel,
+            };
+            let settled = Entry {
+                context: Some(text),
+                output: None,
+            };
+            index.files.insert(to, settled);
+        }
     }
 
     /// One status line per file, in path order. A file that cannot be

@@ -98,6 +98,8 @@ pub struct Workspace {
     /// Made on first need: reading files never needs the per-user secret.
     key: OnceLock<trust::Key>,
     reporter: Reporter,
+    /// A pause after each commit step (see [`Workspace::pause_commits`]).
+    step_delay: Option<Duration>,
 }
 
 /// Who hears of each interrupted transaction that taking the lock
@@ -281,6 +283,7 @@ impl Workspace {
             opts,
             key: OnceLock::new(),
             reporter: Reporter::default(),
+            step_delay: None,
         })
     }
 
@@ -576,7 +579,16 @@ impl Workspace {
     /// re-read first; one that changed since its `base` fails the whole
     /// commit before anything is written.
     pub fn commit(&self, lock: &Lock, changes: &[Change]) -> Result<usize, Error> {
-        self.commit_with_hook(lock, changes, &|_| {})
+        match self.step_delay {
+            Some(d) => self.commit_with_hook(lock, changes, &|_| std::thread::sleep(d)),
+            None => self.commit_with_hook(lock, changes, &|_| {}),
+        }
+    }
+
+    /// Pauses after each step of every commit (`None`: never), so crash
+    /// tests can kill a process in the middle of one.
+    pub fn pause_commits(&mut self, delay: Option<Duration>) {
+        self.step_delay = delay;
     }
 }
 

@@ -407,24 +407,47 @@ fn run_parse(args: &ParseArgs) -> anyhow::Result<u8> {
 }
 
 fn open_workspace(root: &std::path::Path, opts: Options) -> anyhow::Result<Workspace> {
-    Workspace::open(root, opts).with_context(|| format!("cannot open root {}", root.display()))
+    Workspace::open(root, opts)
+        .map(prepared)
+        .with_context(|| format!("cannot open root {}", root.display()))
 }
 
-/// Takes the lock and finishes any interrupted transaction first.
-fn lock_and_recover(ws: &Workspace) -> anyhow::Result<Lock> {
-    let lock = ws.lock()?;
-    if let Some(r) = ws.recover(&lock)? {
+/// `ws`, telling the person on standard error each time taking its lock
+/// (here, or in a pending session's action) finished an interrupted
+/// transaction, and what it kept as it was; its commits pause as
+/// `MEND_TEST_COMMIT_DELAY_MS` asks.
+pub(crate) fn prepared(mut ws: Workspace) -> Workspace {
+    ws.pause_commits(test_commit_delay());
+    ws.on_recovery(|r| {
         let level = match r {
             mend_workspace::Recovery::Ignored { .. } => "warning: ",
+            mend_workspace::Recovery::RolledForward { kept } if !kept.is_empty() => "warning: ",
             _ => "",
         };
         let _ = writeln!(std::io::stderr(), "mend: {level}{r}");
-    }
-    Ok(lock)
+    });
+    ws
+}
+
+/// Takes the lock, which finishes any interrupted transaction first (told
+/// on standard error by a workspace opened through [`prepared`]).
+fn lock_and_recover(ws: &Workspace) -> anyhow::Result<Lock> {
+    Ok(ws.lock()?)
+}
+
+/// A pause between commit steps, so the crash tests can kill mend
+/// mid-commit.
+fn test_commit_delay() -> Option<std::time::Duration> {
+    std::env::var("MEND_TEST_COMMIT_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(std::time::Duration::from_millis)
 }
 
 fn run_recover(root: &std::path::Path) -> anyhow::Result<u8> {
-    let ws = open_workspace(root, Options::default())?;
+    // Told on standard output below, not by a reporter.
+    let ws = Workspace::open(root, Options::default())
+        .with_context(|| format!("cannot open root {}", root.display()))?;
     let lock = ws.lock()?;
     let msg = match ws.recover(&lock)? {
         None => "nothing to recover".to_owned(),
@@ -535,10 +558,7 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         preplanned,
         // A pause between commit steps, so the crash tests can kill mend
         // mid-commit.
-        commit_delay: std::env::var("MEND_TEST_COMMIT_DELAY_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map(std::time::Duration::from_millis),
+        commit_delay: test_commit_delay(),
         ..opts
     };
     let result = match parsed {

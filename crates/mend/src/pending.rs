@@ -111,6 +111,7 @@ pub fn run(args: &PendingArgs) -> anyhow::Result<u8> {
         ..Options::default()
     };
     let result = Workspace::open(&args.root, opts)
+        .map(crate::prepared)
         .with_context(|| format!("cannot open {}", args.root.display()))
         .and_then(|ws| act(&ws, args, &mut out));
     match result {

@@ -163,7 +163,7 @@ impl Server {
         let root = p
             .root
             .map_or_else(|| self.default_root.clone(), PathBuf::from);
-        let ws = Workspace::open(&root, mend_workspace::Options::default())?;
+        let ws = crate::prepared(Workspace::open(&root, mend_workspace::Options::default())?);
         let buffers = Buffers::start(ws.root(), Options::default())?;
         let root = buffers.root().to_path_buf();
         self.session = Some(Session {

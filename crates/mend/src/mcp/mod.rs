@@ -216,7 +216,7 @@ impl MendServer {
         };
         let ws = roots
             .iter()
-            .map(|r| Workspace::open(r, Options::default()))
+            .map(|r| Workspace::open(r, Options::default()).map(crate::prepared))
             .collect::<Result<Vec<_>, _>>()?;
         let mut tool_router = Self::tool_router();
         if let Some(keep) = tools {

@@ -90,7 +90,9 @@ pub(super) fn read(
 /// `pending_status`: the session's files and letters (a file that cannot
 /// be read has `?` and a reason).
 pub(super) fn status(root: &Path, session: &str) -> Result<StatusReport, String> {
-    let ws = Workspace::open(root, Options::default()).map_err(|e| e.to_string())?;
+    let ws = Workspace::open(root, Options::default())
+        .map(crate::prepared)
+        .map_err(|e| e.to_string())?;
     match Session::existing(&ws, session) {
         Ok(s) => s.report().map_err(|e| e.to_string()),
         Err(mend_pending::Error::NoSession(_)) => Ok(StatusReport {

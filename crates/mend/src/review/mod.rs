@@ -104,6 +104,11 @@ fn next_key() -> anyhow::Result<Option<Option<Key>>> {
 fn perform(ws: &Workspace, name: &str, action: Action) -> String {
     let run = || -> Result<String, mend_pending::Error> {
         let lock = ws.lock()?;
+        // Taking the lock finished a killed write: what was shown may be
+        // out of date, so nothing is decided on it.
+        if let Some(r) = ws.recover(&lock)? {
+            return Ok(format!("{r}; nothing else was done, look again"));
+        }
         let mut s = Session::existing(ws, name)?;
         s.set_holder("mend review");
         if let Some(seen) = seen_of(&action)

@@ -3,6 +3,7 @@
 mod checkpoint;
 mod cli;
 mod formats;
+mod interrupted;
 mod mcp;
 mod merge;
 mod pending;
