@@ -170,12 +170,25 @@ pub struct ErrorReport {
 }
 
 impl Error {
+    /// The kind of a workspace error a person can act on: its lock is
+    /// busy, or the change set writes one file under two names.
+    fn workspace_refusal(&self) -> Option<&'static str> {
+        match self {
+            Error::Workspace(mend_workspace::Error::Locked { .. }) => Some("busy"),
+            Error::Workspace(mend_workspace::Error::Conflict { .. }) => Some("collision"),
+            _ => None,
+        }
+    }
+
     /// A short name for the kind of error, stable for scripts.
     pub fn kind(&self) -> &'static str {
+        if let Some(kind) = self.workspace_refusal() {
+            return kind;
+        }
         match self {
             Error::BadSession(_) => "bad_session",
             Error::NoSession(_) => "no_session",
-            Error::Busy { .. } | Error::Workspace(mend_workspace::Error::Locked { .. }) => "busy",
+            Error::Busy { .. } => "busy",
             Error::Nothing { .. } => "nothing",
             Error::HunksOfOneFile { .. } => "hunks_of_one_file",
             Error::Diverged { .. } => "diverged",
@@ -194,8 +207,10 @@ impl Error {
     /// Whether this is a refusal a person can act on (the CLI exits 1),
     /// rather than a usage error or a failure (exit 2).
     pub fn is_refusal(&self) -> bool {
-        let busy = matches!(self, Error::Workspace(mend_workspace::Error::Locked { .. }));
-        busy || !matches!(
+        if self.workspace_refusal().is_some() {
+            return true;
+        }
+        !matches!(
             self,
             Error::BadSession(_)
                 | Error::Corrupt { .. }

@@ -1,5 +1,6 @@
 //! Integration tests for the `mend` binary (one test binary, several modules).
 
+mod aliases;
 mod checkpoint;
 mod cli;
 mod formats;
