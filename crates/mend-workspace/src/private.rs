@@ -122,8 +122,13 @@ fn adopt(root: &Path, dir: &PrivateDir, key: &Key) -> Result<(), Error> {
                 "Make it readable (`chmod u+rwx {shown}`) or remove just that folder; keep the rest of .mend, which holds pending sessions and checkpoint state. mend then takes the folder over."
             )
         } else {
+            let link = if kind.starts_with("a symbolic link") {
+                "; this leaves what the link points to alone"
+            } else {
+                ""
+            };
             format!(
-                "Remove just that entry (`rm {shown}`; for a link this leaves what it points to alone); keep the rest of .mend, which holds pending sessions and checkpoint state. mend then takes the folder over."
+                "Remove just that entry (`rm {shown}`{link}); keep the rest of .mend, which holds pending sessions and checkpoint state. mend then takes the folder over."
             )
         };
         return Err(untrusted(

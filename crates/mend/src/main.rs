@@ -431,8 +431,13 @@ pub(crate) fn prepared(mut ws: Workspace) -> Workspace {
 
 /// Takes the lock, which finishes any interrupted transaction first (told
 /// on standard error by a workspace opened through [`prepared`]).
+/// A busy lock is a refusal (exit 1, kind `busy`) in `mend pending` and
+/// `apply --pending`.
 fn lock_and_recover(ws: &Workspace) -> anyhow::Result<Lock> {
-    Ok(ws.lock()?)
+    ws.lock().map_err(|e| match e {
+        busy @ mend_workspace::Error::Locked { .. } => mend_pending::Error::from(busy).into(),
+        other => other.into(),
+    })
 }
 
 /// A pause between commit steps, so the crash tests can kill mend

@@ -157,3 +157,39 @@ fn hard_links_changed_together_are_refused() {
     let msg = ws.check_changes(&changes).unwrap_err().to_string();
     assert!(msg.contains("a.txt") && msg.contains("b.txt"), "{msg}");
 }
+
+/// A link or FIFO planted at `.mend/owner` is refused with advice to
+/// remove just that entry, not the folder holding pending sessions; once
+/// removed, mend works again and the rest of `.mend` is still there.
+#[test]
+fn a_planted_owner_entry_is_removed_alone() {
+    for fifo in [false, true] {
+        let (dir, ws) = workspace();
+        put(dir.path(), "a.txt", b"one\n");
+        drop(ws.lock().unwrap());
+        let owner = dir.path().join(".mend/owner");
+        std::fs::remove_file(&owner).unwrap();
+        put(dir.path(), ".mend/pending/s/keep", b"kept\n");
+        if fifo {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &owner,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                0,
+            )
+            .unwrap();
+        } else {
+            std::os::unix::fs::symlink("/etc/passwd", &owner).unwrap();
+        }
+        let ws = Workspace::open(dir.path(), Default::default()).unwrap();
+        let msg = ws.lock().unwrap_err().to_string();
+        assert!(msg.contains("(`rm .mend/owner`"), "{msg}");
+        assert!(!msg.contains("rm -rf"), "{msg}");
+        assert!(msg.contains("keep the rest of .mend"), "{msg}");
+        std::fs::remove_file(&owner).unwrap();
+        drop(ws.lock().unwrap());
+        let kept = dir.path().join(".mend/pending/s/keep");
+        assert_eq!(std::fs::read(kept).unwrap(), b"kept\n");
+    }
+}

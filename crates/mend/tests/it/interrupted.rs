@@ -172,3 +172,55 @@ fn dropping_the_session_finishes_a_killed_accept_first() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     hand_edit_kept(d, &String::from_utf8_lossy(&out.stderr));
 }
+
+/// While another mend process writes (holding the workspace lock), a
+/// pending accept that will not wait is refused as busy (exit 1), naming
+/// the holder's command and process id.
+#[cfg(unix)]
+#[test]
+fn a_busy_workspace_names_its_holder() {
+    let dir = proposed();
+    let d = dir.path();
+    let other = "other.txt\n<<<<<<< SEARCH\nz\n=======\nZ\n>>>>>>> REPLACE\n";
+    let edit = (0..FILES).fold(other.to_owned(), |r, i| {
+        r + &format!(
+            "\n{}\n<<<<<<< SEARCH\nold {i}\n=======\nmine {i}\n>>>>>>> REPLACE\n",
+            name(i)
+        )
+    });
+    let mut child = Command::new(mend_bin())
+        .args(["apply", "-"])
+        .current_dir(d)
+        .env("MEND_TEST_COMMIT_DELAY_MS", "200")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(edit.as_bytes()).unwrap();
+    }
+    // The journal is written under the lock, after the holder named itself.
+    while !d.join(".mend/journal.json").exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the apply ended");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let out = run_mend(
+        d,
+        &["pending", "accept", "--json", "--lock-timeout", "0"],
+        None,
+    );
+    let pid = child.id();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let said = v.to_string();
+    assert_eq!(v["error"]["kind"], "busy", "{said}");
+    assert!(
+        said.contains(&format!("mend apply - (pid {pid})")),
+        "{said}"
+    );
+}
