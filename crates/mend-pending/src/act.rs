@@ -54,7 +54,8 @@ impl Session<'_> {
         hunks: &[usize],
         markers: bool,
     ) -> Result<Vec<Accepted>, Error> {
-        let (_held, mut index) = self.locked()?;
+        let _held = self.lock()?;
+        let mut index = self.load()?;
         let targets = with_output(&index, &self.name, self.ws, paths)?;
         one_file_for_hunks(hunks, &targets)?;
         let mut plans = Vec::new();

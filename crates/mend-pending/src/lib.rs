@@ -239,13 +239,16 @@ impl<'w> Session<'w> {
 
     /// The index as it is now.
     fn load(&self) -> Result<Index, Error> {
-        self.store.load()
+        let mut index = self.store.load()?;
+        self.settle(&mut index);
+        Ok(index)
     }
 
     /// Reads the index under the session's lock, lets `change` change it,
     /// and saves it when `change` succeeds.
     fn update<T>(&self, change: impl FnOnce(&mut Index) -> Result<T, Error>) -> Result<T, Error> {
-        let (_held, mut index) = self.locked()?;
+        let _held = self.lock()?;
+        let mut index = self.load()?;
         let out = change(&mut index)?;
         self.store.save(&index)?;
         Ok(out)
@@ -294,9 +297,7 @@ impl<'w> Session<'w> {
     /// see a decision half made.
     fn locked(&self) -> Result<(store::Held, Index), Error> {
         let held = self.lock()?;
-        let mut index = self.load()?;
-        self.settle(&mut index);
-        Ok((held, index))
+        Ok((held, self.load()?))
     }
 
     /// Settles as accepted what an accept wrote but did not record (one
