@@ -101,14 +101,7 @@ fn change(ws: &Workspace, path: &str, text: &str) -> Change {
         Some(f) => Base::Hash(f.hash.clone()),
         None => Base::Absent,
     };
-    Change::Write {
-        path: path.into(),
-        text: text.into(),
-        encoding: Encoding::Utf8,
-        base,
-        mode_from: None,
-        executable: None,
-    }
+    crate::txn::write_change(path, text, base)
 }
 
 /// Writes one file under two names (`first`, then `second`) and expects a

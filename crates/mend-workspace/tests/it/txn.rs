@@ -6,7 +6,28 @@ use mend_workspace::{Base, Change, Encoding, Error, Options, Recovery, Workspace
 
 use crate::{put, workspace};
 
-fn write_change(path: &str, text: &str, base: Base) -> Change {
+/// Runs a commit that "crashes" (unwinds out of the hook) at `step`.
+fn crash_at(ws: &Workspace, lock: &mend_workspace::Lock, changes: &[Change], step: &str) {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ws.commit_with_hook(lock, changes, &|s| {
+            if s == step {
+                panic!("simulated crash at {s}");
+            }
+        })
+    }));
+    assert!(result.is_err(), "step {step} was never reached");
+}
+
+/// The `.mend-*` temporary files left in `dir`.
+fn leftovers(dir: &std::path::Path) -> Vec<std::fs::DirEntry> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".mend-"))
+        .collect()
+}
+
+pub(crate) fn write_change(path: &str, text: &str, base: Base) -> Change {
     Change::Write {
         path: path.into(),
         text: text.into(),
@@ -120,14 +141,7 @@ fn recovery_after_a_crash_at_every_step() {
             .collect();
         let lock = ws.lock().unwrap();
         // "Crash": unwind out of the hook at the first matching step.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ws.commit_with_hook(&lock, &changes, &|s| {
-                if s == *step {
-                    panic!("simulated crash at {s}");
-                }
-            })
-        }));
-        assert!(result.is_err(), "step {step} was never reached");
+        crash_at(&ws, &lock, &changes, step);
         let recovered = ws.recover(&lock).unwrap();
         let contents: Vec<String> = (0..5)
             .map(|i| std::fs::read_to_string(dir.path().join(format!("f{i}.txt"))).unwrap())
@@ -151,12 +165,8 @@ fn recovery_after_a_crash_at_every_step() {
             );
             assert!(all_new, "{step}: {contents:?}");
         }
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().starts_with(".mend-"))
-            .collect();
-        assert!(leftovers.is_empty(), "{step}: {leftovers:?}");
+        let left = leftovers(dir.path());
+        assert!(left.is_empty(), "{step}: {left:?}");
         assert_eq!(ws.recover(&lock).unwrap(), None);
     }
 }
@@ -173,8 +183,14 @@ fn a_second_locker_times_out_with_a_clear_message() {
         },
     )
     .unwrap();
-    let err = other.lock().unwrap_err().to_string();
-    assert!(err.contains("another mend process is writing"), "{err}");
+    let err = other.lock().unwrap_err();
+    assert!(matches!(err, Error::Locked { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("another mend process is writing"), "{msg}");
+    // The holder named itself in the lock file.
+    let pid = format!("(pid {})", std::process::id());
+    assert!(msg.contains(&pid), "{msg}");
+    assert!(msg.contains("--lock-timeout"), "{msg}");
 }
 
 #[test]
@@ -256,14 +272,7 @@ fn recovery_never_overwrites_what_changed_after_the_crash() {
         base: h("gone.txt"),
     });
     let lock = ws.lock().unwrap();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ws.commit_with_hook(&lock, &changes, &|s| {
-            if s == "journal-committed" {
-                panic!("simulated crash at {s}");
-            }
-        })
-    }));
-    assert!(result.is_err());
+    crash_at(&ws, &lock, &changes, "journal-committed");
     let d = dir.path();
     std::fs::write(d.join("f2.txt"), b"HAND EDIT\n").unwrap();
     std::fs::remove_file(d.join("f3.txt")).unwrap();
@@ -310,12 +319,7 @@ fn recovery_never_overwrites_what_changed_after_the_crash() {
         msg.contains("f2.txt changed after the interrupted write; kept as it is, the interrupted write's version is in .mend/aside/"),
         "{msg}"
     );
-    let leftovers: Vec<_> = std::fs::read_dir(d)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".mend-"))
-        .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert!(leftovers(d).is_empty());
     assert_eq!(ws.recover(&lock).unwrap(), None);
 }
 
@@ -334,14 +338,7 @@ fn taking_the_lock_finishes_an_interrupted_transaction() {
             write_change("a.txt", "new\n", h("a.txt")),
             write_change("b.txt", "new\n", h("b.txt")),
         ];
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ws.commit_with_hook(&lock, &changes, &|s| {
-                if s == "journal-committed" {
-                    panic!("simulated crash at {s}");
-                }
-            })
-        }));
-        assert!(result.is_err());
+        crash_at(&ws, &lock, &changes, "journal-committed");
     }
     assert!(ws.journal_present().unwrap());
     let lock = ws.lock().unwrap();
@@ -352,26 +349,4 @@ fn taking_the_lock_finishes_an_interrupted_transaction() {
         ws.recover(&lock).unwrap(),
         Some(Recovery::RolledForward { kept: vec![] })
     );
-}
-
-#[test]
-fn a_busy_lock_names_its_holder() {
-    let (dir, ws) = workspace();
-    let _held = ws.lock().unwrap();
-    let other = Workspace::open(
-        dir.path(),
-        Options {
-            lock_timeout: Duration::from_millis(50),
-            ..Options::default()
-        },
-    )
-    .unwrap();
-    let err = other.lock().unwrap_err();
-    assert!(matches!(err, Error::Locked { .. }), "{err}");
-    let msg = err.to_string();
-    assert!(
-        msg.contains(&format!("(pid {})", std::process::id())),
-        "{msg}"
-    );
-    assert!(msg.contains("--lock-timeout"), "{msg}");
 }
