@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::store::{Entry, Index, Output};
-use crate::{Session, encoding_of, hunks, select, unreadable};
+use crate::{HunkGuard, Session, encoding_of, hunks, select, unreadable, version};
 
 /// What accepting did to one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -17,8 +17,19 @@ pub struct Accepted {
     /// The file.
     pub path: String,
     /// `written`, `hunks`, `merged`, `merged with conflict markers`,
-    /// `deleted`, `already deleted` or `renamed to PATH`.
+    /// `deleted`, `already deleted`, `renamed to PATH`, or `nothing to
+    /// write` (the file already holds what the output makes it).
     pub how: String,
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Synced {
+    /// The files synced.
+    pub synced: Vec<String>,
+    /// Files a sync of every file passed over, with why: a file that
+    /// cannot be read now (`?`) cannot become the context.
+    pub skipped: Vec<(String, String)>,
 }
 
 /// How the index changes once the commit has landed.
@@ -35,7 +46,7 @@ struct Plan {
 }
 
 /// What syncing does to one file.
-enum Synced {
+enum Carried {
     Keep(Entry),
     Remove,
     Refused(String),
@@ -54,13 +65,38 @@ impl Session<'_> {
         hunks: &[usize],
         markers: bool,
     ) -> Result<Vec<Accepted>, Error> {
+        self.accept_with(lock, paths, hunks, markers, HunkGuard::LastDiff)
+    }
+
+    /// [`Session::accept`], with `guard` saying which numbering of the
+    /// file's hunks `hunks` counts in: refused when the proposal is no
+    /// longer the one shown.
+    pub fn accept_with(
+        &mut self,
+        lock: &Lock,
+        paths: &[String],
+        hunks: &[usize],
+        markers: bool,
+        guard: HunkGuard<'_>,
+    ) -> Result<Vec<Accepted>, Error> {
         let _held = self.lock()?;
         let mut index = self.load()?;
         let targets = with_output(&index, &self.name, self.ws, paths)?;
         one_file_for_hunks(hunks, &targets)?;
+        self.check_seen(&index, hunks, &targets, guard)?;
+        let vacated: Vec<&str> = targets
+            .iter()
+            .filter(|t| {
+                matches!(
+                    index.files[t.as_str()].output,
+                    Some(Output::Delete | Output::Rename { .. })
+                )
+            })
+            .map(String::as_str)
+            .collect();
         let mut plans = Vec::new();
         for rel in &targets {
-            plans.push(self.accept_one(&index, rel, hunks, markers)?);
+            plans.push(self.accept_one(&index, rel, hunks, markers, &vacated)?);
         }
         let changes: Vec<Change> = plans.iter().flat_map(|p| p.changes.clone()).collect();
         if !changes.is_empty() {
@@ -87,12 +123,46 @@ impl Session<'_> {
         Ok(done)
     }
 
+    /// Refuses hunk numbers counted in a version of the file's proposal
+    /// other than the one it has now.
+    fn check_seen(
+        &self,
+        index: &Index,
+        hunks: &[usize],
+        targets: &[String],
+        guard: HunkGuard<'_>,
+    ) -> Result<(), Error> {
+        let [rel] = targets else { return Ok(()) };
+        if hunks.is_empty() {
+            return Ok(());
+        }
+        let now = version(&index.files[rel]);
+        let why = match guard {
+            HunkGuard::Version(v) if v == now => return Ok(()),
+            HunkGuard::Version(v) => format!(
+                "its proposal changed since version {} was shown (a new proposal, an accept, a reject or a sync changed its hunks); nothing was done. Run `mend pending diff {rel}` again and pick the hunks it numbers (version {now})",
+                mend_core::text::escape_controls(v)
+            ),
+            HunkGuard::LastDiff => match self.store.shown().get(rel) {
+                Some(seen) if *seen != now => format!(
+                    "changed since `mend pending diff` showed it: a new proposal, an accept, a reject or a sync changed its hunks, so hunk numbers may name hunks you have not seen; nothing was done. Run `mend pending diff {rel}` again and pick the hunks it numbers"
+                ),
+                _ => return Ok(()),
+            },
+        };
+        Err(Error::Unseen {
+            path: rel.clone(),
+            why,
+        })
+    }
+
     fn accept_one(
         &self,
         index: &Index,
         rel: &str,
         picked: &[usize],
         markers: bool,
+        vacated: &[&str],
     ) -> Result<Plan, Error> {
         let entry = &index.files[rel];
         let local = self.local(rel)?;
@@ -125,6 +195,12 @@ impl Session<'_> {
             Output::Rename { .. } if local.text().is_none() => Err(diverged(
                 "the proposal renames the file, and it was deleted since the model saw it; nothing was written. Restore it to accept the rename, or reject the rename if you do not want it".into(),
             )),
+            Output::Rename { to, .. } if self.taken(to) && !vacated.contains(&to.as_str()) => {
+                Err(Error::RenameOnto {
+                    path: to.clone(),
+                    from: rel.to_owned(),
+                })
+            }
             Output::Rename { .. } if !unchanged => Err(diverged(format!(
                 "the proposal renames the file, and it changed since the model saw it; nothing was written. Run `mend pending sync {rel}` (it carries your changes over to the renamed text), then accept again"
             ))),
@@ -140,7 +216,7 @@ impl Session<'_> {
                 changes: vec![
                     Change::Write {
                         path: to.clone(),
-                        text: self.store.get(text)?,
+                        text: self.blob(rel, text)?,
                         encoding: text.encoding,
                         base: Base::Absent,
                         mode_from: Some(rel.to_owned()),
@@ -178,7 +254,7 @@ impl Session<'_> {
         let Some(Output::Write { text }) = &entry.output else {
             unreachable!("called for written outputs")
         };
-        let output = self.store.get(text)?;
+        let output = self.blob(rel, text)?;
         let local_hash = local.text().map(|f| f.hash.clone());
         let unchanged = local_hash.as_deref() == entry.context.as_ref().map(|c| c.hash.as_str());
         let encoding = local.text().map_or(text.encoding, |f| f.encoding);
@@ -210,6 +286,19 @@ impl Session<'_> {
         let keep = (!picked.is_empty() && new != output)
             .then(|| entry.output.clone())
             .flatten();
+        if local.text().is_some_and(|f| f.text == new) {
+            return Ok(Plan {
+                changes: Vec::new(),
+                updates: vec![Update::Set(
+                    rel.to_owned(),
+                    Entry {
+                        context: Some(context),
+                        output: keep,
+                    },
+                )],
+                how: "nothing to write".into(),
+            });
+        }
         Ok(Plan {
             changes: vec![Change::Write {
                 path: rel.to_owned(),
@@ -230,6 +319,12 @@ impl Session<'_> {
         })
     }
 
+    /// Whether something is at `to` on disk: a file, or anything that
+    /// cannot be read as one.
+    fn taken(&self, to: &str) -> bool {
+        self.ws.read(to).map_or(true, |s| s.text().is_some())
+    }
+
     /// The file on disk; one that cannot be read as text is a refusal
     /// naming it.
     fn local(&self, rel: &str) -> Result<Snapshot, Error> {
@@ -247,7 +342,9 @@ impl Session<'_> {
         output: &str,
         picked: &[usize],
     ) -> Result<String, Error> {
-        let context = self.text_of(entry.context.as_ref())?.unwrap_or_default();
+        let context = self
+            .text_of(rel, entry.context.as_ref())?
+            .unwrap_or_default();
         check_hunks(rel, &context, output, picked)?;
         Ok(hunks::with_hunks(&context, output, &|k| {
             picked.contains(&k)
@@ -269,7 +366,9 @@ impl Session<'_> {
                 why: "the file was deleted since the model saw it, and the proposal changes it; nothing was written. Restore the file to accept the proposal, or reject it if you do not want it".into(),
             });
         };
-        let context = self.text_of(entry.context.as_ref())?.unwrap_or_default();
+        let context = self
+            .text_of(rel, entry.context.as_ref())?
+            .unwrap_or_default();
         Ok(merge3(&context, &local.text, output))
     }
 
@@ -295,40 +394,50 @@ impl Session<'_> {
         if unchanged {
             return Ok(None);
         }
-        let output = self.store.get(text)?;
+        let output = self.blob(&rel, text)?;
         self.merged(&rel, entry, &local, &output).map(Some)
     }
 
     /// Drops the outputs of `paths` (every file with one when empty), or
-    /// with `hunks` just those hunks of one file's output.
+    /// with `hunks` just those hunks of one file's output. A named file
+    /// with no output is forgotten (its entry removed, so the next
+    /// proposal reads it from disk), as is one whose stored context is
+    /// damaged; nothing is read from the file on disk, so a file that
+    /// cannot be read now (`?`) is rejected like any other.
     pub fn reject(&mut self, paths: &[String], hunks: &[usize]) -> Result<Vec<String>, Error> {
+        self.reject_with(paths, hunks, HunkGuard::LastDiff)
+    }
+
+    /// [`Session::reject`], with `guard` as for [`Session::accept_with`].
+    pub fn reject_with(
+        &mut self,
+        paths: &[String],
+        hunks: &[usize],
+        guard: HunkGuard<'_>,
+    ) -> Result<Vec<String>, Error> {
         self.update(|index| {
-            let targets = with_output(index, &self.name, self.ws, paths)?;
+            let targets = if paths.is_empty() || !hunks.is_empty() {
+                with_output(index, &self.name, self.ws, paths)?
+            } else {
+                select(index, &self.name, self.ws, paths)?
+            };
             one_file_for_hunks(hunks, &targets)?;
+            self.check_seen(index, hunks, &targets, guard)?;
             for rel in &targets {
                 let entry = index.files[rel].clone();
-                let kept = match (&entry.output, hunks.is_empty()) {
-                    (_, true) => None,
-                    (Some(Output::Write { text }), false) => {
-                        let context = self.text_of(entry.context.as_ref())?.unwrap_or_default();
-                        let output = self.store.get(text)?;
-                        check_hunks(rel, &context, &output, hunks)?;
-                        let rest = hunks::with_hunks(&context, &output, &|k| !hunks.contains(&k));
-                        (rest != context)
-                            .then(|| self.store.put(&rest, text.encoding))
-                            .transpose()?
-                            .map(|text| Output::Write { text })
-                    }
-                    (_, false) => {
-                        return Err(Error::Diverged {
-                            path: rel.clone(),
-                            why: "a deletion or a rename has no hunks; reject the whole file"
-                                .into(),
-                        });
-                    }
+                let kept = if hunks.is_empty() {
+                    None
+                } else {
+                    self.rejected_hunks(rel, &entry, hunks)?
                 };
-                match (kept, entry.context) {
+                let context = entry
+                    .context
+                    .filter(|c| kept.is_some() || self.store.get(c).is_ok());
+                match (kept, context) {
                     (None, None) => {
+                        index.files.remove(rel);
+                    }
+                    (None, Some(_)) if entry.output.is_none() => {
                         index.files.remove(rel);
                     }
                     (output, context) => {
@@ -340,56 +449,97 @@ impl Session<'_> {
         })
     }
 
+    /// A file's output without the hunks `hunks`; `None` when nothing is
+    /// left of it.
+    fn rejected_hunks(
+        &self,
+        rel: &str,
+        entry: &Entry,
+        hunks: &[usize],
+    ) -> Result<Option<Output>, Error> {
+        let Some(Output::Write { text }) = &entry.output else {
+            return Err(Error::Diverged {
+                path: rel.to_owned(),
+                why: "a deletion or a rename has no hunks; reject the whole file".into(),
+            });
+        };
+        let context = self
+            .text_of(rel, entry.context.as_ref())?
+            .unwrap_or_default();
+        let output = self.blob(rel, text)?;
+        check_hunks(rel, &context, &output, hunks)?;
+        let rest = hunks::with_hunks(&context, &output, &|k| !hunks.contains(&k));
+        Ok((rest != context)
+            .then(|| self.store.put(&rest, text.encoding))
+            .transpose()?
+            .map(|text| Output::Write { text }))
+    }
+
     /// Makes each file as it is now its context (all files when `paths` is
     /// empty), carrying each output over to it: the output is merged three
     /// ways (base: the old context, ours: the file now, theirs: the output),
     /// so accepting it later keeps the local changes. If any file's merge
     /// conflicts, or a deletion would take local changes with it, nothing
-    /// is synced and every such file is listed.
-    pub fn sync(&mut self, paths: &[String]) -> Result<Vec<String>, Error> {
+    /// is synced and every such file is listed. A file that cannot be read
+    /// now (`?`) is refused when named, and passed over (listed in
+    /// `skipped`) when every file is synced.
+    pub fn sync(&mut self, paths: &[String]) -> Result<Synced, Error> {
         self.update(|index| {
             let targets = select(index, &self.name, self.ws, paths)?;
             let mut refused = Vec::new();
-            let mut synced = Vec::new();
+            let mut carried = Vec::new();
+            let mut done = Synced::default();
             for rel in &targets {
-                let local = self.local(rel)?;
-                match self.synced(&index.files[rel], local.text())? {
-                    Synced::Refused(why) => refused.push((rel.clone(), why)),
-                    other => synced.push((rel.clone(), other)),
+                let local = match self.local(rel) {
+                    Ok(local) => local,
+                    Err(Error::Unreadable { reason, .. }) if paths.is_empty() => {
+                        done.skipped.push((rel.clone(), format!("{reason}; `mend pending reject {rel}` drops its output, or forgets it when it has none")));
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                match self.synced(rel, &index.files[rel], local.text())? {
+                    Carried::Refused(why) => refused.push((rel.clone(), why)),
+                    other => carried.push((rel.clone(), other)),
                 }
             }
             if !refused.is_empty() {
                 return Err(Error::Unsyncable { files: refused });
             }
-            for (rel, s) in synced {
+            for (rel, s) in carried {
                 match s {
-                    Synced::Keep(entry) => {
-                        index.files.insert(rel, entry);
+                    Carried::Keep(entry) => {
+                        index.files.insert(rel.clone(), entry);
                     }
-                    Synced::Remove | Synced::Refused(_) => {
+                    Carried::Remove | Carried::Refused(_) => {
                         index.files.remove(&rel);
                     }
                 }
+                done.synced.push(rel);
             }
-            Ok(targets)
+            Ok(done)
         })
     }
 
     /// One file's entry after a sync to `local`.
-    fn synced(&self, entry: &Entry, local: Option<&TextFile>) -> Result<Synced, Error> {
+    fn synced(&self, rel: &str, entry: &Entry, local: Option<&TextFile>) -> Result<Carried, Error> {
         let unchanged = local.map(|f| &f.hash) == entry.context.as_ref().map(|c| &c.hash);
         if unchanged {
-            return Ok(Synced::Keep(entry.clone()));
+            return Ok(Carried::Keep(entry.clone()));
         }
-        let old = self.text_of(entry.context.as_ref())?.unwrap_or_default();
+        let old = self
+            .text_of(rel, entry.context.as_ref())?
+            .unwrap_or_default();
         let carry = |text: &crate::store::Text| -> Result<Result<_, String>, Error> {
             let Some(local) = local else {
-                return Ok(Err("it was deleted since the model saw it, and the proposal still changes it; restore the file to sync it".into()));
+                return Ok(Err(format!(
+                    "it was deleted since the model saw it, and the proposal still changes it; restore the file to sync it, or reject the output (`mend pending reject {rel}`)"
+                )));
             };
-            let (merged, conflicts) = merge3(&old, &local.text, &self.store.get(text)?);
+            let (merged, conflicts) = merge3(&old, &local.text, &self.blob(rel, text)?);
             if conflicts > 0 {
                 return Ok(Err(format!(
-                    "your changes and the proposal overlap ({conflicts} conflict(s), starting at line(s) {} of the merge)",
+                    "your changes and the proposal overlap ({conflicts} conflict(s), starting at line(s) {} of the merge); accept it with --markers to resolve the overlap by hand, or reject it if you do not want it",
                     conflict_lines(&merged)
                 )));
             }
@@ -397,27 +547,29 @@ impl Session<'_> {
         };
         let output = match &entry.output {
             None => None,
-            Some(Output::Delete) if local.is_none() => return Ok(Synced::Remove),
-            Some(Output::Delete) => return Ok(Synced::Refused(
-                "the proposal deletes it, and it changed since the model saw it, so the deletion would take your changes with it".into(),
-            )),
+            Some(Output::Delete) if local.is_none() => return Ok(Carried::Remove),
+            Some(Output::Delete) => {
+                return Ok(Carried::Refused(format!(
+                    "the proposal deletes it, and it changed since the model saw it, so the deletion would take your changes with it; reject the deletion to keep the file (`mend pending reject {rel}`), or delete the file yourself and accept (`mend pending accept {rel}` then clears it)"
+                )));
+            }
             Some(Output::Write { text }) => match carry(text)? {
                 Ok(text) => Some(Output::Write { text }),
-                Err(why) => return Ok(Synced::Refused(why)),
+                Err(why) => return Ok(Carried::Refused(why)),
             },
             Some(Output::Rename { to, text }) => match carry(text)? {
                 Ok(text) => Some(Output::Rename {
                     to: to.clone(),
                     text,
                 }),
-                Err(why) => return Ok(Synced::Refused(why)),
+                Err(why) => return Ok(Carried::Refused(why)),
             },
         };
         let context = self.store_text(local)?;
         if context.is_none() && output.is_none() {
-            return Ok(Synced::Remove);
+            return Ok(Carried::Remove);
         }
-        Ok(Synced::Keep(Entry { context, output }))
+        Ok(Carried::Keep(Entry { context, output }))
     }
 }
 

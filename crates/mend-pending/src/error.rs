@@ -17,6 +17,12 @@ pub enum Error {
     /// No such session.
     #[error("there is no pending session `{}`; `mend pending list` shows them", esc(.0))]
     NoSession(String),
+    /// The session was dropped while this action waited for its lock.
+    #[error(
+        "pending session `{}` was dropped (`mend pending drop`) while this command waited for it; nothing was done. `mend pending list` shows the sessions there are",
+        esc(.0)
+    )]
+    Dropped(String),
     /// Another action holds the session's lock, past the lock timeout.
     #[error(
         "pending session `{}` is busy: {} holds its lock (waited {waited_ms} ms); try again when it is done, or wait longer with --lock-timeout",
@@ -72,7 +78,7 @@ pub enum Error {
     },
     /// `sync` could not carry outputs over to the files as they are now.
     #[error(
-        "nothing was synced: {}. Each of these outputs still holds the proposal as the model made it; accept it with --markers to resolve the overlap by hand, or reject it if you do not want it",
+        "nothing was synced: {}. Each of these outputs still holds the proposal as the model made it",
         unsyncable(.files)
     )]
     Unsyncable {
@@ -96,7 +102,8 @@ pub enum Error {
     /// A file of the session cannot be read as text now (binary, a folder,
     /// too large, …).
     #[error(
-        "{}: {reason}; nothing was done. Name the other files to act on them, or reject this file's output",
+        "{}: {reason}; nothing was done. Name the other files to act on them, or reject this file (`mend pending reject {}` drops its output, or forgets it when it has none)",
+        esc(.path),
         esc(.path)
     )]
     Unreadable {
@@ -116,6 +123,46 @@ pub enum Error {
         path: String,
         /// What collides, naming both sides.
         detail: String,
+    },
+    /// A proposal renames a file onto a path that exists now (made since
+    /// the proposal).
+    #[error(
+        "{}: the proposal renames {} to it, and it exists now (it was made after the proposal); nothing was written. Move your {} aside or delete it and accept again, or reject the rename (`mend pending reject {}`)",
+        esc(.path),
+        esc(.from),
+        esc(.path),
+        esc(.from)
+    )]
+    RenameOnto {
+        /// The rename's target.
+        path: String,
+        /// The file the proposal renames.
+        from: String,
+    },
+    /// `--hunk` numbers hunks as a diff showed them, and the file's
+    /// proposal changed since.
+    #[error("{}: {why}", esc(.path))]
+    Unseen {
+        /// The path.
+        path: String,
+        /// What was shown, and what to do.
+        why: String,
+    },
+    /// One file's stored text is missing or damaged; the rest of the
+    /// session is intact.
+    #[error(
+        "the pending session `{}` is damaged: {what}, so the proposal for {} cannot be read back. The session's other files are intact (name them to act on them); `mend pending reject {}` removes this file's damaged entry and repairs the session",
+        esc(.session),
+        esc(.path),
+        esc(.path)
+    )]
+    Damaged {
+        /// The session.
+        session: String,
+        /// The file whose text is damaged.
+        path: String,
+        /// What is wrong.
+        what: String,
     },
     /// The session's files are damaged.
     #[error(
@@ -187,7 +234,7 @@ impl Error {
         }
         match self {
             Error::BadSession(_) => "bad_session",
-            Error::NoSession(_) => "no_session",
+            Error::NoSession(_) | Error::Dropped(_) => "no_session",
             Error::Busy { .. } => "busy",
             Error::Nothing { .. } => "nothing",
             Error::HunksOfOneFile { .. } => "hunks_of_one_file",
@@ -196,8 +243,9 @@ impl Error {
             Error::Unsyncable { .. } => "unsyncable",
             Error::NoHunk { .. } => "no_hunk",
             Error::Unreadable { .. } => "unreadable",
-            Error::Collision { .. } => "collision",
-            Error::Corrupt { .. } => "corrupt",
+            Error::Collision { .. } | Error::RenameOnto { .. } => "collision",
+            Error::Unseen { .. } => "unseen",
+            Error::Corrupt { .. } | Error::Damaged { .. } => "corrupt",
             Error::Workspace(_) => "workspace",
             Error::Apply(_) => "apply",
             Error::Io { .. } => "io",
@@ -214,6 +262,7 @@ impl Error {
             self,
             Error::BadSession(_)
                 | Error::Corrupt { .. }
+                | Error::Damaged { .. }
                 | Error::Workspace(_)
                 | Error::Apply(_)
                 | Error::Io { .. }
@@ -223,15 +272,20 @@ impl Error {
     /// The error as JSON.
     pub fn report(&self) -> ErrorReport {
         let (session, path) = match self {
-            Error::BadSession(s) | Error::NoSession(s) => (Some(s.clone()), None),
+            Error::BadSession(s) | Error::NoSession(s) | Error::Dropped(s) => {
+                (Some(s.clone()), None)
+            }
             Error::Busy { session, .. } | Error::Corrupt { session, .. } => {
                 (Some(session.clone()), None)
             }
+            Error::Damaged { session, path, .. } => (Some(session.clone()), Some(path.clone())),
             Error::Nothing { path, .. }
             | Error::Diverged { path, .. }
             | Error::Conflict { path, .. }
             | Error::NoHunk { path, .. }
             | Error::Unreadable { path, .. }
+            | Error::Unseen { path, .. }
+            | Error::RenameOnto { path, .. }
             | Error::Collision { path, .. } => (None, Some(path.clone())),
             _ => (None, None),
         };

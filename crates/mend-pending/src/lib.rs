@@ -48,7 +48,7 @@ use mend_core::text::escape_controls as esc;
 use mend_workspace::{Encoding, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 
-pub use act::Accepted;
+pub use act::{Accepted, Synced};
 pub use error::{Error, ErrorReport};
 pub use propose::{Proposal, Propose, Recorder, Streamed};
 use store::{Entry, Index, Output, Store, Text};
@@ -72,6 +72,9 @@ pub enum Status {
     Deleted,
     /// The output renames the file (`R`).
     Renamed,
+    /// The output renames the file onto a path that exists now (`!R`):
+    /// accepting it is refused until that path is free.
+    RenamedOverLocal,
     /// The file changed locally since the context, no output (`~`).
     LocalChange,
     /// The file changed locally and there is an output: a conflict (`~M`).
@@ -82,7 +85,7 @@ pub enum Status {
 }
 
 impl Status {
-    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `~`, `~M` or `?`.
+    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `!R`, `~`, `~M` or `?`.
     pub fn letter(self) -> &'static str {
         match self {
             Status::Clean => " ",
@@ -91,6 +94,7 @@ impl Status {
             Status::AddedOverLocal => "!A",
             Status::Deleted => "D",
             Status::Renamed => "R",
+            Status::RenamedOverLocal => "!R",
             Status::LocalChange => "~",
             Status::Conflict => "~M",
             Status::Unreadable => "?",
@@ -103,7 +107,7 @@ impl Status {
 pub struct FileStatus {
     /// The path, relative to the root.
     pub path: String,
-    /// Its letter: ` `, `M`, `A`, `!A`, `D`, `R`, `~`, `~M` or `?`.
+    /// Its letter: ` `, `M`, `A`, `!A`, `D`, `R`, `!R`, `~`, `~M` or `?`.
     pub status: &'static str,
     /// Where a rename goes.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,6 +137,32 @@ pub enum Against {
     /// The file as it is now (hunks are numbered only while the file is
     /// unchanged, since `--hunk` counts them from the context).
     Local,
+}
+
+/// One file of a diff, as [`Session::diff_files`] makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    /// The file.
+    pub path: String,
+    /// The version of the file's proposal whose hunks are numbered here
+    /// (`--seen` takes it); `None` when the hunks are not numbered.
+    pub version: Option<String>,
+    /// Its unified diff, or a `# PATH: reason` line when the file cannot
+    /// be read.
+    pub text: String,
+}
+
+/// How an action on hunks knows their numbers are the ones the person saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HunkGuard<'a> {
+    /// As the last recorded diff numbered them (`mend pending diff`, the
+    /// editor's `pending/diff`): refused when the file's proposal changed
+    /// since; allowed when no diff of it was recorded.
+    #[default]
+    LastDiff,
+    /// As they were in this version of the file's proposal (a diff's
+    /// `version`); refused when the proposal is another now.
+    Version(&'a str),
 }
 
 /// An open session. It caches nothing: each action reads the session as
@@ -182,10 +212,10 @@ impl<'w> Session<'w> {
     /// holds it. Its index is not read, so a damaged session can be
     /// dropped.
     pub fn drop_session(ws: &Workspace, name: &str) -> Result<(), Error> {
-        let session = Session::existing(ws, name)?;
-        let _held = session.lock()?;
-        Store::remove(ws, &session.name)?;
-        Ok(())
+        let mut session = Session::existing(ws, name)?;
+        session.set_holder("mend pending drop");
+        let held = session.lock()?;
+        session.store.remove(ws, held)
     }
 
     /// The session's name.
@@ -226,7 +256,7 @@ impl<'w> Session<'w> {
     fn lock_session(&self) -> Result<store::Held, Error> {
         match self
             .store
-            .lock(self.ws.options().lock_timeout, &self.holder)?
+            .lock(self.ws, self.ws.options().lock_timeout, &self.holder)?
         {
             store::Wait::Held(held) => Ok(held),
             store::Wait::Busy { holder, waited_ms } => Err(Error::Busy {
@@ -256,16 +286,19 @@ impl<'w> Session<'w> {
 
     /// The retry context of the last failed proposal, if any.
     pub fn retry_context(&self) -> Result<Option<String>, Error> {
-        Ok(self.load()?.retry)
+        Ok(self.locked()?.1.retry)
     }
 
     /// Snapshots files as their context (what the model is shown). A file
     /// with an output keeps its context: `sync` replaces it on purpose.
     /// Every file must exist; otherwise nothing is added.
     pub fn add(&mut self, paths: &[String]) -> Result<Vec<String>, Error> {
-        let mut snaps = Vec::new();
+        let mut snaps: Vec<Snapshot> = Vec::new();
         for p in paths {
             let snap = self.ws.read(p)?;
+            if snaps.iter().any(|s| s.rel == snap.rel) {
+                continue;
+            }
             if snap.text().is_none() {
                 return Err(Error::Nothing {
                     path: snap.rel,
@@ -347,7 +380,7 @@ impl<'w> Session<'w> {
         Ok(index
             .files
             .iter()
-            .map(|(path, entry)| self.status_of(path, entry))
+            .map(|(path, entry)| self.status_of(&index, path, entry))
             .collect())
     }
 
@@ -359,7 +392,18 @@ impl<'w> Session<'w> {
         })
     }
 
-    fn status_of(&self, path: &str, entry: &Entry) -> FileStatus {
+    /// Whether `to` is taken on disk (a file, or anything that is not one)
+    /// and no output in the session moves or deletes what is there.
+    fn occupied(&self, index: &Index, to: &str) -> bool {
+        let vacated = index
+            .files
+            .get(to)
+            .is_some_and(|e| matches!(e.output, Some(Output::Delete | Output::Rename { .. })));
+        let taken = self.ws.read(to).map_or(true, |s| s.text().is_some());
+        taken && !vacated
+    }
+
+    fn status_of(&self, index: &Index, path: &str, entry: &Entry) -> FileStatus {
         let to = match &entry.output {
             Some(Output::Rename { to, .. }) => Some(to.clone()),
             _ => None,
@@ -389,6 +433,9 @@ impl<'w> Session<'w> {
             }
             // Deleted here too: accepting only clears the entry.
             (Some(Output::Delete), _) if local_hash.is_none() => Status::Deleted,
+            (Some(Output::Rename { to, .. }), _) if self.occupied(index, to) => {
+                Status::RenamedOverLocal
+            }
             (Some(_), true) => Status::Conflict,
             (Some(Output::Write { text }), false) if Some(text.hash.as_str()) == context_hash => {
                 Status::Clean
@@ -406,48 +453,89 @@ impl<'w> Session<'w> {
     /// file changed locally are not numbered, since `--hunk` cannot act on
     /// those. A file that cannot be read is named in a `#` line instead.
     pub fn diff(&self, paths: &[String], against: Against) -> Result<String, Error> {
+        let files = self.diff_files(paths, against, false)?;
+        Ok(files.into_iter().map(|f| f.text).collect())
+    }
+
+    /// [`Session::diff`] file by file, each numbered one with the version
+    /// of its proposal. With `record`, the session keeps those versions as
+    /// what a person was shown last (`mend pending diff`), and an action
+    /// on hunks of a file whose proposal changed since is refused
+    /// ([`HunkGuard::LastDiff`]).
+    pub fn diff_files(
+        &self,
+        paths: &[String],
+        against: Against,
+        record: bool,
+    ) -> Result<Vec<FileDiff>, Error> {
         let (_held, index) = self.locked()?;
-        let mut out = String::new();
+        let mut out = Vec::new();
         for rel in select(&index, &self.name, self.ws, paths)? {
-            let entry = &index.files[&rel];
-            let Some(output) = &entry.output else {
-                continue;
-            };
-            let context = self.text_of(entry.context.as_ref())?;
-            let (from, numbered) = match against {
-                Against::Context => (context, true),
-                Against::Local => match self.ws.read(&rel) {
-                    Ok(local) => {
-                        let same = local.text().map(|f| &f.hash)
-                            == entry.context.as_ref().map(|c| &c.hash);
-                        (local.file.map(|f| f.text), same)
-                    }
-                    Err(e) => {
-                        out.push_str(&format!("# {}: {}\n", esc(&rel), unreadable(&e)));
-                        continue;
-                    }
-                },
-            };
-            let (to_path, to_text, numbered) = match output {
-                Output::Write { text } => (rel.clone(), Some(self.store.get(text)?), numbered),
-                Output::Rename { to, text } => (to.clone(), Some(self.store.get(text)?), false),
-                Output::Delete => (rel.clone(), None, false),
-            };
-            let old = from
-                .as_ref()
-                .map_or("/dev/null".to_owned(), |_| format!("a/{rel}"));
-            let new = to_text
-                .as_ref()
-                .map_or("/dev/null".to_owned(), |_| format!("b/{to_path}"));
-            out.push_str(&hunks::render(
-                &old,
-                &new,
-                from.as_deref().unwrap_or(""),
-                to_text.as_deref().unwrap_or(""),
-                numbered,
-            ));
+            if let Some(d) = self.diff_one(&index, &rel, against)? {
+                out.push(d);
+            }
+        }
+        if record {
+            let mut shown = self.store.shown();
+            let before = shown.clone();
+            shown.retain(|path, _| index.files.contains_key(path));
+            for f in &out {
+                if let Some(v) = &f.version {
+                    shown.insert(f.path.clone(), v.clone());
+                }
+            }
+            if shown != before {
+                self.store.save_shown(&shown)?;
+            }
         }
         Ok(out)
+    }
+
+    /// One file's part of a diff; `None` when it has no output.
+    fn diff_one(
+        &self,
+        index: &Index,
+        rel: &str,
+        against: Against,
+    ) -> Result<Option<FileDiff>, Error> {
+        let entry = &index.files[rel];
+        let Some(output) = &entry.output else {
+            return Ok(None);
+        };
+        let context = self.text_of(rel, entry.context.as_ref())?;
+        let (from, numbered) = match against {
+            Against::Context => (context, true),
+            Against::Local => match self.ws.read(rel) {
+                Ok(local) => {
+                    let same =
+                        local.text().map(|f| &f.hash) == entry.context.as_ref().map(|c| &c.hash);
+                    (local.file.map(|f| f.text), same)
+                }
+                Err(e) => {
+                    return Ok(Some(FileDiff {
+                        path: rel.to_owned(),
+                        version: None,
+                        text: format!("# {}: {}\n", esc(rel), unreadable(&e)),
+                    }));
+                }
+            },
+        };
+        let (to_path, to_text, numbered) = match output {
+            Output::Write { text } => (rel.to_owned(), Some(self.blob(rel, text)?), numbered),
+            Output::Rename { to, text } => (to.clone(), Some(self.blob(rel, text)?), false),
+            Output::Delete => (rel.to_owned(), None, false),
+        };
+        let text = hunks::render_file(
+            (rel, from.as_deref()),
+            (&to_path, to_text.as_deref()),
+            numbered,
+        );
+        let version = (numbered && !text.is_empty()).then(|| version(entry));
+        Ok(Some(FileDiff {
+            path: rel.to_owned(),
+            version,
+            text,
+        }))
     }
 
     /// The syntax check of later proposals (`Warn` unless set): with
@@ -481,11 +569,12 @@ impl<'w> Session<'w> {
 
     /// What the model sees of a file, and what [`Session::propose`] plans
     /// against: its output (or the text a pending rename moves to it), else
-    /// its context, else the file on disk.
+    /// its context, else the file on disk. Read under the session's lock,
+    /// released before it returns.
     pub fn seen(&self, raw: &str) -> Result<Snapshot, mend_workspace::Error> {
         let rel = self.ws.normalize(raw)?;
-        let index = self.load().map_err(|e| mend_workspace::Error::Io {
-            context: format!("reading pending session `{}`", self.name),
+        let (_held, index) = self.locked().map_err(|e| mend_workspace::Error::Io {
+            context: format!("reading pending session `{}`", esc(&self.name)),
             cause: std::io::Error::other(e.to_string()),
         })?;
         self.view(&index, &rel)
@@ -493,11 +582,16 @@ impl<'w> Session<'w> {
 
     /// [`Session::seen`] against a loaded index.
     fn view(&self, index: &Index, rel: &str) -> Result<Snapshot, mend_workspace::Error> {
+        self.view_in(index, rel).map_err(|e| as_workspace(rel, e))
+    }
+
+    /// [`Session::view`], telling a damaged session text apart.
+    fn view_in(&self, index: &Index, rel: &str) -> Result<Snapshot, Error> {
         let text = match store::rename_source(index, rel) {
             Some((_, text)) => Some(text),
             None => {
                 let Some(entry) = index.files.get(rel) else {
-                    return self.ws.read(rel);
+                    return Ok(self.ws.read(rel)?);
                 };
                 match &entry.output {
                     Some(Output::Write { text }) => Some(text),
@@ -508,10 +602,7 @@ impl<'w> Session<'w> {
         };
         let file = match text {
             Some(t) => Some(TextFile {
-                text: self.store.get(t).map_err(|e| mend_workspace::Error::Io {
-                    context: format!("reading the pending text of {}", esc(rel)),
-                    cause: std::io::Error::other(e.to_string()),
-                })?,
+                text: self.blob(rel, t)?,
                 encoding: t.encoding,
                 hash: t.hash.clone(),
             }),
@@ -524,17 +615,33 @@ impl<'w> Session<'w> {
         })
     }
 
+    /// A stored text of file `rel`; a damaged one names the file.
+    fn blob(&self, rel: &str, text: &Text) -> Result<String, Error> {
+        self.store.get(text).map_err(|e| match e {
+            Error::Corrupt { session, what } => Error::Damaged {
+                session,
+                path: rel.to_owned(),
+                what,
+            },
+            other => other,
+        })
+    }
+
     fn store_text(&self, file: Option<&TextFile>) -> Result<Option<Text>, Error> {
         file.map(|f| self.store.put(&f.text, f.encoding))
             .transpose()
     }
 
-    fn text_of(&self, text: Option<&Text>) -> Result<Option<String>, Error> {
-        text.map(|t| self.store.get(t)).transpose()
+    fn text_of(&self, rel: &str, text: Option<&Text>) -> Result<Option<String>, Error> {
+        text.map(|t| self.blob(rel, t)).transpose()
     }
 }
 
-/// The session's paths named by `paths` (all when empty), normalized.
+/// The session's paths named by `paths` (all when empty), normalized,
+/// each once. A path the session holds is taken as it is spelled there,
+/// whatever it has become on disk (a link out of the project, a folder),
+/// since naming it reads nothing; the target of a pending rename names the
+/// renamed file.
 fn select(
     index: &Index,
     name: &str,
@@ -544,20 +651,61 @@ fn select(
     if paths.is_empty() {
         return Ok(index.files.keys().cloned().collect());
     }
-    paths
-        .iter()
-        .map(|p| {
-            let rel = ws.normalize(p)?;
-            if index.files.contains_key(&rel) {
-                Ok(rel)
-            } else {
-                Err(Error::Nothing {
-                    path: rel,
-                    why: format!("not in session `{name}`"),
-                })
-            }
-        })
-        .collect()
+    let mut out: Vec<String> = Vec::new();
+    for p in paths {
+        let rel = match lexical(p).filter(|l| index.files.contains_key(l)) {
+            Some(rel) => rel,
+            None => ws.normalize(p)?,
+        };
+        let rel = match store::rename_source(index, &rel) {
+            Some((from, _)) if !index.files.contains_key(&rel) => from.clone(),
+            _ => rel,
+        };
+        if !index.files.contains_key(&rel) {
+            return Err(Error::Nothing {
+                path: rel,
+                why: format!("not in session `{}`", esc(name)),
+            });
+        }
+        if !out.contains(&rel) {
+            out.push(rel);
+        }
+    }
+    Ok(out)
+}
+
+/// `raw` as the index spells paths, by its text alone: `./` and empty
+/// components dropped; `None` for anything that needs the filesystem
+/// (`..`, an absolute path).
+fn lexical(raw: &str) -> Option<String> {
+    if raw.starts_with('/') {
+        return None;
+    }
+    let parts: Vec<&str> = raw
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    (!parts.is_empty() && !parts.contains(&"..")).then(|| parts.join("/"))
+}
+
+/// The version of a file's entry: what its context and output are now,
+/// as a short id a diff shows and `--seen` takes back.
+fn version(entry: &Entry) -> String {
+    let bytes = serde_json::to_vec(entry).expect("an entry serializes");
+    let hash = mend_workspace::hash_bytes(&bytes);
+    hash.trim_start_matches("sha256:")[..12].to_owned()
+}
+
+/// A session error met while reading a file's text for a plan, as the
+/// planner takes read errors.
+fn as_workspace(rel: &str, e: Error) -> mend_workspace::Error {
+    match e {
+        Error::Workspace(w) => w,
+        other => mend_workspace::Error::Io {
+            context: format!("reading the pending text of {}", esc(rel)),
+            cause: std::io::Error::other(other.to_string()),
+        },
+    }
 }
 
 /// Why a file cannot be read as text, in a few words.
@@ -570,6 +718,9 @@ fn unreadable(e: &mend_workspace::Error) -> String {
         W::TooLarge { size, limit, .. } => {
             format!("it is {size} bytes, over the {limit}-byte limit")
         }
+        // The path is said before the reason; saying it again is noise.
+        W::PathRefused { reason, .. } => reason.clone(),
+        W::Io { cause, .. } => format!("it cannot be read ({cause})"),
         other => other.to_string(),
     }
 }

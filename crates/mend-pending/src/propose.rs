@@ -9,7 +9,7 @@
 //! view now, theirs: its output), or the proposal is refused.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mend_apply::{ApplyOptions, Planned, Preplanned};
 use mend_core::formats::{Entry as ParsedEntry, Parsed};
@@ -19,7 +19,7 @@ use mend_workspace::Snapshot;
 use crate::act::{conflict_lines, merge3};
 use crate::error::Error;
 use crate::store::{self, Entry, Index, Output};
-use crate::{Session, StatusReport, encoding_of};
+use crate::{Session, StatusReport, as_workspace, encoding_of};
 
 /// How to make a proposal.
 #[derive(Default)]
@@ -123,11 +123,18 @@ impl<'w> Session<'w> {
             preplanned: plans,
             ..ApplyOptions::default()
         };
+        // Files whose text the session holds but cannot read back, with why.
+        let damaged = RefCell::new(BTreeMap::new());
         let source = |raw: &str| {
             let rel = self.ws.normalize(raw)?;
             match seen.get(&rel) {
                 Some(snap) => Ok(snap.clone()),
-                None => self.view(&index, &rel),
+                None => self.view_in(&index, &rel).map_err(|e| {
+                    if matches!(e, Error::Damaged { .. }) {
+                        damaged.borrow_mut().insert(rel.clone(), e.to_string());
+                    }
+                    as_workspace(&rel, e)
+                }),
             }
         };
         let mut planned = mend_apply::plan_from(self.ws, parsed, &apply, &source)?;
@@ -136,6 +143,7 @@ impl<'w> Session<'w> {
         }
         if !planned.ok {
             self.explain_stale(parsed, &mut planned);
+            self.explain_damaged(parsed, &mut planned, &damaged.into_inner());
         }
         let mut held = None;
         if planned.ok && !opts.dry_run {
@@ -158,7 +166,7 @@ impl<'w> Session<'w> {
             session: self.name.clone(),
             files: keys
                 .iter()
-                .filter_map(|k| index.files.get(k).map(|e| self.status_of(k, e)))
+                .filter_map(|k| index.files.get(k).map(|e| self.status_of(&index, k, e)))
                 .collect(),
         });
         Ok(Proposal { report, held })
@@ -378,6 +386,30 @@ impl<'w> Session<'w> {
             .unwrap_or_else(|_| edit.path.clone())
     }
 
+    /// An edit to a file whose session text is damaged failed for that
+    /// reason alone: say so, and what the person can do, instead of the
+    /// read error's advice.
+    fn explain_damaged(
+        &self,
+        parsed: &Parsed,
+        planned: &mut Planned,
+        damaged: &BTreeMap<String, String>,
+    ) {
+        for r in planned.reports.iter_mut() {
+            let Some(ParsedEntry::Edit(edit)) = parsed.entries.get(r.index) else {
+                continue;
+            };
+            let rel = self.key(edit);
+            let (Some(why), Some(f)) = (damaged.get(&rel), r.failure.as_mut()) else {
+                continue;
+            };
+            f.message = why.clone();
+            f.fix = format!(
+                "This is not a fault of the edit: the session's stored text of {rel} is damaged. Ask the person to run `mend pending reject {rel}` (it removes that file's damaged entry; the rest of the session is intact), then read the file again and send the edit."
+            );
+        }
+    }
+
     /// A search not found in the session's text of a file that changed on
     /// disk since the model saw it, but found in the file on disk, says so:
     /// re-reading the session's text would not help.
@@ -433,9 +465,14 @@ impl<'w> Session<'w> {
                     .filter(|f| f.kind == FailureKind::NotFound)
                 {
                     f.kind = FailureKind::Stale;
+                    let stop = if f.message.trim_end().ends_with('.') {
+                        ""
+                    } else {
+                        "."
+                    };
                     f.message = format!(
-                        "{} The session holds an older text of {rel}: the file changed on disk after the model saw it, and this text is in the file as it is now, not in the session's text.",
-                        f.message
+                        "{}{stop} The session holds an older text of {rel}: the file changed on disk after the model saw it, and this text is in the file as it is now, not in the session's text.",
+                        f.message.trim_end()
                     );
                     f.fix = format!(
                         "Ask the person to run `mend pending sync {rel}`, which takes the file as it is now into the session and carries any pending proposal over to it; then send this edit again. Until then, quote the text as read_file shows it."

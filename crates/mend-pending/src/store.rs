@@ -2,7 +2,18 @@
 //! file's context and output; texts live in `blobs/`, named by the SHA-256
 //! of their UTF-8 text, and are checked against the name when read back.
 //! `lock` is the session's lock: every action that reads the index to
-//! change it holds it from that read to the save.
+//! change it holds it from that read to the save. `shown.json` records,
+//! per file, the version `mend pending diff` last numbered hunks for.
+//!
+//! **Dropping.** `drop` takes the session's lock, renames the folder to a
+//! tombstone (`.dropped-…`, a name no session can have, so nothing lists
+//! or opens it), releases the lock and only then removes the tombstone.
+//! Whoever takes a session's lock checks, once it holds it, that its lock
+//! file is still the one at the session's path (the same inode); if not,
+//! the session was dropped meanwhile, and it starts again from the path:
+//! a proposal makes a new, empty session there, any other action is told
+//! the session is gone. So no process ever works in a folder being
+//! removed, and a session made after a drop holds only what came after.
 //!
 //! Every file of a session is reached through the descriptor of its
 //! folder ([`PrivateDir`]), opened without following a link from the
@@ -13,6 +24,8 @@
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
+use std::os::unix::fs::MetadataExt as _;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mend_workspace::{Encoding, EntryKind, PrivateDir, Workspace};
@@ -70,7 +83,15 @@ pub(crate) fn rename_source<'i>(index: &'i Index, rel: &str) -> Option<(&'i Stri
 /// The session's lock, held for one action; released when dropped.
 #[derive(Debug)]
 pub(crate) struct Held {
-    _file: std::fs::File,
+    file: std::fs::File,
+}
+
+impl Drop for Held {
+    /// Clears the holder's name before the lock is released, so whoever
+    /// waits next never names a process that is done with it.
+    fn drop(&mut self) {
+        let _ = self.file.set_len(0);
+    }
 }
 
 /// How waiting for the session's lock ended.
@@ -89,9 +110,22 @@ pub(crate) enum Wait {
 /// The session's lock file.
 const LOCK: &str = "lock";
 
-/// A session's folder.
+/// Which version of each file `mend pending diff` last numbered hunks for.
+const SHOWN: &str = "shown.json";
+
+/// How a dropped session's folder is named until it is removed: no
+/// session name starts with a dot.
+const TOMBSTONE: &str = ".dropped-";
+
+/// A session's folder. The folder is the one at the session's path as of
+/// the last time the lock was taken: a drop and a new session meanwhile
+/// replace it.
 pub(crate) struct Store {
-    pub(crate) dir: PrivateDir,
+    name: String,
+    /// Whether taking the lock may make the session again after a drop
+    /// (a proposal or a read for a model), or must report it gone.
+    create: bool,
+    dir: Mutex<PrivateDir>,
 }
 
 /// The most an index or a blob may hold: a text is at most the workspace's
@@ -106,14 +140,34 @@ const BLOBS: &str = "blobs";
 impl Store {
     /// The session's folder below `.mend/pending/`, made when missing.
     pub(crate) fn create(ws: &Workspace, name: &str) -> Result<Store, Error> {
+        let dir = Store::make(ws, name)?;
+        Ok(Store::new(name, true, dir))
+    }
+
+    /// The session's folder, or `None` when there is no such session.
+    pub(crate) fn existing(ws: &Workspace, name: &str) -> Result<Option<Store>, Error> {
+        let dir = Store::find(ws, name)?;
+        Ok(dir.map(|d| Store::new(name, false, d)))
+    }
+
+    fn new(name: &str, create: bool, dir: PrivateDir) -> Store {
+        Store {
+            name: name.to_owned(),
+            create,
+            dir: Mutex::new(dir),
+        }
+    }
+
+    /// The folder at the session's path, made when missing.
+    fn make(ws: &Workspace, name: &str) -> Result<PrivateDir, Error> {
         let dir = ws
             .private_dir()?
             .create_dir(&format!("{SESSIONS}/{name}"))?;
         Store::checked(dir)
     }
 
-    /// The session's folder, or `None` when there is no such session.
-    pub(crate) fn existing(ws: &Workspace, name: &str) -> Result<Option<Store>, Error> {
+    /// The folder at the session's path, if there is one.
+    fn find(ws: &Workspace, name: &str) -> Result<Option<PrivateDir>, Error> {
         let dir = ws.private_dir()?.dir(&format!("{SESSIONS}/{name}"))?;
         dir.map(Store::checked).transpose()
     }
@@ -121,9 +175,21 @@ impl Store {
     /// A session folder holding a link anywhere (mend makes none) is
     /// refused when it is opened, naming the link, rather than part-way
     /// through an action; one made later is refused where it is met.
-    fn checked(dir: PrivateDir) -> Result<Store, Error> {
+    fn checked(dir: PrivateDir) -> Result<PrivateDir, Error> {
         dir.refuse_links(MAX_DEPTH)?;
-        Ok(Store { dir })
+        Ok(dir)
+    }
+
+    /// The session's folder as of the last lock taken.
+    pub(crate) fn dir(&self) -> PrivateDir {
+        self.dir
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_dir(&self, dir: PrivateDir) {
+        *self.dir.lock().unwrap_or_else(PoisonError::into_inner) = dir;
     }
 
     /// The names of the session folders; a link among them is refused,
@@ -148,78 +214,125 @@ impl Store {
         Ok(names)
     }
 
-    /// Removes the session `name`'s folder and everything in it, following
-    /// no link. A link inside (mend never makes one) is refused, naming it,
-    /// so whoever planted it learns of it rather than losing the trace.
-    pub(crate) fn remove(ws: &Workspace, name: &str) -> Result<bool, Error> {
-        let Some(sessions) = ws.private_dir()?.dir(SESSIONS)? else {
-            return Ok(false);
-        };
-        if let Some(dir) = sessions.dir(name)? {
-            Store::checked(dir)?;
+    /// Drops the session: under its lock (`held`, taken through this
+    /// store), renames its folder to a tombstone nothing lists or opens,
+    /// releases the lock, and removes the tombstone. A tombstone left by a
+    /// drop that was interrupted is removed too.
+    pub(crate) fn remove(&self, ws: &Workspace, held: Held) -> Result<(), Error> {
+        let sessions = ws
+            .private_dir()?
+            .dir(SESSIONS)?
+            .ok_or_else(|| Error::Dropped(self.name.clone()))?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let tomb = format!(
+            "{TOMBSTONE}{}-{}-{}-{nanos}",
+            self.name,
+            std::process::id(),
+            unique()
+        );
+        sessions.rename(&self.name, &tomb)?;
+        drop(held);
+        let mut tombs = vec![tomb];
+        for (name, kind) in sessions.list()? {
+            let name = name.to_string_lossy().into_owned();
+            if kind == EntryKind::Dir && name.starts_with(TOMBSTONE) && !tombs.contains(&name) {
+                tombs.push(name);
+            }
         }
-        Ok(sessions.remove_tree(name)?)
+        for t in tombs {
+            remove_tomb(&sessions, &t);
+        }
+        Ok(())
     }
 
-    /// The session's name: its folder's.
+    /// The session's name.
     pub(crate) fn name(&self) -> String {
-        self.dir
-            .path()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        self.name.clone()
     }
 
     /// Takes the session's lock, waiting up to `timeout` for another
-    /// holder. The holder writes `holder` and its process id into the lock
-    /// file, so one that waits can say what it waited for.
-    pub(crate) fn lock(&self, timeout: Duration, holder: &str) -> Result<Wait, Error> {
-        let file = self.dir.open_write(LOCK, true, false)?;
+    /// holder, and checks that it is the lock of the folder at the
+    /// session's path (see the module docs); after a drop it starts again
+    /// from that path. The holder writes `holder` and its process id into
+    /// the lock file, so one that waits can say what it waited for.
+    pub(crate) fn lock(
+        &self,
+        ws: &Workspace,
+        timeout: Duration,
+        holder: &str,
+    ) -> Result<Wait, Error> {
         let start = Instant::now();
         loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() >= timeout => {
-                    let said = self.dir.read(LOCK, 4096).ok().flatten().unwrap_or_default();
-                    let holder = match String::from_utf8_lossy(&said).trim() {
-                        "" => "another mend process".to_owned(),
-                        h => h.to_owned(),
-                    };
-                    return Ok(Wait::Busy {
-                        holder,
-                        waited_ms: start.elapsed().as_millis(),
-                    });
-                }
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err(std::fs::TryLockError::Error(cause)) => {
-                    return Err(Error::Io {
-                        context: format!("locking {}", self.dir.shown(LOCK)),
-                        cause,
-                    });
-                }
+            let dir = self.dir();
+            let file = match open_lock(&dir) {
+                Ok(file) => file,
+                // The folder may have been dropped since it was opened.
+                Err(_) if self.moved(ws, &dir)? => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(busy) = wait_for(&dir, &file, start, timeout)? {
+                return Ok(busy);
             }
+            let Some(here) = self.at_path(ws)? else {
+                return Err(Error::Dropped(self.name.clone()));
+            };
+            if same_file(&here, &file)? {
+                // Who holds it is a courtesy to whoever waits; failing to
+                // say so does not stop the action.
+                let _ = file.set_len(0).and_then(|()| {
+                    (&file).write_all(format!("{holder} (pid {})\n", std::process::id()).as_bytes())
+                });
+                return Ok(Wait::Held(Held { file }));
+            }
+            // Dropped while this one waited: a folder made since then is
+            // another session, started again from its path.
+            if !self.create {
+                return Err(Error::Dropped(self.name.clone()));
+            }
+            self.set_dir(Store::checked(here)?);
         }
-        // Who holds it is a courtesy to whoever waits; failing to say so
-        // does not stop the action.
-        let _ = file.set_len(0).and_then(|()| {
-            (&file).write_all(format!("{holder} (pid {})\n", std::process::id()).as_bytes())
-        });
-        Ok(Wait::Held(Held { _file: file }))
+    }
+
+    /// The folder at the session's path now (made when this store may
+    /// make it), not checked for links: the caller checks a new one.
+    fn at_path(&self, ws: &Workspace) -> Result<Option<PrivateDir>, Error> {
+        let private = ws.private_dir()?;
+        let rel = format!("{SESSIONS}/{}", self.name);
+        Ok(if self.create {
+            Some(private.create_dir(&rel)?)
+        } else {
+            private.dir(&rel)?
+        })
+    }
+
+    /// Whether the folder at the session's path is another than `dir` (it
+    /// was dropped, and perhaps made again), in which case the store now
+    /// holds that one.
+    fn moved(&self, ws: &Workspace, dir: &PrivateDir) -> Result<bool, Error> {
+        let Some(here) = self.at_path(ws)? else {
+            return Err(Error::Dropped(self.name.clone()));
+        };
+        if identity(&here).is_some() && identity(&here) == identity(dir) {
+            return Ok(false);
+        }
+        self.set_dir(Store::checked(here)?);
+        Ok(true)
     }
 
     /// Where the index is, for a watcher that compares its metadata; the
     /// session itself never reads or writes it by this path.
     pub(crate) fn index_path(&self) -> std::path::PathBuf {
-        self.dir.path().join(INDEX)
+        self.dir().path().join(INDEX)
     }
 
     pub(crate) fn load(&self) -> Result<Index, Error> {
-        match self.dir.read(INDEX, MAX_BYTES)? {
+        let dir = self.dir();
+        match dir.read(INDEX, MAX_BYTES)? {
             Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
                 session: self.name(),
-                what: format!("{} is unreadable ({e})", self.dir.shown(INDEX)),
+                what: format!("{} is unreadable ({e})", dir.shown(INDEX)),
             }),
             None => Ok(Index::default()),
         }
@@ -227,7 +340,25 @@ impl Store {
 
     pub(crate) fn save(&self, index: &Index) -> Result<(), Error> {
         let bytes = serde_json::to_vec_pretty(index).expect("the index serializes");
-        self.dir.write(INDEX, &bytes)?;
+        self.dir().write(INDEX, &bytes)?;
+        Ok(())
+    }
+
+    /// The versions `mend pending diff` last numbered hunks for, by path.
+    /// A record that cannot be read is no record: it only ever makes
+    /// `--hunk` stricter.
+    pub(crate) fn shown(&self) -> BTreeMap<String, String> {
+        self.dir()
+            .read(SHOWN, MAX_BYTES)
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn save_shown(&self, shown: &BTreeMap<String, String>) -> Result<(), Error> {
+        let bytes = serde_json::to_vec_pretty(shown).expect("the record serializes");
+        self.dir().write(SHOWN, &bytes)?;
         Ok(())
     }
 
@@ -236,7 +367,7 @@ impl Store {
         let blob = mend_workspace::hash_bytes(text.as_bytes())
             .trim_start_matches("sha256:")
             .to_owned();
-        let blobs = self.dir.create_dir(BLOBS)?;
+        let blobs = self.dir().create_dir(BLOBS)?;
         if blobs.kind(&blob)? != Some(EntryKind::File) {
             blobs.write(&blob, text.as_bytes())?;
         }
@@ -251,14 +382,12 @@ impl Store {
     /// A stored text, checked against its name.
     pub(crate) fn get(&self, text: &Text) -> Result<String, Error> {
         let rel = format!("{BLOBS}/{}", text.blob);
-        let shown = self.dir.shown(&rel);
-        let bytes = self
-            .dir
-            .read(&rel, MAX_BYTES)?
-            .ok_or_else(|| Error::Corrupt {
-                session: self.name(),
-                what: format!("{shown} is missing"),
-            })?;
+        let dir = self.dir();
+        let shown = dir.shown(&rel);
+        let bytes = dir.read(&rel, MAX_BYTES)?.ok_or_else(|| Error::Corrupt {
+            session: self.name(),
+            what: format!("{shown} is missing"),
+        })?;
         let name = mend_workspace::hash_bytes(&bytes);
         if name.trim_start_matches("sha256:") != text.blob {
             return Err(Error::Corrupt {
@@ -285,3 +414,101 @@ pub(crate) fn valid_name(name: &str) -> bool {
 
 /// The sessions folder of a workspace's private folder.
 const SESSIONS: &str = "pending";
+
+/// Opens the lock file of `dir`, made when missing. Anything else there
+/// (mend makes only a regular file) is refused, naming what to remove.
+fn open_lock(dir: &PrivateDir) -> Result<std::fs::File, Error> {
+    let what = match dir.kind(LOCK)? {
+        None | Some(EntryKind::File) => return Ok(dir.open_write(LOCK, true, false)?),
+        Some(EntryKind::Dir) => "a folder",
+        Some(EntryKind::Link) => "a symbolic link",
+        Some(EntryKind::Other) => "a FIFO, socket or device",
+    };
+    let path = dir.shown(LOCK);
+    Err(Error::Workspace(mend_workspace::Error::Tampered {
+        fix: format!(
+            "Remove it (`rm {}`; a folder: `rm -r`), then run the command again: mend makes a new lock file, and the session loses nothing.",
+            mend_core::text::escape_controls(&path)
+        ),
+        what: format!("{what}, not the session's lock file"),
+        path,
+    }))
+}
+
+/// Waits for the lock of `file` until `timeout` has passed since `start`;
+/// `Some` says who holds it when that time is up.
+fn wait_for(
+    dir: &PrivateDir,
+    file: &std::fs::File,
+    start: Instant,
+    timeout: Duration,
+) -> Result<Option<Wait>, Error> {
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(None),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() >= timeout => {
+                let said = dir.read(LOCK, 4096).ok().flatten().unwrap_or_default();
+                let holder = match String::from_utf8_lossy(&said).trim() {
+                    "" => "another process".to_owned(),
+                    h => h.to_owned(),
+                };
+                return Ok(Some(Wait::Busy {
+                    holder,
+                    waited_ms: start.elapsed().as_millis(),
+                }));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(std::fs::TryLockError::Error(cause)) => {
+                return Err(Error::Io {
+                    context: format!("locking {}", dir.shown(LOCK)),
+                    cause,
+                });
+            }
+        }
+    }
+}
+
+/// Whether `file` is the lock file of `dir` now (the same inode).
+fn same_file(dir: &PrivateDir, file: &std::fs::File) -> Result<bool, Error> {
+    if dir.kind(LOCK)? != Some(EntryKind::File) {
+        return Ok(false);
+    }
+    let there = dir.open_write(LOCK, false, false)?;
+    let io = |cause| Error::Io {
+        context: format!("checking {}", dir.shown(LOCK)),
+        cause,
+    };
+    let (a, b) = (file.metadata().map_err(io)?, there.metadata().map_err(io)?);
+    Ok(a.dev() == b.dev() && a.ino() == b.ino())
+}
+
+/// Removes a dropped session's tombstone. A process that opened the
+/// folder before the drop may still make its lock file in it once the
+/// drop released the lock (it then sees the lock is not the session's,
+/// and leaves); so emptying is tried a few times. What is left is removed
+/// by the next drop: nothing lists or opens a tombstone meanwhile.
+fn remove_tomb(sessions: &PrivateDir, tomb: &str) {
+    for _ in 0..20 {
+        if sessions.remove_tree(tomb).is_ok() {
+            return;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The device and inode of a folder, to tell two folders apart.
+fn identity(dir: &PrivateDir) -> Option<(u64, u64)> {
+    use std::os::fd::AsFd as _;
+    let fd = dir.as_fd().try_clone_to_owned().ok()?;
+    let meta = std::fs::File::from(fd).metadata().ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+/// A number that differs between calls in one process.
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}

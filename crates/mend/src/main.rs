@@ -272,6 +272,12 @@ impl From<FormatArg> for Format {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() && json_errors().is_some() => {
+            let message = e.render().to_string();
+            let apply = json_errors() == Some("apply");
+            let _ = usage_json(&mut std::io::stdout().lock(), message.trim_end(), apply);
+            return ExitCode::from(EXIT_USAGE);
+        }
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let _ = e.print();
@@ -317,6 +323,55 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "mend: {e:#}");
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+/// Which command asks for every outcome as JSON, so that its usage
+/// errors are JSON too: `mend pending … --json` and `mend apply --pending
+/// --json`.
+fn json_errors() -> Option<&'static str> {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    let command = args
+        .iter()
+        .find(|a| !a.to_string_lossy().starts_with('-'))?;
+    if !has("--json") {
+        None
+    } else if command == "pending" {
+        Some("pending")
+    } else if command == "apply" && has("--pending") {
+        Some("apply")
+    } else {
+        None
+    }
+}
+
+/// A usage error as the one JSON document of `mend pending --json` and
+/// `mend apply --pending --json`: `{"error": {"kind": "usage", …}}`, with
+/// `"ok": false, "written": false` for `apply`.
+fn usage_json(out: &mut impl std::io::Write, message: &str, apply: bool) -> std::io::Result<()> {
+    let error = serde_json::json!({ "kind": "usage", "message": message });
+    let v = if apply {
+        serde_json::json!({ "ok": false, "written": false, "error": error })
+    } else {
+        serde_json::json!({ "error": error })
+    };
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(&v).unwrap_or_default()
+    )
+}
+
+/// Text from files, made safe for a terminal: when standard output is
+/// one, control characters other than line breaks and tabs are shown
+/// escaped, so a file cannot move the cursor or recolour the screen;
+/// otherwise the bytes are kept exactly (a diff piped to `git apply`).
+fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    if std::io::stdout().is_terminal() {
+        mend_core::text::escape_controls_in_text(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 
@@ -502,7 +557,15 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     let mut expect = HashMap::new();
     for e in &args.expect {
         let Some((path, hash)) = e.rsplit_once('=') else {
-            anyhow::bail!("--expect takes PATH=HASH, got `{e}`");
+            let message = format!(
+                "--expect takes PATH=HASH, got `{}`",
+                mend_core::text::escape_controls(e)
+            );
+            if args.pending && args.json {
+                usage_json(&mut std::io::stdout().lock(), &message, true)?;
+                return Ok(EXIT_USAGE);
+            }
+            anyhow::bail!("{message}");
         };
         expect.insert(ws.normalize(path)?, hash.to_owned());
     }
@@ -628,7 +691,22 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     Ok(if report.ok { EXIT_OK } else { EXIT_FAILED })
 }
 
+/// The report for a person; see [`for_terminal`] for what reaches a
+/// terminal of the files' text.
 fn print_human(
+    out: &mut impl std::io::Write,
+    report: &ApplyReport,
+    streamed: &HashMap<usize, String>,
+    pending: Option<&String>,
+) -> anyhow::Result<()> {
+    let mut text = Vec::new();
+    write_human(&mut text, report, streamed, pending)?;
+    let text = String::from_utf8_lossy(&text);
+    out.write_all(for_terminal(&text).as_bytes())?;
+    Ok(())
+}
+
+fn write_human(
     out: &mut impl std::io::Write,
     report: &ApplyReport,
     streamed: &HashMap<usize, String>,

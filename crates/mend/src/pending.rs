@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use mend_core::formats;
 use mend_core::text::escape_controls as esc;
-use mend_pending::{Against, ErrorReport, Proposal, Propose, Session};
+use mend_pending::{Against, ErrorReport, HunkGuard, Proposal, Propose, Session};
 use mend_workspace::{Options, Workspace};
 
 /// `mend pending` arguments.
@@ -43,39 +43,62 @@ enum PendingCommand {
     ///
     /// ` ` in context, no output; `M` output differs from context; `A`
     /// creates a file; `!A` creates a file that now exists; `D` deletes;
-    /// `R` renames; `~` changed locally, no output; `~M` changed locally
-    /// and there is an output (accept merges three ways); `?` the file
-    /// cannot be read as text now (the reason follows).
+    /// `R` renames; `!R` renames onto a path that now exists; `~` changed
+    /// locally, no output; `~M` changed locally and there is an output
+    /// (accept merges three ways); `?` the file cannot be read as text
+    /// now (the reason follows).
     Status,
     /// Write outputs to the files (all with an output when no path is
     /// given); with --hunk, just those hunks of one file.
+    ///
+    /// --hunk counts hunks as the last `mend pending diff` of the file
+    /// numbered them, and is refused (exit 1) when the file's proposal
+    /// changed since; --seen VERSION checks against that diff's version
+    /// line instead.
     Accept {
-        /// Files, relative to the root.
+        /// Files, relative to the root; a rename's new name names it too.
         paths: Vec<String>,
         /// Hunk numbers, from 1, as `mend pending diff` shows them.
         #[arg(long = "hunk", value_name = "N", value_delimiter = ',')]
         hunks: Vec<usize>,
+        /// The version the hunk numbers were read from (a diff's
+        /// `# PATH: version ID` line): refused when the proposal changed.
+        #[arg(long, value_name = "ID", requires = "hunks")]
+        seen: Option<String>,
         /// Write git conflict markers where local and proposed changes
         /// overlap, instead of refusing.
         #[arg(long)]
         markers: bool,
     },
     /// Drop outputs (all when no path is given), or single hunks of one.
+    ///
+    /// A named file with no output is forgotten (a `?` file among them);
+    /// --hunk and --seen work as for accept.
     Reject {
-        /// Files, relative to the root.
+        /// Files, relative to the root; a rename's new name names it too.
         paths: Vec<String>,
         /// Hunk numbers, from 1, as `mend pending diff` shows them.
         #[arg(long = "hunk", value_name = "N", value_delimiter = ',')]
         hunks: Vec<usize>,
+        /// The version the hunk numbers were read from, as for accept.
+        #[arg(long, value_name = "ID", requires = "hunks")]
+        seen: Option<String>,
     },
     /// Set the context to the file as it is now, carrying each output
     /// over to it with a three-way merge (refused, for every file, when a
-    /// merge conflicts).
+    /// merge conflicts). Syncing every file passes over a `?` file, with a
+    /// note.
     Sync {
         /// Files, relative to the root (default: all in the session).
         paths: Vec<String>,
     },
     /// A unified diff of the outputs, hunks numbered.
+    ///
+    /// Each numbered file starts with a `# PATH: version ID` line; the
+    /// session records it, so a later --hunk on a file whose proposal
+    /// changed since is refused. To a terminal, control characters in the
+    /// files are shown escaped (`\u{1b}`); to a pipe or file, the bytes
+    /// are exact.
     Diff {
         /// Files, relative to the root (default: all with an output).
         paths: Vec<String>,
@@ -186,11 +209,12 @@ fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> any
         PendingCommand::Accept {
             paths,
             hunks,
+            seen,
             markers,
         } => {
             let mut s = existing(ws, args, "accept")?;
             let lock = crate::lock_and_recover(ws)?;
-            let done = s.accept(&lock, paths, hunks, *markers)?;
+            let done = s.accept_with(&lock, paths, hunks, *markers, guard(seen))?;
             if args.json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&done)?)?;
             } else {
@@ -199,26 +223,23 @@ fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> any
                 }
             }
         }
-        PendingCommand::Reject { paths, hunks } => {
-            let done = existing(ws, args, "reject")?.reject(paths, hunks)?;
+        PendingCommand::Reject { paths, hunks, seen } => {
+            let done = existing(ws, args, "reject")?.reject_with(paths, hunks, guard(seen))?;
             lines(out, args.json, "rejected", &done)?;
         }
         PendingCommand::Sync { paths } => {
             let done = existing(ws, args, "sync")?.sync(paths)?;
-            lines(out, args.json, "synced", &done)?;
-        }
-        PendingCommand::Diff { paths, against } => {
-            let against = match against {
-                AgainstArg::Context => Against::Context,
-                AgainstArg::Local => Against::Local,
-            };
-            let diff = existing(ws, args, "diff")?.diff(paths, against)?;
-            if args.json {
-                writeln!(out, "{}", serde_json::json!({ "diff": diff }))?;
-            } else {
-                write!(out, "{diff}")?;
+            lines(out, args.json, "synced", &done.synced)?;
+            for (path, why) in &done.skipped {
+                let note = format!("skipped {}: {}", esc(path), esc(why));
+                if args.json {
+                    eprintln!("mend: note: {note}");
+                } else {
+                    writeln!(out, "{note}")?;
+                }
             }
         }
+        PendingCommand::Diff { paths, against } => diff(ws, args, paths, *against, out)?,
         PendingCommand::List => lines(out, args.json, "", &Session::list(ws)?)?,
         PendingCommand::Drop { name } => {
             Session::drop_session(ws, name)?;
@@ -227,6 +248,44 @@ fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> any
         PendingCommand::RetryContext => return retry_context(ws, args, out),
     }
     Ok(crate::EXIT_OK)
+}
+
+/// How `--hunk` knows its numbers: `--seen`, else the last recorded diff.
+fn guard(seen: &Option<String>) -> HunkGuard<'_> {
+    seen.as_deref()
+        .map_or(HunkGuard::LastDiff, HunkGuard::Version)
+}
+
+/// `mend pending diff`: each numbered file after a `# PATH: version ID`
+/// line, recorded as what the person was shown.
+fn diff(
+    ws: &Workspace,
+    args: &PendingArgs,
+    paths: &[String],
+    against: AgainstArg,
+    out: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    let against = match against {
+        AgainstArg::Context => Against::Context,
+        AgainstArg::Local => Against::Local,
+    };
+    let files = existing(ws, args, "diff")?.diff_files(paths, against, true)?;
+    let mut text = String::new();
+    let mut versions = serde_json::Map::new();
+    for f in files {
+        if let Some(v) = f.version {
+            text.push_str(&format!("# {}: version {v}\n", esc(&f.path)));
+            versions.insert(f.path, v.into());
+        }
+        text.push_str(&f.text);
+    }
+    if args.json {
+        let v = serde_json::json!({ "diff": text, "versions": versions });
+        writeln!(out, "{v}")?;
+    } else {
+        write!(out, "{}", crate::for_terminal(&text))?;
+    }
+    Ok(())
 }
 
 /// The retry context of the last failed proposal; exit 1 when there is

@@ -2,7 +2,7 @@
 //! review panel, with the same operations as `mend pending`.
 
 use super::Request;
-use mend_pending::{Against, Session};
+use mend_pending::{Against, HunkGuard, Session};
 use mend_workspace::Workspace;
 use serde::Deserialize;
 use serde_json::json;
@@ -20,6 +20,10 @@ struct Select {
     path: Option<String>,
     /// Hunk numbers, from 1, of one file.
     hunks: Vec<usize>,
+    /// The version of the file's proposal the hunk numbers were read from
+    /// (`pending/diff`'s `versions`); without it, the last `pending/diff`
+    /// of the file (or `mend pending diff`) must still be current.
+    seen: Option<String>,
     /// `accept`: write conflict markers instead of refusing.
     markers: bool,
     /// `diff`: `context` (default) or `local`.
@@ -31,6 +35,13 @@ fn existing<'w>(ws: &'w Workspace, name: &str) -> Result<Session<'w>, mend_pendi
     let mut s = Session::existing(ws, name)?;
     s.set_holder("mend editor");
     Ok(s)
+}
+
+/// How hunk numbers were read: `seen`, else the last recorded diff.
+fn guard(p: &Select) -> HunkGuard<'_> {
+    p.seen
+        .as_deref()
+        .map_or(HunkGuard::LastDiff, HunkGuard::Version)
 }
 
 pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
@@ -50,8 +61,17 @@ pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
                     ));
                 }
             };
-            let diff = existing(ws, name)?.diff(&p.paths, against)?;
-            Ok(json!({"diff": diff}))
+            // Recorded as shown: hunks are then picked by these numbers.
+            let files = existing(ws, name)?.diff_files(&p.paths, against, true)?;
+            let mut versions = serde_json::Map::new();
+            let mut diff = String::new();
+            for f in files {
+                if let Some(v) = f.version {
+                    versions.insert(f.path, v.into());
+                }
+                diff.push_str(&f.text);
+            }
+            Ok(json!({"diff": diff, "versions": versions}))
         }
         "pending/output" => {
             let Some(path) = p.path.as_deref() else {
@@ -67,16 +87,21 @@ pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
         "pending/accept" => {
             let mut s = existing(ws, name)?;
             let lock = crate::lock_and_recover(ws)?;
-            let done = s.accept(&lock, &p.paths, &p.hunks, p.markers)?;
+            let done = s.accept_with(&lock, &p.paths, &p.hunks, p.markers, guard(&p))?;
             Ok(json!({"accepted": done}))
         }
         "pending/reject" => {
-            let done = existing(ws, name)?.reject(&p.paths, &p.hunks)?;
+            let done = existing(ws, name)?.reject_with(&p.paths, &p.hunks, guard(&p))?;
             Ok(json!({"rejected": done}))
         }
         "pending/sync" => {
             let done = existing(ws, name)?.sync(&p.paths)?;
-            Ok(json!({"synced": done}))
+            let skipped: Vec<_> = done
+                .skipped
+                .iter()
+                .map(|(path, why)| json!({"path": path, "why": why}))
+                .collect();
+            Ok(json!({"synced": done.synced, "skipped": skipped}))
         }
         m => Err(Failure(
             super::METHOD_NOT_FOUND,
