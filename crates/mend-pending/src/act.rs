@@ -399,11 +399,12 @@ impl Session<'_> {
     }
 
     /// Drops the outputs of `paths` (every file with one when empty), or
-    /// with `hunks` just those hunks of one file's output. A named file
-    /// with no output is forgotten (its entry removed, so the next
-    /// proposal reads it from disk), as is one whose stored context is
-    /// damaged; nothing is read from the file on disk, so a file that
-    /// cannot be read now (`?`) is rejected like any other.
+    /// with `hunks` just those hunks of one file's output. Rejecting an
+    /// output never reads the file on disk, so a file that cannot be read
+    /// now (`?`) is rejected like any other. A named file with no output
+    /// that is stuck (unreadable now, or its stored context damaged) is
+    /// forgotten: its entry is removed, so the next proposal reads it
+    /// from disk; one that is fine is refused, having nothing to reject.
     pub fn reject(&mut self, paths: &[String], hunks: &[usize]) -> Result<Vec<String>, Error> {
         self.reject_with(paths, hunks, HunkGuard::LastDiff)
     }
@@ -419,7 +420,17 @@ impl Session<'_> {
             let targets = if paths.is_empty() || !hunks.is_empty() {
                 with_output(index, &self.name, self.ws, paths)?
             } else {
-                select(index, &self.name, self.ws, paths)?
+                let named = select(index, &self.name, self.ws, paths)?;
+                if let Some(rel) = named
+                    .iter()
+                    .find(|r| self.forgettable(r, &index.files[*r]) == Some(false))
+                {
+                    return Err(Error::Nothing {
+                        path: rel.clone(),
+                        why: "has no output in this session".into(),
+                    });
+                }
+                named
             };
             one_file_for_hunks(hunks, &targets)?;
             self.check_seen(index, hunks, &targets, guard)?;
@@ -447,6 +458,22 @@ impl Session<'_> {
             }
             Ok(targets)
         })
+    }
+
+    /// For an entry without output, whether rejecting it by name forgets
+    /// it: only when it is stuck, its file unreadable now (`?`) or its
+    /// stored context damaged; one that is fine has nothing to reject.
+    /// `None` for an entry with an output.
+    fn forgettable(&self, rel: &str, entry: &Entry) -> Option<bool> {
+        if entry.output.is_some() {
+            return None;
+        }
+        let damaged = entry
+            .context
+            .as_ref()
+            .is_some_and(|c| self.store.get(c).is_err());
+        let readable = self.ws.read(rel).is_ok_and(|s| s.text().is_some());
+        Some(damaged || !readable)
     }
 
     /// A file's output without the hunks `hunks`; `None` when nothing is

@@ -173,7 +173,10 @@ mod tests {
     #[test]
     fn taking_every_hunk_gives_the_output_and_none_the_base() {
         let base = numbered(20);
-        let output = base.replace("2\n", "TWO\n").replace("\n11\n", "\nELEVEN\n") + "z";
+        let output = base
+            .replace("\n2\n", "\nTWO\n")
+            .replace("\n11\n", "\nELEVEN\n")
+            + "z";
         assert_eq!(hunks(&base, &output).len(), 3);
         assert_eq!(with_hunks(&base, &output, &|_| true), output);
         assert_eq!(with_hunks(&base, &output, &|_| false), base);

@@ -72,7 +72,8 @@ enum PendingCommand {
     },
     /// Drop outputs (all when no path is given), or single hunks of one.
     ///
-    /// A named file with no output is forgotten (a `?` file among them);
+    /// A named file with no output that cannot be read now (`?`) is
+    /// forgotten, so the next proposal reads it afresh;
     /// --hunk and --seen work as for accept.
     Reject {
         /// Files, relative to the root; a rename's new name names it too.
@@ -233,7 +234,10 @@ fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> any
             for (path, why) in &done.skipped {
                 let note = format!("skipped {}: {}", esc(path), esc(why));
                 if args.json {
-                    eprintln!("mend: note: {note}");
+                    let _ = std::io::Write::write_all(
+                        &mut std::io::stderr(),
+                        format!("mend: note: {note}\n").as_bytes(),
+                    );
                 } else {
                     writeln!(out, "{note}")?;
                 }

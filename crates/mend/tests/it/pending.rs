@@ -780,10 +780,18 @@ fn review_refreshes_when_the_session_changes_outside() {
 #[cfg(unix)]
 #[test]
 fn review_keeps_the_selected_hunk_when_another_command_renumbers_it() {
-    let edits = [("two", "TWO"), ("five", "FIVE"), ("nine", "NINE")];
-    let response: Vec<String> = edits.iter().map(|(a, b)| sr("f.txt", a, b)).collect();
-    let dir = proposed(&response.join("\n"));
+    // Far enough apart that their contexts do not join them into one hunk.
+    let thirty: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+    let dir = crate::tree(&[("f.txt", thirty.as_str())]);
     let d = dir.path();
+    let edits = [("line 2", "TWO"), ("line 12", "FIVE"), ("line 22", "NINE")];
+    let response: Vec<String> = edits.iter().map(|(a, b)| sr("f.txt", a, b)).collect();
+    let out = run_mend(
+        d,
+        &["apply", "--pending"],
+        Some(response.join("\n").as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     drive(
         d,
         &[
@@ -799,7 +807,7 @@ fn review_keeps_the_selected_hunk_when_another_command_renumbers_it() {
     );
     assert_eq!(
         std::fs::read_to_string(d.join("f.txt")).unwrap(),
-        TEN.replace("five", "FIVE")
+        thirty.replace("line 12\n", "FIVE\n")
     );
 }
 
