@@ -8,6 +8,7 @@ mod interrupted;
 mod mcp;
 mod merge;
 mod pending;
+mod pending_fixes;
 mod pending_model;
 mod transactions;
 
