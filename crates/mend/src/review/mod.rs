@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::Context as _;
 use mend_pending::{Against, Session};
 use mend_workspace::{Options, Workspace};
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
 use state::{Action, Counts, Key, Row, Seen, Shown, State};
 
@@ -30,14 +30,32 @@ pub struct ReviewArgs {
     /// The session to review.
     #[arg(long, default_value = mend_pending::DEFAULT_SESSION)]
     session: String,
+    /// Seconds a key that writes (accept, reject, sync) waits for another
+    /// mend process holding the session's or the workspace's lock. The
+    /// screen says at once who holds it, and keys typed while it waits
+    /// are dropped, not run afterwards. Refreshing the screen never
+    /// waits: it tries again a moment later.
+    #[arg(long, value_name = "SECS", default_value_t = 5)]
+    lock_timeout: u64,
 }
 
-/// Runs the review screen until `q`.
+/// Runs the review screen until `q`, Esc or Ctrl-C.
 pub fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
-    let ws = Workspace::open(&args.root, Options::default())
-        .with_context(|| format!("cannot open {}", args.root.display()))?;
-    // Fail before taking over the terminal.
-    let mut watch = Watch::new(&ws, &args.session)?;
+    let open = |wait: u64| {
+        let options = Options {
+            lock_timeout: Duration::from_secs(wait),
+            ..Options::default()
+        };
+        Workspace::open(&args.root, options)
+            .with_context(|| format!("cannot open {}", args.root.display()))
+    };
+    // Actions wait up to --lock-timeout; reloads never wait.
+    let (ws, quick) = (open(args.lock_timeout)?, open(0)?);
+    // Fail before taking over the terminal, as `mend pending` does.
+    let mut watch = match Watch::new(&quick, &args.session) {
+        Ok(watch) => watch,
+        Err(e) => return crate::pending::fail(&mut std::io::stdout().lock(), false, e, false),
+    };
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut terminal = ratatui::try_init().context("cannot use the terminal")?;
     let result = (|| -> anyhow::Result<()> {
@@ -45,15 +63,16 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
         let fit = |s: &mut State, size: ratatui::layout::Size| {
             let (files, diff) = view::heights(size.into(), s);
             s.fit(files, diff);
+            s.width = view::diff_width(size.into(), s);
         };
         fit(&mut s, terminal.size()?);
-        reload(&ws, &mut watch, &mut s)?;
+        reload(&quick, &mut watch, &mut s)?;
         loop {
             fit(&mut s, terminal.size()?);
             terminal.draw(|f| view::draw(f, &s, color))?;
             let Some(input) = next_key()? else {
-                if watch.changed(&ws, &s) {
-                    reload(&ws, &mut watch, &mut s)?;
+                if watch.changed(&quick, &s) {
+                    reload(&quick, &mut watch, &mut s)?;
                 }
                 continue;
             };
@@ -61,10 +80,30 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
             match state::update(&mut s, key) {
                 Action::Quit => return Ok(()),
                 Action::Nothing => continue,
-                Action::Select => show_selected(&ws, &mut s, false)?,
+                Action::Select => {
+                    if show_selected(&quick, &mut s, false)? {
+                        watch.again();
+                    }
+                }
                 action => {
-                    s.message = Some(perform(&ws, &s.session, action));
-                    reload(&ws, &mut watch, &mut s)?;
+                    let said = match attempt(&quick, &s.session, &action) {
+                        Err(e) if busy(&e).is_some() => {
+                            // Say who holds it before waiting, not after.
+                            s.message = busy(&e)
+                                .map(|b| format!("{b}; waiting up to {} s…", args.lock_timeout));
+                            terminal.draw(|f| view::draw(f, &s, color))?;
+                            let said = said_of(attempt(&ws, &s.session, &action));
+                            match dropped_keys()? {
+                                0 => said,
+                                n => format!(
+                                    "{said} ({n} key(s) typed while it waited were dropped)"
+                                ),
+                            }
+                        }
+                        done => said_of(done),
+                    };
+                    s.message = Some(said);
+                    reload(&quick, &mut watch, &mut s)?;
                 }
             }
         }
@@ -92,16 +131,63 @@ fn next_key() -> anyhow::Result<Option<Option<Key>>> {
         KeyCode::PageUp => Some(Key::PageUp),
         KeyCode::Tab => Some(Key::Tab),
         KeyCode::Esc => Some(Key::Esc),
+        // The terminal is raw: Ctrl-C arrives as a key, not a signal.
+        KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => Some(Key::Interrupt),
         KeyCode::Char(c) => Some(Key::Char(c)),
         _ => None,
     }))
 }
 
+/// Keys typed while an action waited for a lock, read and dropped: the
+/// screen they were typed at is gone, so running them would act blind.
+fn dropped_keys() -> anyhow::Result<usize> {
+    let mut n = 0;
+    while event::poll(Duration::ZERO)? {
+        if matches!(event::read()?, Event::Key(k) if k.kind == KeyEventKind::Press) {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// When `e` says a lock is held: who holds it, for the status area.
+fn busy(e: &mend_pending::Error) -> Option<String> {
+    match e {
+        mend_pending::Error::Busy { holder, .. } => Some(format!(
+            "busy: held by {}",
+            mend_core::text::escape_controls(holder)
+        )),
+        mend_pending::Error::Workspace(mend_workspace::Error::Locked { .. }) => {
+            Some("busy: another mend process holds the workspace's lock (.mend/lock)".into())
+        }
+        _ => None,
+    }
+}
+
 /// Runs an action against the session, if the session still shows what
-/// the person saw; the message says how it went. The workspace lock is
-/// taken before that check, so no other accept lands between it and the
-/// action.
-fn perform(ws: &Workspace, name: &str, action: Action) -> String {
+/// the person saw; the message says how it went.
+#[cfg(test)]
+fn perform(ws: &Workspace, name: &str, action: &Action) -> String {
+    said_of(attempt(ws, name, action))
+}
+
+/// What the status area says of an action's outcome.
+fn said_of(done: Result<String, mend_pending::Error>) -> String {
+    done.unwrap_or_else(|e| match e {
+        mend_pending::Error::Conflict { .. } => {
+            format!(
+                "refused: {e}. Here: m writes the markers, after you confirm; x rejects the output"
+            )
+        }
+        e => format!("refused: {e}"),
+    })
+}
+
+/// Runs an action against the session, if the session still shows what
+/// the person saw. The workspace lock is taken before that check, so no
+/// other accept lands between it and the action. Nothing is done when a
+/// lock is busy, so the action can be tried again.
+fn attempt(ws: &Workspace, name: &str, action: &Action) -> Result<String, mend_pending::Error> {
     let run = || -> Result<String, mend_pending::Error> {
         let lock = ws.lock()?;
         // Taking the lock finished a killed write: what was shown may be
@@ -111,7 +197,7 @@ fn perform(ws: &Workspace, name: &str, action: Action) -> String {
         }
         let mut s = Session::existing(ws, name)?;
         s.set_holder("mend review");
-        if let Some(seen) = seen_of(&action)
+        if let Some(seen) = seen_of(action)
             && let Some(why) = changed_since(&s, seen)?
         {
             return Ok(why);
@@ -119,11 +205,11 @@ fn perform(ws: &Workspace, name: &str, action: Action) -> String {
         let one = |p: &str| vec![p.to_owned()];
         Ok(match action {
             Action::AcceptHunk(seen, n) => {
-                s.accept(&lock, &one(&seen.path), &[n], false)?;
+                s.accept(&lock, &one(&seen.path), &[*n], false)?;
                 format!("accepted hunk {n} of {}", seen.path)
             }
             Action::RejectHunk(seen, n) => {
-                s.reject(&one(&seen.path), &[n])?;
+                s.reject(&one(&seen.path), &[*n])?;
                 format!("rejected hunk {n} of {}", seen.path)
             }
             Action::AcceptFile(seen) => accept_file(&lock, &mut s, &seen.path, false)?,
@@ -133,20 +219,13 @@ fn perform(ws: &Workspace, name: &str, action: Action) -> String {
                 format!("discarded the output of {}", seen.path)
             }
             Action::Sync(p) => {
-                s.sync(&one(&p))?;
+                s.sync(&one(p))?;
                 format!("synced {p}")
             }
             Action::Nothing | Action::Quit | Action::Select => String::new(),
         })
     };
-    run().unwrap_or_else(|e| match e {
-        mend_pending::Error::Conflict { .. } => {
-            format!(
-                "refused: {e}. Here: m writes the markers, after you confirm; x rejects the output"
-            )
-        }
-        e => format!("refused: {e}"),
-    })
+    run()
 }
 
 fn accept_file(
@@ -205,17 +284,27 @@ fn shown(s: &Session<'_>, path: &str) -> Result<Shown, mend_pending::Error> {
 }
 
 /// Loads the selected file into the diff pane; a file that cannot be
-/// shown says why there, and the rest of the session still works.
-fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Result<()> {
+/// shown says why there (wrapped to the pane), and the rest of the
+/// session still works. `true` when that was because a lock is busy, so
+/// the caller looks again soon.
+fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Result<bool> {
     let session = Session::existing(ws, &s.session)?;
+    let mut busy_now = false;
     let shown = match s.path() {
-        Some(p) => shown(&session, p)
-            .unwrap_or_else(|e| Shown::new(&format!("cannot show {p}: {e}"), "", None)),
+        Some(p) => shown(&session, p).unwrap_or_else(|e| {
+            busy_now = busy(&e).is_some();
+            let why = format!("cannot show {p}: {e}");
+            Shown::new(&view::wrap(&why, s.width).join("\n"), "", None)
+        }),
         None => Shown::default(),
     };
     s.show(shown, same_file);
-    Ok(())
+    Ok(busy_now)
 }
+
+/// What the status area adds while a lock keeps the screen from
+/// refreshing.
+const STALE: &str = "; the screen shows the session as it was, and refreshes once it is free";
 
 /// Reloads the session's files, counts and the selected file, keeping the
 /// selection on the same file where it can. The watch keeps the stamp the
@@ -224,8 +313,21 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
     watch.was = watch.stamp(ws, s);
     let session = Session::existing(ws, &s.session)?;
     let was = s.path().map(str::to_owned);
-    s.rows = session
-        .status()?
+    let status = match session.status() {
+        Ok(status) => status,
+        Err(e) if busy(&e).is_some() => {
+            watch.again();
+            if s.message.as_deref().is_none_or(|m| m.starts_with("busy: ")) {
+                s.message = busy(&e).map(|b| format!("{b}{STALE}"));
+            }
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if s.message.as_deref().is_some_and(|m| m.ends_with(STALE)) {
+        s.message = None;
+    }
+    s.rows = status
         .into_iter()
         .map(|f| Row {
             path: f.path,
@@ -260,7 +362,9 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
         hunks,
     };
     let same = was.is_some() && was.as_deref() == s.path();
-    show_selected(ws, s, same)?;
+    if show_selected(ws, s, same)? {
+        watch.again();
+    }
     Ok(())
 }
 
@@ -310,6 +414,12 @@ impl Watch {
             .collect()
     }
 
+    /// Makes the next look see a change, so a reload a busy lock cut
+    /// short is tried again.
+    fn again(&mut self) {
+        self.was = Stamp::new();
+    }
+
     /// Whether the session or one of its files changed since the last
     /// reload.
     fn changed(&self, ws: &Workspace, s: &State) -> bool {
@@ -355,7 +465,9 @@ mod tests {
     use super::view::screen_of;
     use super::{Watch, perform, reload};
 
-    const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+    /// Twenty lines: `two`, `five` and `nine` far enough apart (lines 2,
+    /// 10 and 18) that each change to them is a hunk of its own.
+    const TEN: &str = "one\ntwo\nthree\nfour\nl5\nl6\nl7\nl8\nl9\nfive\nl11\nl12\nl13\nl14\nl15\nl16\nl17\nnine\nl19\nten\n";
 
     fn sr(path: &str, search: &str, replace: &str) -> String {
         format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
@@ -372,7 +484,7 @@ mod tests {
         assert!(report.ok, "{report:?}");
     }
 
-    /// A root with f.txt and g.txt (TEN), hunks on lines 2, 5 and 9 of
+    /// A root with f.txt and g.txt (TEN), hunks on lines 2, 10 and 18 of
     /// f.txt proposed, and the review state loaded from it.
     fn proposed() -> (tempfile::TempDir, Workspace, State, Watch) {
         let dir = tempfile::tempdir().unwrap();
@@ -426,7 +538,7 @@ mod tests {
         assert!(matches!(&accept, Action::AcceptHunk(_, 2)), "{accept:?}");
         let mut other = Session::existing(&ws, "default").unwrap();
         other.reject(&["f.txt".into()], &[1]).unwrap();
-        let said = perform(&ws, "default", accept);
+        let said = perform(&ws, "default", &accept);
         assert_eq!(
             said,
             "not done: f.txt changed since it was shown (another command, or an edit); look again"
@@ -441,7 +553,7 @@ mod tests {
             (0, 2),
             "the selection followed FIVE's hunk, now hunk 1"
         );
-        let said = perform(&ws, "default", update(&mut s, Key::Char('a')));
+        let said = perform(&ws, "default", &update(&mut s, Key::Char('a')));
         assert_eq!(said, "accepted hunk 1 of f.txt");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
@@ -466,7 +578,7 @@ mod tests {
             s.shown
         );
         screen_of(&mut s, 80, 20);
-        let said = perform(&ws, "default", update(&mut s, Key::Char('p')));
+        let said = perform(&ws, "default", &update(&mut s, Key::Char('p')));
         assert!(said.starts_with("refused: "), "{said}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
@@ -483,7 +595,7 @@ mod tests {
         std::fs::write(&f, TEN.replace("two", "two by hand")).unwrap();
         reload(&ws, &mut watch, &mut s).unwrap();
         screen_of(&mut s, 80, 30);
-        let said = perform(&ws, "default", update(&mut s, Key::Char('p')));
+        let said = perform(&ws, "default", &update(&mut s, Key::Char('p')));
         assert!(
             said.starts_with("refused: f.txt: your changes and the proposal overlap"),
             "{said}"
@@ -493,7 +605,7 @@ mod tests {
             "{said}"
         );
         assert_eq!(update(&mut s, Key::Char('m')), Action::Nothing);
-        let said = perform(&ws, "default", update(&mut s, Key::Char('y')));
+        let said = perform(&ws, "default", &update(&mut s, Key::Char('y')));
         assert_eq!(said, "accepted f.txt (merged with conflict markers)");
         let merged = TEN
             .replace(

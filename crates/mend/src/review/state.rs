@@ -136,6 +136,9 @@ pub struct State {
     pub scroll: usize,
     /// How many rows the file list and the diff pane have, as last laid out.
     pub heights: (usize, usize),
+    /// How many columns the diff pane has inside its borders, as last
+    /// laid out (a note that says why a file cannot be shown wraps to it).
+    pub width: usize,
     /// Whether the help is shown.
     pub help: bool,
     /// An action waiting for `y`.
@@ -159,6 +162,8 @@ pub enum Key {
     Tab,
     /// Escape.
     Esc,
+    /// Ctrl-C: quits whatever is shown.
+    Interrupt,
     /// A character.
     Char(char),
 }
@@ -211,6 +216,7 @@ impl State {
             hunk: 0,
             scroll: 0,
             heights: (0, 0),
+            width: 80,
             help: false,
             confirm: None,
             message: None,
@@ -394,6 +400,9 @@ impl State {
 
 /// Applies a key to the state and says what the runner must do.
 pub fn update(s: &mut State, key: Key) -> Action {
+    if key == Key::Interrupt {
+        return Action::Quit;
+    }
     if s.help {
         s.help = false;
         return if key == Key::Char('q') {
@@ -412,7 +421,7 @@ pub fn update(s: &mut State, key: Key) -> Action {
     }
     let page = s.heights.1.saturating_sub(2).max(1);
     match key {
-        Key::Char('q') | Key::Esc => Action::Quit,
+        Key::Char('q') | Key::Esc | Key::Interrupt => Action::Quit,
         Key::Char('?') => {
             s.help = true;
             Action::Nothing
@@ -614,6 +623,12 @@ mod tests {
         assert_eq!(update(&mut s, Key::Char('u')), Action::Sync("a.txt".into()));
         assert_eq!(update(&mut s, Key::Char('q')), Action::Quit);
         assert_eq!(update(&mut s, Key::Esc), Action::Quit);
+        // Ctrl-C quits even from the help or a question waiting for `y`.
+        assert_eq!(update(&mut s, Key::Interrupt), Action::Quit);
+        update(&mut s, Key::Char('?'));
+        assert_eq!(update(&mut s, Key::Interrupt), Action::Quit);
+        s.confirm = Some(Action::AcceptMarkers(seen(&s)));
+        assert_eq!(update(&mut s, Key::Interrupt), Action::Quit);
         let mut empty = State::new("default", Vec::new());
         assert_eq!(update(&mut empty, Key::Char('p')), Action::Nothing);
         assert_eq!(update(&mut empty, Key::Char('j')), Action::Nothing);

@@ -31,7 +31,7 @@ const HELP: &[(&str, &str)] = &[
     ("x", "discard the file's output"),
     ("u", "sync: the file now becomes the context"),
     ("?", "this help"),
-    ("q", "quit"),
+    ("q, Esc, Ctrl-C", "quit"),
 ];
 
 /// The width of a tab stop.
@@ -61,6 +61,12 @@ pub fn heights(area: Rect, s: &State) -> (usize, usize) {
     let [_, files, diff, _] = layout(area, s);
     let inner = |r: Rect| usize::from(r.height.saturating_sub(2));
     (inner(files), inner(diff))
+}
+
+/// How many columns the diff pane has inside its borders.
+pub fn diff_width(area: Rect, s: &State) -> usize {
+    let [_, _, diff, _] = layout(area, s);
+    usize::from(diff.width.saturating_sub(2))
 }
 
 /// Draws the screen from the state, as laid out for this frame.
@@ -126,7 +132,7 @@ fn status_lines(s: &State, width: u16) -> Vec<String> {
 
 /// `text` broken into lines of at most `width` columns, at spaces where it
 /// can and inside a word where a word is longer than a line.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut out = Vec::new();
     for para in text.split('\n') {

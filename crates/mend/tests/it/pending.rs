@@ -811,6 +811,49 @@ fn review_keeps_the_selected_hunk_when_another_command_renumbers_it() {
     );
 }
 
+/// Another process holds the session's lock. A key that writes says at
+/// once who holds it and waits at most --lock-timeout; a key typed
+/// meanwhile is dropped, not run blind afterwards. Moving to another file
+/// never waits: its pane says why it cannot be shown, wrapped, and fills
+/// in once the lock is free. Ctrl-C quits.
+#[cfg(unix)]
+#[test]
+fn review_never_freezes_on_a_busy_lock() {
+    let dir = proposed(&(sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE")));
+    let d = dir.path();
+    std::fs::write(d.join("g.txt"), TEN).unwrap();
+    let out = run_mend(
+        d,
+        &["apply", "--pending"],
+        Some(sr("g.txt", "six", "SIX").as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    drive(
+        d,
+        &[
+            "arg:--lock-timeout",
+            "arg:2",
+            "wait:NINE",
+            "lock:.mend/pending/default/lock",
+            "a",
+            "wait:busy: held by drive.py (pid",
+            "a",
+            "wait:were dropped)",
+            "j",
+            "wait:cannot show g.txt: pending session",
+            "wait:holds its lock",
+            "unlock:",
+            "wait:+SIX",
+            "k",
+            "wait:NINE",
+            "a",
+            "wait:accepted hunk 1 of f.txt",
+            "\u{3}",
+        ],
+    );
+    assert_eq!(file(d, "f.txt"), TEN.replace("two", "TWO"));
+}
+
 /// A `~M` file whose merge conflicts: `p` is refused with advice for the
 /// screen, `m` asks first (any other key cancels and writes nothing), and
 /// `m` `y` writes the merge with conflict markers.

@@ -293,3 +293,23 @@ fn stuck_question_mark_files_can_be_rejected_by_name() {
     let status = run_mend(&d, &["pending", "status"], None);
     assert_eq!(String::from_utf8_lossy(&status.stdout), "   z.txt\n");
 }
+
+/// `mend review` of a session that does not exist fails before it takes
+/// the terminal, exit 1, as `mend pending status` does.
+#[test]
+fn review_of_no_session_exits_one_like_status() {
+    let dir = tree(&[("a.txt", "a\n")]);
+    let d = dir.path();
+    for args in [
+        &["review", "--session", "nosuch"][..],
+        &["pending", "status", "--session", "nosuch"][..],
+    ] {
+        let o = run_mend(d, args, None);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", out(&o));
+        assert!(
+            out(&o).contains("there is no pending session `nosuch`"),
+            "{}",
+            out(&o)
+        );
+    }
+}

@@ -8,6 +8,10 @@ Each step is one of:
                     another command changing the session meanwhile; it must
                     exit 0
   write:PATH:TEXT   write TEXT (`\\n` for a line break) to ROOT/PATH
+  lock:PATH         hold an exclusive flock on ROOT/PATH (as another mend
+                    would hold a lock), writing "drive.py (pid N)" into it
+  unlock:           release it
+  arg:ARG           (before the others) one more argument for `mend review`
   anything else     typed as keys
 
 The output is kept on a small screen model (cursor moves, clears and text;
@@ -117,11 +121,14 @@ class Screen:
 
 def main():
     mend, root, steps = sys.argv[1], sys.argv[2], sys.argv[3:]
+    extra = [s[4:] for s in steps if s.startswith("arg:")]
+    steps = [s for s in steps if not s.startswith("arg:")]
+    held = None
     pid, fd = pty.fork()
     if pid == 0:
         os.environ["TERM"] = "xterm-256color"
         os.environ["NO_COLOR"] = "1"
-        os.execv(mend, [mend, "review", "--root", root])
+        os.execv(mend, [mend, "review", "--root", root] + extra)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
     screen = Screen()
 
@@ -155,6 +162,15 @@ def main():
             done = subprocess.run([mend] + step[5:].split(" "), cwd=root, capture_output=True)
             if done.returncode != 0:
                 fail(4, "%r exited %d: %r" % (step, done.returncode, done.stdout + done.stderr))
+        elif step.startswith("lock:"):
+            held = open(os.path.join(root, step[5:]), "r+")
+            fcntl.flock(held, fcntl.LOCK_EX)
+            held.truncate(0)
+            held.write("drive.py (pid %d)\n" % os.getpid())
+            held.flush()
+        elif step == "unlock:":
+            fcntl.flock(held, fcntl.LOCK_UN)
+            held.close()
         elif step.startswith("write:"):
             path, text = step[6:].split(":", 1)
             with open(os.path.join(root, path), "w") as f:
