@@ -313,3 +313,250 @@ fn review_of_no_session_exits_one_like_status() {
         );
     }
 }
+
+/// `--json` asks for one JSON document whatever happens: usage errors,
+/// clap's included, are `{"error": {"kind": "usage", …}}` with exit 2.
+#[test]
+fn json_usage_errors_are_one_json_document() {
+    let dir = tree(&[("a.txt", "a\n")]);
+    let d = dir.path();
+    for args in [
+        &["pending", "accept", "--json", "--hunk", "x"][..],
+        &["pending", "diff", "--json", "--against", "bogus"][..],
+        &["pending", "status", "--json", "--lock-timeout", "abc"][..],
+        &["pending", "drop", "--json"][..],
+        &["pending", "bogus", "--json"][..],
+        &["apply", "--pending", "--json", "--dry-run", "-"][..],
+    ] {
+        let o = run_mend(d, args, Some(b""));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", out(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", out(&o)));
+        assert_eq!(v["error"]["kind"], "usage", "{args:?}: {v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains("error: "));
+        assert_eq!(v.get("written").is_some(), args[0] == "apply", "{v}");
+    }
+}
+
+/// One missing blob: the message names the file, says the rest of the
+/// session works and that rejecting that file repairs it; a proposal to
+/// that file is told the same, not to check permissions.
+#[test]
+fn one_missing_blob_names_its_file_and_the_repair() {
+    let dir = tree(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let d = dir.path();
+    let both = sr("a.txt", "a", "A") + "\n" + &sr("b.txt", "b", "B");
+    assert_eq!(propose(d, &both).status.code(), Some(0));
+    let blobs = d.join(".mend/pending/default/blobs");
+    let a_blob = blobs.join(sha256_hex("A\n"));
+    std::fs::remove_file(&a_blob).unwrap();
+    let diff = run_mend(d, &["pending", "diff", "a.txt"], None);
+    assert_ne!(diff.status.code(), Some(0), "{}", out(&diff));
+    let said = out(&diff);
+    assert!(
+        said.contains("so the proposal for a.txt cannot be read back"),
+        "{said}"
+    );
+    assert!(
+        said.contains("The session's other files are intact"),
+        "{said}"
+    );
+    assert!(
+        said.contains("`mend pending reject a.txt` removes"),
+        "{said}"
+    );
+    assert!(!said.contains("mend pending drop"), "{said}");
+    let o = propose(d, &sr("a.txt", "A", "AA"));
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    assert!(
+        out(&o).contains("Ask the person to run `mend pending reject a.txt`"),
+        "{}",
+        out(&o)
+    );
+    assert!(!out(&o).contains("permissions"), "{}", out(&o));
+    let b = run_mend(d, &["pending", "accept", "b.txt"], None);
+    assert_eq!(b.status.code(), Some(0), "{}", out(&b));
+    let o = run_mend(d, &["pending", "reject", "a.txt"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let diff = run_mend(d, &["pending", "diff"], None);
+    assert_eq!(diff.status.code(), Some(0), "{}", out(&diff));
+    assert_eq!(std::fs::read_to_string(d.join("b.txt")).unwrap(), "B\n");
+}
+
+fn sha256_hex(text: &str) -> String {
+    mend_workspace::hash_bytes(text.as_bytes())
+        .trim_start_matches("sha256:")
+        .to_owned()
+}
+
+/// A proposal that deletes a file changed since: sync's advice works
+/// (reject it, or delete the file and accept), and names no --markers.
+#[test]
+fn sync_of_a_changed_file_the_proposal_deletes_gives_advice_that_works() {
+    let dir = tree(&[("d.txt", "1\n2\n")]);
+    let d = dir.path();
+    let delete = "*** Begin Patch\n*** Delete File: d.txt\n*** End Patch\n";
+    assert_eq!(propose(d, delete).status.code(), Some(0));
+    std::fs::write(d.join("d.txt"), "1\n2\nmine\n").unwrap();
+    let sync = run_mend(d, &["pending", "sync"], None);
+    assert_eq!(sync.status.code(), Some(1), "{}", out(&sync));
+    assert!(!out(&sync).contains("--markers"), "{}", out(&sync));
+    assert!(
+        out(&sync).contains("`mend pending reject d.txt`"),
+        "{}",
+        out(&sync)
+    );
+    std::fs::remove_file(d.join("d.txt")).unwrap();
+    let o = run_mend(d, &["pending", "accept", "d.txt"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+}
+
+/// A rename onto a path made locally since the proposal shows `!R`, and
+/// accepting it is a collision (exit 1) with advice for a person; the
+/// rename is named by its new name too.
+#[test]
+fn a_rename_onto_a_new_local_file_is_a_collision() {
+    let dir = tree(&[("b.txt", "1\n2\n3\n")]);
+    let d = dir.path();
+    let rename = "*** Begin Patch\n*** Update File: b.txt\n*** Move to: z.txt\n@@\n 1\n-2\n+TWO\n*** End Patch\n";
+    assert_eq!(propose(d, rename).status.code(), Some(0));
+    std::fs::write(d.join("z.txt"), "local\n").unwrap();
+    let status = run_mend(d, &["pending", "status"], None);
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "!R b.txt -> z.txt\n"
+    );
+    let o = run_mend(d, &["pending", "accept", "--json"], None);
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "collision", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Move your z.txt aside"),
+        "{v}"
+    );
+    assert_eq!(std::fs::read_to_string(d.join("z.txt")).unwrap(), "local\n");
+    std::fs::remove_file(d.join("z.txt")).unwrap();
+    let o = run_mend(d, &["pending", "accept", "z.txt"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.join("z.txt")).unwrap(),
+        "1\nTWO\n3\n"
+    );
+}
+
+/// A FIFO where the session's lock file belongs: a clear message with the
+/// command that fixes it, no raw OS error.
+#[cfg(unix)]
+#[test]
+fn a_fifo_at_the_session_lock_says_how_to_fix_it() {
+    let dir = tree(&[("a.txt", "a\n")]);
+    let d = dir.path();
+    assert_eq!(propose(d, &sr("a.txt", "a", "A")).status.code(), Some(0));
+    let lock = d.join(".mend/pending/default/lock");
+    std::fs::remove_file(&lock).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&lock)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let o = run_mend(d, &["pending", "status"], None);
+    assert_ne!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(!out(&o).contains("os error"), "{}", out(&o));
+    assert!(
+        out(&o).contains("rm .mend/pending/default/lock"),
+        "{}",
+        out(&o)
+    );
+}
+
+/// Hunks whose context would overlap are one hunk, so `git apply` takes
+/// the diff; a new empty file is in the diff; an output equal to the file
+/// is "nothing to write"; a file named twice is added once.
+#[test]
+fn diffs_apply_with_git_and_odd_outputs_are_reported_plainly() {
+    let ten = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+    let dir = tree(&[("m.txt", ten), ("t.txt", "t\n"), ("n.txt", "1\n2\n3\n")]);
+    let d = dir.path();
+    let near = sr("m.txt", "2", "TWO") + "\n" + &sr("m.txt", "6", "SIX");
+    assert_eq!(propose(d, &near).status.code(), Some(0));
+    let diff = run_mend(d, &["pending", "diff", "m.txt"], None);
+    let diff = String::from_utf8_lossy(&diff.stdout).into_owned();
+    assert_eq!(diff.matches("\n@@ ").count(), 1, "{diff}");
+    let git = std::process::Command::new("git")
+        .args(["apply", "-"])
+        .current_dir(d)
+        .stdin(std::process::Stdio::piped())
+        .spawn();
+    if let Ok(mut git) = git {
+        use std::io::Write as _;
+        git.stdin
+            .take()
+            .unwrap()
+            .write_all(diff.as_bytes())
+            .unwrap();
+        assert!(git.wait().unwrap().success(), "{diff}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("m.txt")).unwrap(),
+            ten.replace("2\n", "TWO\n").replace("\n6\n", "\nSIX\n")
+        );
+    }
+    let empty = "*** Begin Patch\n*** Add File: empty.txt\n*** End Patch\n";
+    assert_eq!(propose(d, empty).status.code(), Some(0));
+    let diff = run_mend(d, &["pending", "diff", "empty.txt"], None);
+    assert!(
+        String::from_utf8_lossy(&diff.stdout)
+            .contains("diff --git a/empty.txt b/empty.txt\nnew file"),
+        "{}",
+        out(&diff)
+    );
+    assert_eq!(propose(d, &sr("n.txt", "2", "TWO")).status.code(), Some(0));
+    assert_eq!(propose(d, &sr("n.txt", "TWO", "2")).status.code(), Some(0));
+    let o = run_mend(d, &["pending", "accept", "n.txt"], None);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "accepted n.txt (nothing to write)\n"
+    );
+    let o = run_mend(d, &["pending", "add", "t.txt", "t.txt"], None);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).matches("t.txt").count(),
+        1,
+        "{}",
+        out(&o)
+    );
+}
+
+/// Control characters from a file reach a pipe exactly (a diff for `git
+/// apply`) and a terminal escaped.
+#[cfg(unix)]
+#[test]
+fn control_characters_are_escaped_for_a_terminal_only() {
+    let dir = tree(&[("e.txt", "red \u{1b}[31m here\nplain\n")]);
+    let d = dir.path();
+    let o = propose(d, &sr("e.txt", "plain", "PLAIN"));
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let piped = run_mend(d, &["pending", "diff"], None);
+    assert!(
+        piped.stdout.windows(2).any(|w| w == b"\x1b["),
+        "{}",
+        out(&piped)
+    );
+    let script = "import os, pty, sys\n\
+        pid, fd = pty.fork()\n\
+        if pid == 0:\n    os.execv(sys.argv[1], [sys.argv[1], 'pending', 'diff', '--root', sys.argv[2]])\n\
+        out = b''\n\
+        while True:\n    try:\n        chunk = os.read(fd, 65536)\n    except OSError:\n        break\n    if not chunk:\n        break\n    out += chunk\n\
+        os.waitpid(pid, 0)\n\
+        sys.stdout.buffer.write(out)\n";
+    let tty = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(crate::mend_bin())
+        .arg(d)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&tty.stdout).into_owned();
+    assert!(shown.contains(" red \\u{1b}[31m here"), "{shown}");
+    assert!(!tty.stdout.contains(&0x1b), "{shown}");
+}
