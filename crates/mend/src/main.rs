@@ -104,7 +104,13 @@ enum Command {
     /// Review a pending session in the terminal: a file list with letters
     /// and the selected file's hunks; accept or reject hunk by hunk, or a
     /// changed file with conflict markers after asking. The screen follows
-    /// changes other commands make to the session (`?` lists the keys).
+    /// changes other commands make to the session (`?` lists the keys;
+    /// q, Esc or Ctrl-C quits).
+    ///
+    /// It never freezes on a lock another mend holds: the screen says who
+    /// holds it at once, refreshes when it is free, and a key that writes
+    /// waits at most --lock-timeout. Exit status: 0, or 1 when there is no
+    /// such session.
     Review(review::ReviewArgs),
     /// Serve the editor protocol on stdio: JSON-RPC 2.0 with LSP framing.
     ///
