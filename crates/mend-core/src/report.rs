@@ -327,10 +327,12 @@ impl EditReport {
                 } else {
                     "skipped"
                 };
-                let why = self
-                    .failure
-                    .as_ref()
-                    .map_or(String::new(), |f| format!(": {}", f.message));
+                // A message that starts with the path (a refused path says
+                // it) is not prefixed with it twice.
+                let why = self.failure.as_ref().map_or(String::new(), |f| {
+                    let own = format!("{path}: ");
+                    format!(": {}", f.message.strip_prefix(&own).unwrap_or(&f.message))
+                });
                 format!("{word}  #{n} {path}{why}")
             }
         }

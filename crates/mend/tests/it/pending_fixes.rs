@@ -560,3 +560,24 @@ fn control_characters_are_escaped_for_a_terminal_only() {
     assert!(shown.contains(" red \\u{1b}[31m here"), "{shown}");
     assert!(!tty.stdout.contains(&0x1b), "{shown}");
 }
+
+/// A refused path's message names the path; the summary line does not
+/// name it a second time.
+#[cfg(unix)]
+#[test]
+fn a_refused_path_is_named_once_in_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("proj");
+    std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(dir.path().join("outside/x.txt"), "x\n").unwrap();
+    std::os::unix::fs::symlink("../outside", d.join("sub")).unwrap();
+    for args in [&["apply", "--pending"][..], &["apply"][..]] {
+        let o = run_mend(&d, args, Some(sr("sub/x.txt", "x", "X").as_bytes()));
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            said.starts_with("FAILED   #1 sub/x.txt: goes through a symbolic link"),
+            "{args:?}: {said}"
+        );
+    }
+}
