@@ -474,7 +474,7 @@ fn a_fifo_at_the_session_lock_says_how_to_fix_it() {
 
 /// Hunks whose context would overlap are one hunk, so `git apply` takes
 /// the diff; a new empty file is in the diff; an output equal to the file
-/// is "nothing to write"; a file named twice is added once.
+/// is not reported written; a file named twice is added once.
 #[test]
 fn diffs_apply_with_git_and_odd_outputs_are_reported_plainly() {
     let ten = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
@@ -514,10 +514,19 @@ fn diffs_apply_with_git_and_odd_outputs_are_reported_plainly() {
     );
     assert_eq!(propose(d, &sr("n.txt", "2", "TWO")).status.code(), Some(0));
     assert_eq!(propose(d, &sr("n.txt", "TWO", "2")).status.code(), Some(0));
+    // An output back to the file as it is holds nothing to write: it is
+    // settled as the context, and nothing says `written`.
+    let status = run_mend(d, &["pending", "status"], None);
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("   n.txt\n"),
+        "{}",
+        out(&status)
+    );
     let o = run_mend(d, &["pending", "accept", "n.txt"], None);
+    assert!(!out(&o).contains("written"), "{}", out(&o));
     assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        "accepted n.txt (nothing to write)\n"
+        std::fs::read_to_string(d.join("n.txt")).unwrap(),
+        "1\n2\n3\n"
     );
     let o = run_mend(d, &["pending", "add", "t.txt", "t.txt"], None);
     assert_eq!(
