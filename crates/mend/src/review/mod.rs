@@ -157,8 +157,11 @@ fn busy(e: &mend_pending::Error) -> Option<String> {
             "busy: held by {}",
             mend_core::text::escape_controls(holder)
         )),
-        mend_pending::Error::Workspace(mend_workspace::Error::Locked { .. }) => {
-            Some("busy: another mend process holds the workspace's lock (.mend/lock)".into())
+        mend_pending::Error::Workspace(mend_workspace::Error::Locked { holder, .. }) => {
+            Some(format!(
+                "busy: held by {} (the workspace's lock, .mend/lock)",
+                mend_core::text::escape_controls(holder)
+            ))
         }
         _ => None,
     }
