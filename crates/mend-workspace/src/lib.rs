@@ -70,7 +70,7 @@ use sha2::{Digest, Sha256};
 pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
 pub use error::Error;
-pub use txn::{Became, Kept, Recovery};
+pub use txn::{Became, Kept, Lost, Recovery, Why};
 
 /// Workspace settings.
 #[derive(Debug, Clone)]

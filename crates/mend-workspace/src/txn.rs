@@ -30,11 +30,20 @@
 //! (edited, deleted, or replaced by a folder since) is kept as it is, the
 //! transaction's content for it is set aside in
 //! `.mend/aside/interrupted-<id>/`, and [`Recovery::RolledForward`] lists it.
-//! A file the transaction deletes that changed since is kept too.
+//! A file the transaction deletes that changed since is kept too. So is a
+//! target that now leads outside the root or into `.git` or `.mend` (a
+//! link swapped in after the crash): every path is checked again, one by
+//! one, right before it is touched, and one that fails is never written
+//! or read through.
+//!
+//! A staged content is installed only when it still hashes to what the
+//! journal recorded; one changed or missing after the crash is not, and
+//! [`Recovery::RolledForward`] lists its target as [`Lost`].
 //!
 //! The journal is sealed with this workspace's key. Recovery acts only on a
-//! journal whose seal verifies, and only after every path in it passes the
-//! same confinement as a fresh edit; anything else is moved aside, never
+//! journal whose seal verifies and whose paths are spelled as mend writes
+//! them (relative, plain, outside `.git` and `.mend`, each temporary file
+//! one of mend's beside its target); anything else is moved aside, never
 //! executed, because a repository can ship any `.mend/journal.json`.
 
 use std::fs;
@@ -134,9 +143,12 @@ pub enum Recovery {
     RolledForward {
         /// The targets left as they were found, in the journal's order.
         kept: Vec<Kept>,
+        /// The targets left as they were because the staged content was
+        /// missing or changed, in the journal's order.
+        lost: Vec<Lost>,
     },
     /// A journal that is not provably this workspace's own, or that names
-    /// a path confinement refuses, was moved aside untouched.
+    /// a path mend never writes, was moved aside untouched.
     Ignored {
         /// Where it was moved.
         kept_at: PathBuf,
@@ -169,6 +181,31 @@ pub enum Became {
     /// A folder, or something else that is not a file, stands there or in
     /// the way of its folder.
     Replaced,
+    /// It, or a folder on its way, is now a link that leads outside the
+    /// root or into `.git` or `.mend`: it is never written through.
+    LeadsOut,
+}
+
+/// A target an interrupted transaction did not complete because what it
+/// staged for it is gone: the target is left as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lost {
+    /// The target, relative to the root.
+    pub path: String,
+    /// The temporary file the content was staged in, relative to the root.
+    pub staged: String,
+    /// What became of it.
+    pub why: Why,
+}
+
+/// What became of a staged content after the crash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Why {
+    /// It is missing (or is no longer a file, or is out of reach).
+    Missing,
+    /// Its bytes are not the ones the transaction staged; it was removed.
+    Altered,
 }
 
 /// How many kept targets a message names before it counts the rest.
@@ -177,6 +214,20 @@ const NAMED: usize = 10;
 impl std::fmt::Display for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let path = mend_core::text::escape_controls(&self.path);
+        if self.now == Became::LeadsOut {
+            write!(
+                f,
+                "{path} now leads outside the project root (or into .git or .mend) through a symbolic link; kept as it is, never written through"
+            )?;
+            return match &self.aside {
+                Some(aside) => write!(
+                    f,
+                    ", the interrupted write's version is in {}",
+                    mend_core::text::escape_controls(aside)
+                ),
+                None => Ok(()),
+            };
+        }
         let Some(aside) = &self.aside else {
             return write!(
                 f,
@@ -186,7 +237,7 @@ impl std::fmt::Display for Kept {
         let (became, kept) = match self.now {
             Became::Changed => ("changed", "kept as it is"),
             Became::Deleted => ("was deleted", "left deleted"),
-            Became::Replaced => ("was replaced", "kept as it is"),
+            Became::Replaced | Became::LeadsOut => ("was replaced", "kept as it is"),
         };
         write!(
             f,
@@ -196,12 +247,48 @@ impl std::fmt::Display for Kept {
     }
 }
 
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = mend_core::text::escape_controls(&self.path);
+        let staged = mend_core::text::escape_controls(&self.staged);
+        let what = match self.why {
+            Why::Missing => format!("its staged copy {staged} is missing"),
+            Why::Altered => format!(
+                "its staged copy {staged} was changed after the crash, so it was removed, not installed"
+            ),
+        };
+        write!(
+            f,
+            "{path} was not completed: {what}; {path} is left as it was and the interrupted write's version is lost (if it came from `mend pending accept`, `mend pending` still holds it)"
+        )
+    }
+}
+
 impl std::fmt::Display for Recovery {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Recovery::RolledBack => f.write_str("rolled back an interrupted transaction"),
-            Recovery::RolledForward { kept } => {
-                f.write_str("completed an interrupted transaction")?;
+            Recovery::RolledForward { kept, lost } => {
+                if lost.is_empty() {
+                    f.write_str("completed an interrupted transaction")?;
+                } else {
+                    write!(
+                        f,
+                        "finished an interrupted transaction except for {} file{} it could not complete",
+                        lost.len(),
+                        if lost.len() == 1 { "" } else { "s" }
+                    )?;
+                }
+                for l in lost.iter().take(NAMED) {
+                    write!(f, "; {l}")?;
+                }
+                if lost.len() > NAMED {
+                    write!(
+                        f,
+                        "; and {} more files not completed, left as they were (their staged copies were missing or changed)",
+                        lost.len() - NAMED
+                    )?;
+                }
                 for k in kept.iter().take(NAMED) {
                     write!(f, "; {k}")?;
                 }
@@ -309,6 +396,10 @@ fn is_staged(temp: &Path, link: bool) -> bool {
 fn roll_back(root: &Path, mend: &PrivateDir, ops: &[Op]) -> Result<(), Error> {
     for op in ops {
         if let Op::Put { temp, link, .. } = op {
+            // A folder swapped for a link out after the crash is not ours.
+            if !reachable(root, temp) {
+                continue;
+            }
             let p = root.join(temp);
             // A temporary entry is ours only while it is what was staged.
             if fs::symlink_metadata(&p).is_ok() && !is_staged(&p, *link) {
@@ -324,6 +415,13 @@ fn roll_back(root: &Path, mend: &PrivateDir, ops: &[Op]) -> Result<(), Error> {
     remove_journal(mend)
 }
 
+/// Whether `rel` still resolves inside the root and outside `.git` and
+/// `.mend`. Recovery asks right before it touches a path: a link may have
+/// been swapped in anywhere on its way after the crash.
+fn reachable(root: &Path, rel: &str) -> bool {
+    path::check_real(root, rel, &root.join(rel)).is_ok()
+}
+
 /// What rolling forward after a crash keeps: where a target's content is
 /// set aside, and the targets left as they were found.
 pub(crate) struct Recovering<'a> {
@@ -331,17 +429,27 @@ pub(crate) struct Recovering<'a> {
     /// The folder below `.mend/aside/` for this transaction.
     under: String,
     kept: Vec<Kept>,
+    lost: Vec<Lost>,
 }
 
-/// What to do with one staged write after a crash.
+/// Whether a staged write may still go in after a crash.
 enum Decision {
     /// The target is as the transaction found it: put the content in place.
     Go,
-    /// The target holds the content already: only the temporary file is
-    /// left to remove.
-    Done,
     /// The target changed after the crash: keep it, set the content aside.
     Keep(Became),
+}
+
+/// What a `Put`'s temporary entry holds after a crash.
+#[derive(PartialEq, Eq)]
+enum Staged {
+    /// What the transaction staged (or, in a journal without its hash,
+    /// the entry it staged).
+    Intact,
+    /// Something else: another content, or another kind of entry.
+    Altered,
+    /// Nothing, or a path that no longer resolves inside the root.
+    Gone,
 }
 
 fn roll_forward(
@@ -353,21 +461,19 @@ fn roll_forward(
 ) -> Result<(), Error> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for op in ops {
-        let target = match op {
-            Op::Put { target, .. } => {
-                put(root, op, recovering.as_deref_mut())?;
-                target
-            }
-            Op::Delete { target, before } => {
-                delete(root, target, before.as_ref(), recovering.as_deref_mut())?;
-                target
-            }
-            Op::RemoveDir { target } => {
-                remove_dir(root, target, recovering.is_some())?;
-                target
+        let (Op::Put { target, .. } | Op::Delete { target, .. } | Op::RemoveDir { target }) = op;
+        let touched = match recovering.as_deref_mut() {
+            Some(rec) => rec.finish(root, op)?,
+            None => {
+                match op {
+                    Op::Put { .. } => put(root, op)?,
+                    Op::Delete { .. } => delete(root, target)?,
+                    Op::RemoveDir { .. } => remove_dir(root, target, false)?,
+                }
+                true
             }
         };
-        if let Some(d) = root.join(target).parent() {
+        if touched && let Some(d) = root.join(target).parent() {
             dirs.push(d.to_path_buf());
         }
         hook("applied");
@@ -382,42 +488,27 @@ fn roll_forward(
     remove_journal(mend)
 }
 
-/// Moves one staged content into place, unless (after a crash) its target
-/// changed since the transaction was planned.
-fn put(root: &Path, op: &Op, recovering: Option<&mut Recovering<'_>>) -> Result<(), Error> {
+/// Moves one staged content into place.
+fn put(root: &Path, op: &Op) -> Result<(), Error> {
     let Op::Put {
-        target: rel,
+        target,
         temp,
         in_place,
         link,
-        before,
-        after,
+        ..
     } = op
     else {
         return Ok(());
     };
-    let target = root.join(rel);
     let temp = root.join(temp);
     if !is_staged(&temp, *link) {
         return Ok(());
     }
-    if let (Some(rec), Some(before)) = (recovering, before) {
-        match decide(
-            root,
-            &target,
-            &temp,
-            before,
-            after.as_deref(),
-            *in_place,
-            *link,
-        )? {
-            Decision::Go => {}
-            Decision::Done => {
-                return fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())));
-            }
-            Decision::Keep(now) => return rec.set_aside(rel, &temp, *link, now),
-        }
-    }
+    install(&root.join(target), &temp, *in_place)
+}
+
+/// Moves `temp` over `target`, or copies it into a file written in place.
+fn install(target: &Path, temp: &Path, in_place: bool) -> Result<(), Error> {
     // A folder the commit makes (one replacing a file, or a new one) is
     // made now, after the deletions.
     if let Some(dir) = target.parent()
@@ -425,34 +516,29 @@ fn put(root: &Path, op: &Op, recovering: Option<&mut Recovering<'_>>) -> Result<
     {
         fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
     }
-    if *in_place && fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
-        copy_into(&temp, &target)?;
-        fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())))
+    if in_place && fs::symlink_metadata(target).is_ok_and(|m| m.is_file()) {
+        copy_into(temp, target)?;
+        fs::remove_file(temp).map_err(io(format!("removing {}", temp.display())))
     } else {
-        fs::rename(&temp, &target).map_err(io(format!("moving {} into place", target.display())))
+        fs::rename(temp, target).map_err(io(format!("moving {} into place", target.display())))
     }
 }
 
 /// Whether a staged write may still go in: its target is what the
-/// transaction found, or holds its content already, or (written in place)
-/// holds the start of it, which only an interrupted copy leaves.
+/// transaction found, or (written in place) holds the start of it, which
+/// only an interrupted copy leaves.
 fn decide(
     root: &Path,
     target: &Path,
     temp: &Path,
+    now: &Found,
     before: &Found,
-    after: Option<&str>,
     in_place: bool,
-    link: bool,
 ) -> Result<Decision, Error> {
-    let now = Found::at(target).map_err(io(format!("reading {}", target.display())))?;
-    if after.is_some_and(|h| now.holds(h, link)) {
-        return Ok(Decision::Done);
-    }
-    let go = match (&now, before) {
+    let go = match (now, before) {
         // A folder the transaction replaced is gone once its deletions ran.
         (Found::Absent, Found::Absent | Found::Folder) => found::way_is_clear(root, target),
-        (Found::File { .. } | Found::Link { .. }, _) if now == *before => true,
+        (Found::File { .. } | Found::Link { .. }, _) if now == before => true,
         (Found::File { .. }, _) if in_place => starts(target, temp)?,
         _ => false,
     };
@@ -477,28 +563,9 @@ fn starts(target: &Path, temp: &Path) -> Result<bool, Error> {
     Ok(read(temp)?.starts_with(&read(target)?))
 }
 
-/// Deletes one target, unless (after a crash) it changed since.
-fn delete(
-    root: &Path,
-    rel: &str,
-    before: Option<&Found>,
-    recovering: Option<&mut Recovering<'_>>,
-) -> Result<(), Error> {
+/// Deletes one target.
+fn delete(root: &Path, rel: &str) -> Result<(), Error> {
     let target = root.join(rel);
-    if let (Some(rec), Some(before)) = (recovering, before) {
-        let now = Found::at(&target).map_err(io(format!("reading {}", target.display())))?;
-        if now == Found::Absent {
-            return Ok(());
-        }
-        if now != *before {
-            rec.kept.push(Kept {
-                path: rel.to_owned(),
-                now: Became::Changed,
-                aside: None,
-            });
-            return Ok(());
-        }
-    }
     match fs::remove_file(&target) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -531,6 +598,166 @@ fn remove_dir(root: &Path, rel: &str, recovering: bool) -> Result<(), Error> {
 }
 
 impl Recovering<'_> {
+    /// Finishes one operation after a crash, never through a path that now
+    /// leads out; whether its folder was touched (and so is synced).
+    fn finish(&mut self, root: &Path, op: &Op) -> Result<bool, Error> {
+        match op {
+            Op::Put { target, .. } if reachable(root, target) => self.put(root, op)?,
+            Op::Put { .. } => self.put_out_of_reach(root, op)?,
+            Op::Delete { target, before } if reachable(root, target) => {
+                self.delete(root, target, before.as_ref())?;
+            }
+            Op::Delete { target, .. } => self.kept.push(Kept {
+                path: target.clone(),
+                now: Became::LeadsOut,
+                aside: None,
+            }),
+            // The write meant to replace it is judged on its own.
+            Op::RemoveDir { target } if !reachable(root, target) => return Ok(false),
+            Op::RemoveDir { target } => remove_dir(root, target, true)?,
+        }
+        Ok(true)
+    }
+
+    /// What `op`'s temporary entry holds now: only an intact one is
+    /// installed or set aside.
+    fn staged(root: &Path, op: &Op) -> Result<Staged, Error> {
+        let Op::Put {
+            temp, link, after, ..
+        } = op
+        else {
+            return Ok(Staged::Gone);
+        };
+        if !reachable(root, temp) {
+            return Ok(Staged::Gone);
+        }
+        let p = root.join(temp);
+        let found = Found::at(&p).map_err(io(format!("reading {}", p.display())))?;
+        Ok(match (found, after) {
+            (Found::Absent, _) => Staged::Gone,
+            (found, Some(h)) if found.holds(h, *link) => Staged::Intact,
+            (_, None) if is_staged(&p, *link) => Staged::Intact,
+            _ => Staged::Altered,
+        })
+    }
+
+    /// Finishes one staged write, unless its target changed since the
+    /// transaction was planned, or what was staged for it did.
+    fn put(&mut self, root: &Path, op: &Op) -> Result<(), Error> {
+        let Op::Put {
+            target: rel,
+            temp: temp_rel,
+            in_place,
+            link,
+            before,
+            after,
+        } = op
+        else {
+            return Ok(());
+        };
+        let (target, temp) = (root.join(rel), root.join(temp_rel));
+        let now = Found::at(&target).map_err(io(format!("reading {}", target.display())))?;
+        let staged = Self::staged(root, op)?;
+        if after.as_deref().is_some_and(|h| now.holds(h, *link)) {
+            // Done already: only an intact temporary file is left to remove.
+            if staged == Staged::Intact {
+                fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())))?;
+            }
+            return Ok(());
+        }
+        match staged {
+            Staged::Intact => {}
+            Staged::Altered => return self.drop_altered(root, op),
+            // Gone while the target is still what the transaction found:
+            // the write never happened. Otherwise it did, and was changed
+            // after the crash, or it did not and was: either way that stays.
+            Staged::Gone => {
+                let untouched = before
+                    .as_ref()
+                    .is_some_and(|b| now == *b || (now == Found::Absent && *b == Found::Folder));
+                if untouched && after.is_some() {
+                    self.lose(op, Why::Missing);
+                }
+                return Ok(());
+            }
+        }
+        if let Some(before) = before
+            && let Decision::Keep(became) = decide(root, &target, &temp, &now, before, *in_place)?
+        {
+            return self.set_aside(rel, &temp, *link, became);
+        }
+        install(&target, &temp, *in_place)
+    }
+
+    /// A write whose target now leads out: never written through; what was
+    /// staged for it is set aside when it is intact and within reach.
+    fn put_out_of_reach(&mut self, root: &Path, op: &Op) -> Result<(), Error> {
+        let Op::Put {
+            target, temp, link, ..
+        } = op
+        else {
+            return Ok(());
+        };
+        match Self::staged(root, op)? {
+            Staged::Intact => self.set_aside(target, &root.join(temp), *link, Became::LeadsOut),
+            Staged::Altered => self.drop_altered(root, op),
+            Staged::Gone => {
+                self.kept.push(Kept {
+                    path: target.clone(),
+                    now: Became::LeadsOut,
+                    aside: None,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes a staged content that is not what the transaction staged
+    /// (an entry of another kind stays: it is not mend's), and reports its
+    /// target as not completed.
+    fn drop_altered(&mut self, root: &Path, op: &Op) -> Result<(), Error> {
+        let Op::Put { temp, .. } = op else {
+            return Ok(());
+        };
+        // `staged` found it within reach.
+        let p = root.join(temp);
+        if fs::symlink_metadata(&p).is_ok_and(|m| m.is_file() || m.file_type().is_symlink()) {
+            fs::remove_file(&p).map_err(io(format!("removing {}", p.display())))?;
+        }
+        self.lose(op, Why::Altered);
+        Ok(())
+    }
+
+    fn lose(&mut self, op: &Op, why: Why) {
+        if let Op::Put { target, temp, .. } = op {
+            self.lost.push(Lost {
+                path: target.clone(),
+                staged: temp.clone(),
+                why,
+            });
+        }
+    }
+
+    /// Deletes one target, unless it changed since.
+    fn delete(&mut self, root: &Path, rel: &str, before: Option<&Found>) -> Result<(), Error> {
+        let target = root.join(rel);
+        if let Some(before) = before {
+            let now = Found::at(&target).map_err(io(format!("reading {}", target.display())))?;
+            if now == Found::Absent {
+                return Ok(());
+            }
+            if now != *before {
+                self.kept.push(Kept {
+                    path: rel.to_owned(),
+                    now: Became::Changed,
+                    aside: None,
+                });
+                return Ok(());
+            }
+        }
+        delete(root, rel)
+    }
+
     /// Copies a staged content into `.mend/aside/<under>/<rel>` and removes
     /// it from the worktree; `rel` is kept as it is.
     fn set_aside(&mut self, rel: &str, temp: &Path, link: bool, now: Became) -> Result<(), Error> {
@@ -613,10 +840,12 @@ pub(crate) fn recover(
                 mend,
                 under: aside_name(&journal.id),
                 kept: Vec::new(),
+                lost: Vec::new(),
             };
             roll_forward(root, mend, &journal.ops, &|_| {}, Some(&mut recovering)).map(|()| {
                 Recovery::RolledForward {
                     kept: recovering.kept,
+                    lost: recovering.lost,
                 }
             })
         }
@@ -663,12 +892,15 @@ fn unseal(bytes: &[u8], key: &Key) -> Result<Journal, String> {
     serde_json::from_slice(body).map_err(|e| format!("it is unreadable: {e}"))
 }
 
-/// Every path of a journal must pass the confinement of a fresh edit, and
-/// every temporary file must be one of mend's, beside its target.
+/// Every path of a journal must be spelled as mend writes paths (relative,
+/// plain, outside `.git` and `.mend`), and every temporary file must be one
+/// of mend's, beside its target. Where a path leads on disk is checked per
+/// path as recovery reaches it (see [`reachable`]): a link swapped in after
+/// the crash keeps that target as it is, it does not void the journal.
 fn confine(root: &Root, ops: &[Op]) -> Result<(), String> {
     let check = |rel: &str| -> Result<(), String> {
-        let (_, abs) = path::resolve(root, rel).map_err(|e| e.to_string())?;
-        if abs.strip_prefix(&root.canonical).ok().map(Path::new) != Some(Path::new(rel)) {
+        let parts = path::normalize(root, rel).map_err(|e| e.to_string())?;
+        if parts.join("/") != rel {
             return Err(format!("{rel} is not spelled as mend writes paths"));
         }
         Ok(())

@@ -482,7 +482,11 @@ pub(crate) fn prepared(mut ws: Workspace) -> Workspace {
     ws.on_recovery(|r| {
         let level = match r {
             mend_workspace::Recovery::Ignored { .. } => "warning: ",
-            mend_workspace::Recovery::RolledForward { kept } if !kept.is_empty() => "warning: ",
+            mend_workspace::Recovery::RolledForward { kept, lost }
+                if !kept.is_empty() || !lost.is_empty() =>
+            {
+                "warning: "
+            }
             _ => "",
         };
         let _ = writeln!(std::io::stderr(), "mend: {level}{r}");

@@ -3,6 +3,7 @@
 mod bytes;
 mod links;
 mod paths;
+mod recovery;
 mod replace;
 mod txn;
 

@@ -186,7 +186,13 @@ fn a_swap_recovers_at_every_step() {
             assert_eq!(recovered, Some(Recovery::RolledBack));
             assert_eq!((old.as_deref(), new), (Some(&b"old\n"[..]), None), "{step}");
         } else {
-            assert_eq!(recovered, Some(Recovery::RolledForward { kept: vec![] }));
+            assert_eq!(
+                recovered,
+                Some(Recovery::RolledForward {
+                    kept: vec![],
+                    lost: vec![]
+                })
+            );
             assert_eq!(new.as_deref(), Some(&b"new\n"[..]), "{step}");
         }
         let stray = std::fs::read_dir(dir.path())
@@ -275,7 +281,10 @@ fn a_blocked_recovery_names_the_path_and_writes_nothing_else() {
     drop(guard);
     assert_eq!(
         ws.recover(&lock).unwrap(),
-        Some(Recovery::RolledForward { kept: vec![] })
+        Some(Recovery::RolledForward {
+            kept: vec![],
+            lost: vec![]
+        })
     );
     assert_eq!(std::fs::read(&b).unwrap(), b"new b\n");
     assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"new a\n");

@@ -7,7 +7,12 @@ use mend_workspace::{Base, Change, Encoding, Error, Options, Recovery, Workspace
 use crate::{put, workspace};
 
 /// Runs a commit that "crashes" (unwinds out of the hook) at `step`.
-fn crash_at(ws: &Workspace, lock: &mend_workspace::Lock, changes: &[Change], step: &str) {
+pub(crate) fn crash_at(
+    ws: &Workspace,
+    lock: &mend_workspace::Lock,
+    changes: &[Change],
+    step: &str,
+) {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ws.commit_with_hook(lock, changes, &|s| {
             if s == step {
@@ -19,7 +24,7 @@ fn crash_at(ws: &Workspace, lock: &mend_workspace::Lock, changes: &[Change], ste
 }
 
 /// The `.mend-*` temporary files left in `dir`.
-fn leftovers(dir: &std::path::Path) -> Vec<std::fs::DirEntry> {
+pub(crate) fn leftovers(dir: &std::path::Path) -> Vec<std::fs::DirEntry> {
     std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -160,7 +165,10 @@ fn recovery_after_a_crash_at_every_step() {
         } else {
             assert_eq!(
                 recovered,
-                Some(Recovery::RolledForward { kept: vec![] }),
+                Some(Recovery::RolledForward {
+                    kept: vec![],
+                    lost: vec![]
+                }),
                 "{step}"
             );
             assert!(all_new, "{step}: {contents:?}");
@@ -280,7 +288,7 @@ fn recovery_never_overwrites_what_changed_after_the_crash() {
     std::fs::create_dir(d.join("f4.txt")).unwrap();
     std::fs::write(d.join("gone.txt"), b"still wanted\n").unwrap();
     let recovered = ws.recover(&lock).unwrap().unwrap();
-    let Recovery::RolledForward { kept } = &recovered else {
+    let Recovery::RolledForward { kept, lost } = &recovered else {
         panic!("{recovered:?}");
     };
     let paths: Vec<(&str, Became, Option<&str>)> = kept
@@ -292,6 +300,7 @@ fn recovery_never_overwrites_what_changed_after_the_crash() {
         found.2.unwrap().to_owned()
     };
     assert_eq!(paths.len(), 4, "{paths:?}");
+    assert!(lost.is_empty(), "{lost:?}");
     assert!(paths.contains(&("f2.txt", Became::Changed, Some(aside(2).as_str()))));
     assert!(paths.contains(&("f3.txt", Became::Deleted, Some(aside(3).as_str()))));
     assert!(paths.contains(&("f4.txt", Became::Replaced, Some(aside(4).as_str()))));
@@ -347,6 +356,9 @@ fn taking_the_lock_finishes_an_interrupted_transaction() {
     assert_eq!(std::fs::read(dir.path().join("b.txt")).unwrap(), b"new\n");
     assert_eq!(
         ws.recover(&lock).unwrap(),
-        Some(Recovery::RolledForward { kept: vec![] })
+        Some(Recovery::RolledForward {
+            kept: vec![],
+            lost: vec![]
+        })
     );
 }
