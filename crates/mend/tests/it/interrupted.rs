@@ -42,6 +42,13 @@ fn proposed() -> tempfile::TempDir {
 /// Kills `mend pending accept` once it has moved the first file into place,
 /// then edits the last one by hand.
 fn killed_then_edited(d: &std::path::Path) {
+    killed(d);
+    std::fs::write(d.join(LAST), b"HAND EDIT\n").unwrap();
+}
+
+/// Kills `mend pending accept` once it has moved the first file into place,
+/// before it reaches the last.
+fn killed(d: &std::path::Path) {
     let mut child = Command::new(mend_bin())
         .args(["pending", "accept"])
         .current_dir(d)
@@ -68,7 +75,6 @@ fn killed_then_edited(d: &std::path::Path) {
         "killed after its commit"
     );
     assert_eq!(std::fs::read(d.join(LAST)).unwrap(), b"old 11\n", "reached");
-    std::fs::write(d.join(LAST), b"HAND EDIT\n").unwrap();
 }
 
 /// What the recovery left: the hand edit, the accept's version set aside,
@@ -171,6 +177,56 @@ fn dropping_the_session_finishes_a_killed_accept_first() {
     let out = run_mend(d, &["pending", "drop", "default"], None);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     hand_edit_kept(d, &String::from_utf8_lossy(&out.stderr));
+}
+
+/// A killed accept whose unreached target is then swapped for a link to a
+/// file outside the root: `mend recover` still finishes the accept (its
+/// sealed journal is mend's), keeps the link, never writes through it, sets
+/// the accept's version aside and leaves no temporary file.
+#[cfg(unix)]
+#[test]
+fn a_target_linked_outside_after_a_killed_accept_is_kept_and_the_rest_finished() {
+    let dir = proposed();
+    let d = dir.path();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret");
+    std::fs::write(&secret, b"outside\n").unwrap();
+    killed(d);
+    std::fs::remove_file(d.join(LAST)).unwrap();
+    std::os::unix::fs::symlink(&secret, d.join(LAST)).unwrap();
+    let out = run_mend(d, &["recover"], None);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with(&format!(
+            "completed an interrupted transaction; {LAST} now leads outside the project root (or into .git or .mend) through a symbolic link; kept as it is, never written through, the interrupted write's version is in .mend/aside/interrupted-"
+        )),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read(&secret).unwrap(), b"outside\n");
+    assert_eq!(std::fs::read_link(d.join(LAST)).unwrap(), secret);
+    for i in 0..FILES - 1 {
+        assert_eq!(
+            std::fs::read_to_string(d.join(name(i))).unwrap(),
+            format!("new {i}\n")
+        );
+    }
+    let aside: Vec<_> = std::fs::read_dir(d.join(".mend/aside"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join(LAST))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(std::fs::read(&aside[0]).unwrap(), b"new 11\n");
+    assert!(!d.join(".mend/journal.json").exists());
+    let temps: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".mend-"))
+        .collect();
+    assert!(temps.is_empty(), "{temps:?}");
+    let out = run_mend(d, &["recover"], None);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "nothing to recover\n");
 }
 
 /// While another mend process writes (holding the workspace lock), a
