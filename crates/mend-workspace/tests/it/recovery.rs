@@ -130,76 +130,53 @@ fn a_target_linked_outside_after_the_crash_is_kept_and_the_rest_finished() {
     );
 }
 
-/// A staged copy changed after the crash is never installed: its target
-/// keeps what it held, the copy is removed, and the loss is reported.
+/// A staged copy changed (then removed) or removed after the crash is
+/// never installed: its target keeps what it held, and recovery reports it
+/// as not completed rather than "completed".
 #[test]
-fn a_staged_copy_changed_after_the_crash_is_not_installed() {
-    let (dir, ws) = killed_after_commit(3, &[]);
-    let d = dir.path();
-    let evil = staged_holding(d, "new f1.txt\n");
-    std::fs::write(&evil, b"EVIL\n").unwrap();
-    let staged = evil.file_name().unwrap().to_string_lossy().into_owned();
+fn a_staged_copy_changed_or_missing_after_the_crash_is_not_installed() {
+    let cases: [(Why, &str); 2] = [
+        (
+            Why::Altered,
+            "was changed after the crash, so it was removed, not installed",
+        ),
+        (Why::Missing, "is missing"),
+    ];
+    for (why, said) in cases {
+        let (dir, ws) = killed_after_commit(3, &[]);
+        let d = dir.path();
+        let copy = staged_holding(d, "new f1.txt\n");
+        match why {
+            Why::Altered => std::fs::write(&copy, b"EVIL\n").unwrap(),
+            _ => std::fs::remove_file(&copy).unwrap(),
+        }
+        let staged = copy.file_name().unwrap().to_string_lossy().into_owned();
 
-    let (kept, lost, msg) = recover(&ws);
-    assert!(kept.is_empty(), "{kept:?}");
-    assert_eq!(
-        lost,
-        [Lost {
-            path: "f1.txt".into(),
-            staged: staged.clone(),
-            why: Why::Altered
-        }]
-    );
-    assert_eq!(std::fs::read(d.join("f1.txt")).unwrap(), b"old f1.txt\n");
-    for p in ["f0.txt", "f2.txt"] {
+        let (kept, lost, msg) = recover(&ws);
+        assert!(kept.is_empty(), "{kept:?}");
+        let path = "f1.txt".to_owned();
+        let staged_too = staged.clone();
         assert_eq!(
-            std::fs::read(d.join(p)).unwrap(),
-            format!("new {p}\n").as_bytes()
+            lost,
+            [Lost {
+                path,
+                staged: staged_too,
+                why
+            }]
+        );
+        assert_eq!(std::fs::read(d.join("f1.txt")).unwrap(), b"old f1.txt\n");
+        for p in ["f0.txt", "f2.txt"] {
+            let new = format!("new {p}\n");
+            assert_eq!(std::fs::read(d.join(p)).unwrap(), new.as_bytes());
+        }
+        assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
+        assert_eq!(
+            msg,
+            format!(
+                "finished an interrupted transaction except for 1 file it could not complete; f1.txt was not completed: its staged copy {staged} {said}; f1.txt is left as it was and the interrupted write's version is lost (if it came from `mend pending accept`, `mend pending` still holds it)"
+            )
         );
     }
-    assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
-    assert_eq!(
-        msg,
-        format!(
-            "finished an interrupted transaction except for 1 file it could not complete; f1.txt was not completed: its staged copy {staged} was changed after the crash, so it was removed, not installed; f1.txt is left as it was and the interrupted write's version is lost (if it came from `mend pending accept`, `mend pending` still holds it)"
-        )
-    );
-}
-
-/// A staged copy removed after the crash leaves its target as it was, and
-/// recovery says so rather than "completed".
-#[test]
-fn a_staged_copy_missing_after_the_crash_is_reported_not_completed() {
-    let (dir, ws) = killed_after_commit(3, &[]);
-    let d = dir.path();
-    let gone = staged_holding(d, "new f2.txt\n");
-    std::fs::remove_file(&gone).unwrap();
-    let staged = gone.file_name().unwrap().to_string_lossy().into_owned();
-
-    let (kept, lost, msg) = recover(&ws);
-    assert!(kept.is_empty(), "{kept:?}");
-    assert_eq!(
-        lost,
-        [Lost {
-            path: "f2.txt".into(),
-            staged: staged.clone(),
-            why: Why::Missing
-        }]
-    );
-    assert_eq!(std::fs::read(d.join("f2.txt")).unwrap(), b"old f2.txt\n");
-    for p in ["f0.txt", "f1.txt"] {
-        assert_eq!(
-            std::fs::read(d.join(p)).unwrap(),
-            format!("new {p}\n").as_bytes()
-        );
-    }
-    assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
-    assert_eq!(
-        msg,
-        format!(
-            "finished an interrupted transaction except for 1 file it could not complete; f2.txt was not completed: its staged copy {staged} is missing; f2.txt is left as it was and the interrupted write's version is lost (if it came from `mend pending accept`, `mend pending` still holds it)"
-        )
-    );
 }
 
 /// A file the commit wrote before the crash and a person edited after it

@@ -81,6 +81,15 @@ fn killed(d: &std::path::Path) {
 /// every other file written, no journal or temporary file.
 fn hand_edit_kept(d: &std::path::Path, stderr: &str) {
     assert_eq!(std::fs::read(d.join(LAST)).unwrap(), b"HAND EDIT\n");
+    let said = format!(
+        "{LAST} changed after the interrupted write; kept as it is, the interrupted write's version is in .mend/aside/interrupted-"
+    );
+    rest_finished(d, stderr, &said);
+}
+
+/// Every file but the last written, the last one's output set aside and
+/// told (`said` is in `told`), no journal or temporary file left.
+fn rest_finished(d: &std::path::Path, told: &str, said: &str) {
     for i in 0..FILES - 1 {
         assert_eq!(
             std::fs::read_to_string(d.join(name(i))).unwrap(),
@@ -94,12 +103,7 @@ fn hand_edit_kept(d: &std::path::Path, stderr: &str) {
         .collect();
     assert_eq!(aside.len(), 1, "{aside:?}");
     assert_eq!(std::fs::read(&aside[0]).unwrap(), b"new 11\n");
-    assert!(
-        stderr.contains(&format!(
-            "{LAST} changed after the interrupted write; kept as it is, the interrupted write's version is in .mend/aside/interrupted-"
-        )),
-        "{stderr}"
-    );
+    assert!(told.contains(said), "{told}");
     assert!(!d.join(".mend/journal.json").exists());
     let temps: Vec<_> = std::fs::read_dir(d)
         .unwrap()
@@ -197,34 +201,13 @@ fn a_target_linked_outside_after_a_killed_accept_is_kept_and_the_rest_finished()
     let out = run_mend(d, &["recover"], None);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.starts_with(&format!(
-            "completed an interrupted transaction; {LAST} now leads outside the project root (or into .git or .mend) through a symbolic link; kept as it is, never written through, the interrupted write's version is in .mend/aside/interrupted-"
-        )),
-        "{stdout}"
+    let said = format!(
+        "completed an interrupted transaction; {LAST} now leads outside the project root (or into .git or .mend) through a symbolic link; kept as it is, never written through, the interrupted write's version is in .mend/aside/interrupted-"
     );
+    assert!(stdout.starts_with(&said), "{stdout}");
     assert_eq!(std::fs::read(&secret).unwrap(), b"outside\n");
     assert_eq!(std::fs::read_link(d.join(LAST)).unwrap(), secret);
-    for i in 0..FILES - 1 {
-        assert_eq!(
-            std::fs::read_to_string(d.join(name(i))).unwrap(),
-            format!("new {i}\n")
-        );
-    }
-    let aside: Vec<_> = std::fs::read_dir(d.join(".mend/aside"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join(LAST))
-        .collect();
-    assert_eq!(aside.len(), 1, "{aside:?}");
-    assert_eq!(std::fs::read(&aside[0]).unwrap(), b"new 11\n");
-    assert!(!d.join(".mend/journal.json").exists());
-    let temps: Vec<_> = std::fs::read_dir(d)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".mend-"))
-        .collect();
-    assert!(temps.is_empty(), "{temps:?}");
+    rest_finished(d, &stdout, &said);
     let out = run_mend(d, &["recover"], None);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "nothing to recover\n");
 }
