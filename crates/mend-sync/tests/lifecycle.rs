@@ -108,6 +108,19 @@ const ROWS: &[Row] = &[
         end: (USER_AB_C2, AGENT_C2, true, false),
     },
     Row {
+        // A reload computed while the buffer was clean races the person's
+        // first keystroke: it is passed over, and the typing merges.
+        name: "typing_while_a_reload_is_in_flight_merges_instead",
+        start: (BASE, BASE),
+        steps: &[
+            (Write(AGENT_C), "reload 1 hunk"),
+            (Type(USER_A), "merged 1 hunk"),
+            (Apply, ""),
+            (Apply, ""),
+        ],
+        end: (BOTH, AGENT_C, true, false),
+    },
+    Row {
         // The case the issue reproduced over the protocol: the agent writes
         // one line twice while the person types elsewhere.
         name: "agent_writes_a_line_twice_while_the_person_types",

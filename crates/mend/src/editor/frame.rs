@@ -41,6 +41,8 @@ pub enum Incoming {
     Notification {
         /// The method.
         method: String,
+        /// The params (`null` when absent).
+        params: Value,
     },
     /// A response to something the server never sends: ignored.
     Response,
@@ -240,7 +242,7 @@ fn parse(body: &[u8]) -> Incoming {
         (Some(Value::String(method)), Some(id)) => {
             Incoming::Request(Request { id, method, params })
         }
-        (Some(Value::String(method)), None) => Incoming::Notification { method },
+        (Some(Value::String(method)), None) => Incoming::Notification { method, params },
         (Some(_), id) => Incoming::Invalid {
             id: id.unwrap_or(Value::Null),
             code: INVALID_REQUEST,
@@ -286,7 +288,7 @@ mod tests {
         while let Some(m) = next(&mut r, 1000, &mut resync) {
             out.push(match m {
                 Incoming::Request(q) => format!("request {} {}", q.id, q.method),
-                Incoming::Notification { method } => format!("notification {method}"),
+                Incoming::Notification { method, .. } => format!("notification {method}"),
                 Incoming::Response => "response".into(),
                 Incoming::Invalid { code, .. } => format!("invalid {code}"),
             });

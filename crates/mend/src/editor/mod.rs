@@ -97,12 +97,15 @@ impl Server {
             select! {
                 recv(incoming) -> msg => match msg {
                     Ok(frame::Incoming::Request(req)) => self.request(&req),
-                    Ok(frame::Incoming::Notification { method }) if method == "exit" => return,
+                    Ok(frame::Incoming::Notification { method, .. }) if method == "exit" => return,
+                    Ok(frame::Incoming::Notification { method, params }) if method.starts_with("buffer/") => {
+                        self.notified(&Request { id: Value::Null, method, params });
+                    }
                     Ok(frame::Incoming::Invalid { id, code, message }) => {
                         self.send(frame::response(id, Err((code, message))));
                     }
-                    // Responses (the server sends no requests) and other
-                    // notifications need no answer.
+                    // Responses (the server sends no requests) and
+                    // notifications that report no buffer need no answer.
                     Ok(_) => {}
                     Err(_) => return,
                 },
@@ -118,6 +121,23 @@ impl Server {
         let (answer, notices) = self.dispatch(req);
         let result = answer.map_err(|Failure(code, msg)| (code, msg));
         self.send(frame::response(req.id.clone(), result));
+        self.notify(&notices);
+    }
+
+    /// A buffer request sent without an id: carried out all the same, since
+    /// dropping the editor's report of its buffer would leave the server
+    /// waiting for an answer that already came, for good. JSON-RPC allows
+    /// no answer to a notification, so a failure goes to standard error.
+    fn notified(&mut self, req: &Request) {
+        let (answer, notices) = self.dispatch(req);
+        if let Err(Failure(_, msg)) = answer {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "mend editor: {} (sent without an id, so unanswered): {msg}",
+                req.method
+            );
+        }
         self.notify(&notices);
     }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::client::Client;
-use super::{apply_hunks, expect, open, workspace};
+use super::{AGENT_C, BASE, BOTH, USER_A, apply_hunks, expect, open, workspace};
 
 fn lines(n: usize, f: impl Fn(usize) -> String) -> String {
     (0..n).map(|i| f(i) + "\n").collect()
@@ -244,4 +244,45 @@ fn a_slow_backup_style_save_keeps_the_buffer_on_its_file() {
     );
     assert!(c.notification_within(Duration::from_millis(1500)).is_none());
     assert_eq!(status_paths(&mut c), [("f.txt".to_owned(), false)]);
+}
+
+/// An editor that sends its buffer reports as JSON-RPC notifications (no
+/// id), as LSP's `didChange` is: they are carried out all the same. Left
+/// unread, the server took the typed buffer for a clean one, reloaded it
+/// over the person's text, and waited for good for an answer that had
+/// been sent (`waiting` stuck, `dirty` false, the file's later writes
+/// never reaching the buffer).
+#[test]
+fn buffer_reports_sent_as_notifications_are_taken() {
+    let dir = workspace(&[("f.rs", BASE)]);
+    let mut c = Client::start(dir.path());
+    open(&mut c, "f.rs", BASE, false, 1);
+    let report = json!({"path": "f.rs", "text": USER_A, "dirty": true, "version": 2});
+    c.notify("buffer/changed", &report);
+    // Requests are answered in order: the report was taken before this.
+    assert_eq!(status(&mut c), (true, false));
+    std::fs::write(dir.path().join("f.rs"), AGENT_C).unwrap();
+    let n = expect(&mut c, "buffer/merged");
+    assert_eq!(n["text"], BOTH);
+    assert_eq!(n["version"], 2);
+    let ack = json!({"path": "f.rs", "text": BOTH, "dirty": true, "version": 3,
+                     "applied": n["seq"]});
+    c.notify("buffer/changed", &ack);
+    assert_eq!(status(&mut c), (true, false));
+    // A failure cannot be answered; the buffer is synced as before.
+    c.notify(
+        "buffer/changed",
+        &json!({"path": "nope.rs", "text": "", "dirty": true}),
+    );
+    let agent = AGENT_C.replace("    2\n", "    20\n");
+    std::fs::write(dir.path().join("f.rs"), &agent).unwrap();
+    let n = expect(&mut c, "buffer/merged");
+    assert_eq!(n["text"], BOTH.replace("    2\n", "    20\n"));
+}
+
+/// `editor/status` of the only buffer: (dirty, waiting).
+fn status(c: &mut Client) -> (bool, bool) {
+    let s = c.request("editor/status", Value::Null).unwrap();
+    let b = &s["buffers"][0];
+    (b["dirty"] == true, b["waiting"] == true)
 }

@@ -98,6 +98,11 @@ impl Client {
         self.send_raw(framed.as_bytes());
     }
 
+    /// Sends a JSON-RPC notification: no id, so no response comes.
+    pub fn notify(&mut self, method: &str, params: &Value) {
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
     /// Writes bytes to the server as they are, framing or not.
     pub fn send_raw(&mut self, bytes: &[u8]) {
         self.input().write_all(bytes).expect("write");
