@@ -675,6 +675,39 @@ pub fn single_slip<'s>(search: &'s [String], window: &[&str]) -> Option<&'s str>
     (pairs.next().is_none() && letters(a) && letters(b) && apart <= 2).then_some(*a)
 }
 
+/// How far a window line is from a search line, counted in character
+/// edits on the tokens where they differ: `None` when their tokens do not
+/// pair one for one (they differ in more than spelling).
+pub fn token_edits(search: &str, line: &str) -> Option<usize> {
+    if search == line {
+        return Some(0);
+    }
+    let (ts, tl) = (words(search), words(line));
+    if ts.len() != tl.len() {
+        return None;
+    }
+    Some(
+        ts.iter()
+            .zip(&tl)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars()))
+            .sum(),
+    )
+}
+
+/// The total [`token_edits`] from the search to a window, or `None` when a
+/// line does not pair.
+pub fn window_edits(search: &[String], window: &[&str]) -> Option<usize> {
+    if search.len() != window.len() {
+        return None;
+    }
+    search
+        .iter()
+        .zip(window)
+        .map(|(s, w)| token_edits(s, w))
+        .sum()
+}
+
 /// Whether `token` occurs as a whole token in any of `lines`.
 pub fn has_word<'a>(mut lines: impl Iterator<Item = &'a str>, token: &str) -> bool {
     lines.any(|l| l.contains(token) && words(l).contains(&token))

@@ -17,7 +17,7 @@ use super::{
 use crate::normalize::fold_loose;
 use crate::similarity::{
     Budget, WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences,
-    single_slip,
+    single_slip, window_edits,
 };
 
 /// Fuzzy matching needs enough text to be meaningful: at least two
@@ -69,6 +69,18 @@ pub(crate) fn run(
         .find(|w| w.start == start)
         .unwrap_or(best);
     let len = chosen.len;
+    let twins = equidistant_twins(hay, &norm, start, len);
+    if !twins.is_empty() {
+        let mut starts = vec![start];
+        starts.extend(twins);
+        match q
+            .hint
+            .and_then(|h| super::nearest(&starts, h, opts.hint_window))
+        {
+            Some(s) if s == start => {}
+            _ => return Step::Done(Err(tied(starts, len, chosen.score, q.hint))),
+        }
+    }
     let candidate = Candidate {
         start,
         len,
@@ -160,6 +172,57 @@ fn slip_start(hay: &Haystack<'_>, norm: &[String], found: &WindowSearch) -> Opti
         .iter()
         .all(|r| single_slip(norm, &window(r)).is_none())
         .then_some(best.start)
+}
+
+/// Other windows of the file as close to the search as the chosen one,
+/// counted in character edits on the tokens where they differ: a search
+/// that says `botop` where the file has `top` in one docstring and
+/// `bottom` in its twin is two edits from each, and a similarity ratio
+/// that favours the longer word is no reason to pick it.
+///
+/// Twins are looked for where the chosen window agrees with the search
+/// (an anchor line), so a file is scanned once, not window by window.
+fn equidistant_twins(hay: &Haystack<'_>, norm: &[String], start: usize, len: usize) -> Vec<usize> {
+    let line = |i: usize| hay.grams().line(i);
+    let window: Vec<&str> = (start..start + len).map(line).collect();
+    let Some(own) = window_edits(norm, &window) else {
+        return Vec::new();
+    };
+    if own == 0 {
+        return Vec::new();
+    }
+    let n = hay.lines().len();
+    let anchor = (0..len).find(|&j| norm[j] == window[j]);
+    let starts: Vec<usize> = match anchor {
+        Some(j) => (0..n)
+            .filter(|&k| k >= j && line(k) == norm[j])
+            .map(|k| k - j)
+            .collect(),
+        None => (0..n).collect(),
+    };
+    starts
+        .into_iter()
+        .filter(|&r| r != start && r + len <= n)
+        .filter(|&r| {
+            let other: Vec<&str> = (r..r + len).map(line).collect();
+            window_edits(norm, &other).is_some_and(|e| e <= own)
+        })
+        .collect()
+}
+
+fn tied(starts: Vec<usize>, len: usize, similarity: f64, hint: Option<usize>) -> Miss {
+    Miss::Ambiguous {
+        pass: MatchPass::Similarity,
+        candidates: starts
+            .into_iter()
+            .map(|start| Candidate {
+                start,
+                len,
+                similarity,
+            })
+            .collect(),
+        hint,
+    }
 }
 
 fn rivals(found: &WindowSearch, m: usize, hint: Option<usize>) -> Miss {
