@@ -440,17 +440,17 @@ fn a_damaged_session_can_be_dropped() {
     let edit = sr("f.txt", "two", "TWO");
     let out = run_mend(
         d,
-        &["apply", "--pending", "--session", "work"],
+        &["apply", "--pending", "--session", "broken"],
         Some(edit.as_bytes()),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    std::fs::write(d.join(".mend/pending/work/index.json"), "{ not json").unwrap();
-    let out = run_mend(d, &["pending", "status", "--session", "work"], None);
+    std::fs::write(d.join(".mend/pending/broken/index.json"), "{ not json").unwrap();
+    let out = run_mend(d, &["pending", "status", "--session", "broken"], None);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(err.contains("`mend pending drop work`"), "{err}");
+    assert!(err.contains("`mend pending drop broken`"), "{err}");
     assert!(!err.contains("SESSION"), "{err}");
-    let out = run_mend(d, &["pending", "drop", "work"], None);
+    let out = run_mend(d, &["pending", "drop", "broken"], None);
     assert_eq!(
         out.status.code(),
         Some(0),
