@@ -256,7 +256,7 @@ impl PrivateDir {
                 return Some(self.link_refusal(&here, &to));
             }
             if must_be_dir && kind != FileType::Directory {
-                return Some(self.not_folder(&here, describe(kind)));
+                return Some(self.not_folder(&here, files::describe(kind)));
             }
             if i + 1 < parts.len() {
                 held = Some(rustix::fs::openat(base, *c, DIR, Mode::empty()).ok()?);
@@ -394,7 +394,7 @@ impl PrivateDir {
                     .unwrap_or_else(|_| "somewhere".into());
                 Err(self.link_refusal(rel, &to))
             }
-            other => Err(self.not_a_file(rel, describe(other))),
+            other => Err(self.not_a_file(rel, files::describe(other))),
         }
     }
 
@@ -640,20 +640,6 @@ fn empty(fd: BorrowedFd<'_>, depth: usize) -> rustix::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// A file type as a reader would name it.
-fn describe(t: FileType) -> &'static str {
-    match t {
-        FileType::RegularFile => "a regular file",
-        FileType::Directory => "a directory",
-        FileType::Symlink => "a symbolic link",
-        FileType::Fifo => "a FIFO (named pipe)",
-        FileType::Socket => "a socket",
-        FileType::CharacterDevice => "a character device",
-        FileType::BlockDevice => "a block device",
-        FileType::Unknown => "not a regular file",
-    }
 }
 
 #[cfg(test)]

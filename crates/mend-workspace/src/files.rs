@@ -24,33 +24,24 @@ pub(crate) fn unique() -> String {
 
 /// The kind of a non-regular file, as a reader would name it.
 pub(crate) fn kind(meta: &fs::Metadata) -> Option<&'static str> {
-    let t = meta.file_type();
-    if t.is_file() {
-        return None;
+    use std::os::unix::fs::MetadataExt;
+    let t = rustix::fs::FileType::from_raw_mode(meta.mode());
+    (t != rustix::fs::FileType::RegularFile).then(|| describe(t))
+}
+
+/// A file type as a reader would name it.
+pub(crate) fn describe(t: rustix::fs::FileType) -> &'static str {
+    use rustix::fs::FileType;
+    match t {
+        FileType::RegularFile => "a regular file",
+        FileType::Directory => "a directory",
+        FileType::Symlink => "a symbolic link",
+        FileType::Fifo => "a FIFO (named pipe)",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Unknown => "not a regular file",
     }
-    if t.is_dir() {
-        return Some("a directory");
-    }
-    if t.is_symlink() {
-        return Some("a symbolic link");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return Some("a FIFO (named pipe)");
-        }
-        if t.is_socket() {
-            return Some("a socket");
-        }
-        if t.is_char_device() {
-            return Some("a character device");
-        }
-        if t.is_block_device() {
-            return Some("a block device");
-        }
-    }
-    Some("not a regular file")
 }
 
 /// Opening flags: never block on a FIFO or device, and optionally refuse a
