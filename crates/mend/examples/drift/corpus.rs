@@ -6,88 +6,118 @@ use std::path::{Path, PathBuf};
 
 pub use crate::registry::Registry;
 
-/// A package and the two versions whose difference is the corpus.
+/// A package and the two versions whose difference is the corpus, with a
+/// release between them: the git-diff replay also applies the two
+/// consecutive steps.
 pub struct Package {
     pub registry: Registry,
     pub name: &'static str,
     pub old: &'static str,
+    pub mid: &'static str,
     pub new: &'static str,
 }
 
 /// Python, JavaScript (spaces and tabs) and Rust, chosen for real churn
-/// between two releases and for source shipped as written (no bundles).
+/// between two releases and for source shipped as written (no bundles);
+/// `typing_extensions` and the `requests` stubs bring `...` as code
+/// (`Protocol` bodies, overloads, `.pyi` stubs).
 pub const PACKAGES: &[Package] = &[
     Package {
         registry: Registry::PyPi,
         name: "requests",
         old: "2.28.2",
+        mid: "2.31.0",
         new: "2.32.3",
     },
     Package {
         registry: Registry::PyPi,
         name: "click",
         old: "8.0.4",
+        mid: "8.1.3",
         new: "8.1.7",
     },
     Package {
         registry: Registry::PyPi,
         name: "attrs",
         old: "22.2.0",
+        mid: "23.1.0",
         new: "23.2.0",
     },
     Package {
         registry: Registry::PyPi,
         name: "flask",
         old: "2.2.5",
+        mid: "2.3.3",
         new: "3.0.3",
+    },
+    Package {
+        registry: Registry::PyPi,
+        name: "typing_extensions",
+        old: "4.5.0",
+        mid: "4.9.0",
+        new: "4.12.2",
+    },
+    Package {
+        registry: Registry::PyPi,
+        name: "types-requests",
+        old: "2.28.11.17",
+        mid: "2.31.0.2",
+        new: "2.32.0.20240914",
     },
     Package {
         registry: Registry::Npm,
         name: "express",
         old: "4.17.3",
+        mid: "4.18.2",
         new: "4.21.0",
     },
     Package {
         registry: Registry::Npm,
         name: "commander",
         old: "9.5.0",
+        mid: "10.0.1",
         new: "11.1.0",
     },
     Package {
         registry: Registry::Npm,
         name: "chalk",
         old: "4.1.2",
+        mid: "5.0.1",
         new: "5.3.0",
     },
     Package {
         registry: Registry::Npm,
         name: "axios",
         old: "1.4.0",
+        mid: "1.6.0",
         new: "1.7.7",
     },
     Package {
         registry: Registry::Crates,
         name: "anyhow",
         old: "1.0.69",
+        mid: "1.0.75",
         new: "1.0.86",
     },
     Package {
         registry: Registry::Crates,
         name: "semver",
         old: "1.0.16",
+        mid: "1.0.20",
         new: "1.0.23",
     },
     Package {
         registry: Registry::Crates,
         name: "log",
         old: "0.4.17",
+        mid: "0.4.20",
         new: "0.4.22",
     },
 ];
 
 /// Source files worth editing: code as written, not bundles or minified.
 fn wanted(rel: &str) -> bool {
-    let ext_ok = [".py", ".js", ".mjs", ".ts", ".rs"]
+    let ext_ok = [".py", ".pyi", ".js", ".mjs", ".ts", ".rs"]
         .iter()
         .any(|e| rel.ends_with(e));
     let generated = [

@@ -26,10 +26,27 @@ pub enum Kind {
     TypoRemoved,
     /// A run of context lines replaced by `... existing code ...`.
     Elision,
+    /// Python: two or more context lines before the change replaced by a
+    /// bare `...` line, in search and replacement alike.
+    BareElisionBefore,
+    /// Python: the same after the change.
+    BareElisionAfter,
+    /// The edit as the file has it, in hunks with `...` as code (a stub
+    /// body, `x[...]`, a spread): the code reading must win.
+    DotsCode,
+    /// Anchored only: `content` elides a run of unchanged lines between
+    /// the anchors with `# ... existing code ...` (`//` outside Python).
+    AnchoredElision,
+    /// Anchored only, Python: the same with a bare `...`.
+    AnchoredBareElision,
+    /// A refusal kind: a search copied from one of two near-identical
+    /// windows of the file with their differing token slipped to a
+    /// spelling as many character edits from both (see `twins.rs`).
+    Twins,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Exact,
         Kind::TrailingSpace,
         Kind::Indentation,
@@ -40,6 +57,12 @@ impl Kind {
         Kind::TypoContext,
         Kind::TypoRemoved,
         Kind::Elision,
+        Kind::BareElisionBefore,
+        Kind::BareElisionAfter,
+        Kind::DotsCode,
+        Kind::AnchoredElision,
+        Kind::AnchoredBareElision,
+        Kind::Twins,
     ];
 
     pub fn name(self) -> &'static str {
@@ -54,6 +77,12 @@ impl Kind {
             Kind::TypoContext => "typo context",
             Kind::TypoRemoved => "typo removed",
             Kind::Elision => "elision",
+            Kind::BareElisionBefore => "bare ... before",
+            Kind::BareElisionAfter => "bare ... after",
+            Kind::DotsCode => "... as code",
+            Kind::AnchoredElision => "anchored elision",
+            Kind::AnchoredBareElision => "anchored bare ...",
+            Kind::Twins => "twins",
         }
     }
 }
@@ -150,6 +179,19 @@ pub fn apply(kind: Kind, h: &Hunk, numbers: Numbers, rng: &mut Rng) -> Option<Ve
         Kind::TypoContext => typo(&mut lines, Tag::Ctx, rng),
         Kind::TypoRemoved => typo(&mut lines, Tag::Del, rng),
         Kind::Elision => elide(&mut lines, &h.path),
+        Kind::BareElisionBefore => bare_elide(&mut lines, &h.path, true),
+        Kind::BareElisionAfter => bare_elide(&mut lines, &h.path, false),
+        Kind::DotsCode => lines.iter().any(|(_, l)| dots_as_code(&h.path, l)),
+        // The render elides (it knows the anchors); here the hunk only
+        // needs a run to elide.
+        Kind::AnchoredElision => ctx_run(&lines),
+        Kind::AnchoredBareElision => {
+            python(&h.path)
+                && ctx_run(&lines)
+                && !lines.iter().any(|(_, l)| dots_as_code(&h.path, l))
+        }
+        // Twins are built from whole files, not hunks (`twins.rs`).
+        Kind::Twins => false,
     };
     // A drift that makes the edit a no-op (a slip that restores the new
     // text) is not an edit any more.
@@ -265,5 +307,130 @@ fn elide(lines: &mut Vec<(Tag, String)>, path: &str) -> bool {
         a..b,
         [(Tag::Ctx, format!("{ind}{comment} ... existing code ..."))],
     );
+    true
+}
+
+/// What the `--check` gate expects of a kind, and which floor it meets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Should apply; counted in its format's total.
+    Apply,
+    /// Should apply; a slip, with its own floor outside anchored.
+    Typo,
+    /// Should apply; elided context, with its own floor outside anchored.
+    Elided,
+    /// Must be refused: success is a refusal, any applied text is wrong.
+    Refuse,
+}
+
+impl Kind {
+    /// The gate's class of this kind.
+    pub fn class(self) -> Class {
+        match self {
+            Kind::TypoContext | Kind::TypoRemoved => Class::Typo,
+            Kind::Elision
+            | Kind::BareElisionBefore
+            | Kind::BareElisionAfter
+            | Kind::AnchoredElision
+            | Kind::AnchoredBareElision => Class::Elided,
+            Kind::Twins => Class::Refuse,
+            _ => Class::Apply,
+        }
+    }
+
+    /// Kinds that only some hunks have (Python, `...`, a context run
+    /// long enough to elide between anchors): tried on every
+    /// hunk of a package, not only the even sample, so they get numbers.
+    pub fn rare(self) -> bool {
+        matches!(
+            self,
+            Kind::BareElisionBefore
+                | Kind::BareElisionAfter
+                | Kind::DotsCode
+                | Kind::AnchoredElision
+                | Kind::AnchoredBareElision
+        )
+    }
+
+    /// Whether this kind is rendered in `format` at all: anchored elision
+    /// is the anchored column's own kind, and a bare `...` around the
+    /// change is the other formats'.
+    pub fn fits(self, format: mend_core::formats::Format) -> bool {
+        let anchored = format == mend_core::formats::Format::Anchored;
+        match self {
+            Kind::AnchoredElision | Kind::AnchoredBareElision => anchored,
+            Kind::BareElisionBefore | Kind::BareElisionAfter => !anchored,
+            _ => true,
+        }
+    }
+}
+
+fn python(path: &str) -> bool {
+    path.ends_with(".py") || path.ends_with(".pyi")
+}
+
+/// The elision marker a model writes at indentation `ind`: a bare `...`,
+/// or the language's `... existing code ...` comment.
+pub fn elision_marker(path: &str, bare: bool, ind: &str) -> String {
+    if bare {
+        format!("{ind}...")
+    } else if python(path) {
+        format!("{ind}# ... existing code ...")
+    } else {
+        format!("{ind}// ... existing code ...")
+    }
+}
+
+/// The indentation of the first non-blank line of `run`.
+pub fn run_indent(run: &[(Tag, String)]) -> String {
+    run.iter()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map_or("", |(_, l)| indent(l))
+        .to_owned()
+}
+
+/// Whether the hunk has a run of two or more context lines, one of them
+/// not blank.
+fn ctx_run(lines: &[(Tag, String)]) -> bool {
+    lines
+        .chunk_by(|a, b| a.0 == b.0)
+        .any(|c| c[0].0 == Tag::Ctx && c.len() >= 2 && c.iter().any(|(_, l)| !l.trim().is_empty()))
+}
+
+/// Whether `line` (of the file at `path`) holds `...` outside a trailing
+/// comment: a stub body, an `Ellipsis` in a slice or a type, a spread,
+/// a doctest prompt, or text in a string.
+pub fn dots_as_code(path: &str, line: &str) -> bool {
+    let comment = if python(path) { "#" } else { "//" };
+    let code = line.split(comment).next().unwrap_or("");
+    code.contains("...")
+}
+
+/// Python: the context run before the change (keeping its first line) or
+/// after it (keeping its last) replaced by a bare `...` at the run's
+/// indentation, as a model elides what it does not touch.
+fn bare_elide(lines: &mut Vec<(Tag, String)>, path: &str, before: bool) -> bool {
+    // Where the hunk has `...` as code, a bare marker has both readings:
+    // that is the "... as code" kind's subject, not this one's.
+    if !python(path) || lines.iter().any(|(_, l)| dots_as_code(path, l)) {
+        return false;
+    }
+    let Some(first) = lines.iter().position(|(t, _)| *t != Tag::Ctx) else {
+        return false;
+    };
+    let last = lines
+        .iter()
+        .rposition(|(t, _)| *t != Tag::Ctx)
+        .unwrap_or(first);
+    let (a, b) = if before {
+        (1, first)
+    } else {
+        (last + 1, lines.len().saturating_sub(1))
+    };
+    if b < a + 2 || lines[a..b].iter().all(|(_, l)| l.trim().is_empty()) {
+        return false;
+    }
+    let marker = elision_marker(path, true, &run_indent(&lines[a..b]));
+    lines.splice(a..b, [(Tag::Ctx, marker)]);
     true
 }

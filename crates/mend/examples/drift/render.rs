@@ -63,6 +63,9 @@ pub fn render(
             "new_string": replace.join("\n"),
         })
         .to_string(),
+        Format::Anchored if matches!(kind, Kind::AnchoredElision | Kind::AnchoredBareElision) => {
+            anchored_elided(clean, kind, file)?
+        }
         Format::Anchored => anchored(clean, lines, kind, file)?,
         Format::ApplyPatch => {
             let mut s = format!("*** Begin Patch\n*** Update File: {path}\n@@\n");
@@ -114,19 +117,8 @@ fn anchored(clean: &Hunk, drifted: &[(Tag, String)], kind: Kind, file: &str) -> 
     if matches!(kind, Kind::TypoContext | Kind::TypoRemoved | Kind::Elision) {
         return None;
     }
-    let file_lines: Vec<&str> = file.lines().collect();
-    let cs = clean.search();
-    let n = cs.len();
-    let unique = |lines: &[String], from: usize| {
-        !lines.iter().all(|l| l.trim().is_empty()) && count(&file_lines, lines, from) == 1
-    };
-    let (ks, ke) = if n <= 4 {
-        (n, 0)
-    } else {
-        let ks = (1..=4).find(|&k| unique(&cs[..k], 0))?;
-        let ke = (1..=4).find(|&k| k + ks <= n && unique(&cs[n - k..], clean.old_start + ks))?;
-        (ks, ke)
-    };
+    let n = clean.search().len();
+    let (ks, ke) = anchor_counts(clean, file)?;
     let pad = usize::from(kind == Kind::BlankEdges);
     let body = &drifted[pad..drifted.len() - pad];
     let whole_frame = matches!(kind, Kind::Indentation | Kind::LineNumbers);
@@ -172,4 +164,75 @@ fn anchored(clean: &Hunk, drifted: &[(Tag, String)], kind: Kind, file: &str) -> 
         })
         .to_string(),
     )
+}
+
+/// How many search lines the start and end anchors take: the shortest
+/// (1–4 lines) unique in the file, as the seed's guidance asks of a model;
+/// a search of four lines or fewer is all start anchor.
+fn anchor_counts(clean: &Hunk, file: &str) -> Option<(usize, usize)> {
+    let file_lines: Vec<&str> = file.lines().collect();
+    let cs = clean.search();
+    let n = cs.len();
+    let unique = |lines: &[String], from: usize| {
+        !lines.iter().all(|l| l.trim().is_empty()) && count(&file_lines, lines, from) == 1
+    };
+    if n <= 4 {
+        return Some((n, 0));
+    }
+    let ks = (1..=4).find(|&k| unique(&cs[..k], 0))?;
+    let ke = (1..=4).find(|&k| k + ks <= n && unique(&cs[n - k..], clean.old_start + ks))?;
+    Some((ks, ke))
+}
+
+/// `modify_file` whose `content` elides unchanged lines: anchors as
+/// [`anchored`] chooses them, and `content` the new side with the longest
+/// run of two or more context lines replaced by the marker (a bare `...`
+/// for [`Kind::AnchoredBareElision`]), as a model skips what it does not
+/// change. The run lies between the anchors, with an unchanged line on
+/// each side: next to a removed line, what the marker stands for would be
+/// a guess. `None` when the hunk has no such run.
+fn anchored_elided(clean: &Hunk, kind: Kind, file: &str) -> Option<String> {
+    let (ks, ke) = anchor_counts(clean, file)?;
+    let n = clean.search().len();
+    // Each line with whether it may be elided.
+    let ctx = |i: usize| clean.lines.get(i).is_some_and(|(t, _)| *t == Tag::Ctx);
+    let mut si = 0;
+    let inner: Vec<bool> = (0..clean.lines.len())
+        .map(|i| {
+            let between = ctx(i) && si >= ks && si < n - ke;
+            si += usize::from(clean.lines[i].0 != Tag::Add);
+            between && i > 0 && ctx(i - 1) && ctx(i + 1)
+        })
+        .collect();
+    let mut best: Option<(usize, usize)> = None;
+    let mut i = 0;
+    while i < inner.len() {
+        let s = i;
+        while i < inner.len() && inner[i] {
+            i += 1;
+        }
+        let real = clean.lines[s..i].iter().any(|(_, l)| !l.trim().is_empty());
+        if i - s >= 2 && real && best.is_none_or(|(a, b)| i - s > b - a) {
+            best = Some((s, i));
+        }
+        i = i.max(s + 1);
+    }
+    let (a, b) = best?;
+    let bare = kind == Kind::AnchoredBareElision;
+    let marker = crate::drift::elision_marker(
+        &clean.path,
+        bare,
+        &crate::drift::run_indent(&clean.lines[a..b]),
+    );
+    let mut lines = clean.lines.clone();
+    lines.splice(a..b, [(Tag::Ctx, marker)]);
+    let cs = clean.search();
+    let mut change = serde_json::json!({
+        "start": cs[..ks],
+        "content": side(&lines, Tag::Del),
+    });
+    if ke > 0 {
+        change["end"] = serde_json::json!(cs[n - ke..]);
+    }
+    Some(serde_json::json!({ "path": clean.path, "changes": [change] }).to_string())
 }
