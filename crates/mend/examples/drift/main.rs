@@ -169,9 +169,14 @@ fn main() -> std::process::ExitCode {
         drift_package(&a, p.name, &pairs, &mut run);
         twins_package(&a, &pairs, &mut run);
         // The whole span and its two consecutive steps.
-        replay_package(&a, &pairs, &mut run);
-        replay_package(&a, &corpus::pairs(&old, &mid), &mut run);
-        replay_package(&a, &corpus::pairs(&mid, &new), &mut run);
+        let steps = [(p.old, p.new), (p.old, p.mid), (p.mid, p.new)];
+        for ((from, to), pairs) in
+            steps
+                .into_iter()
+                .zip([pairs, corpus::pairs(&old, &mid), corpus::pairs(&mid, &new)])
+        {
+            replay_package(&a, &format!("{} {from}..{to}", p.name), &pairs, &mut run);
+        }
     }
     report(&run);
     if a.check {
@@ -234,12 +239,6 @@ fn drift_package(a: &Args, package: &str, pairs: &[FilePair], run: &mut Run) {
 /// Plans one rendered case and counts it in its cell.
 fn judge_case(a: &Args, run: &mut Run, (fi, ki): (usize, usize), h: &Hunk, text: &str, file: &str) {
     let (format, kind) = (render::FORMATS[fi], Kind::ALL[ki]);
-    let outcome = match (plan(format, text, file, h), kind.class()) {
-        (Outcome::Refused(_), Class::Refuse) => Outcome::Success,
-        (Outcome::Success, Class::Refuse) => Outcome::Wrong("applied where the file has it".into()),
-        (o, _) => o,
-    };
-    let t = run.table.entry((fi, ki)).or_default();
     let at = format!(
         "{} {} {}:{}",
         format.name(),
@@ -247,19 +246,29 @@ fn judge_case(a: &Args, run: &mut Run, (fi, ki): (usize, usize), h: &Hunk, text:
         h.path,
         h.old_start + 1
     );
+    let outcome = plan(format, text, file, h);
+    if let Outcome::Refused(why) = &outcome
+        && a.shows(format.name(), kind.name())
+        && run.shown < 40
+    {
+        run.shown += 1;
+        println!("REFUSED {at}: {why}\n{text}");
+    }
+    let outcome = match (outcome, kind.class()) {
+        (Outcome::Refused(_), Class::Refuse) => Outcome::Success,
+        (Outcome::Success, Class::Refuse) => {
+            Outcome::Wrong("applied, at the window the search was copied from".into())
+        }
+        (o, _) => o,
+    };
+    let t = run.table.entry((fi, ki)).or_default();
     match outcome {
         Outcome::Success => t.success += 1,
         Outcome::Wrong(d) => {
             t.wrong += 1;
             println!("WRONG {at}\n{text}\n{d}");
         }
-        Outcome::Refused(why) => {
-            t.refused += 1;
-            if a.shows(format.name(), kind.name()) && run.shown < 40 {
-                run.shown += 1;
-                println!("REFUSED {at}: {why}\n{text}");
-            }
-        }
+        Outcome::Refused(_) => t.refused += 1,
     }
 }
 
@@ -289,7 +298,7 @@ fn twins_package(a: &Args, pairs: &[FilePair], run: &mut Run) {
 }
 
 /// Every changed file's `git diff`, three ways.
-fn replay_package(a: &Args, pairs: &[FilePair], run: &mut Run) {
+fn replay_package(a: &Args, step: &str, pairs: &[FilePair], run: &mut Run) {
     for f in pairs {
         run.files += 1;
         for (wi, &way) in Way::ALL.iter().enumerate() {
@@ -299,12 +308,12 @@ fn replay_package(a: &Args, pairs: &[FilePair], run: &mut Run) {
                 Outcome::Success => t.success += 1,
                 Outcome::Wrong(d) => {
                     t.wrong += 1;
-                    println!("WRONG replay {} {}\n{text}\n{d}", way.name(), f.path);
+                    println!("WRONG replay {} {step} {}\n{text}\n{d}", way.name(), f.path);
                 }
                 Outcome::Refused(why) => {
                     t.refused += 1;
                     if a.shows("replay", way.name()) {
-                        println!("REFUSED replay {} {}: {why}", way.name(), f.path);
+                        println!("REFUSED replay {} {step} {}: {why}", way.name(), f.path);
                     }
                 }
             }

@@ -11,6 +11,9 @@ use crate::hunks::{Hunk, Tag};
 /// Lines in a window: a search of four lines is one the slip rule reads.
 const WINDOW: usize = 4;
 
+/// A token's place: its line, and its byte range in that line.
+type Place = (usize, (usize, usize));
+
 /// One twin case: the window as the file has it (`hunk`, whose lines are
 /// the edit: one line removed) and the same lines with the token slipped.
 pub struct Case {
@@ -43,7 +46,7 @@ fn tokens(l: &str) -> Vec<(usize, usize)> {
 pub fn cases(path: &str, file: &str, cap: usize) -> Vec<Case> {
     let lines: Vec<&str> = file.lines().collect();
     // A line with one token masked, keyed to where that token sits.
-    let mut masked: BTreeMap<String, Vec<(usize, (usize, usize))>> = BTreeMap::new();
+    let mut masked: BTreeMap<String, Vec<Place>> = BTreeMap::new();
     for (i, l) in lines.iter().enumerate() {
         if l.len() > 200 {
             continue;
@@ -79,7 +82,7 @@ fn twin(
     path: &str,
     file: &str,
     lines: &[&str],
-    (i, (a, b)): (usize, (usize, usize)),
+    (i, (a, b)): Place,
     (j, other): (usize, &str),
 ) -> Option<Case> {
     let token = &lines[i][a..b];

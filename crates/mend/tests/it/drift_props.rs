@@ -87,7 +87,7 @@ proptest! {
         for h in hunks("src/lib.rs", &old, &new) {
             for format in FORMATS {
                 for kind in Kind::ALL {
-                    if !applies(format, kind) {
+                    if !applies(format, kind) || !kind.fits(format) {
                         continue;
                     }
                     let numbers = if format == Format::StrReplace { Numbers::Arrow } else { Numbers::Bar };

@@ -18,6 +18,7 @@ pub use support::*;
 
 // The drift benchmark's pure generators, shared with the property tests
 // (which leave some of what the benchmark reports unread).
+#[allow(dead_code)]
 #[path = "../../examples/drift/drift.rs"]
 mod drift;
 mod drift_props;
