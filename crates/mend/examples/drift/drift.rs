@@ -179,19 +179,7 @@ pub fn apply(kind: Kind, h: &Hunk, numbers: Numbers, rng: &mut Rng) -> Option<Ve
         Kind::TypoContext => typo(&mut lines, Tag::Ctx, rng),
         Kind::TypoRemoved => typo(&mut lines, Tag::Del, rng),
         Kind::Elision => elide(&mut lines, &h.path),
-        Kind::BareElisionBefore => bare_elide(&mut lines, &h.path, true),
-        Kind::BareElisionAfter => bare_elide(&mut lines, &h.path, false),
-        Kind::DotsCode => lines.iter().any(|(_, l)| dots_as_code(&h.path, l)),
-        // The render elides (it knows the anchors); here the hunk only
-        // needs a run to elide.
-        Kind::AnchoredElision => ctx_run(&lines),
-        Kind::AnchoredBareElision => {
-            python(&h.path)
-                && ctx_run(&lines)
-                && !lines.iter().any(|(_, l)| dots_as_code(&h.path, l))
-        }
-        // Twins are built from whole files, not hunks (`twins.rs`).
-        Kind::Twins => false,
+        _ => dots_kinds(kind, &mut lines, &h.path),
     };
     // A drift that makes the edit a no-op (a slip that restores the new
     // text) is not an edit any more.
@@ -362,6 +350,24 @@ impl Kind {
             Kind::BareElisionBefore | Kind::BareElisionAfter => !anchored,
             _ => true,
         }
+    }
+}
+
+/// The drift of the kinds about `...` (a bare marker, `...` as code) and
+/// elided anchored content.
+fn dots_kinds(kind: Kind, lines: &mut Vec<(Tag, String)>, path: &str) -> bool {
+    match kind {
+        Kind::BareElisionBefore => bare_elide(lines, path, true),
+        Kind::BareElisionAfter => bare_elide(lines, path, false),
+        Kind::DotsCode => lines.iter().any(|(_, l)| dots_as_code(path, l)),
+        // The render elides (it knows the anchors); here the hunk only
+        // needs a run to elide, and no `...` as code beside a bare marker.
+        Kind::AnchoredElision => ctx_run(lines),
+        Kind::AnchoredBareElision => {
+            python(path) && ctx_run(lines) && !lines.iter().any(|(_, l)| dots_as_code(path, l))
+        }
+        // Twins are built from whole files, not hunks (`twins.rs`).
+        _ => false,
     }
 }
 
