@@ -436,6 +436,15 @@ fn bare_elide(lines: &mut Vec<(Tag, String)>, path: &str, before: bool) -> bool 
     if b < a + 2 || lines[a..b].iter().all(|(_, l)| l.trim().is_empty()) {
         return false;
     }
+    // The elision reading needs old lines on both sides of the marker; one
+    // at the search's edge stands for an unknown stretch beyond it.
+    let old_line = |r: &[(Tag, String)]| {
+        r.iter()
+            .any(|(t, l)| *t != Tag::Add && !l.trim().is_empty())
+    };
+    if !old_line(&lines[..a]) || !old_line(&lines[b..]) {
+        return false;
+    }
     let marker = elision_marker(path, true, &run_indent(&lines[a..b]));
     lines.splice(a..b, [(Tag::Ctx, marker)]);
     true

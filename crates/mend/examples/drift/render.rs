@@ -77,7 +77,14 @@ pub fn render(
             let old = search.len();
             let new = replace.len();
             let at = clean.old_start + 1;
-            let mut s = format!("--- a/{path}\n+++ b/{path}\n@@ -{at},{old} +{at},{new} @@\n");
+            // A header's line numbers tell twins apart, rightly; the twins
+            // kind measures the tie without them, as a model's `@@ ... @@`.
+            let header = if kind == Kind::Twins {
+                "@@ ... @@".to_owned()
+            } else {
+                format!("@@ -{at},{old} +{at},{new} @@")
+            };
+            let mut s = format!("--- a/{path}\n+++ b/{path}\n{header}\n");
             push_diff_lines(&mut s, lines);
             s
         }
