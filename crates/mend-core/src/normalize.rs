@@ -283,8 +283,9 @@ pub fn strip_line_numbers(lines: &[String]) -> Option<Numbered> {
     })
 }
 
-/// Words that only appear in elision comments ("... existing code ...").
-const ELISION_SIGNALS: &[&str] = &[
+/// Words that only an elision uses ("... existing code ..."): a line with
+/// one says code is left out, wherever it stands.
+const ELISION_WORDS: &[&str] = &[
     "existing",
     "rest",
     "unchanged",
@@ -301,12 +302,14 @@ const ELISION_SIGNALS: &[&str] = &[
     "snipped",
     "skipped",
     "truncated",
-    "other",
-    "more",
-    "etc",
     "keep",
     "kept",
 ];
+
+/// Words an elision comment may use that prose uses too (`etc...`, `and
+/// more...`, `...other methods...`): they make a marker only beside a marker
+/// of the other side.
+const PROSE_WORDS: &[&str] = &["other", "more", "etc"];
 
 /// What kind of elision marker a line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -363,8 +366,10 @@ pub fn marker_kind(line: &str) -> Option<MarkerKind> {
     if opener.is_some() && words.is_empty() {
         return Some(MarkerKind::Comment);
     }
-    let says_elided =
-        words.len() <= 8 && words.iter().any(|w| ELISION_SIGNALS.contains(&w.as_str()));
+    let says_elided = words.len() <= 8
+        && words
+            .iter()
+            .any(|w| ELISION_WORDS.contains(&w.as_str()) || PROSE_WORDS.contains(&w.as_str()));
     if !says_elided {
         return None;
     }
@@ -389,29 +394,37 @@ pub fn is_elision_marker(line: &str) -> bool {
     marker_kind(line).is_some()
 }
 
+/// Whether a marker line says in words that code is left out (`existing
+/// code`, `rest of the file`, `unchanged`): such a line is never content,
+/// while a bare `...` or a `// ...` may be (a doctest prompt, an example).
+pub fn says_elided(line: &str) -> bool {
+    marker_kind(line) == Some(MarkerKind::Comment)
+        && line
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| ELISION_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
 /// Which lines of an edit may stand for elided code.
+///
+/// Every marker also has a code reading: a line `...` is Python's Ellipsis,
+/// and a file may hold a comment `// ...`. The locator tries the code
+/// reading first and refuses when both fit with different results; the
+/// flags say only which lines *may* be markers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Elision {
     /// Comment markers always; a bare ellipsis only when the other side of
-    /// the edit (search or replacement) has a marker to pair it with.
+    /// the edit (search or replacement) has a bare ellipsis to pair it with.
     #[default]
     Paired,
-    /// Comment markers only: the language makes a bare `...` code
-    /// (Python's Ellipsis).
-    CommentsOnly,
     /// Nothing is elided: marker-like lines are literal text (anchors).
     Off,
 }
 
 impl Elision {
-    /// The rule for a file, by its extension.
-    pub fn for_path(path: &str) -> Elision {
-        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-        if matches!(ext, "py" | "pyi" | "pyx" | "ipynb") {
-            Elision::CommentsOnly
-        } else {
-            Elision::Paired
-        }
+    /// The rule for a file. The same in every language: where a bare `...`
+    /// is code (Python), the code reading is tried first.
+    pub fn for_path(_path: &str) -> Elision {
+        Elision::Paired
     }
 
     /// Per-line marker flags for an edit's search and replacement.
@@ -420,18 +433,19 @@ impl Elision {
             ls.iter().map(|l| marker_kind(l)).collect()
         };
         let (ks, kr) = (kinds(search), kinds(replace));
-        let any = |k: &[Option<MarkerKind>]| k.iter().any(Option::is_some);
+        let bare = |k: &[Option<MarkerKind>]| k.contains(&Some(MarkerKind::Bare));
         let decide = |k: &[Option<MarkerKind>], other_has: bool| -> Vec<bool> {
             k.iter()
                 .map(|m| match (self, m) {
                     (Elision::Off, _) | (_, None) => false,
                     (_, Some(MarkerKind::Comment)) => true,
                     (Elision::Paired, Some(MarkerKind::Bare)) => other_has,
-                    (Elision::CommentsOnly, Some(MarkerKind::Bare)) => false,
                 })
                 .collect()
         };
-        let (has_s, has_r) = (any(&ks), any(&kr));
+        // A bare `...` pairs only with a bare `...`: beside a comment marker
+        // it is code, such as an overload's body.
+        let (has_s, has_r) = (bare(&ks), bare(&kr));
         (decide(&ks, has_r), decide(&kr, has_s))
     }
 }
@@ -586,8 +600,21 @@ mod tests {
             vec![false, true, false]
         );
         assert_eq!(Elision::Paired.flags(&s, &r_without).0, vec![false; 3]);
-        assert_eq!(Elision::CommentsOnly.flags(&s, &r_with).0, vec![false; 3]);
-        assert_eq!(Elision::for_path("src/a.py"), Elision::CommentsOnly);
-        assert_eq!(Elision::for_path("src/a.ts"), Elision::Paired);
+        assert_eq!(Elision::Off.flags(&s, &r_with).0, vec![false; 3]);
+        assert_eq!(Elision::for_path("src/a.py"), Elision::Paired);
+    }
+
+    #[test]
+    fn only_elision_words_say_elided() {
+        for yes in [
+            "# ... existing code ...",
+            "// ... rest unchanged",
+            "/* ... */ // keep",
+        ] {
+            assert!(says_elided(yes), "{yes}");
+        }
+        for no in ["...", "// ...", "/// one, two, etc...", "x = rest(...)"] {
+            assert!(!says_elided(no), "{no}");
+        }
     }
 }

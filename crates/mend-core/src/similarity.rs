@@ -536,7 +536,8 @@ fn words(line: &str) -> Vec<&str> {
     out
 }
 
-fn is_comment(line: &str) -> bool {
+/// Whether a (trimmed) line starts like a comment in a common language.
+pub(crate) fn is_comment(line: &str) -> bool {
     ["//", "#", "/*", "*", "--", ";", "<!--", "%"]
         .iter()
         .any(|p| line.starts_with(p))

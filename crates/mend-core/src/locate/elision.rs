@@ -14,6 +14,7 @@ use super::lines::{Norm, find};
 use super::{
     Haystack, LineQuery, LocateOptions, Match, MatchPass, Miss, Step, ambiguous, is_blank, nearest,
 };
+use crate::normalize::{MarkerKind, marker_kind};
 
 pub(crate) fn run(
     hay: &Haystack<'_>,
@@ -307,11 +308,23 @@ fn map_chain(
         let t = gap_tail_blanks(search, markers, s.clone());
         let tl = l.len().min(blank_run(f.clone(), false));
         let tt = t.len().min(blank_run(f.start + tl..f.end, true));
+        let owned = f.start + tl..f.end - tt;
+        // A bare `...` between two pieces reads as elision only where the
+        // file has lines for it to stand for; with none it is code.
+        if owned.is_empty() && only_bare(search, markers, s.clone()) {
+            return None;
+        }
         map_run(&mut map, &l[..tl], f.start);
         map_run(&mut map, &t[t.len() - tt..], f.end - tt);
-        own_rest(&mut map, markers, s, f.start + tl..f.end - tt);
+        own_rest(&mut map, markers, s, owned);
     }
     Some((start, end, map))
+}
+
+/// Whether every marker in a gap is a bare ellipsis.
+fn only_bare(search: &[String], markers: &[bool], gap: Range<usize>) -> bool {
+    gap.filter(|&j| markers[j])
+        .all(|j| marker_kind(&search[j]) == Some(MarkerKind::Bare))
 }
 
 /// The blank search lines at the start of a gap, before its first marker.

@@ -648,6 +648,26 @@ pub fn locate(
     Err(fuzzy::not_found(hay, q, &edges, opts, ignored))
 }
 
+/// The elision reading of `q` alone: its marker lines stand for elided
+/// code, whatever literal match the ladder found. `None` when the search
+/// has no marker under the query's rule or the reading finds nothing.
+///
+/// A marker is also a line of code (`...` is Python's Ellipsis, and a file
+/// may hold a `// ...` comment); the planner compares both readings.
+pub fn locate_elided(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    opts: &LocateOptions,
+) -> Option<Result<Vec<Match>, Miss>> {
+    let edges = edges::Edges::of(q.search);
+    match elision::run(hay, q, &edges, opts) {
+        Step::Done(result) => {
+            Some(result.map(|ms| ms.into_iter().map(|m| flag_markers(m, q)).collect()))
+        }
+        Step::Skip | Step::Next | Step::Stop => None,
+    }
+}
+
 /// Every place `lines` occur at or after `from` under the loosest line
 /// comparison (Unicode folded, whitespace ignored), overlapping places
 /// included, each with the strictest pass that matches there. Anchored

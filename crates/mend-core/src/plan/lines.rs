@@ -72,6 +72,9 @@ impl Planner<'_, '_> {
             .iter()
             .map(|m| self.render(m, owner, &r.hints, what))
             .collect::<Result<Vec<_>, _>>()?;
+        if matches[0].pass < MatchPass::Elision {
+            self.check_readings(&q, &splices[0], owner, &r.hints, what)?;
+        }
         Ok(Planned {
             pass: matches[0].pass,
             similarity: matches[0].similarity,

@@ -23,9 +23,11 @@
 //! own.
 
 mod batch;
+mod content;
 use batch::{Batch, Prepared};
 mod explain;
 mod lines;
+mod readings;
 mod region;
 mod splice;
 mod substring;

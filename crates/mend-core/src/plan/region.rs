@@ -29,6 +29,7 @@ use std::ops::Range;
 
 use super::Planner;
 use super::batch::Planned;
+use super::content::{self, Frame, Read, Reading, Unreadable};
 use crate::edit::Hints;
 use crate::indent::columns;
 use crate::locate::{
@@ -192,7 +193,7 @@ impl Planner<'_, '_> {
         let sa = &sa[region.start.form];
         let ea = region.end.map(|e| &ea[e.form]);
         let content = self.conform_content(sa, ea, &region, content)?;
-        let located = self.region_match(sa, ea, &region, content);
+        let located = self.region_match(sa, ea, &region, content)?;
         let splice = self.render(&located, owner, &Hints::default(), "content")?;
         Ok(Planned {
             splices: vec![splice],
@@ -441,63 +442,128 @@ impl Planner<'_, '_> {
     }
 
     /// The region as one match: the anchors' lines mapped to the file's,
-    /// with an elided interior when `content` elides it.
+    /// or, when `content` elides some of the region, every region line
+    /// `content` copies and every marker's lines ([`super::content`]).
     fn region_match(
         &self,
         sa: &Anchor,
         ea: Option<&Anchor>,
         r: &Region,
         content: Vec<String>,
-    ) -> Match {
+    ) -> Result<Match, Failure> {
         let (kl, kt) = self.outer_blanks(sa, ea, r);
-        let blank = |n: usize| std::iter::repeat_n(String::new(), n);
-        let lines_at =
-            |at: usize, n: usize| -> Vec<Range<usize>> { (at..at + n).map(|i| i..i + 1).collect() };
-        let mut search: Vec<String> = blank(kl).chain(sa.core().iter().cloned()).collect();
-        let mut map = lines_at(r.start.at - kl, kl + r.start.len);
         let first = r.start.at - kl;
-        let (end_line, markers, replace_markers, elided) = match (ea, r.end) {
-            (Some(ea), Some(e)) => {
-                let probe: Vec<String> = vec!["...".into()];
-                let (_, content_markers) = self.elision.flags(&probe, &content);
-                let elides = content_markers.iter().any(|&m| m);
-                if elides {
-                    search.push("...".into());
-                    map.push(r.start.at + r.start.len..e.at);
-                }
-                search.extend(ea.core().iter().cloned().chain(blank(kt)));
-                map.extend(lines_at(e.at, e.len + kt));
-                let mut markers = vec![false; search.len()];
-                if elides {
-                    markers[kl + r.start.len] = true;
-                }
-                (e.at + e.len + kt, markers, content_markers, elides)
-            }
-            _ => {
-                search.extend(blank(kt));
-                map.extend(lines_at(r.start.at + r.start.len, kt));
-                let (markers, replace_markers) = self.elision.flags(&search, &content);
-                (
-                    r.start.at + r.start.len + kt,
-                    markers,
-                    replace_markers,
-                    false,
-                )
-            }
+        let last = r.end.unwrap_or(r.start);
+        let end = last.at + last.len + kt;
+        let lines = &self.hay.lines()[first..end];
+        let read = match content::read(&Frame { lines }, &content) {
+            None => None,
+            Some(Ok(read)) => Some(read),
+            Some(Err(why)) => return Err(unreadable(&content, why)),
         };
-        Match {
-            pass: r.rank().0,
-            start: first,
-            end: end_line,
-            similarity: 1.0,
-            search,
-            replace: content,
-            map,
-            extra: Vec::new(),
-            markers,
-            replace_markers,
-            elided,
+        let mut m = match read {
+            Some(read) if read.markers.iter().any(|(_, r)| r != &Reading::Code) => {
+                elided_match(first, &content, &read)
+            }
+            _ => anchors_match(sa, ea, r, kl, kt, content),
+        };
+        m.pass = r.rank().0;
+        m.end = end;
+        Ok(m)
+    }
+}
+
+/// The anchors' lines mapped to the file's; the rest of the region is
+/// replaced, and marker-like content lines are content.
+fn anchors_match(
+    sa: &Anchor,
+    ea: Option<&Anchor>,
+    r: &Region,
+    kl: usize,
+    kt: usize,
+    content: Vec<String>,
+) -> Match {
+    let blank = |n: usize| std::iter::repeat_n(String::new(), n);
+    let lines_at =
+        |at: usize, n: usize| -> Vec<Range<usize>> { (at..at + n).map(|i| i..i + 1).collect() };
+    let mut search: Vec<String> = blank(kl).chain(sa.core().iter().cloned()).collect();
+    let mut map = lines_at(r.start.at - kl, kl + r.start.len);
+    match (ea, r.end) {
+        (Some(ea), Some(e)) => {
+            search.extend(ea.core().iter().cloned().chain(blank(kt)));
+            map.extend(lines_at(e.at, e.len + kt));
         }
+        _ => {
+            search.extend(blank(kt));
+            map.extend(lines_at(r.start.at + r.start.len, kt));
+        }
+    }
+    Match {
+        markers: vec![false; search.len()],
+        replace_markers: vec![false; content.len()],
+        map,
+        ..Match::one_to_one(MatchPass::Exact, r.start.at - kl, search, content)
+    }
+}
+
+/// The region lines `content` copies, in the content's own words, and one
+/// marker line for each elided stretch; region lines neither copied nor
+/// elided are left out of the search, so the splice drops them.
+fn elided_match(first: usize, content: &[String], read: &Read) -> Match {
+    let copied_by: HashMap<usize, usize> = read
+        .aligned
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.map(|r| (r, k)))
+        .collect();
+    let mut items: Vec<(usize, String, Range<usize>, bool)> = copied_by
+        .iter()
+        .map(|(&r, &k)| (r, content[k].clone(), first + r..first + r + 1, false))
+        .collect();
+    let mut replace_markers = vec![false; content.len()];
+    for (k, reading) in &read.markers {
+        if let Reading::Elided(g) = reading {
+            items.push((
+                g.start,
+                content[*k].clone(),
+                first + g.start..first + g.end,
+                true,
+            ));
+            replace_markers[*k] = true;
+        }
+    }
+    items.sort_by_key(|(r, ..)| *r);
+    let search: Vec<String> = items.iter().map(|(_, l, ..)| l.clone()).collect();
+    Match {
+        map: items.iter().map(|(_, _, m, _)| m.clone()).collect(),
+        markers: items.iter().map(|(.., f)| *f).collect(),
+        replace_markers,
+        elided: true,
+        ..Match::one_to_one(MatchPass::Exact, first, search, content.to_vec())
+    }
+}
+
+/// A content marker mend cannot read, told so the model can resend.
+fn unreadable(content: &[String], why: Unreadable) -> Failure {
+    match why {
+        Unreadable::Undetermined { marker } => Failure::new(
+            FailureKind::Malformed,
+            format!(
+                "The content's elision marker `{}` (content line {}) sits next to lines that are not in the region as they are, so mend cannot tell which of the region's lines it stands for and which the new lines replace",
+                content[marker].trim(),
+                marker + 1
+            ),
+            "Put an unchanged line of the file right before and right after the marker in `content` (copied exactly), or write the region's lines out in full.",
+        ),
+        Unreadable::StandsForNothing { marker } => Failure::new(
+            FailureKind::Malformed,
+            format!(
+                "The content's elision marker `{}` (content line {}) stands for no line of the region, and mend never writes a marker into a file",
+                content[marker].trim(),
+                marker + 1
+            ),
+            "Give an end anchor after the lines the marker stands for, with unchanged lines of the file around the marker, or write the lines out in full.",
+        ),
     }
 }
 

@@ -13,9 +13,9 @@ use crate::diff::{DiffOp, line_ops};
 use crate::edit::Hints;
 use crate::indent::Rebase;
 use crate::locate::{Match, MatchPass};
-use crate::normalize::{fold_loose, indent_of};
+use crate::normalize::{fold_loose, indent_of, is_elision_marker, says_elided};
 use crate::report::{Failure, FailureKind, LineSpan};
-use crate::similarity::similarity;
+use crate::similarity::{is_comment, similarity};
 use crate::text::static_ending;
 
 /// One region to replace, in bytes of the original.
@@ -56,6 +56,9 @@ struct Render<'r, 'c, 'a> {
     kept_edge: [bool; 2],
     /// What the two sides of the edit are called in this format.
     nouns: Nouns,
+    /// The diff op being rendered: search lines it removes and replacement
+    /// lines it adds.
+    op_sides: (Range<usize>, Range<usize>),
     out: Out,
 }
 
@@ -92,6 +95,7 @@ impl Planner<'_, '_> {
             edges: edge_markers(m),
             kept_edge: [false; 2],
             nouns: Nouns::of(what),
+            op_sides: (0..0, 0..0),
             out: Vec::new(),
         };
         r.check_window(what)?;
@@ -366,7 +370,7 @@ impl Render<'_, '_, '_> {
                 "Put real lines of the file (not a marker) next to the place the new lines go.",
             ));
         }
-        if self.m.replace_markers.get(k) == Some(&true) {
+        if self.m.replace_markers.get(k) == Some(&true) && !self.marker_is_content(k) {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
@@ -388,6 +392,28 @@ impl Render<'_, '_, '_> {
         };
         self.out.push((text, ending));
         Ok(())
+    }
+
+    /// Whether a marker-like replacement line is the file's new content: in
+    /// an edit located without elision no search marker pairs with it, so it
+    /// stands for nothing (a doctest's `...`, an example's `// ...`, a
+    /// comment ending `etc...`). Not when it says in words that code is left
+    /// out, nor when it takes the place of two or more removed code lines
+    /// that the change's other new lines do not account for, which is how a
+    /// lazy edit drops them.
+    fn marker_is_content(&self, k: usize) -> bool {
+        let m = self.m;
+        if m.elided || says_elided(&m.replace[k]) {
+            return false;
+        }
+        let (removed, added) = self.op_sides.clone();
+        let code = |l: &&String| {
+            let t = l.trim();
+            !t.is_empty() && !is_elision_marker(t) && !is_comment(t)
+        };
+        let removed_code = m.search[removed].iter().filter(code).count();
+        let added_code = m.replace[added].iter().filter(code).count();
+        removed_code < added_code + 2
     }
 
     /// The file's line for a replacement line identical to a search line
@@ -433,6 +459,7 @@ impl Render<'_, '_, '_> {
                 } else {
                     (old_index < n).then_some(old_index)
                 };
+                self.op_sides = (old_index..old_index, new_index..new_index + new_len);
                 for k in new_index..new_index + new_len {
                     self.insert(k, anchor, "")?;
                 }
@@ -446,6 +473,10 @@ impl Render<'_, '_, '_> {
                 for j in old_index..old_index + old_len {
                     self.drop(j)?;
                 }
+                self.op_sides = (
+                    old_index..old_index + old_len,
+                    new_index..new_index + new_len,
+                );
                 // A line changed in place keeps the ending of the line it
                 // replaces; lines beyond the pairing are new.
                 for (o, k) in (new_index..new_index + new_len).enumerate() {

@@ -1,0 +1,216 @@
+//! Elision markers in an anchored change's `content`.
+//!
+//! `content` is what the region becomes, so a marker line in it (`...`,
+//! `// ... existing code ...`) can only mean "the region's own lines stay
+//! here". Which lines is decided by the content's copies of region lines:
+//! the nearest copied lines before and after the marker bound the lines it
+//! stands for, and each must be a line the region has once between its own
+//! copied neighbours. Where the marker sits next to a new line, that line
+//! may replace region lines next to the marker or be inserted beside them
+//! (a changed signature above `# ... existing code ...` may also replace a
+//! docstring), so the change is refused rather than guessed.
+//!
+//! A marker that stands for no region line has only its code reading: a
+//! bare `...` is written (Python's Ellipsis), and a marker whose words say
+//! code is left out is refused.
+
+use std::ops::Range;
+
+use crate::diff::{DiffOp, line_ops};
+use crate::normalize::{MarkerKind, fold_loose, marker_kind, says_elided};
+
+/// The region's file lines; content readings are in indexes into them.
+pub(crate) struct Frame<'r> {
+    pub(crate) lines: &'r [&'r str],
+}
+
+/// How each content marker reads.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// A line of content, written as sent.
+    Code,
+    /// The region's lines in this range stay here (possibly with blank
+    /// content lines beside the marker mapped onto the range's blank edges).
+    Elided(Range<usize>),
+}
+
+/// Why the markers cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unreadable {
+    /// The marker sits between new lines and region lines it may replace.
+    Undetermined { marker: usize },
+    /// The marker says code is left out, but stands for no region line.
+    StandsForNothing { marker: usize },
+}
+
+fn key(line: &str) -> String {
+    fold_loose(line.trim()).into_owned()
+}
+
+/// The markers of a content, read against its region.
+pub(crate) struct Read {
+    /// For each content line, the region line it copies.
+    pub(crate) aligned: Vec<Option<usize>>,
+    /// Each marker-like content line and how it reads.
+    pub(crate) markers: Vec<(usize, Reading)>,
+}
+
+/// Reads every marker-like content line against the region: `None` when
+/// content has none.
+pub(crate) fn read(frame: &Frame<'_>, content: &[String]) -> Option<Result<Read, Unreadable>> {
+    let markers: Vec<usize> = (0..content.len())
+        .filter(|&k| marker_kind(&content[k]).is_some())
+        .collect();
+    if markers.is_empty() {
+        return None;
+    }
+    let aligned = align(frame.lines, content);
+    let mut out = Vec::new();
+    for &k in &markers {
+        // A marker the region has as a line, in the same place, is a copy.
+        if aligned[k].is_some() {
+            out.push((k, Reading::Code));
+            continue;
+        }
+        match read_one(frame, content, &aligned, k) {
+            // Two markers between the same copied lines would both keep
+            // the lines between them.
+            Ok(Reading::Elided(g)) if out.iter().any(|(_, r)| overlaps(r, &g)) => {
+                return Some(Err(Unreadable::Undetermined { marker: k }));
+            }
+            Ok(r) => out.push((k, r)),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    Some(Ok(Read {
+        aligned,
+        markers: out,
+    }))
+}
+
+fn overlaps(r: &Reading, g: &Range<usize>) -> bool {
+    matches!(r, Reading::Elided(h) if h.start < g.end && g.start < h.end || h == g)
+}
+
+/// For each content line, the region line it copies (by the diff of the
+/// loosely compared lines; marker lines compare as themselves).
+fn align(region: &[&str], content: &[String]) -> Vec<Option<usize>> {
+    let rk: Vec<String> = region.iter().map(|l| key(l)).collect();
+    let ck: Vec<String> = content.iter().map(|l| key(l)).collect();
+    let mut out = vec![None; content.len()];
+    for op in line_ops(&rk, &ck) {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for o in 0..len {
+                out[new_index + o] = Some(old_index + o);
+            }
+        }
+    }
+    out
+}
+
+fn blank(l: &str) -> bool {
+    l.trim().is_empty()
+}
+
+/// One side of a marker: where the lines it stands for begin (`before`) or
+/// end, from the nearest line of content that is neither blank nor a
+/// marker; `None` when that line is new, or a copy of a repeated line.
+fn boundary(
+    frame: &Frame<'_>,
+    content: &[String],
+    aligned: &[Option<usize>],
+    k: usize,
+    before: bool,
+) -> Option<usize> {
+    let n = frame.lines.len();
+    let solid = |j: &usize| !blank(&content[*j]) && marker_kind(&content[*j]).is_none();
+    let side: Vec<usize> = if before {
+        (0..k).rev().collect()
+    } else {
+        (k + 1..content.len()).collect()
+    };
+    // The nearest line of content that is neither blank nor a marker.
+    let Some(&near) = side.iter().find(|j| solid(j)) else {
+        return Some(if before { 0 } else { n });
+    };
+    let r = aligned[near]?;
+    unique_copy(frame, content, aligned, near, r).then_some(if before { r + 1 } else { r })
+}
+
+/// Whether content line `j`, copied from region line `r`, could not have
+/// been copied from another region line between its copied neighbours: a
+/// repeated line (a `}`, a `return x`) bounds nothing.
+fn unique_copy(
+    frame: &Frame<'_>,
+    content: &[String],
+    aligned: &[Option<usize>],
+    j: usize,
+    r: usize,
+) -> bool {
+    let prev = (0..j)
+        .rev()
+        .find_map(|i| aligned[i].filter(|_| !blank(&content[i])))
+        .map_or(0, |p| p + 1);
+    let next = (j + 1..content.len())
+        .find_map(|i| aligned[i].filter(|_| !blank(&content[i])))
+        .unwrap_or(frame.lines.len());
+    let k = key(&content[j]);
+    (prev..next)
+        .filter(|&i| i != r && key(frame.lines[i]) == k)
+        .count()
+        == 0
+}
+
+fn read_one(
+    frame: &Frame<'_>,
+    content: &[String],
+    aligned: &[Option<usize>],
+    k: usize,
+) -> Result<Reading, Unreadable> {
+    // Where the content copies the region on both sides with no region
+    // line between, the marker can stand for nothing.
+    let prev = (0..k).rev().find_map(|j| aligned[j]).map_or(0, |r| r + 1);
+    let next = (k + 1..content.len())
+        .find_map(|j| aligned[j])
+        .unwrap_or(frame.lines.len());
+    if prev >= next {
+        return code_reading(content, k);
+    }
+    let undetermined = Unreadable::Undetermined { marker: k };
+    let start = boundary(frame, content, aligned, k, true).ok_or(undetermined)?;
+    let end = boundary(frame, content, aligned, k, false)
+        .ok_or(Unreadable::Undetermined { marker: k })?;
+    // Blank content lines beside the marker take the range's blank edges.
+    let lead = (0..k).rev().take_while(|&j| blank(&content[j])).count();
+    let trail = (k + 1..content.len())
+        .take_while(|&j| blank(&content[j]))
+        .count();
+    let mut g = start..end.max(start);
+    let region_lead = g.clone().take_while(|&i| blank(frame.lines[i])).count();
+    g.start += lead.min(region_lead);
+    let region_trail = g
+        .clone()
+        .rev()
+        .take_while(|&i| blank(frame.lines[i]))
+        .count();
+    g.end -= trail.min(region_trail);
+    if !g.is_empty() {
+        return Ok(Reading::Elided(g));
+    }
+    code_reading(content, k)
+}
+
+/// A marker that stands for no region line: a line of content, unless its
+/// words say code is left out.
+fn code_reading(content: &[String], k: usize) -> Result<Reading, Unreadable> {
+    if marker_kind(&content[k]) == Some(MarkerKind::Bare) || !says_elided(&content[k]) {
+        Ok(Reading::Code)
+    } else {
+        Err(Unreadable::StandsForNothing { marker: k })
+    }
+}

@@ -1,0 +1,74 @@
+//! Two readings of an elision marker.
+//!
+//! A line `...` is Python's Ellipsis as much as a model's "lines left out",
+//! and a file may hold a `// ...` comment of its own. The ladder tries the
+//! code reading first (the marker matched as a line); when the search's
+//! markers also locate as elision and the two readings give different
+//! files, the edit is refused with both places rather than one guessed.
+
+use super::Planner;
+use super::splice::Splice;
+use crate::edit::Hints;
+use crate::locate::{LineQuery, Miss, locate_elided};
+use crate::report::{Failure, FailureKind, LineSpan};
+
+impl Planner<'_, '_> {
+    /// Checks a code-reading splice against the elision reading of the same
+    /// query: `Err` when the elision reading fits too and writes another
+    /// file.
+    pub(crate) fn check_readings(
+        &self,
+        q: &LineQuery<'_>,
+        code: &Splice,
+        owner: usize,
+        hints: &Hints,
+        what: &str,
+    ) -> Result<(), Failure> {
+        if q.replace_all {
+            return Ok(());
+        }
+        let (flags, _) = q.elision.flags(q.search, q.replace);
+        let Some(marker) = flags.iter().position(|&f| f) else {
+            return Ok(());
+        };
+        let elided = match locate_elided(self.hay, q, &self.opts.locate) {
+            Some(Ok(ms)) => match self.render(&ms[0], owner, hints, what) {
+                Ok(s) if self.spliced(&s) == self.spliced(code) => return Ok(()),
+                Ok(s) => s.lines,
+                // The elision reading cannot be carried out: code it is.
+                Err(_) => return Ok(()),
+            },
+            Some(Err(Miss::Ambiguous { candidates, .. })) => {
+                let c = candidates[0];
+                c.start..c.start + c.len
+            }
+            Some(Err(_)) | None => return Ok(()),
+        };
+        let code_span = LineSpan::from_range(code.lines.start, code.lines.end);
+        let elided_span = LineSpan::from_range(elided.start, elided.end);
+        let mut f = Failure::new(
+            FailureKind::Ambiguous,
+            format!(
+                "The {what} holds `{}`, which reads two ways in {}: as a line of code it matches lines {code_span}, and as an elision marker (lines left out) it matches lines {elided_span}; the two give different files, so mend will not choose",
+                q.search[marker].trim(),
+                self.path
+            ),
+            format!(
+                "To leave lines out, write the marker as a comment that says so (`# ... existing code ...` or `// ... existing code ...`); to mean the line itself, copy the {what}'s lines exactly, with none left out."
+            ),
+        );
+        f.locations = vec![code_span, elided_span];
+        Err(f)
+    }
+
+    /// The whole text with one splice applied.
+    fn spliced(&self, s: &Splice) -> String {
+        let text = self.doc.text();
+        format!(
+            "{}{}{}",
+            &text[..s.range.start],
+            s.text,
+            &text[s.range.end..]
+        )
+    }
+}
