@@ -11,7 +11,7 @@ use super::Planner;
 use super::batch::Planned;
 use super::splice::Splice;
 use crate::edit::{Edit, Replace};
-use crate::locate::{Candidate, MatchPass, Miss, nearest};
+use crate::locate::{Candidate, LineQuery, MatchPass, Miss, nearest};
 use crate::normalize::fold_with_offsets;
 use crate::report::{Failure, FailureKind};
 use crate::text::split_lines;
@@ -80,7 +80,13 @@ impl Planner<'_, '_> {
                     let b = self.doc.logical_to_original(&starts, o + old_n.len());
                     self.substring_splice(a..b, &new_n, owner)
                 })
-                .collect();
+                .collect::<Vec<_>>();
+            if let [one] = splices.as_slice() {
+                let (search, replace) = (split_lines(&old_n), split_lines(&new_n));
+                let q =
+                    LineQuery::new(&search, &replace).elision(self.elision_for(r.hints.literal));
+                self.check_readings(&q, one, owner, &r.hints, "old_string")?;
+            }
             return Ok(Planned {
                 splices,
                 pass: MatchPass::Exact,
