@@ -17,11 +17,31 @@
 use std::ops::Range;
 
 use crate::diff::{DiffOp, line_ops};
-use crate::normalize::{MarkerKind, fold_loose, marker_kind, says_elided};
+use crate::indent::columns;
+use crate::normalize::{MarkerKind, fold_loose, indent_of, marker_kind, says_elided};
 
-/// The region's file lines; content readings are in indexes into them.
+/// The region's file lines (content readings are in indexes into them),
+/// and the model's indentation frame: a line is a copy only at the
+/// indentation the anchors' shift gives it, so a line moved out of a
+/// removed block is new, not kept where it was.
 pub(crate) struct Frame<'r> {
     pub(crate) lines: &'r [&'r str],
+    /// File indentation minus the model's, in columns.
+    pub(crate) delta: isize,
+    pub(crate) tab_width: usize,
+}
+
+impl Frame<'_> {
+    /// A line's comparison key: its indentation in the file's columns
+    /// (`shift` added) and its text with whitespace and typography folded.
+    fn key(&self, line: &str, shift: isize) -> String {
+        let text = fold_loose(line.trim());
+        if text.is_empty() {
+            return String::new();
+        }
+        let cols = columns(indent_of(line), self.tab_width) as isize + shift;
+        format!("{cols}\u{0}{text}")
+    }
 }
 
 /// How each content marker reads.
@@ -43,10 +63,6 @@ pub(crate) enum Unreadable {
     StandsForNothing { marker: usize },
 }
 
-fn key(line: &str) -> String {
-    fold_loose(line.trim()).into_owned()
-}
-
 /// The markers of a content, read against its region.
 pub(crate) struct Read {
     /// For each content line, the region line it copies.
@@ -64,7 +80,7 @@ pub(crate) fn read(frame: &Frame<'_>, content: &[String]) -> Option<Result<Read,
     if markers.is_empty() {
         return None;
     }
-    let aligned = align(frame.lines, content);
+    let aligned = align(frame, content);
     let mut out = Vec::new();
     for &k in &markers {
         // A marker the region has as a line, in the same place, is a copy.
@@ -94,9 +110,9 @@ fn overlaps(r: &Reading, g: &Range<usize>) -> bool {
 
 /// For each content line, the region line it copies (by the diff of the
 /// loosely compared lines; marker lines compare as themselves).
-fn align(region: &[&str], content: &[String]) -> Vec<Option<usize>> {
-    let rk: Vec<String> = region.iter().map(|l| key(l)).collect();
-    let ck: Vec<String> = content.iter().map(|l| key(l)).collect();
+fn align(frame: &Frame<'_>, content: &[String]) -> Vec<Option<usize>> {
+    let rk: Vec<String> = frame.lines.iter().map(|l| frame.key(l, 0)).collect();
+    let ck: Vec<String> = content.iter().map(|l| frame.key(l, frame.delta)).collect();
     let mut out = vec![None; content.len()];
     for op in line_ops(&rk, &ck) {
         if let DiffOp::Equal {
@@ -159,9 +175,9 @@ fn unique_copy(
     let next = (j + 1..content.len())
         .find_map(|i| aligned[i].filter(|_| !blank(&content[i])))
         .unwrap_or(frame.lines.len());
-    let k = key(&content[j]);
+    let k = frame.key(&content[j], frame.delta);
     (prev..next)
-        .filter(|&i| i != r && key(frame.lines[i]) == k)
+        .filter(|&i| i != r && frame.key(frame.lines[i], 0) == k)
         .count()
         == 0
 }

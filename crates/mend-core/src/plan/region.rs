@@ -456,7 +456,12 @@ impl Planner<'_, '_> {
         let last = r.end.unwrap_or(r.start);
         let end = last.at + last.len + kt;
         let lines = &self.hay.lines()[first..end];
-        let read = match content::read(&Frame { lines }, &content) {
+        let frame = Frame {
+            lines,
+            delta: r.delta().unwrap_or(0),
+            tab_width: self.style().tab_width,
+        };
+        let read = match content::read(&frame, &content) {
             None => None,
             Some(Ok(read)) => Some(read),
             Some(Err(why)) => return Err(unreadable(&content, why)),
