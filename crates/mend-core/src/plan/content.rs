@@ -42,6 +42,13 @@ impl Frame<'_> {
         let cols = columns(indent_of(line), self.tab_width) as isize + shift;
         format!("{cols}\u{0}{text}")
     }
+
+    /// Whether a content line is the region line as the file has it, in
+    /// the anchors' frame (trailing whitespace aside).
+    fn same(&self, region: &str, line: &str) -> bool {
+        let width = |l: &str| columns(indent_of(l), self.tab_width) as isize;
+        region.trim() == line.trim() && width(region) == width(line) + self.delta
+    }
 }
 
 /// How each content marker reads.
@@ -65,8 +72,11 @@ pub(crate) enum Unreadable {
 
 /// The markers of a content, read against its region.
 pub(crate) struct Read {
-    /// For each content line, the region line it copies.
-    pub(crate) aligned: Vec<Option<usize>>,
+    /// For each content line, the region line it copies (the copies whose text is the file's but for the indentation frame:
+    /// the file's line is kept for them, while a copy found only loosely,
+    /// though it bounds a marker, is the content's own text: `content` is
+    /// what the file gets, so a whitespace-only change of a line is kept).
+    pub(crate) kept: Vec<Option<usize>>,
     /// Each marker-like content line and how it reads.
     pub(crate) markers: Vec<(usize, Reading)>,
 }
@@ -98,10 +108,10 @@ pub(crate) fn read(frame: &Frame<'_>, content: &[String]) -> Option<Result<Read,
             Err(e) => return Some(Err(e)),
         }
     }
-    Some(Ok(Read {
-        aligned,
-        markers: out,
-    }))
+    let kept = (0..content.len())
+        .map(|k| aligned[k].filter(|&r| frame.same(frame.lines[r], &content[k])))
+        .collect();
+    Some(Ok(Read { kept, markers: out }))
 }
 
 fn overlaps(r: &Reading, g: &Range<usize>) -> bool {
@@ -134,8 +144,9 @@ fn blank(l: &str) -> bool {
 }
 
 /// One side of a marker: where the lines it stands for begin (`before`) or
-/// end, from the nearest line of content that is neither blank nor a
-/// marker; `None` when that line is new, or a copy of a repeated line.
+/// end, from the nearest content line that is not a marker; `None` when
+/// that line is new, or a copy of a line the region repeats between the
+/// copies around it (a blank line, a `}`).
 fn boundary(
     frame: &Frame<'_>,
     content: &[String],
@@ -144,14 +155,13 @@ fn boundary(
     before: bool,
 ) -> Option<usize> {
     let n = frame.lines.len();
-    let solid = |j: &usize| !blank(&content[*j]) && marker_kind(&content[*j]).is_none();
-    let side: Vec<usize> = if before {
-        (0..k).rev().collect()
+    let plain = |j: &usize| marker_kind(&content[*j]).is_none();
+    let near = if before {
+        (0..k).rev().find(plain)
     } else {
-        (k + 1..content.len()).collect()
+        (k + 1..content.len()).find(plain)
     };
-    // The nearest line of content that is neither blank nor a marker.
-    let Some(&near) = side.iter().find(|j| solid(j)) else {
+    let Some(near) = near else {
         return Some(if before { 0 } else { n });
     };
     let r = aligned[near]?;
@@ -188,35 +198,26 @@ fn read_one(
     aligned: &[Option<usize>],
     k: usize,
 ) -> Result<Reading, Unreadable> {
-    // Where the content copies the region on both sides with no region
-    // line between, the marker can stand for nothing.
-    let prev = (0..k).rev().find_map(|j| aligned[j]).map_or(0, |r| r + 1);
+    // Between the nearest copied lines that are not blank (blank lines
+    // align anywhere), every region line copied: the marker can stand for
+    // nothing.
+    let solid = |j: &usize| aligned[*j].filter(|_| !blank(&content[*j]));
+    let prev = (0..k).rev().find_map(|j| solid(&j)).map_or(0, |r| r + 1);
     let next = (k + 1..content.len())
-        .find_map(|j| aligned[j])
+        .find_map(|j| solid(&j))
         .unwrap_or(frame.lines.len());
-    if prev >= next {
+    let mut copied = vec![false; frame.lines.len()];
+    for r in aligned.iter().flatten() {
+        copied[*r] = true;
+    }
+    if copied[prev.min(next)..next].iter().all(|&c| c) {
         return code_reading(content, k);
     }
     let undetermined = Unreadable::Undetermined { marker: k };
     let start = boundary(frame, content, aligned, k, true).ok_or(undetermined)?;
-    let end = boundary(frame, content, aligned, k, false)
-        .ok_or(Unreadable::Undetermined { marker: k })?;
-    // Blank content lines beside the marker take the range's blank edges.
-    let lead = (0..k).rev().take_while(|&j| blank(&content[j])).count();
-    let trail = (k + 1..content.len())
-        .take_while(|&j| blank(&content[j]))
-        .count();
-    let mut g = start..end.max(start);
-    let region_lead = g.clone().take_while(|&i| blank(frame.lines[i])).count();
-    g.start += lead.min(region_lead);
-    let region_trail = g
-        .clone()
-        .rev()
-        .take_while(|&i| blank(frame.lines[i]))
-        .count();
-    g.end -= trail.min(region_trail);
-    if !g.is_empty() {
-        return Ok(Reading::Elided(g));
+    let end = boundary(frame, content, aligned, k, false).ok_or(undetermined)?;
+    if start < end {
+        return Ok(Reading::Elided(start..end));
     }
     code_reading(content, k)
 }

@@ -516,7 +516,7 @@ fn anchors_match(
 /// elided are left out of the search, so the splice drops them.
 fn elided_match(first: usize, content: &[String], read: &Read) -> Match {
     let copied_by: HashMap<usize, usize> = read
-        .aligned
+        .kept
         .iter()
         .enumerate()
         .filter_map(|(k, r)| r.map(|r| (r, k)))
