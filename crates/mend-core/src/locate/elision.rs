@@ -45,27 +45,115 @@ pub(crate) fn run(
     }
     let edges = edges.sealed(lead_marker, trail_marker);
     match locate_elided(hay, core, &flags, q, opts) {
-        Ok(Some((start, end, map))) => {
-            let m = Match {
-                pass: MatchPass::Elision,
-                start,
-                end,
-                similarity: 1.0,
-                search: core.to_vec(),
-                replace: Vec::new(),
-                map,
-                extra: Vec::new(),
-                markers: Vec::new(),
-                replace_markers: Vec::new(),
-                elided: true,
-            };
-            Step::Done(Ok(vec![edges.widen(hay, q.from, m, q.search, q.replace)]))
-        }
+        Ok(Some(found)) => Step::Done(Ok(vec![elided_match(hay, q, &edges, core, found)])),
         // A search with elision markers is not a literal window: the
         // similarity pass would compare the markers as code.
         Ok(None) => Step::Stop,
         Err(miss) => Step::Done(Err(miss)),
     }
+}
+
+/// A chain's span and map as a match, widened to the search's blank edges.
+fn elided_match(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    edges: &Edges,
+    core: &[String],
+    (start, end, map): (usize, usize, Vec<Range<usize>>),
+) -> Match {
+    let m = Match {
+        pass: MatchPass::Elision,
+        start,
+        end,
+        similarity: 1.0,
+        search: core.to_vec(),
+        replace: Vec::new(),
+        map,
+        extra: Vec::new(),
+        markers: Vec::new(),
+        replace_markers: Vec::new(),
+        elided: true,
+    };
+    edges.widen(hay, q.from, m, q.search, q.replace)
+}
+
+/// At most this many ways to complete an ambiguous chain are weighed.
+const ALTERNATIVES: usize = 64;
+
+/// Every way the search's pieces can be found in order (up to
+/// [`ALTERNATIVES`]), each as a match: when the elision reading is
+/// ambiguous, the planner applies it only if every way gives the same file
+/// (a generic line after a marker that stands for unchanged lines, found
+/// at several places, moves where the region ends but not what the file
+/// becomes). `None` when there are more ways or none.
+pub(crate) fn alternatives(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    edges: &Edges,
+) -> Option<Vec<Match>> {
+    let core = edges.core(q.search);
+    let (flags, _) = q.elision.flags(core, q.replace);
+    if !flags.contains(&true) {
+        return None;
+    }
+    let pieces = pieces(core, &flags);
+    if pieces.is_empty() {
+        return None;
+    }
+    let edges = edges.sealed(flags.first() == Some(&true), flags.last() == Some(&true));
+    for norm in [Norm::Exact, Norm::Trim, Norm::Loose] {
+        let mut out = Vec::new();
+        for head in find(hay, &core[pieces[0].clone()], norm, q.from..usize::MAX) {
+            let start = (vec![head], head + pieces[0].len());
+            if !every_chain(hay, core, &pieces, norm, start, &mut out) {
+                return None;
+            }
+        }
+        if out.is_empty() {
+            continue;
+        }
+        let ms: Option<Vec<Match>> = out
+            .into_iter()
+            .map(|c| {
+                map_chain(hay, core, &flags, &pieces, &c, q.from)
+                    .map(|found| elided_match(hay, q, &edges, core, found))
+            })
+            .collect();
+        return ms;
+    }
+    None
+}
+
+/// Extends `chain` with every placement of the remaining pieces; `false`
+/// once more than [`ALTERNATIVES`] chains are found.
+fn every_chain(
+    hay: &Haystack<'_>,
+    search: &[String],
+    pieces: &[Range<usize>],
+    norm: Norm,
+    (chain, pos): (Vec<usize>, usize),
+    out: &mut Vec<Vec<usize>>,
+) -> bool {
+    let k = chain.len();
+    if k == pieces.len() {
+        out.push(chain);
+        return out.len() <= ALTERNATIVES;
+    }
+    for hit in find(hay, &search[pieces[k].clone()], norm, pos..usize::MAX) {
+        let mut next = chain.clone();
+        next.push(hit);
+        if !every_chain(
+            hay,
+            search,
+            pieces,
+            norm,
+            (next, hit + pieces[k].len()),
+            out,
+        ) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Pieces between markers, each found in order.

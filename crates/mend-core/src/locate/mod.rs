@@ -668,6 +668,15 @@ pub fn locate_elided(
     }
 }
 
+/// Every way the elision reading of `q` can be completed (at most 64), for
+/// a planner that applies an ambiguous elided search only when every way
+/// gives the same file. `None` when there are more, or none.
+pub fn elided_alternatives(hay: &Haystack<'_>, q: &LineQuery<'_>) -> Option<Vec<Match>> {
+    let edges = edges::Edges::of(q.search);
+    elision::alternatives(hay, q, &edges)
+        .map(|ms| ms.into_iter().map(|m| flag_markers(m, q)).collect())
+}
+
 /// Every place `lines` occur at or after `from` under the loosest line
 /// comparison (Unicode folded, whitespace ignored), overlapping places
 /// included, each with the strictest pass that matches there. Anchored

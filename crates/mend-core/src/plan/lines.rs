@@ -7,7 +7,7 @@ use super::batch::Planned;
 use super::splice::Splice;
 use super::{Planner, search_noun};
 use crate::edit::{Edit, Hints, Replace, Target};
-use crate::locate::{LineQuery, MatchPass, locate};
+use crate::locate::{LineQuery, MatchPass, Miss, locate};
 use crate::normalize::indent_of;
 use crate::report::{Failure, FailureKind};
 
@@ -64,10 +64,24 @@ impl Planner<'_, '_> {
             .elision(self.elision_for(r.hints.literal))
             .within(within)
             .at_eof(r.hints.at_eof);
-        let matches = locate(self.hay, &q, &self.opts.locate).map_err(|m| {
-            let f = self.explain(m, what);
-            self.explain_anchor(f, search, r.hints.anchor_lines)
-        })?;
+        let matches = match locate(self.hay, &q, &self.opts.locate) {
+            Ok(ms) => ms,
+            Err(Miss::Ambiguous {
+                pass: MatchPass::Elision,
+                ..
+            }) if let Some((m, splice)) = self.agreeing_elision(&q, owner, &r.hints, what) => {
+                return Ok(Planned {
+                    pass: m.pass,
+                    similarity: m.similarity,
+                    splices: vec![splice],
+                    moves_cursor: true,
+                });
+            }
+            Err(m) => {
+                let f = self.explain(m, what);
+                return Err(self.explain_anchor(f, search, r.hints.anchor_lines));
+            }
+        };
         let splices = matches
             .iter()
             .map(|m| self.render(m, owner, &r.hints, what))

@@ -9,7 +9,7 @@
 use super::Planner;
 use super::splice::Splice;
 use crate::edit::Hints;
-use crate::locate::{LineQuery, Miss, locate_elided};
+use crate::locate::{LineQuery, Match, Miss, elided_alternatives, locate_elided};
 use crate::report::{Failure, FailureKind, LineSpan};
 
 impl Planner<'_, '_> {
@@ -59,6 +59,31 @@ impl Planner<'_, '_> {
         );
         f.locations = vec![code_span, elided_span];
         Err(f)
+    }
+
+    /// An elided search found in several ways, each giving the same file,
+    /// is not ambiguous: the way with the smallest region, rendered.
+    pub(crate) fn agreeing_elision(
+        &self,
+        q: &LineQuery<'_>,
+        owner: usize,
+        hints: &Hints,
+        what: &str,
+    ) -> Option<(Match, Splice)> {
+        let ways = elided_alternatives(self.hay, q)?;
+        if ways.len() < 2 {
+            return None;
+        }
+        let mut rendered = Vec::new();
+        for m in ways {
+            let s = self.render(&m, owner, hints, what).ok()?;
+            rendered.push((m, s));
+        }
+        let text = self.spliced(&rendered[0].1);
+        if rendered.iter().any(|(_, s)| self.spliced(s) != text) {
+            return None;
+        }
+        rendered.into_iter().min_by_key(|(_, s)| s.range.len())
     }
 
     /// The whole text with one splice applied.
