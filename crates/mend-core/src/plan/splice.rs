@@ -397,14 +397,20 @@ impl Render<'_, '_, '_> {
     /// Whether a marker-like replacement line is the file's new content: in
     /// an edit located without elision no search marker pairs with it, so it
     /// stands for nothing (a doctest's `...`, an example's `// ...`, a
-    /// comment ending `etc...`). Not when it says in words that code is left
-    /// out, nor when it takes the place of two or more removed code lines
-    /// that the change's other new lines do not account for, which is how a
-    /// lazy edit drops them.
+    /// comment ending `etc...`, a line the search has too). Not when it says
+    /// in words that code is left out, nor when it takes the place of two
+    /// or more removed code lines that the change's other new lines do not
+    /// account for, which is how a lazy edit drops them.
     fn marker_is_content(&self, k: usize) -> bool {
         let m = self.m;
         if m.elided || says_elided(&m.replace[k]) {
             return false;
+        }
+        // The file has the line itself: it is moved or re-indented, not
+        // standing for anything.
+        let line = m.replace[k].trim();
+        if m.search.iter().any(|l| l.trim() == line) {
+            return true;
         }
         let (removed, added) = self.op_sides.clone();
         let code = |l: &&String| {
