@@ -74,6 +74,11 @@ pub(crate) struct Batch {
     report_at: Vec<usize>,
     /// Where the next chunk of a patch is looked for.
     cursor: usize,
+    /// How far the last diff hunk was found from the line its header
+    /// named: the next hunk's header is read with the same offset, as
+    /// `patch` does, so a diff made against a shifted file keeps telling
+    /// twin hunks apart.
+    offset: isize,
     /// Whether an edit of the batch failed.
     failed: bool,
 }
@@ -114,6 +119,21 @@ impl Batch {
         } else {
             0
         };
+        let diff_hunk = e
+            .origin
+            .as_ref()
+            .is_some_and(|o| o.format == "unified-diff");
+        let hinted = r.hints.start_line.filter(|_| diff_hunk);
+        let shifted;
+        let r = match hinted {
+            Some(h) if self.offset != 0 => {
+                let mut moved = r.clone();
+                moved.hints.start_line = Some(h.saturating_add_signed(self.offset).max(1));
+                shifted = moved;
+                &shifted
+            }
+            _ => r,
+        };
         let planned = base.with_dependent(|text, idx| {
             let planner = Planner {
                 doc: &idx.doc,
@@ -138,6 +158,9 @@ impl Batch {
             Ok(p) => {
                 if p.moves_cursor {
                     self.cursor = self.cursor.max(p.end_line());
+                }
+                if let (Some(h), Some(s)) = (hinted, p.splices.first()) {
+                    self.offset = (s.lines.start + 1) as isize - h as isize;
                 }
                 reports.push(applied_report(i, e, &p));
                 self.accept(p.splices, reports);

@@ -32,6 +32,9 @@ impl Planner<'_, '_> {
             return Ok(());
         };
         let elided = match locate_elided(self.hay, q, &self.opts.locate) {
+            // Each marker standing for just the line that is itself: the
+            // code reading under another name.
+            Some(Ok(ms)) if self.only_itself(&ms[0]) => return Ok(()),
             Some(Ok(ms)) => match self.render(&ms[0], owner, hints, what) {
                 Ok(s) if self.spliced(&s) == self.spliced(code) => return Ok(()),
                 Ok(s) => s.lines,
@@ -84,6 +87,15 @@ impl Planner<'_, '_> {
             return None;
         }
         rendered.into_iter().min_by_key(|(_, s)| s.range.len())
+    }
+
+    /// Whether every marker of an elided match stands for one file line with
+    /// the marker's own text.
+    fn only_itself(&self, m: &Match) -> bool {
+        let lines = self.hay.lines();
+        (0..m.search.len())
+            .filter(|&j| m.markers[j])
+            .all(|j| m.map[j].len() == 1 && lines[m.map[j].start].trim() == m.search[j].trim())
     }
 
     /// The whole text with one splice applied.
