@@ -113,6 +113,11 @@ pub struct Hints {
     /// 1-based line where the search is expected to start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<usize>,
+    /// This diff hunk is one of several identical ones of one file's diff:
+    /// its rank among them and how many there are. The same change at
+    /// exactly that many places gives one file whichever hunk goes where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identical: Option<(usize, usize)>,
     /// Lines that look like elision markers (`...`, `// ... existing code
     /// ...`) are literal text, not elided code. Set by formats that have no
     /// elision, such as diff hunks, where such a line is real content.

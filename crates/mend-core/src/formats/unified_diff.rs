@@ -131,6 +131,21 @@ fn hunk_header(line: &str) -> Option<(usize, Option<usize>, Option<usize>)> {
     Some((a, Some(b.unwrap_or(1)), Some(d.unwrap_or(1))))
 }
 
+impl Hunk {
+    /// The hunk's old lines (context and `-`) and new lines (context and
+    /// `+`).
+    fn sides(&self) -> (Vec<String>, Vec<String>) {
+        let side = |skip: char| -> Vec<String> {
+            self.body
+                .iter()
+                .filter(|(k, _)| *k != skip)
+                .map(|(_, l)| l.clone())
+                .collect()
+        };
+        (side('+'), side('-'))
+    }
+}
+
 impl Block {
     /// Starts at a `diff --git a/x b/y` line.
     pub(crate) fn from_git(n: usize, line: &str) -> Self {
@@ -477,19 +492,12 @@ impl Block {
         } else {
             path
         };
-        for h in &f.hunks {
-            let search: Vec<String> = h
-                .body
-                .iter()
-                .filter(|(k, _)| *k != '+')
-                .map(|(_, l)| l.clone())
-                .collect();
-            let replace: Vec<String> = h
-                .body
-                .iter()
-                .filter(|(k, _)| *k != '-')
-                .map(|(_, l)| l.clone())
-                .collect();
+        let sides: Vec<(Vec<String>, Vec<String>)> = f.hunks.iter().map(Hunk::sides).collect();
+        for (i, h) in f.hunks.iter().enumerate() {
+            let (search, replace) = sides[i].clone();
+            let twins: Vec<usize> = (0..sides.len()).filter(|&j| sides[j] == sides[i]).collect();
+            let identical = (twins.len() > 1)
+                .then(|| (twins.iter().position(|&j| j == i).unwrap_or(0), twins.len()));
             if search.is_empty() {
                 out.push(malformed(
                     NAME,
@@ -519,6 +527,7 @@ impl Block {
                     replace_all: false,
                     hints: Hints {
                         start_line: (h.old_start > 0).then_some(h.old_start),
+                        identical,
                         exact_removals: true,
                         final_newline,
                         at_eof,

@@ -77,6 +77,17 @@ impl Planner<'_, '_> {
                     moves_cursor: true,
                 });
             }
+            Err(Miss::Ambiguous {
+                pass, candidates, ..
+            }) if let Some((rank, n)) = r.hints.identical
+                && pass <= MatchPass::Unicode
+                && candidates.len() == n =>
+            {
+                // As many identical hunks as places: each takes its own.
+                let at = candidates[rank].start;
+                let q = q.clone().within(Some(at..at + 1));
+                locate(self.hay, &q, &self.opts.locate).map_err(|m| self.explain(m, what))?
+            }
             Err(m) => {
                 let f = self.explain(m, what);
                 return Err(self.explain_anchor(f, search, r.hints.anchor_lines));
