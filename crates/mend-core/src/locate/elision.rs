@@ -77,8 +77,12 @@ fn elided_match(
     edges.widen(hay, q.from, m, q.search, q.replace)
 }
 
-/// At most this many ways to complete an ambiguous chain are weighed.
+/// At most this many ways to complete an ambiguous chain are weighed, and
+/// at most this many piece searches spent looking for them (a search whose
+/// pieces each occur many times, and the last nowhere, would otherwise
+/// cost every combination).
 const ALTERNATIVES: usize = 64;
+const PIECE_SEARCHES: usize = 1_000;
 
 /// Every way the search's pieces can be found in order (up to
 /// [`ALTERNATIVES`]), each as a match: when the elision reading is
@@ -103,9 +107,10 @@ pub(crate) fn alternatives(
     let edges = edges.sealed(flags.first() == Some(&true), flags.last() == Some(&true));
     for norm in [Norm::Exact, Norm::Trim, Norm::Loose] {
         let mut out = Vec::new();
+        let mut budget = PIECE_SEARCHES;
         for head in find(hay, &core[pieces[0].clone()], norm, q.from..usize::MAX) {
             let start = (vec![head], head + pieces[0].len());
-            if !every_chain(hay, core, &pieces, norm, start, &mut out) {
+            if !every_chain(hay, (core, &pieces), norm, start, (&mut out, &mut budget)) {
                 return None;
             }
         }
@@ -125,31 +130,29 @@ pub(crate) fn alternatives(
 }
 
 /// Extends `chain` with every placement of the remaining pieces; `false`
-/// once more than [`ALTERNATIVES`] chains are found.
+/// once more than [`ALTERNATIVES`] chains are found or the budget of piece
+/// searches is spent.
 fn every_chain(
     hay: &Haystack<'_>,
-    search: &[String],
-    pieces: &[Range<usize>],
+    (search, pieces): (&[String], &[Range<usize>]),
     norm: Norm,
     (chain, pos): (Vec<usize>, usize),
-    out: &mut Vec<Vec<usize>>,
+    (out, budget): (&mut Vec<Vec<usize>>, &mut usize),
 ) -> bool {
     let k = chain.len();
     if k == pieces.len() {
         out.push(chain);
         return out.len() <= ALTERNATIVES;
     }
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
     for hit in find(hay, &search[pieces[k].clone()], norm, pos..usize::MAX) {
         let mut next = chain.clone();
         next.push(hit);
-        if !every_chain(
-            hay,
-            search,
-            pieces,
-            norm,
-            (next, hit + pieces[k].len()),
-            out,
-        ) {
+        let at = (next, hit + pieces[k].len());
+        if !every_chain(hay, (search, pieces), norm, at, (&mut *out, &mut *budget)) {
             return false;
         }
     }

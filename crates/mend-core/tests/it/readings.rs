@@ -194,3 +194,22 @@ fn anchored_marker_beside_a_new_line_is_refused() {
     assert_eq!(p.reports[0].status, EditStatus::Failed);
     assert!(!p.is_ok());
 }
+
+/// Pieces that each occur hundreds of times, the last only before them:
+/// weighing the ways to complete the chain stops at its budget instead of
+/// trying every combination, and the edit is refused.
+#[test]
+fn many_ways_to_a_missing_piece_are_not_all_tried() {
+    let body: String = (0..3000).map(|i| format!("x = {}\n", i % 2)).collect();
+    let file = format!("y = 2\n{body}");
+    let mut search = Vec::new();
+    for _ in 0..6 {
+        search.push("x = 0".to_owned());
+        search.push("...".to_owned());
+    }
+    search.push("y = 2".to_owned());
+    let mut replace = search.clone();
+    replace[12] = "y = 3".to_owned();
+    let (st, _) = plan(&file, &lines_edit(&search, &replace));
+    assert_eq!(st, EditStatus::Failed);
+}
