@@ -586,6 +586,14 @@ pub fn meaningful_differences<'s>(
                 out.push(t);
             }
         };
+        if let Some(pairs) = slipped_pairs(&ts, &tw) {
+            for (t, _) in pairs {
+                if file_has(t) {
+                    flag(t, out);
+                }
+            }
+            return;
+        }
         for op in crate::diff::line_ops(&ts, &tw) {
             match op {
                 DiffOp::Equal { .. } => {}
@@ -607,8 +615,7 @@ pub fn meaningful_differences<'s>(
                     for &t in &ts[old_index..old_index + old_len] {
                         // A misspelt name names nothing in the file; a
                         // different operator is never a typo.
-                        let operator = !t.starts_with(|c: char| c.is_alphanumeric() || c == '_');
-                        if operator || file_has(t) {
+                        if !is_word(t) || file_has(t) {
                             flag(t, out);
                         }
                     }
@@ -651,12 +658,38 @@ pub fn meaningful_differences<'s>(
     out
 }
 
-/// The one slip a model's copy of a window makes, if that is all it makes:
-/// the search and the window have the same lines except one, and there the
-/// only difference is one name (letters only, four or more of them) at most
-/// two characters apart. Returns the search's spelling of that name. A
-/// digit, an operator or a second difference is never a slip.
-pub fn single_slip<'s>(search: &'s [String], window: &[&str]) -> Option<&'s str> {
+/// Whether a token is a word (a name, a number, a word in a literal)
+/// rather than an operator.
+fn is_word(t: &str) -> bool {
+    t.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+}
+
+/// How many slips turn the file's token `file` into the search's `search`,
+/// if that is what happened: both are words, the file's of three or more
+/// characters, their digits are the same (a number that differs is a
+/// different number, never a slip), and they are at most two slips apart,
+/// a slip being one letter dropped, doubled, struck for another, or two
+/// neighbours swapped (optimal string alignment distance).
+fn slip_pair(search: &str, file: &str) -> Option<usize> {
+    let digits = |t: &str| t.chars().filter(char::is_ascii_digit).collect::<String>();
+    if search == file
+        || !is_word(search)
+        || !is_word(file)
+        || file.chars().count() < 3
+        || digits(search) != digits(file)
+    {
+        return None;
+    }
+    let d = rapidfuzz::distance::osa::distance(search.chars(), file.chars());
+    (d <= 2).then_some(d)
+}
+
+/// The slips a model's copy of a window makes, if that is all it makes:
+/// the search and the window have the same lines except one, and there
+/// they have the same tokens except one or two words, two slips at most in
+/// all ([`slip_pair`]). Returns the search's spellings of those words. An
+/// operator, a number or a third difference is never a slip.
+pub fn slips<'s>(search: &'s [String], window: &[&str]) -> Option<Vec<&'s str>> {
     if search.len() != window.len() {
         return None;
     }
@@ -669,11 +702,34 @@ pub fn single_slip<'s>(search: &'s [String], window: &[&str]) -> Option<&'s str>
     if ts.len() != tw.len() {
         return None;
     }
-    let mut pairs = ts.iter().zip(&tw).filter(|(a, b)| a != b);
-    let (a, b) = pairs.next()?;
-    let letters = |t: &str| t.len() >= 4 && t.chars().all(|c| c.is_alphabetic() || c == '_');
-    let apart = rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars());
-    (pairs.next().is_none() && letters(a) && letters(b) && apart <= 2).then_some(*a)
+    let mut total = 0;
+    let mut out = Vec::new();
+    for (a, b) in ts.iter().zip(&tw).filter(|(a, b)| a != b) {
+        total += slip_pair(a, b)?;
+        out.push(*a);
+    }
+    (!out.is_empty() && out.len() <= 2 && total <= 2).then_some(out)
+}
+
+/// The token pairs of two lines that differ, paired by position, when the
+/// lines have as many tokens and every difference could be a slip
+/// ([`slip_pair`]): a slipped word then stands against the word it
+/// misspells, not against whatever a token diff lines it up with
+/// (`Nnoe, None` against `None, None` is one slip, not a missing `None`).
+fn slipped_pairs<'a, 'b>(ts: &[&'a str], tw: &[&'b str]) -> Option<Vec<(&'a str, &'b str)>> {
+    if ts.len() != tw.len() {
+        return None;
+    }
+    let pairs: Vec<(&str, &str)> = ts
+        .iter()
+        .zip(tw)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    pairs
+        .iter()
+        .all(|(a, b)| slip_pair(a, b).is_some())
+        .then_some(pairs)
 }
 
 /// How far a window line is from a search line, counted in character
@@ -754,20 +810,53 @@ mod tests {
     }
 
     #[test]
-    fn one_slip_in_one_name() {
+    fn slips_in_one_line() {
         let s = lines("let total = compute_totl(items);\nreturn total;");
         let w = ["let total = compute_total(items);", "return total;"];
-        assert_eq!(single_slip(&s, &w), Some("compute_totl"));
+        assert_eq!(slips(&s, &w), Some(vec!["compute_totl"]));
         let s = lines("let total = computte(items);\nreturn total;");
         let w = ["let total = compute(items);", "return total;"];
-        assert_eq!(single_slip(&s, &w), Some("computte"));
+        assert_eq!(slips(&s, &w), Some(vec!["computte"]));
         let digit = lines("let total = item1;\nreturn total;");
         assert_eq!(
-            single_slip(&digit, &["let total = item2;", "return total;"]),
+            slips(&digit, &["let total = item2;", "return total;"]),
             None
         );
-        let two = lines("let totl = computte(items);\nreturn total;");
-        assert_eq!(single_slip(&two, &w), None);
+        // One slip in each of two words, short words included; a swap of
+        // neighbours is one slip.
+        let two = lines("let totl = cmopute(items);\nreturn total;");
+        assert_eq!(slips(&two, &w), Some(vec!["totl", "cmopute"]));
+        let short = lines("# teh end of teh list\nreturn total;");
+        assert_eq!(
+            slips(&short, &["# the end of the list", "return total;"]),
+            Some(vec!["teh", "teh"])
+        );
+        // Three slips, an operator, or a second line: not slips.
+        let three = lines("let totl = cmoptue(items);\nreturn total;");
+        assert_eq!(slips(&three, &w), None);
+        let op = lines("let total = compute(items) - 1;\nreturn total;");
+        assert_eq!(
+            slips(&op, &["let total = compute(items) + 1;", "return total;"]),
+            None
+        );
+        let lines2 = lines("let totl = compute(items);\nreturn totl;");
+        assert_eq!(slips(&lines2, &w), None);
+    }
+
+    #[test]
+    fn a_slip_pairs_with_the_word_it_misspells() {
+        let file = ["username, password = None, None", "x = None"];
+        let has = |t: &str| file.iter().any(|l| words(l).contains(&t));
+        let search = vec!["username, password = Nnoe, None".to_owned()];
+        assert!(
+            meaningful_differences(&search, &["username, password = None, None"], has).is_empty()
+        );
+        // A different number is still a difference, whatever its position.
+        let search = vec!["let t = [T; 9]".to_owned()];
+        assert_eq!(
+            meaningful_differences(&search, &["let t = [T; 21]"], |_| true),
+            vec!["9"]
+        );
     }
 
     #[test]

@@ -23,13 +23,14 @@ use std::path::{Path, PathBuf};
 use mend_core::locate::{Haystack, LineQuery, LocateOptions, locate};
 
 /// The kinds of model drift the calibration applies to a copied block.
-const DRIFT_KINDS: [&str; 6] = [
+const DRIFT_KINDS: [&str; 7] = [
     "1 token",
     "2 tokens",
     "3 tokens",
     "line dropped",
     "line added",
     "slip (4+ lines)",
+    "any-word slips (4+ lines)",
 ];
 
 struct Rng(u64);
@@ -130,6 +131,65 @@ fn slip(lines: &mut [String], rng: &mut Rng) -> bool {
     true
 }
 
+/// One or two slips (neighbours swapped, a letter dropped or doubled, a
+/// neighbouring key struck) in words of three or more letters of one line:
+/// two in one word, or one in each of two words.
+fn slips_any_word(lines: &mut [String], rng: &mut Rng) -> bool {
+    const KEYS: &str = "qwertyuiop asdfghjkl zxcvbnm";
+    let words = |l: &str| -> Vec<(usize, usize)> {
+        word_ranges(l)
+            .into_iter()
+            .filter(|&(a, b)| b - a >= 3 && l[a..b].chars().all(|c| c.is_ascii_alphabetic()))
+            .collect()
+    };
+    let rows: Vec<usize> = (0..lines.len())
+        .filter(|&i| !words(&lines[i]).is_empty())
+        .collect();
+    if rows.is_empty() {
+        return false;
+    }
+    let i = rows[rng.below(rows.len())];
+    let ws = words(&lines[i]);
+    let first = rng.below(ws.len());
+    let second = (first + 1 + rng.below(ws.len())) % ws.len();
+    let mut picks = if rng.below(2) == 0 || first == second {
+        vec![(first, 1 + rng.below(2))]
+    } else {
+        vec![(first.min(second), 1), (first.max(second), 1)]
+    };
+    picks.reverse();
+    for (wi, n) in picks {
+        let (a, b) = ws[wi];
+        let mut w: Vec<char> = lines[i][a..b].chars().collect();
+        for _ in 0..n {
+            let k = rng.below(w.len());
+            match rng.below(4) {
+                0 if k + 1 < w.len() => w.swap(k, k + 1),
+                1 if w.len() > 2 => {
+                    w.remove(k);
+                }
+                2 => w.insert(k, w[k]),
+                _ => {
+                    let lower = w[k].to_ascii_lowercase();
+                    let at = KEYS.find(lower).unwrap_or(0);
+                    let beside = [at.checked_sub(1), Some(at + 1)]
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|j| KEYS.as_bytes().get(j).copied())
+                        .filter(u8::is_ascii_alphabetic)
+                        .collect::<Vec<u8>>();
+                    if let Some(&c) = beside.get(rng.below(beside.len())) {
+                        w[k] = char::from(c);
+                    }
+                }
+            }
+        }
+        let s: String = w.into_iter().collect();
+        lines[i].replace_range(a..b, &s);
+    }
+    true
+}
+
 #[derive(Default, Clone, Copy)]
 struct Count {
     right: usize,
@@ -184,8 +244,13 @@ fn drifted(block: &[String], kind: &str, rng: &mut Rng) -> Option<Vec<String>> {
             let k = 1 + rng.below(s.len() - 1);
             s.insert(k, "log(\"debug\");".into());
         }
-        _ => {
+        "slip (4+ lines)" => {
             if s.len() < 4 || !slip(&mut s, rng) {
+                return None;
+            }
+        }
+        _ => {
+            if s.len() < 4 || !slips_any_word(&mut s, rng) {
                 return None;
             }
         }

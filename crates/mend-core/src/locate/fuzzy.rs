@@ -16,8 +16,8 @@ use super::{
 };
 use crate::normalize::fold_loose;
 use crate::similarity::{
-    Budget, WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences,
-    single_slip, window_edits,
+    Budget, WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences, slips,
+    window_edits,
 };
 
 /// Fuzzy matching needs enough text to be meaningful: at least two
@@ -150,8 +150,9 @@ fn accepted_start(found: &WindowSearch, q: &LineQuery<'_>, opts: &LocateOptions)
 }
 
 /// The best window despite rivals within the margin, when it is the
-/// search with one slip (a misspelt name that names nothing in the file)
-/// and no rival is: a typo in a long block, beside a near-twin region.
+/// search with a slip or two in one line ([`slips`]: misspelt words that
+/// name nothing in the file) and no rival is: a typo in a long block,
+/// beside a near-twin region.
 fn slip_start(hay: &Haystack<'_>, norm: &[String], found: &WindowSearch) -> Option<usize> {
     let best = found.best?;
     if found.exhausted {
@@ -162,15 +163,18 @@ fn slip_start(hay: &Haystack<'_>, norm: &[String], found: &WindowSearch) -> Opti
             .map(|i| hay.grams().line(i))
             .collect()
     };
-    let slipped = single_slip(norm, &window(&best))?;
+    let slipped = slips(norm, &window(&best))?;
     let n = hay.lines().len();
-    if has_word((0..n).map(|i| hay.grams().line(i)), slipped) {
+    if slipped
+        .iter()
+        .any(|t| has_word((0..n).map(|i| hay.grams().line(i)), t))
+    {
         return None;
     }
     found
         .rivals
         .iter()
-        .all(|r| single_slip(norm, &window(r)).is_none())
+        .all(|r| slips(norm, &window(r)).is_none())
         .then_some(best.start)
 }
 

@@ -127,8 +127,8 @@ pub struct LocateOptions {
     /// A start-line hint picks among candidates at most this many lines away.
     pub hint_window: usize,
     /// Accept the best window despite rivals within the margin when it is
-    /// the search with one slip in one name and no rival is (see
-    /// [`crate::similarity::single_slip`]).
+    /// the search with a slip or two in one line and no rival is (see
+    /// [`crate::similarity::slips`]).
     pub slips: bool,
     /// Work the similarity pass may spend on one search, in characters
     /// compared (see [`crate::similarity::Budget`]); a failure report's
@@ -498,7 +498,7 @@ impl<'a> Haystack<'a> {
         self.hashes[norm.index()].get_or_init(|| computed)
     }
 
-    fn grams(&self) -> &LineGrams<'a> {
+    pub(crate) fn grams(&self) -> &LineGrams<'a> {
         self.grams
             .get_or_init(|| LineGrams::new(self.normalized(Norm::Loose).to_vec()))
     }

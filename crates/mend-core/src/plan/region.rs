@@ -35,8 +35,9 @@ use crate::indent::columns;
 use crate::locate::{
     Candidate, LineQuery, Match, MatchPass, Miss, drop_surplus, is_blank, locate, occurrences,
 };
-use crate::normalize::{Numbered, indent_of, strip_line_numbers};
+use crate::normalize::{Numbered, fold_loose, indent_of, strip_line_numbers};
 use crate::report::{Failure, FailureKind};
+use crate::similarity::{has_word, slips};
 
 /// An anchor as the model sent it, prepared for matching.
 struct Anchor {
@@ -145,12 +146,12 @@ impl Planner<'_, '_> {
             ));
         }
         let has_end = !end.iter().all(|l| is_blank(l));
-        let (sa, starts) = self.anchor_hits(start, 0);
+        let (sa, starts) = self.anchor_hits(start, 0, "start anchor")?;
         if starts.is_empty() {
             return Err(self.anchor_missing(start, 0, "start anchor"));
         }
         let (ea, ends) = if has_end {
-            self.anchor_hits(end, 0)
+            self.anchor_hits(end, 0, "end anchor")?
         } else {
             (Vec::new(), Vec::new())
         };
@@ -205,8 +206,15 @@ impl Planner<'_, '_> {
 
     /// Every place an anchor matches at or after `from`, in each of its
     /// forms: as sent and with blank edge lines set aside (the hit says
-    /// which), or with line numbers stripped when neither matches anywhere.
-    fn anchor_hits(&self, raw: &[String], from: usize) -> (Vec<Anchor>, Vec<Hit>) {
+    /// which), or with line numbers stripped when neither matches anywhere,
+    /// or, when nothing matches, the one place it matches but for a slip
+    /// ([`Planner::slip_hits`]).
+    fn anchor_hits(
+        &self,
+        raw: &[String],
+        from: usize,
+        what: &str,
+    ) -> Result<(Vec<Anchor>, Vec<Hit>), Failure> {
         let plain = Anchor::new(raw);
         let mut forms: Vec<Anchor> = std::iter::once(Anchor::new(raw))
             .chain(plain.trimmed())
@@ -224,7 +232,89 @@ impl Planner<'_, '_> {
                 .collect();
             hits = self.form_hits(&forms, from, Some(MatchPass::LineNumbers));
         }
-        (forms, hits)
+        if hits.is_empty() {
+            forms = std::iter::once(Anchor::new(raw))
+                .chain(plain.trimmed())
+                .collect();
+            hits = self.slip_hits(&forms, from, what)?;
+        }
+        Ok((forms, hits))
+    }
+
+    /// The places where an anchor that matches nowhere matches but for a
+    /// slip or two in one line ([`slips`]), when the slipped words name
+    /// nothing in the file and every such place has the same line there:
+    /// the slip then corrects to one spelling, and the region is chosen
+    /// among those places exactly as among exact hits (frames, the other
+    /// anchor, blank edges), ties refused. Places with different lines
+    /// there (a slip between `top` and `bottom`) refuse, naming both.
+    /// Lines are compared in their most tolerant form, as the similarity
+    /// pass compares them.
+    fn slip_hits(&self, forms: &[Anchor], from: usize, what: &str) -> Result<Vec<Hit>, Failure> {
+        let grams = self.hay.grams();
+        let n = grams.len();
+        let file = || (0..n).map(|i| grams.line(i));
+        // (hit, the file's line where the anchor slipped)
+        let mut found: Vec<(Hit, &str)> = Vec::new();
+        for (form, a) in forms.iter().enumerate() {
+            let core: Vec<String> = a
+                .core()
+                .iter()
+                .map(|l| fold_loose(l).into_owned())
+                .collect();
+            if core.is_empty() || n < core.len() {
+                continue;
+            }
+            for at in from..=n - core.len() {
+                let window: Vec<&str> = (at..at + core.len()).map(|i| grams.line(i)).collect();
+                // Two slips change a line by two characters at most (of
+                // up to four bytes each).
+                let close = core
+                    .iter()
+                    .zip(&window)
+                    .all(|(c, w)| c.as_str() == *w || c.len().abs_diff(w.len()) <= 8);
+                if !close {
+                    continue;
+                }
+                if let Some(slipped) = slips(&core, &window)
+                    && !slipped.iter().any(|t| has_word(file(), t))
+                    && let Some(j) = (0..core.len()).find(|&j| core[j] != window[j])
+                {
+                    let hit = Hit {
+                        form,
+                        ..self.hit_at(a, at, MatchPass::Similarity)
+                    };
+                    found.push((hit, window[j]));
+                }
+            }
+        }
+        found.sort_by_key(|(h, _)| (h.key, h.surplus));
+        found.dedup_by_key(|(h, _)| h.key);
+        if let Some((_, line)) = found.first()
+            && let Some(other) = found.iter().find(|(_, l)| l != line)
+        {
+            let candidates = [found[0].0, other.0]
+                .iter()
+                .map(|h| Candidate {
+                    start: h.at,
+                    len: h.len,
+                    similarity: 1.0,
+                })
+                .collect();
+            let mut f = self.explain(
+                Miss::Ambiguous {
+                    pass: MatchPass::Similarity,
+                    candidates,
+                    hint: None,
+                },
+                what,
+            );
+            f.fix = format!("Copy the {what} exactly from {}.", self.path);
+            return Err(f);
+        }
+        let mut hits: Vec<Hit> = found.into_iter().map(|(h, _)| h).collect();
+        hits.sort_by_key(|h| h.at);
+        Ok(hits)
     }
 
     fn form_hits(&self, forms: &[Anchor], from: usize, pass: Option<MatchPass>) -> Vec<Hit> {
@@ -249,34 +339,37 @@ impl Planner<'_, '_> {
         if core.is_empty() {
             return Vec::new();
         }
-        let tw = self.style().tab_width;
-        let first = core.iter().position(|l| !is_blank(l)).unwrap_or(0);
         occurrences(self.hay, core, from)
             .into_iter()
-            .map(|(at, p)| {
-                let model = columns(indent_of(&core[first]), tw) as isize;
-                let file = columns(indent_of(self.hay.lines()[at + first]), tw) as isize;
-                let pass = pass.unwrap_or(p);
-                let lines = self.hay.lines();
-                let before = (0..at).rev().take_while(|&i| is_blank(lines[i])).count();
-                let after = (at + core.len()..lines.len())
-                    .take_while(|&i| is_blank(lines[i]))
-                    .count();
-                Hit {
-                    at,
-                    len: core.len(),
-                    pass,
-                    form: 0,
-                    key: at + first,
-                    surplus: a.lead - a.lead.min(before) + a.trail - a.trail.min(after),
-                    delta: if pass.tolerates_indentation() {
-                        Some(file - model)
-                    } else {
-                        Some(0)
-                    },
-                }
-            })
+            .map(|(at, p)| self.hit_at(a, at, pass.unwrap_or(p)))
             .collect()
+    }
+
+    /// The hit of anchor `a`'s core at file line `at`, matched by `pass`.
+    fn hit_at(&self, a: &Anchor, at: usize, pass: MatchPass) -> Hit {
+        let core = a.core();
+        let tw = self.style().tab_width;
+        let first = core.iter().position(|l| !is_blank(l)).unwrap_or(0);
+        let model = columns(indent_of(&core[first]), tw) as isize;
+        let file = columns(indent_of(self.hay.lines()[at + first]), tw) as isize;
+        let lines = self.hay.lines();
+        let before = (0..at).rev().take_while(|&i| is_blank(lines[i])).count();
+        let after = (at + core.len()..lines.len())
+            .take_while(|&i| is_blank(lines[i]))
+            .count();
+        Hit {
+            at,
+            len: core.len(),
+            pass,
+            form: 0,
+            key: at + first,
+            surplus: a.lead - a.lead.min(before) + a.trail - a.trail.min(after),
+            delta: if pass.tolerates_indentation() {
+                Some(file - model)
+            } else {
+                Some(0)
+            },
+        }
     }
 
     /// Picks the one region the anchors describe, or explains why not.

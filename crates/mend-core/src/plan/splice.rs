@@ -33,10 +33,10 @@ type Out = Vec<(String, &'static str)>;
 
 /// Whether a line the edit removes, found only by similarity, is close
 /// enough to the file's line to be the same line with a slip: at most two
-/// characters apart, or 85% similar.
+/// slips apart (a swap of neighbours is one), or 85% similar.
 fn slip(search: &str, file: &str) -> bool {
     let (a, b) = (fold_loose(search), fold_loose(file));
-    let d = rapidfuzz::distance::levenshtein::distance(a.chars(), b.chars());
+    let d = rapidfuzz::distance::osa::distance(a.chars(), b.chars());
     d <= 2 || similarity(&a, &b) >= 0.85
 }
 

@@ -43,10 +43,14 @@ pub enum Kind {
     /// windows of the file with their differing token slipped to a
     /// spelling as many character edits from both (see `twins.rs`).
     Twins,
+    /// One or two slips (neighbours swapped, a letter dropped or doubled,
+    /// a neighbouring key struck) in any word of 3+ letters of one copied
+    /// line, in a search of 4+ lines.
+    TypoAnyLine,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 16] = [
+    pub const ALL: [Kind; 17] = [
         Kind::Exact,
         Kind::TrailingSpace,
         Kind::Indentation,
@@ -63,6 +67,7 @@ impl Kind {
         Kind::AnchoredElision,
         Kind::AnchoredBareElision,
         Kind::Twins,
+        Kind::TypoAnyLine,
     ];
 
     pub fn name(self) -> &'static str {
@@ -83,6 +88,7 @@ impl Kind {
             Kind::AnchoredElision => "anchored elision",
             Kind::AnchoredBareElision => "anchored bare ...",
             Kind::Twins => "twins",
+            Kind::TypoAnyLine => "typo any line",
         }
     }
 }
@@ -179,6 +185,7 @@ pub fn apply(kind: Kind, h: &Hunk, numbers: Numbers, rng: &mut Rng) -> Option<Ve
         Kind::TypoContext => typo(&mut lines, Tag::Ctx, rng),
         Kind::TypoRemoved => typo(&mut lines, Tag::Del, rng),
         Kind::Elision => elide(&mut lines, &h.path),
+        Kind::TypoAnyLine => typo_any_line(&mut lines, rng),
         _ => dots_kinds(kind, &mut lines, &h.path),
     };
     // A drift that makes the edit a no-op (a slip that restores the new
@@ -260,6 +267,103 @@ fn word_at(l: &str) -> Option<(usize, usize)> {
         }
     }
     best
+}
+
+/// The words of 3+ ASCII letters in a line, as byte ranges: names, words
+/// in strings and comments, keywords.
+fn letter_words(l: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in l.char_indices().chain(std::iter::once((l.len(), ' '))) {
+        if c.is_ascii_alphabetic() {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take()
+            && i - s >= 3
+        {
+            out.push((s, i));
+        }
+    }
+    out
+}
+
+/// The keys beside each letter on a QWERTY keyboard, in its rows.
+fn neighbour_key(c: char, rng: &mut Rng) -> char {
+    const ROWS: [&str; 3] = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
+    let lower = c.to_ascii_lowercase();
+    let Some(row) = ROWS.iter().find(|r| r.contains(lower)) else {
+        return c;
+    };
+    let row: Vec<char> = row.chars().collect();
+    let at = row.iter().position(|&k| k == lower).unwrap_or(0);
+    let beside: Vec<char> = [at.checked_sub(1), Some(at + 1)]
+        .into_iter()
+        .flatten()
+        .filter_map(|i| row.get(i).copied())
+        .collect();
+    let k = beside[rng.below(beside.len())];
+    if c.is_ascii_uppercase() {
+        k.to_ascii_uppercase()
+    } else {
+        k
+    }
+}
+
+/// One slip in a word: neighbours swapped, a letter dropped, a letter
+/// doubled, or a neighbouring key struck instead.
+fn slip(w: &mut Vec<char>, rng: &mut Rng) {
+    let k = rng.below(w.len());
+    match rng.below(4) {
+        0 if k + 1 < w.len() && w[k] != w[k + 1] => w.swap(k, k + 1),
+        1 if w.len() > 2 => {
+            w.remove(k);
+        }
+        2 => w.insert(k, w[k]),
+        _ => w[k] = neighbour_key(w[k], rng),
+    }
+}
+
+/// The "typo any line" drift: one or two slips in one copied line of a
+/// search of four or more lines, in one word or one in each of two words.
+fn typo_any_line(lines: &mut [(Tag, String)], rng: &mut Rng) -> bool {
+    if lines.iter().filter(|(t, _)| copied(*t)).count() < 4 {
+        return false;
+    }
+    let candidates: Vec<usize> = (0..lines.len())
+        .filter(|&i| copied(lines[i].0) && !letter_words(&lines[i].1).is_empty())
+        .collect();
+    if candidates.is_empty() {
+        return false;
+    }
+    let i = candidates[rng.below(candidates.len())];
+    let words = letter_words(&lines[i].1);
+    let first = rng.below(words.len());
+    // (word, slips in it)
+    let plan: Vec<(usize, usize)> = match rng.below(3) {
+        0 => vec![(first, 1)],
+        1 => vec![(first, 2)],
+        _ if words.len() > 1 => {
+            let second = (first + 1 + rng.below(words.len() - 1)) % words.len();
+            vec![(first.min(second), 1), (first.max(second), 1)]
+        }
+        _ => vec![(first, 2)],
+    };
+    let l = lines[i].1.clone();
+    let mut out = String::new();
+    let mut at = 0;
+    for (wi, n) in plan {
+        let (a, b) = words[wi];
+        let mut w: Vec<char> = l[a..b].chars().collect();
+        for _ in 0..n {
+            slip(&mut w, rng);
+        }
+        out.push_str(&l[at..a]);
+        out.extend(w);
+        at = b;
+    }
+    out.push_str(&l[at..]);
+    let changed = out != l;
+    lines[i].1 = out;
+    changed
 }
 
 /// Replaces the longest run (two or more) of context lines with an

@@ -47,12 +47,12 @@ fn diff_note(want: &str, got: &str) -> String {
     mend_core::diff::unified(Some("expected"), Some("got"), want, got)
 }
 
-/// Kinds a format cannot express, or that must be refused by design
-/// (anchors are never matched fuzzily).
+/// Kinds a format cannot express (anchored `content` elides only between
+/// its anchors).
 pub fn applies(format: Format, kind: Kind) -> bool {
     match format {
         Format::ApplyPatch | Format::UnifiedDiff => kind != Kind::LineNumbers,
-        Format::Anchored => !matches!(kind, Kind::TypoContext | Kind::TypoRemoved | Kind::Elision),
+        Format::Anchored => kind != Kind::Elision,
         _ => true,
     }
 }

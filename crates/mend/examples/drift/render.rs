@@ -114,6 +114,31 @@ fn count(file: &[&str], lines: &[String], from: usize) -> usize {
         .count()
 }
 
+fn typo(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::TypoContext | Kind::TypoRemoved | Kind::TypoAnyLine
+    )
+}
+
+/// Whether a typo drift slipped a line of an anchor (the first `ks` or
+/// last `ke` search lines): a slip elsewhere in the region is in lines an
+/// anchored edit does not copy, so it would measure an exact edit.
+fn slip_in_anchor(clean: &Hunk, body: &[(Tag, String)], ks: usize, ke: usize) -> bool {
+    let n = clean.search().len();
+    let mut si = 0;
+    for ((tag, d), (_, c)) in body.iter().zip(&clean.lines) {
+        if *tag == Tag::Add {
+            continue;
+        }
+        if d != c && (si < ks || si >= n - ke) {
+            return true;
+        }
+        si += 1;
+    }
+    false
+}
+
 /// `modify_file` with the shortest start and end anchors (1–4 lines) that
 /// are unique in the file, as the seed's guidance asks of a model. The
 /// drift touches what a model copies into an anchored edit: the anchors,
@@ -121,13 +146,16 @@ fn count(file: &[&str], lines: &[String], from: usize) -> usize {
 /// model's own text, exact by the format's definition (its frame still
 /// shifts with indentation drift, and copied lines carry numbers).
 fn anchored(clean: &Hunk, drifted: &[(Tag, String)], kind: Kind, file: &str) -> Option<String> {
-    if matches!(kind, Kind::TypoContext | Kind::TypoRemoved | Kind::Elision) {
+    if kind == Kind::Elision {
         return None;
     }
     let n = clean.search().len();
     let (ks, ke) = anchor_counts(clean, file)?;
     let pad = usize::from(kind == Kind::BlankEdges);
     let body = &drifted[pad..drifted.len() - pad];
+    if typo(kind) && !slip_in_anchor(clean, body, ks, ke) {
+        return None;
+    }
     let whole_frame = matches!(kind, Kind::Indentation | Kind::LineNumbers);
     let (mut start, mut end, mut content) = (Vec::new(), Vec::new(), Vec::new());
     let mut si = 0;
