@@ -2,5 +2,6 @@
 
 mod properties;
 mod readings;
+mod slips;
 mod streaming;
 mod ties;
