@@ -43,26 +43,25 @@ fn region(start: &str, end: &str, content: &str) -> Target {
     }
 }
 
-/// Two loaders that differ in two names. The search copies the second
-/// with a slip in a name and one in a three-letter word of the same line;
+/// Two loaders that differ in one word. The search copies the second
+/// with a slip in a word and one in a three-letter name of one line;
 /// the first loader is a rival within the margin, which only the slip rule
 /// lets past, and it once took a single slip in one name of four letters.
-const LOADERS: &str = "def load_user(db, key):\n    row = db.fetch(\"users\", key)\n    if row is None:\n        raise KeyError(key)\n    return User.from_row(row)\n\n\ndef load_group(db, key):\n    row = db.fetch(\"groups\", key)\n    if row is None:\n        raise KeyError(key)\n    return Group.from_row(row)\n";
+const LOADERS: &str = "def load_user(db, key):\n    row = db.fetch(\"users\", key)\n    if row is None:\n        raise KeyError(key)\n    return Record.from_row(row)\n\n\ndef load_group(db, key):\n    row = db.fetch(\"groups\", key)\n    if row is None:\n        raise KeyError(key)\n    return Record.from_row(row)\n";
 
 #[test]
 fn two_slips_in_one_line_beside_a_twin_apply_to_the_copied_region() {
     let (st, content, why) = plan(
         LOADERS,
         replace(
-            "    row = db.fecth(\"groups\", kye)\n    if row is None:\n        raise KeyError(key)\n    return Group.from_row(row)",
-            "    row = db.fecth(\"groups\", kye)\n    if row is None:\n        return None\n    return Group.from_row(row)",
+            "    row = db.fetch(\"groups\", key)\n    if row is None:\n        riase KeyError(kye)\n    return Record.from_row(row)",
+            "    row = db.fetch(\"groups\", key)\n    if row is None:\n        return None\n    return Record.from_row(row)",
         ),
     );
     assert_eq!(st, EditStatus::Applied, "{why}");
-    let want = LOADERS.replacen(
-        "        raise KeyError(key)\n    return Group",
-        "        return None\n    return Group",
-        1,
+    let want = format!(
+        "{}        return None\n    return Record.from_row(row)\n",
+        &LOADERS[..LOADERS.rfind("        raise").unwrap_or(0)]
     );
     assert_eq!(content.as_deref(), Some(want.as_str()));
 }
@@ -98,8 +97,8 @@ fn a_slip_into_a_name_the_file_uses_refuses() {
     let (st, _, _) = plan(
         &file,
         replace(
-            "    row = db.fetch(\"groups\", keys)\n    if row is None:\n        raise KeyError(key)\n    return Group.from_row(row)",
-            "    row = db.fetch(\"groups\", keys)\n    if row is None:\n        return None\n    return Group.from_row(row)",
+            "    row = db.fetch(\"groups\", keys)\n    if row is None:\n        raise KeyError(key)\n    return Record.from_row(row)",
+            "    row = db.fetch(\"groups\", keys)\n    if row is None:\n        return None\n    return Record.from_row(row)",
         ),
     );
     assert_eq!(st, EditStatus::Failed);
