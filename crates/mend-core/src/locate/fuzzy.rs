@@ -3,9 +3,12 @@
 //!
 //! The pass scores anchored windows ([`crate::similarity`]), takes the best
 //! only when it clears the threshold, leads every non-overlapping rival by
-//! the margin, names nothing the file has elsewhere and changes no operator
-//! ([`meaningful_differences`]), and is not the edit already applied. The
-//! search lines are then mapped onto the window by a line alignment.
+//! the margin (or is the search but for a slip or two in one line, and no
+//! rival is: [`slips`]), is nearer the search in character edits than any
+//! other window, names nothing the file has elsewhere and changes no
+//! operator ([`meaningful_differences`]), and is not the edit already
+//! applied. The search lines are then mapped onto the window by a line
+//! alignment.
 
 use std::ops::Range;
 

@@ -2,9 +2,22 @@
 //! end anchor after it, and `content` that replaces the region.
 //!
 //! Anchors are matched line by line with the per-line passes (exact,
-//! whitespace, Unicode, line numbers), never by similarity: an anchor is
-//! short, and a merely similar line is a different line. Because anchors
-//! are short, the region is chosen among *every* place they match:
+//! whitespace, Unicode, line numbers), never by a similarity ratio: an
+//! anchor is short, and a merely similar line is a different line. One
+//! looser reading is allowed, only when an anchor matches nowhere: the
+//! anchor's lines as the file has them but for a typing slip or two in one
+//! line ([`crate::similarity::slips`]: letters swapped, dropped, doubled or
+//! struck for a neighbour, in at most two words, no operator or number
+//! changed). The slipped words must name nothing in the file (a slip into
+//! a name the file uses is another line), and every place the anchor
+//! matches that way must have the same line there, so the slip corrects to
+//! one spelling; a slip as close to two different lines (`botop` between
+//! `top` and `bottom`) refuses, naming both. That is what makes it safe: the
+//! reading adds no choice the exact anchor would not have, and the places
+//! it finds go through the same region choice below, ties refused.
+//! Content lines that repeat the slipped anchor line pair with it, so the
+//! file's line is kept and the slip is never written. Because anchors are
+//! short, the region is chosen among *every* place they match:
 //!
 //! - start and end must share one indentation frame (a model shifts all
 //!   its lines alike), so an end anchor that matches exactly at another
