@@ -24,6 +24,13 @@ fn plan(text: &str, target: Target) -> (EditStatus, Option<String>, String) {
     (p.reports[0].status, p.content, why)
 }
 
+/// Plans `target` against `file` and checks that it applies, giving `want`.
+fn applies(file: &str, target: Target, want: &str) {
+    let (st, content, why) = plan(file, target);
+    assert_eq!(st, EditStatus::Applied, "{why}");
+    assert_eq!(content.as_deref(), Some(want));
+}
+
 fn lines(s: &str) -> Vec<String> {
     s.lines().map(str::to_owned).collect()
 }
@@ -51,19 +58,18 @@ const LOADERS: &str = "def load_user(db, key):\n    row = db.fetch(\"users\", ke
 
 #[test]
 fn two_slips_in_one_line_beside_a_twin_apply_to_the_copied_region() {
-    let (st, content, why) = plan(
+    let want = format!(
+        "{}        return None\n    return Record.from_row(row)\n",
+        &LOADERS[..LOADERS.rfind("        raise").unwrap_or(0)]
+    );
+    applies(
         LOADERS,
         replace(
             "    row = db.fetch(\"groups\", key)\n    if row is None:\n        riase KeyError(kye)\n    return Record.from_row(row)",
             "    row = db.fetch(\"groups\", key)\n    if row is None:\n        return None\n    return Record.from_row(row)",
         ),
+        &want,
     );
-    assert_eq!(st, EditStatus::Applied, "{why}");
-    let want = format!(
-        "{}        return None\n    return Record.from_row(row)\n",
-        &LOADERS[..LOADERS.rfind("        raise").unwrap_or(0)]
-    );
-    assert_eq!(content.as_deref(), Some(want.as_str()));
 }
 
 /// `Nnoe, None`: a token diff lines the file's first `None` up with the
@@ -72,20 +78,13 @@ fn two_slips_in_one_line_beside_a_twin_apply_to_the_copied_region() {
 #[test]
 fn a_slipped_word_pairs_with_the_word_it_misspells() {
     let file = "def creds(proxy):\n    try:\n        username, password = get_auth(proxy)\n    except KeyError:\n        username, password = None, None\n\n    if username and password:\n        return basic(username, password)\n    return None\n";
-    let (st, content, why) = plan(
+    applies(
         file,
         replace(
             "    except KeyError:\n        username, password = Nnoe, None\n\n    if username and password:",
             "    except KeyError:\n        username, password = Nnoe, None\n\n    if username:",
         ),
-    );
-    assert_eq!(st, EditStatus::Applied, "{why}");
-    assert_eq!(
-        content.as_deref(),
-        Some(
-            file.replace("if username and password:", "if username:")
-                .as_str()
-        )
+        &file.replace("if username and password:", "if username:"),
     );
 }
 
@@ -130,20 +129,19 @@ const PANEL: &str = "class Panel:\n    def raise_(self):\n        \"\"\"Move the
 /// from, and content that repeats the slipped line gets the file's line.
 #[test]
 fn a_slipped_anchor_applies_and_the_slip_is_not_written() {
-    let (st, content, why) = plan(
+    let want = PANEL.replace(
+        "    def hide(self):\n        self.visible = False\n",
+        "    def hide(self):\n        self.visible = False\n        self.stack.remove(self)\n",
+    );
+    applies(
         PANEL,
         region(
             "    def hide(slef):",
             "        self.visible = False",
             "    def hide(slef):\n        self.visible = False\n        self.stack.remove(self)",
         ),
+        &want,
     );
-    assert_eq!(st, EditStatus::Applied, "{why}");
-    let want = PANEL.replace(
-        "    def hide(self):\n        self.visible = False\n",
-        "    def hide(self):\n        self.visible = False\n        self.stack.remove(self)\n",
-    );
-    assert_eq!(content.as_deref(), Some(want.as_str()));
 }
 
 /// `botop` is two edits from `top` and from `bottom`: the anchor matches

@@ -254,19 +254,16 @@ fn typo(lines: &mut [(Tag, String)], tag: Tag, rng: &mut Rng) -> bool {
 
 /// The longest identifier of five or more ASCII letters in a line.
 fn word_at(l: &str) -> Option<(usize, usize)> {
-    let mut best: Option<(usize, usize)> = None;
-    let mut start = None;
-    for (i, c) in l.char_indices().chain(std::iter::once((l.len(), ' '))) {
-        if c.is_ascii_alphabetic() {
-            start.get_or_insert(i);
-        } else if let Some(s) = start.take()
-            && i - s >= 5
-            && best.is_none_or(|(a, b)| i - s > b - a)
-        {
-            best = Some((s, i));
-        }
-    }
-    best
+    letter_words(l)
+        .into_iter()
+        .filter(|(a, b)| b - a >= 5)
+        .fold(None, |best, (a, b)| {
+            if best.is_none_or(|(x, y)| b - a > y - x) {
+                Some((a, b))
+            } else {
+                best
+            }
+        })
 }
 
 /// The words of 3+ ASCII letters in a line, as byte ranges: names, words
