@@ -102,6 +102,15 @@ impl Edges {
         map.append(&mut m.map);
         map.extend((m.end..m.end + k_trail).map(|i| i..i + 1));
         m.map = map;
+        // Extra file lines follow search lines by index: the blank lines
+        // put back in front shift those indices, and an extra that came
+        // before the first core line now follows the last of them.
+        for (after, _) in &mut m.extra {
+            *after = match *after {
+                Some(j) => Some(j + k_lead),
+                None => k_lead.checked_sub(1),
+            };
+        }
         m.start -= k_lead;
         m.end += k_trail;
         m.replace = drop_surplus(replace, self.lead - k_lead, self.trail - k_trail);

@@ -219,3 +219,22 @@ proptest! {
         }
     }
 }
+
+/// A slip that leaves its line unpaired (`defl,` is under half like
+/// `self,`), in a search that starts with a blank line: the file's
+/// `self,` stays after `def __init__(`, where it was. The blank line put
+/// back in front once shifted it a line up, a wrong edit.
+#[test]
+fn an_unpaired_slipped_line_keeps_the_file_line_in_place() {
+    let file = "class Command:\n    \"\"\"Run a command.\n\n    :param deprecated: issues a message indicating that\n                       the command is deprecated.\n    \"\"\"\n\n    def __init__(\n        self,\n        name: t.Optional[str],\n        settings: t.Optional[t.Dict[str, t.Any]] = None,\n        callback: t.Optional[t.Callable[..., t.Any]] = None,\n    ) -> None:\n        self.name = name\n";
+    let search = "\n    :param deprecated: issues a message indicating that\n                       the command is deprecated.\n    \"\"\"\n\n    def __init__(\n        defl,\n        name: t.Optional[str],\n        settings: t.Optional[t.Dict[str, t.Any]] = None,\n        callback: t.Optional[t.Callable[..., t.Any]] = None,";
+    let new = search.replace("t.Dict[", "t.MutableMapping[").replace(
+        "deprecated.\n",
+        "deprecated.\n\n    .. versionchanged:: 8.0\n",
+    );
+    let want = file.replace("t.Dict[", "t.MutableMapping[").replace(
+        "deprecated.\n",
+        "deprecated.\n\n    .. versionchanged:: 8.0\n",
+    );
+    applies(file, replace(search, &new), &want);
+}
