@@ -664,12 +664,84 @@ fn is_word(t: &str) -> bool {
     t.starts_with(|c: char| c.is_alphanumeric() || c == '_')
 }
 
+/// Whether two letters are neighbouring keys on a QWERTY keyboard (side
+/// by side in a row, or touching in the rows above and below).
+fn neighbour_keys(a: char, b: char) -> bool {
+    const ROWS: [&str; 3] = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
+    let at = |c: char| {
+        let c = c.to_ascii_lowercase();
+        ROWS.iter()
+            .enumerate()
+            .find_map(|(r, row)| row.find(c).map(|i| (r, i)))
+    };
+    let (Some((ra, ia)), Some((rb, ib))) = (at(a), at(b)) else {
+        return false;
+    };
+    // Each row sits half a key to the right of the one above it: key `i`
+    // of a row touches keys `i` and `i + 1` of the row above.
+    match (ra as isize - rb as isize, ia as isize - ib as isize) {
+        (0, d) => d.abs() == 1,
+        (1, d) => d == 0 || d == -1,
+        (-1, d) => d == 0 || d == 1,
+        _ => false,
+    }
+}
+
+/// The fewest typing slips that turn `file` into `search`: a character
+/// dropped, a character doubled or a neighbouring key struck beside it, a
+/// neighbouring key struck instead, or two neighbours swapped (a case
+/// change counts as a key struck instead). A character inserted far from
+/// the keys beside it, or struck for a key far from it (`min` for `max`,
+/// `get` for `set`), is no slip: `None`.
+fn slip_distance(search: &str, file: &str) -> Option<usize> {
+    let s: Vec<char> = search.chars().collect();
+    let f: Vec<char> = file.chars().collect();
+    const FAR: usize = usize::MAX / 4;
+    // d[i][j]: slips turning f[..i] into s[..j].
+    let mut d = vec![vec![FAR; s.len() + 1]; f.len() + 1];
+    d[0][0] = 0;
+    for i in 0..=f.len() {
+        for j in 0..=s.len() {
+            let mut best = d[i][j];
+            if i > 0 {
+                best = best.min(d[i - 1][j] + 1);
+            }
+            if j > 0 {
+                let beside = |c: Option<&char>| {
+                    c.is_some_and(|&c| c == s[j - 1] || neighbour_keys(c, s[j - 1]))
+                };
+                if beside(j.checked_sub(2).and_then(|k| s.get(k))) || beside(s.get(j)) {
+                    best = best.min(d[i][j - 1] + 1);
+                }
+            }
+            if i > 0 && j > 0 {
+                let (a, b) = (f[i - 1], s[j - 1]);
+                let cost = if a == b {
+                    0
+                } else if a.eq_ignore_ascii_case(&b) || neighbour_keys(a, b) {
+                    1
+                } else {
+                    FAR
+                };
+                best = best.min(d[i - 1][j - 1] + cost);
+            }
+            if i > 1 && j > 1 && f[i - 1] == s[j - 2] && f[i - 2] == s[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    let n = d[f.len()][s.len()];
+    (n < FAR).then_some(n)
+}
+
 /// How many slips turn the file's token `file` into the search's `search`,
 /// if that is what happened: both are words, the file's of three or more
 /// characters, their digits are the same (a number that differs is a
-/// different number, never a slip), and they are at most two slips apart,
-/// a slip being one letter dropped, doubled, struck for another, or two
-/// neighbours swapped (optimal string alignment distance).
+/// different number, never a slip), and they are at most two slips apart
+/// ([`slip_distance`]). A name of four or more letters may also be two
+/// character edits of any kind apart (`compute_totals`): a short word
+/// struck for a far key is more often another word (`min`, `max`).
 fn slip_pair(search: &str, file: &str) -> Option<usize> {
     let digits = |t: &str| t.chars().filter(char::is_ascii_digit).collect::<String>();
     if search == file
@@ -680,7 +752,13 @@ fn slip_pair(search: &str, file: &str) -> Option<usize> {
     {
         return None;
     }
-    let d = rapidfuzz::distance::osa::distance(search.chars(), file.chars());
+    let name = |t: &str| t.chars().count() >= 4 && t.chars().all(|c| c.is_alphabetic() || c == '_');
+    let d = slip_distance(search, file)
+        .filter(|&d| d <= 2)
+        .or_else(|| {
+            (name(search) && name(file))
+                .then(|| rapidfuzz::distance::levenshtein::distance(search.chars(), file.chars()))
+        })?;
     (d <= 2).then_some(d)
 }
 
@@ -841,6 +919,21 @@ mod tests {
         );
         let lines2 = lines("let totl = compute(items);\nreturn totl;");
         assert_eq!(slips(&lines2, &w), None);
+    }
+
+    #[test]
+    fn slips_are_typing_slips() {
+        assert_eq!(slip_distance("teh", "the"), Some(1));
+        assert_eq!(slip_distance("thhe", "the"), Some(1));
+        assert_eq!(slip_distance("th", "the"), Some(1));
+        assert_eq!(slip_distance("thw", "the"), Some(1));
+        assert_eq!(slip_distance("defl", "self"), Some(2));
+        assert_eq!(slip_distance("max", "min"), None);
+        assert_eq!(slip_distance("get", "set"), None);
+        assert_eq!(slip_distance("thew", "the"), Some(1));
+        assert_eq!(slip_distance("thex", "the"), None);
+        assert_eq!(slip_pair("max", "min"), None);
+        assert_eq!(slip_pair("compute_totals", "compute_total"), Some(1));
     }
 
     #[test]
