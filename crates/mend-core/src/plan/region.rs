@@ -11,8 +11,9 @@
 //! changed). The slipped words must name nothing in the file (a slip into
 //! a name the file uses is another line), and every place the anchor
 //! matches that way must have the same line there, so the slip corrects to
-//! one spelling; a slip as close to two different lines (`botop` between
-//! `top` and `bottom`) refuses, naming both. That is what makes it safe: the
+//! one spelling; a line elsewhere with other words as few character edits
+//! away, slip or not (`botop` between `top` and `bottom`), is a tie and
+//! refuses, naming both. That is what makes it safe: the
 //! reading adds no choice the exact anchor would not have, and the places
 //! it finds go through the same region choice below, ties refused.
 //! Content lines that repeat the slipped anchor line pair with it, so the
@@ -50,7 +51,7 @@ use crate::locate::{
 };
 use crate::normalize::{Numbered, fold_loose, indent_of, strip_line_numbers};
 use crate::report::{Failure, FailureKind};
-use crate::similarity::{has_word, slips};
+use crate::similarity::{has_word, slips, window_edits};
 
 /// An anchor as the model sent it, prepared for matching.
 struct Anchor {
@@ -119,6 +120,18 @@ struct Hit {
     /// File indentation minus the model's, in columns, where the anchor
     /// says anything about indentation.
     delta: Option<isize>,
+}
+
+/// A place an anchor matches but for one line ([`Planner::near_anchor`]).
+struct NearHit<'h> {
+    hit: Hit,
+    /// The file's line where the anchor differs, normalized.
+    line: &'h str,
+    /// Character edits on the differing words.
+    edits: usize,
+    /// Whether the anchor's line is a slip of it that names nothing in
+    /// the file.
+    slip: bool,
 }
 
 /// A candidate region.
@@ -259,16 +272,40 @@ impl Planner<'_, '_> {
     /// nothing in the file and every such place has the same line there:
     /// the slip then corrects to one spelling, and the region is chosen
     /// among those places exactly as among exact hits (frames, the other
-    /// anchor, blank edges), ties refused. Places with different lines
-    /// there (a slip between `top` and `bottom`) refuse, naming both.
-    /// Lines are compared in their most tolerant form, as the similarity
-    /// pass compares them.
+    /// anchor, blank edges), ties refused. A place with another line there
+    /// that is a slip too, or as few character edits away, refuses, naming
+    /// both. Lines are compared in their most tolerant form, as the
+    /// similarity pass compares them.
     fn slip_hits(&self, forms: &[Anchor], from: usize, what: &str) -> Result<Vec<Hit>, Failure> {
+        let near = self.near_anchor(forms, from);
+        let mut found: Vec<&NearHit> = near.iter().filter(|h| h.slip).collect();
+        found.sort_by_key(|h| (h.hit.key, h.hit.surplus));
+        found.dedup_by_key(|h| h.hit.key);
+        let Some(first) = found.first() else {
+            return Ok(Vec::new());
+        };
+        // Another spelling of the line as many character edits away (or
+        // fewer), slip or not, is a tie: `botop` between `top` and `bottom`.
+        let worst = found.iter().map(|h| h.edits).max().unwrap_or(0);
+        if let Some(other) = near
+            .iter()
+            .find(|h| h.line != first.line && (h.slip || h.edits <= worst))
+        {
+            return Err(self.slip_tie(first.hit, other.hit, what));
+        }
+        let mut hits: Vec<Hit> = found.into_iter().map(|h| h.hit).collect();
+        hits.sort_by_key(|h| h.at);
+        Ok(hits)
+    }
+
+    /// Every place an anchor's core matches but for one line whose words
+    /// pair one for one ([`window_edits`]), and whether that line is a
+    /// slip of the file's whose slipped words name nothing in the file.
+    fn near_anchor<'h>(&'h self, forms: &[Anchor], from: usize) -> Vec<NearHit<'h>> {
         let grams = self.hay.grams();
         let n = grams.len();
         let file = || (0..n).map(|i| grams.line(i));
-        // (hit, the file's line where the anchor slipped)
-        let mut found: Vec<(Hit, &str)> = Vec::new();
+        let mut out = Vec::new();
         for (form, a) in forms.iter().enumerate() {
             let core: Vec<String> = a
                 .core()
@@ -280,54 +317,53 @@ impl Planner<'_, '_> {
             }
             for at in from..=n - core.len() {
                 let window: Vec<&str> = (at..at + core.len()).map(|i| grams.line(i)).collect();
-                // Two slips change a line by two characters at most (of
-                // up to four bytes each).
-                let close = core
-                    .iter()
-                    .zip(&window)
-                    .all(|(c, w)| c.as_str() == *w || c.len().abs_diff(w.len()) <= 8);
-                if !close {
+                let mut differing = (0..core.len()).filter(|&j| core[j] != window[j]);
+                let (Some(j), None) = (differing.next(), differing.next()) else {
+                    continue;
+                };
+                // Words that pair one for one differ in length by a few
+                // characters (of up to four bytes each) at most.
+                if core[j].len().abs_diff(window[j].len()) > 16 {
                     continue;
                 }
-                if let Some(slipped) = slips(&core, &window)
-                    && !slipped.iter().any(|t| has_word(file(), t))
-                    && let Some(j) = (0..core.len()).find(|&j| core[j] != window[j])
-                {
-                    let hit = Hit {
+                let Some(edits) = window_edits(&core, &window) else {
+                    continue;
+                };
+                let slip = slips(&core, &window)
+                    .is_some_and(|slipped| !slipped.iter().any(|t| has_word(file(), t)));
+                out.push(NearHit {
+                    hit: Hit {
                         form,
                         ..self.hit_at(a, at, MatchPass::Similarity)
-                    };
-                    found.push((hit, window[j]));
-                }
+                    },
+                    line: window[j],
+                    edits,
+                    slip,
+                });
             }
         }
-        found.sort_by_key(|(h, _)| (h.key, h.surplus));
-        found.dedup_by_key(|(h, _)| h.key);
-        if let Some((_, line)) = found.first()
-            && let Some(other) = found.iter().find(|(_, l)| l != line)
-        {
-            let candidates = [found[0].0, other.0]
-                .iter()
-                .map(|h| Candidate {
-                    start: h.at,
-                    len: h.len,
-                    similarity: 1.0,
-                })
-                .collect();
-            let mut f = self.explain(
-                Miss::Ambiguous {
-                    pass: MatchPass::Similarity,
-                    candidates,
-                    hint: None,
-                },
-                what,
-            );
-            f.fix = format!("Copy the {what} exactly from {}.", self.path);
-            return Err(f);
-        }
-        let mut hits: Vec<Hit> = found.into_iter().map(|(h, _)| h).collect();
-        hits.sort_by_key(|h| h.at);
-        Ok(hits)
+        out
+    }
+
+    fn slip_tie(&self, a: Hit, b: Hit, what: &str) -> Failure {
+        let candidates = [a, b]
+            .iter()
+            .map(|h| Candidate {
+                start: h.at,
+                len: h.len,
+                similarity: 1.0,
+            })
+            .collect();
+        let mut f = self.explain(
+            Miss::Ambiguous {
+                pass: MatchPass::Similarity,
+                candidates,
+                hint: None,
+            },
+            what,
+        );
+        f.fix = format!("Copy the {what} exactly from {}.", self.path);
+        f
     }
 
     fn form_hits(&self, forms: &[Anchor], from: usize, pass: Option<MatchPass>) -> Vec<Hit> {

@@ -1,6 +1,6 @@
-//! Ties are refused: a search whose slip is as close to one of two twin
-//! regions as to the other names neither, whatever similarity ratio
-//! favours the longer word.
+//! Ties are refused: a search or an anchor whose slip is as close to one
+//! of two twin regions as to the other names neither, whatever similarity
+//! ratio favours the longer word.
 
 use mend_core::{Edit, EditOp, EditStatus, Hints, PlanOptions, Replace, Target, plan_file};
 use proptest::prelude::*;
@@ -151,5 +151,22 @@ proptest! {
         replace.push("    return state".to_owned());
         let (st, content) = status(&text, &search, &replace);
         prop_assert_ne!(st, EditStatus::Applied, "{:?}", content);
+        // The same line as an anchor: matched nowhere exactly, as close to
+        // both twins' lines, so it names neither.
+        let line = search[row.min(search.len() - 1)].clone();
+        let anchored = Edit {
+            op: EditOp::Replace(Replace {
+                target: Target::Region {
+                    start: vec![line.clone()],
+                    end: Vec::new(),
+                    content: vec![line, "    return state".to_owned()],
+                },
+                replace_all: false,
+                hints: Hints::default(),
+            }),
+            ..edit(&search, &replace)
+        };
+        let p = plan_file("f.py", Some(&text), &[(0, &anchored)], &PlanOptions::default());
+        prop_assert_ne!(p.reports[0].status, EditStatus::Applied, "{:?}", p.content);
     }
 }
