@@ -278,7 +278,7 @@ impl Planner<'_, '_> {
     /// similarity pass compares them.
     fn slip_hits(&self, forms: &[Anchor], from: usize, what: &str) -> Result<Vec<Hit>, Failure> {
         let near = self.near_anchor(forms, from);
-        let mut found: Vec<&NearHit> = near.iter().filter(|h| h.slip).collect();
+        let mut found: Vec<&NearHit<'_>> = near.iter().filter(|h| h.slip).collect();
         found.sort_by_key(|h| (h.hit.key, h.hit.surplus));
         found.dedup_by_key(|h| h.hit.key);
         let Some(first) = found.first() else {
