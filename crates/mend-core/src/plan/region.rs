@@ -34,9 +34,9 @@
 //!   surplus the file lacks is dropped from `content`'s same edge;
 //! - when the anchors carried line numbers, `content` loses the same kind
 //!   of prefix, so numbers are never written into the file;
-//! - an elision marker in `content` stands for the region's interior (the
-//!   lines between the anchors) when it pairs with it; otherwise the edit is
-//!   refused as lazy, and the marker is never written.
+//! - an elision marker in `content` keeps the region lines between the
+//!   copied lines around it (`content.rs`); beside a new line it is
+//!   refused, and a marker that stands for lines is never written.
 
 use std::collections::HashMap;
 use std::ops::Range;
