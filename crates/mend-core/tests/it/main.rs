@@ -4,4 +4,5 @@ mod properties;
 mod readings;
 mod slips;
 mod streaming;
+mod support;
 mod ties;

@@ -3,30 +3,10 @@
 //! applies only where the file has lines between the pieces around the
 //! marker; where both fit with different results, the edit is refused.
 
-use mend_core::{
-    Edit, EditOp, EditStatus, Format, Hints, PlanOptions, Replace, Target, formats, plan_file,
-};
+use mend_core::{Edit, EditStatus, Format, PlanOptions, formats, plan_file};
 use proptest::prelude::*;
 
-fn lines_edit(search: &[String], replace: &[String]) -> Edit {
-    Edit {
-        path: "m.py".into(),
-        op: EditOp::Replace(Replace {
-            target: Target::Lines {
-                search: search.to_vec(),
-                replace: replace.to_vec(),
-            },
-            replace_all: false,
-            hints: Hints::default(),
-        }),
-        origin: None,
-    }
-}
-
-fn plan(text: &str, e: &Edit) -> (EditStatus, Option<String>) {
-    let p = plan_file("m.py", Some(text), &[(0, e)], &PlanOptions::default());
-    (p.reports[0].status, p.content)
-}
+use crate::support::{edit, plan};
 
 /// A module of functions with distinct names and bodies; `stub` bodies are
 /// `...`.
@@ -92,7 +72,7 @@ proptest! {
         let mut replace = search.clone();
         let last = replace.len() - 1;
         replace[last] = format!("    return sorted(result_{f})");
-        let (st, content) = plan(&joined(&file), &lines_edit(&search, &replace));
+        let (st, content) = plan(&joined(&file), &edit(&search, &replace));
         let mut want = file.clone();
         let at = want.iter().position(|l| *l == tail).expect("tail");
         want[at] = format!("    return sorted(result_{f})");
@@ -123,7 +103,7 @@ proptest! {
             "    ...".to_owned(),
             format!("    return result_{f}"),
         ];
-        let (st, content) = plan(&joined(&file), &lines_edit(&search, &replace));
+        let (st, content) = plan(&joined(&file), &edit(&search, &replace));
         let mut want = file.clone();
         let at = want.iter().position(|l| *l == search[0]).expect("head");
         want[at] = replace[0].clone();
@@ -156,7 +136,7 @@ proptest! {
         }
         let search = vec![hs.clone(), "    ...".to_owned(), ts.clone()];
         let replace = vec![hs.clone(), "    ...".to_owned(), "    return None".to_owned()];
-        let (st, content) = plan(&joined(&file), &lines_edit(&search, &replace));
+        let (st, content) = plan(&joined(&file), &edit(&search, &replace));
         prop_assert_eq!(st, EditStatus::Failed, "{:?}", content);
     }
 }
@@ -167,11 +147,11 @@ proptest! {
 #[test]
 fn anchored_bare_ellipsis_between_copies_keeps_the_region() {
     let file = "def run(job):\n    prepare(job)\n    step_one(job)\n    step_two(job)\n    finish(job)\n    return job\n";
-    let call = r#"{"path": "m.py", "changes": [{"start": ["def run(job):"], "end": ["    return job"],
+    let call = r#"{"path": "f.py", "changes": [{"start": ["def run(job):"], "end": ["    return job"],
         "content": ["def run(job, log):", "    prepare(job)", "    ...", "    finish(job)", "    log.done(job)", "    return job"]}]}"#;
     let parsed = formats::parse(call, Format::Anchored).expect("anchored");
     let edits: Vec<(usize, &Edit)> = parsed.edits().enumerate().collect();
-    let p = plan_file("m.py", Some(file), &edits, &PlanOptions::default());
+    let p = plan_file("f.py", Some(file), &edits, &PlanOptions::default());
     assert_eq!(
         p.content.as_deref(),
         Some(
@@ -186,11 +166,11 @@ fn anchored_bare_ellipsis_between_copies_keeps_the_region() {
 fn anchored_marker_beside_a_new_line_is_refused() {
     let file =
         "def run(job):\n    prepare(job)\n    step_one(job)\n    step_two(job)\n    return job\n";
-    let call = r#"{"path": "m.py", "changes": [{"start": ["def run(job):"], "end": ["    return job"],
+    let call = r#"{"path": "f.py", "changes": [{"start": ["def run(job):"], "end": ["    return job"],
         "content": ["def run(job):", "    prepare(job, fast=True)", "    ...", "    return job"]}]}"#;
     let parsed = formats::parse(call, Format::Anchored).expect("anchored");
     let edits: Vec<(usize, &Edit)> = parsed.edits().enumerate().collect();
-    let p = plan_file("m.py", Some(file), &edits, &PlanOptions::default());
+    let p = plan_file("f.py", Some(file), &edits, &PlanOptions::default());
     assert_eq!(p.reports[0].status, EditStatus::Failed);
     assert!(!p.is_ok());
 }
@@ -210,6 +190,6 @@ fn many_ways_to_a_missing_piece_are_not_all_tried() {
     search.push("y = 2".to_owned());
     let mut replace = search.clone();
     replace[12] = "y = 3".to_owned();
-    let (st, _) = plan(&file, &lines_edit(&search, &replace));
+    let (st, _) = plan(&file, &edit(&search, &replace));
     assert_eq!(st, EditStatus::Failed);
 }

@@ -3,31 +3,12 @@
 //! ratio favours the longer word.
 
 use mend_core::{Edit, EditOp, EditStatus, Hints, PlanOptions, Replace, Target, plan_file};
+
+use crate::support::{edit, lines, plan};
 use proptest::prelude::*;
 
-fn edit(search: &[String], replace: &[String]) -> Edit {
-    Edit {
-        path: "f.py".into(),
-        op: EditOp::Replace(Replace {
-            target: Target::Lines {
-                search: search.to_vec(),
-                replace: replace.to_vec(),
-            },
-            replace_all: false,
-            hints: Hints::default(),
-        }),
-        origin: None,
-    }
-}
-
 fn status(text: &str, search: &[String], replace: &[String]) -> (EditStatus, Option<String>) {
-    let e = edit(search, replace);
-    let p = plan_file("f.py", Some(text), &[(0, &e)], &PlanOptions::default());
-    (p.reports[0].status, p.content)
-}
-
-fn lines(s: &str) -> Vec<String> {
-    s.lines().map(str::to_owned).collect()
+    plan(text, &edit(search, replace))
 }
 
 /// Two methods whose docstrings differ in `top` and `bottom`; the search
