@@ -766,7 +766,7 @@ fn slip_pair(search: &str, file: &str) -> Option<usize> {
 /// The slips a model's copy of a window makes, if that is all it makes:
 /// the search and the window have the same lines except one, and there
 /// they have the same tokens except one or two words, two slips at most in
-/// all ([`slip_pair`]). Returns the search's spellings of those words. An
+/// all (`slip_pair`). Returns the search's spellings of those words. An
 /// operator, a number or a third difference is never a slip.
 pub fn slips<'s>(search: &'s [String], window: &[&str]) -> Option<Vec<&'s str>> {
     if search.len() != window.len() {
@@ -792,7 +792,7 @@ pub fn slips<'s>(search: &'s [String], window: &[&str]) -> Option<Vec<&'s str>> 
 
 /// The token pairs of two lines that differ, paired by position, when the
 /// lines have as many tokens and every difference could be a slip
-/// ([`slip_pair`]): a slipped word then stands against the word it
+/// (`slip_pair`): a slipped word then stands against the word it
 /// misspells, not against whatever a token diff lines it up with
 /// (`Nnoe, None` against `None, None` is one slip, not a missing `None`).
 fn slipped_pairs<'a, 'b>(ts: &[&'a str], tw: &[&'b str]) -> Option<Vec<(&'a str, &'b str)>> {
