@@ -404,6 +404,13 @@ pub fn says_elided(line: &str) -> bool {
             .any(|w| ELISION_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
+/// Whether a line `...` is code in the file's language (Python's
+/// Ellipsis), by its extension.
+pub fn ellipsis_is_code(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(ext, "py" | "pyi" | "pyx" | "ipynb")
+}
+
 /// Which lines of an edit may stand for elided code.
 ///
 /// Every marker also has a code reading: a line `...` is Python's Ellipsis,

@@ -110,6 +110,18 @@ fn clean_path(raw: &str, prefix: &str, strip: bool) -> Option<String> {
     Some(p.to_owned())
 }
 
+/// Whether a hunk header has no numbers: `@@ @@`, `@@ ... @@`, either
+/// followed by the section heading git prints (`@@ ... @@ def f():`).
+fn numberless(line: &str) -> bool {
+    let rest = line
+        .trim_end()
+        .strip_prefix("@@")
+        .unwrap_or("")
+        .trim_start();
+    let rest = rest.strip_prefix("...").unwrap_or(rest).trim_start();
+    rest.starts_with("@@")
+}
+
 /// Parses `@@ -a,b +c,d @@`; `None` for aider's number-less headers.
 fn hunk_header(line: &str) -> Option<(usize, Option<usize>, Option<usize>)> {
     let rest = line.strip_prefix("@@")?.trim_start();
@@ -272,7 +284,8 @@ impl Block {
                     h.old_count = b;
                     h.new_count = d;
                 }
-                None if line.trim_end().ends_with("@@") => {}
+                // Aider's `@@ ... @@`, bare or with git's section heading.
+                None if numberless(line) => {}
                 None => {
                     self.file.error.get_or_insert((
                         n,

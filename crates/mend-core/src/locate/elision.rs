@@ -319,6 +319,26 @@ impl Scope<'_> {
             .all(|l| is_blank(l) || Self::width(l) >= depth)
     }
 
+    /// The first line of `range` outside the block of the markers in
+    /// `between` (the range's end when all of it lies inside).
+    fn block_end(
+        &self,
+        hay: &Haystack<'_>,
+        range: Range<usize>,
+        between: Range<usize>,
+        shift: isize,
+    ) -> usize {
+        let Some(m) = between.clone().find(|&j| self.markers[j]) else {
+            return range.end;
+        };
+        let depth = Self::width(&self.search[m]) + shift;
+        let lines = hay.lines();
+        range
+            .clone()
+            .find(|&i| !is_blank(lines[i]) && Self::width(lines[i]) < depth)
+            .unwrap_or(range.end)
+    }
+
     fn holds(&self, hay: &Haystack<'_>, pieces: &[Range<usize>], chain: &[usize]) -> bool {
         let shift = self.shift(hay, pieces, chain[0]);
         (0..pieces.len() - 1).all(|k| {
@@ -380,10 +400,10 @@ fn chain_from(
         let hits = find(hay, &search[piece.clone()], norm, pos..limit);
         let between = pieces[k - 1].end..piece.start;
         let inside: Vec<usize> = if hits.len() > 1 {
-            hits.iter()
-                .copied()
-                .filter(|&h| scope.inside(hay, pos..h, between.clone(), shift))
-                .collect()
+            // Gaps from `pos` only grow: find where the marker's block
+            // ends once, not per hit.
+            let end = scope.block_end(hay, pos..limit, between.clone(), shift);
+            hits.iter().copied().filter(|&h| h <= end).collect()
         } else {
             hits.clone()
         };

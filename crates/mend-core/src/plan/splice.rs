@@ -13,7 +13,10 @@ use crate::diff::{DiffOp, line_ops};
 use crate::edit::Hints;
 use crate::indent::Rebase;
 use crate::locate::{Match, MatchPass};
-use crate::normalize::{fold_loose, indent_of, is_elision_marker, says_elided};
+use crate::normalize::{
+    MarkerKind, ellipsis_is_code, fold_loose, indent_of, is_elision_marker, marker_kind,
+    says_elided,
+};
 use crate::report::{Failure, FailureKind, LineSpan};
 use crate::similarity::{is_comment, similarity};
 use crate::text::static_ending;
@@ -370,7 +373,12 @@ impl Render<'_, '_, '_> {
                 "Put real lines of the file (not a marker) next to the place the new lines go.",
             ));
         }
-        if self.m.replace_markers.get(k) == Some(&true) && !self.marker_is_content(k) {
+        // A bare `...` no marker pairs with is Python's Ellipsis (an
+        // overload's body); elsewhere it is no statement, and is never
+        // written in place of the code it would drop.
+        let marker_like = self.m.replace_markers.get(k) == Some(&true)
+            || marker_kind(line) == Some(MarkerKind::Bare) && !ellipsis_is_code(self.planner.path);
+        if marker_like && !self.marker_is_content(k) {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
@@ -403,7 +411,8 @@ impl Render<'_, '_, '_> {
     /// account for, which is how a lazy edit drops them.
     fn marker_is_content(&self, k: usize) -> bool {
         let m = self.m;
-        if m.elided || says_elided(&m.replace[k]) {
+        let flagged = m.replace_markers.get(k) == Some(&true);
+        if flagged && m.elided || says_elided(&m.replace[k]) {
             return false;
         }
         // The file has the line itself: it is moved or re-indented, not

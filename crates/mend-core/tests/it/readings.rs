@@ -6,7 +6,7 @@
 use mend_core::{Edit, EditStatus, Format, PlanOptions, formats, plan_file};
 use proptest::prelude::*;
 
-use crate::support::{edit, plan};
+use crate::support::{edit, lines, plan};
 
 /// A module of functions with distinct names and bodies; `stub` bodies are
 /// `...`.
@@ -190,6 +190,24 @@ fn many_ways_to_a_missing_piece_are_not_all_tried() {
     search.push("y = 2".to_owned());
     let mut replace = search.clone();
     replace[12] = "y = 3".to_owned();
+    let (st, _) = plan(&file, &edit(&search, &replace));
+    assert_eq!(st, EditStatus::Failed);
+}
+
+/// A search with two markers on a file of ten thousand lines that repeat
+/// every ten: where each marker's block ends is found once per piece, not
+/// once per place the next piece occurs (which took over a minute).
+#[test]
+fn repeated_pieces_on_a_long_file_are_weighed_in_linear_passes() {
+    let body: String = (0..10_000)
+        .map(|i| format!("    v{} = 0\n", i % 10))
+        .collect();
+    let file = format!("def g():\n{body}");
+    let search = lines(
+        "    v1 = 0\n    # ... existing code ...\n    v2 = 0\n    # ... existing code ...\n    v3 = 0",
+    );
+    let mut replace = search.clone();
+    replace[4] = "    v3 = 1".to_owned();
     let (st, _) = plan(&file, &edit(&search, &replace));
     assert_eq!(st, EditStatus::Failed);
 }
