@@ -320,24 +320,43 @@ impl Render<'_, '_, '_> {
     }
 
     /// Where the global mapping does not explain a search line's
-    /// indentation (the model's drift was not uniform), lines near it are
-    /// re-based on that line alone.
-    fn indent_for(&self, anchor: Option<usize>, line: &str) -> String {
+    /// indentation (the model's drift was not uniform), a new line beside
+    /// it may be in that line's frame or in the others': when the two give
+    /// different indentation, mend cannot tell, and refuses.
+    fn indent_for(&self, anchor: Option<usize>, line: &str) -> Result<String, Failure> {
         let m = self.m;
         let Some(j) = anchor.filter(|&j| m.map[j].len() == 1 && !m.search[j].trim().is_empty())
         else {
-            return self.conformed(self.rebase.apply(line));
+            return Ok(self.conformed(self.rebase.apply(line)));
         };
         if self.rebase == Rebase::Identity {
-            return self.conformed(line.to_owned());
+            return Ok(self.conformed(line.to_owned()));
         }
         let file_line = self.lines()[m.map[j].start].content;
-        let explained = indent_of(&self.rebase.apply(&m.search[j])) == indent_of(file_line);
-        if explained {
-            self.rebase.apply(line)
-        } else {
-            Rebase::infer(&[(m.search[j].as_str(), file_line)], self.planner.style()).apply(line)
+        let global = self.rebase.apply(line);
+        if indent_of(&self.rebase.apply(&m.search[j])) == indent_of(file_line) {
+            return Ok(global);
         }
+        let own =
+            Rebase::infer(&[(m.search[j].as_str(), file_line)], self.planner.style()).apply(line);
+        if own == global {
+            return Ok(global);
+        }
+        Err(Failure::new(
+            FailureKind::NotFound,
+            format!(
+                "Line {} of the {} (`{}`) is indented differently, relative to the file's line {}, than its other lines, so mend cannot tell how to indent the new line `{}` beside it",
+                j + 1,
+                self.nouns.search,
+                m.search[j].trim(),
+                m.map[j].start + 1,
+                line.trim()
+            ),
+            format!(
+                "Copy the {}'s lines with the file's indentation, exactly as they are.",
+                self.nouns.search
+            ),
+        ))
     }
 
     /// A line the identity mapping kept as the model wrote it, in the
@@ -396,7 +415,7 @@ impl Render<'_, '_, '_> {
         }
         let text = match self.copied_line(line) {
             Some(file_line) => file_line,
-            None => self.indent_for(anchor, line),
+            None => self.indent_for(anchor, line)?,
         };
         self.out.push((text, ending));
         Ok(())
