@@ -32,26 +32,28 @@
 //! is pure: no filesystem, processes or clock.
 
 mod render;
+mod resolve;
+mod walk;
 mod xdiff;
 
 use std::ops::Range;
 
 use serde::Serialize;
 
+pub use mend_syntax::{Language, language_for};
 pub use render::{Labels, Style};
+pub use resolve::{AdjacentResolver, Conflict, Inputs, Resolver, SideChange, splice};
 
-/// What to do with changes from the two sides that touch but do not
-/// overlap (one ends on the line where the other starts).
+/// What to do with git's conflicts between changes that touch but do not
+/// overlap (one side changes line N, the other line N+1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Adjacent {
-    /// A conflict, as git does.
+    /// Leave them in conflict, as git does.
     #[default]
     Conflict,
-    /// Merge them: both changes are kept. Two insertions at the same place
-    /// still conflict, because their order is a choice, and so do changes
-    /// within three lines of each other that write a common line (with a
-    /// letter or digit in it), because keeping both would duplicate it.
+    /// Offer them to [`AdjacentResolver`], which merges them when the base
+    /// alone fixes the result.
     Merge,
 }
 
@@ -60,8 +62,22 @@ pub enum Adjacent {
 pub struct Options {
     /// Conflict style; it also decides how conflicts are refined.
     pub style: Style,
-    /// Policy for touching changes.
+    /// Policy for git's conflicts between touching changes.
     pub adjacent: Adjacent,
+    /// The language whose syntax items the structured resolver follows
+    /// (see [`language_for`]); `None` turns it off.
+    pub structured: Option<Language>,
+}
+
+impl Options {
+    /// The resolvers these options turn on, in the order they run.
+    fn resolvers(&self) -> Vec<&dyn Resolver> {
+        let mut out: Vec<&dyn Resolver> = Vec::new();
+        if self.adjacent == Adjacent::Merge {
+            out.push(&AdjacentResolver);
+        }
+        out
+    }
 }
 
 /// How a region was resolved.
@@ -78,6 +94,9 @@ pub enum RegionKind {
     BothSame,
     /// Both changed them differently.
     Conflict,
+    /// git left them in conflict and a resolver settled them; the region
+    /// names it.
+    Resolved,
 }
 
 /// A region of the merge, with its half-open line ranges (0-based) in each
@@ -92,6 +111,9 @@ pub struct Region {
     pub ours: Range<usize>,
     /// Lines of theirs.
     pub theirs: Range<usize>,
+    /// For a resolved region, the resolver that settled it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolver: Option<&'static str>,
 }
 
 /// The lines of an input, each with its terminator.
@@ -143,6 +165,9 @@ pub(crate) enum Mode {
     Ours,
     Theirs,
     Same,
+    /// A git conflict a resolver settled: its bytes are
+    /// `Merge::resolved[k]`.
+    Resolved(usize),
 }
 
 /// A change of the merge, positions in base (0), ours (1) and theirs (2).
@@ -158,6 +183,10 @@ pub(crate) struct Step {
     pub c1: isize,
     pub i2: isize,
     pub c2: isize,
+    /// The ours changes (indices into base→ours) and theirs changes (into
+    /// base→theirs) the step holds, half-open.
+    pub oh: (usize, usize),
+    pub th: (usize, usize),
 }
 
 impl Step {
@@ -187,6 +216,9 @@ pub struct Merge<'a> {
     /// Set when one side did not change anything: the result is the other
     /// side's bytes as they are (git copies them whole).
     pub(crate) whole: Option<&'a [u8]>,
+    /// What resolvers wrote for the conflicts they settled, with their
+    /// names.
+    pub(crate) resolved: Vec<(&'static str, Vec<u8>)>,
     regions: Vec<Region>,
 }
 
@@ -204,57 +236,15 @@ impl Merge<'_> {
             .count()
     }
 
+    /// The number of git conflicts a resolver settled.
+    pub fn resolved(&self) -> usize {
+        self.resolved.len()
+    }
+
     /// Whether the merge is clean.
     pub fn is_clean(&self) -> bool {
         self.conflicts() == 0
     }
-}
-
-fn append(steps: &mut Vec<Step>, s: Step, touching_merges: bool) {
-    if let Some(m) = steps.last_mut() {
-        // git joins a change to the previous one when they overlap or touch
-        // in ours or in theirs.
-        let joins = if touching_merges {
-            s.i1 <= m.i1 + m.c1 || s.i2 <= m.i2 + m.c2
-        } else {
-            s.i1 < m.i1 + m.c1 || s.i2 < m.i2 + m.c2
-        };
-        if joins {
-            if s.mode != m.mode {
-                m.mode = Mode::Conflict;
-            }
-            m.c0 = s.i0 + s.c0 - m.i0;
-            m.c1 = s.i1 + s.c1 - m.i1;
-            m.c2 = s.i2 + s.c2 - m.i2;
-            return;
-        }
-    }
-    steps.push(s);
-}
-
-/// How many unchanged base lines still count as "near" for
-/// [`Adjacent::Merge`]: changes this close that write the same lines
-/// conflict rather than merge.
-const NEAR: usize = 3;
-
-/// Whether two sides' new lines share a line with a letter or digit in it
-/// (indentation and line endings aside): the sign that both sides wrote the
-/// same code, which merging would then duplicate.
-fn echoes(ours: &[&[u8]], theirs: &[&[u8]]) -> bool {
-    fn key<'l>(l: &&'l [u8]) -> &'l [u8] {
-        l.trim_ascii()
-    }
-    let (small, large) = if ours.len() <= theirs.len() {
-        (ours, theirs)
-    } else {
-        (theirs, ours)
-    };
-    let seen: std::collections::HashSet<&[u8]> = small
-        .iter()
-        .filter(|l| l.iter().any(u8::is_ascii_alphanumeric))
-        .map(key)
-        .collect();
-    !seen.is_empty() && large.iter().any(|l| seen.contains(key(l)))
 }
 
 fn contains_alnum(lines: &[&[u8]]) -> bool {
@@ -264,6 +254,9 @@ fn contains_alnum(lines: &[&[u8]]) -> bool {
 }
 
 /// Merges `ours` and `theirs`, two descendants of `base`.
+///
+/// git's merge first, exactly; then the conflicts it leaves are offered to
+/// the resolvers `opts` turns on.
 pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Options) -> Merge<'a> {
     let b = split_lines(base);
     let o = split_lines(ours);
@@ -276,6 +269,7 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
         theirs: t,
         steps: Vec::new(),
         whole: None,
+        resolved: Vec::new(),
         regions: Vec::new(),
     };
     if d1.is_empty() {
@@ -283,165 +277,24 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
     } else if d2.is_empty() {
         m.whole = Some(ours);
     }
-    let conflict_touching = opts.adjacent == Adjacent::Conflict;
-    let mut steps: Vec<Step> = Vec::new();
-    let mut same: Vec<Step> = Vec::new();
-    let (mut a, mut c) = (0, 0);
-    let theirs_offset = m.theirs.len() as isize - m.base.len() as isize;
-    let ours_offset = m.ours.len() as isize - m.base.len() as isize;
-    let z = |v: usize| v as isize;
-    // Does a change's new text end without a newline? It then ends its
-    // side's file, and a change touching it from behind would be glued
-    // onto its last line.
-    let open = |side: &[&[u8]], c: &Change| c.slen > 0 && !side[c.s + c.slen - 1].ends_with(b"\n");
-    // Is `first` entirely before `second` in the base, so the two do not
-    // interact? `echo` says whether the two changes write the same lines;
-    // `first_open`, whether `first`'s new text ends without a newline.
-    // The echo check is only made for changes that are near and do not
-    // overlap: computing it for every pair the walk meets would make a
-    // large change against many small ones quadratic.
-    let before = |first: &Change, second: &Change, echo: &dyn Fn() -> bool, first_open: bool| {
-        let end = first.b + first.blen;
-        if conflict_touching {
-            end < second.b
-        } else if end + NEAR < second.b {
-            true
-        } else {
-            // Touching counts as separate, except two insertions at the
-            // same place, whose order would be a guess, a change behind
-            // one that ends the file without a newline, and changes close
-            // together that write the same lines: keeping both would put
-            // one block in the file twice.
-            let touching = end == second.b;
-            end <= second.b
-                && !(touching && first.blen == 0 && second.blen == 0)
-                && !(touching && first_open)
-                && !echo()
-        }
-    };
-    while a < d1.len() && c < d2.len() {
-        let (x, y) = (d1[a], d2[c]);
-        let echo = || echoes(&m.ours[x.s..x.s + x.slen], &m.theirs[y.s..y.s + y.slen]);
-        if before(&x, &y, &echo, open(&m.ours, &x)) {
-            append(
-                &mut steps,
-                Step {
-                    mode: Mode::Ours,
-                    i0: z(x.b),
-                    c0: z(x.blen),
-                    i1: z(x.s),
-                    c1: z(x.slen),
-                    i2: z(y.s) - z(y.b) + z(x.b),
-                    c2: z(x.blen),
-                },
-                conflict_touching,
-            );
-            a += 1;
-            continue;
-        }
-        if before(&y, &x, &echo, open(&m.theirs, &y)) {
-            append(
-                &mut steps,
-                Step {
-                    mode: Mode::Theirs,
-                    i0: z(y.b),
-                    c0: z(y.blen),
-                    i1: z(x.s) - z(x.b) + z(y.b),
-                    c1: z(y.blen),
-                    i2: z(y.s),
-                    c2: z(y.slen),
-                },
-                conflict_touching,
-            );
-            c += 1;
-            continue;
-        }
-        let identical = x.b == y.b
-            && x.blen == y.blen
-            && x.slen == y.slen
-            && m.ours[x.s..x.s + x.slen] == m.theirs[y.s..y.s + y.slen];
-        if identical {
-            same.push(Step {
-                mode: Mode::Same,
-                i0: z(x.b),
-                c0: z(x.blen),
-                i1: z(x.s),
-                c1: z(x.slen),
-                i2: z(y.s),
-                c2: z(y.slen),
-            });
-        } else {
-            // The union of the two changes, in all three inputs.
-            let off = x.b as isize - y.b as isize;
-            let ffo = off + x.blen as isize - y.blen as isize;
-            let (mut i0, mut i1, mut i2) = (x.b as isize, x.s as isize, y.s as isize);
-            if off > 0 {
-                i0 -= off;
-                i1 -= off;
-            } else {
-                i2 += off;
-            }
-            let mut c0 = x.b as isize + x.blen as isize - i0;
-            let mut c1 = x.s as isize + x.slen as isize - i1;
-            let mut c2 = y.s as isize + y.slen as isize - i2;
-            if ffo < 0 {
-                c0 -= ffo;
-                c1 -= ffo;
-            } else {
-                c2 += ffo;
-            }
-            append(
-                &mut steps,
-                Step {
-                    mode: Mode::Conflict,
-                    i0,
-                    c0,
-                    i1,
-                    c1,
-                    i2,
-                    c2,
-                },
-                conflict_touching,
-            );
-        }
-        let (e1, e2) = (x.b + x.blen, y.b + y.blen);
-        if e1 >= e2 {
-            c += 1;
-        }
-        if e2 >= e1 {
-            a += 1;
-        }
-    }
-    for x in &d1[a..] {
-        append(
-            &mut steps,
-            Step {
-                mode: Mode::Ours,
-                i0: z(x.b),
-                c0: z(x.blen),
-                i1: z(x.s),
-                c1: z(x.slen),
-                i2: z(x.b) + theirs_offset,
-                c2: z(x.blen),
-            },
-            conflict_touching,
+    let mut walk = walk::walk((&m.base, &m.ours, &m.theirs), &d1, &d2);
+    let resolvers = opts.resolvers();
+    if !resolvers.is_empty() {
+        let inputs = Inputs {
+            base: &m.base,
+            ours: &m.ours,
+            theirs: &m.theirs,
+        };
+        resolve::run(
+            inputs,
+            (&d1, &d2),
+            &mut walk,
+            opts.style,
+            &resolvers,
+            &mut m.resolved,
         );
     }
-    for y in &d2[c..] {
-        append(
-            &mut steps,
-            Step {
-                mode: Mode::Theirs,
-                i0: z(y.b),
-                c0: z(y.blen),
-                i1: z(y.b) + ours_offset,
-                c1: z(y.blen),
-                i2: z(y.s),
-                c2: z(y.slen),
-            },
-            conflict_touching,
-        );
-    }
+    let mut steps = walk.steps;
     match opts.style {
         Style::Merge => {
             steps = refine(&m.ours, &m.theirs, steps);
@@ -451,7 +304,7 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
         Style::Diff3 => {}
     }
     // Identical changes take part in the layout but never join others.
-    steps.extend(same);
+    steps.extend(walk.same);
     steps.sort_by_key(|s| (s.i1, s.i1 + s.c1));
     m.steps = steps;
     m.regions = layout(&m);
@@ -492,6 +345,7 @@ fn refine(ours: &[&[u8]], theirs: &[&[u8]], steps: Vec<Step>) -> Vec<Step> {
                 c1: p.blen as isize,
                 i2: s.i2 + p.s as isize,
                 c2: p.slen as isize,
+                ..s
             });
         }
     }
@@ -525,6 +379,7 @@ fn simplify(ours: &[&[u8]], steps: &mut Vec<Step>) {
             c1: n.i1 + n.c1 - m.i1,
             i2: m.i2,
             c2: n.i2 + n.c2 - m.i2,
+            ..*m
         };
     }
     *steps = out;
@@ -568,6 +423,7 @@ fn layout(m: &Merge<'_>) -> Vec<Region> {
                 base,
                 ours,
                 theirs,
+                resolver: None,
             });
         }
     }
@@ -606,8 +462,12 @@ fn layout(m: &Merge<'_>) -> Vec<Region> {
             Mode::Ours => RegionKind::Ours,
             Mode::Theirs => RegionKind::Theirs,
             Mode::Same => RegionKind::BothSame,
+            Mode::Resolved(_) => RegionKind::Resolved,
         };
         push(&mut out, kind, b..eb, o..eo, t..et);
+        if let (Mode::Resolved(k), Some(last)) = (s.mode, out.last_mut()) {
+            last.resolver = Some(m.resolved[k].0);
+        }
         at = (eb, eo, et);
     }
     out

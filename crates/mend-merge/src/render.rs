@@ -136,6 +136,10 @@ impl Merge<'_> {
                     copy(&mut out, &self.ours[i..start], false, false);
                     copy(&mut out, &self.theirs[s.theirs()], false, false);
                 }
+                Mode::Resolved(k) => {
+                    copy(&mut out, &self.ours[i..start], false, false);
+                    out.extend_from_slice(&self.resolved[k].1);
+                }
             }
             i = s.ours().end;
         }

@@ -148,6 +148,7 @@ fn merge(seq: u64, base: &[u8], text: &Bytes, disk: &Bytes) -> Merged {
     let opts = Options {
         style: Style::Merge,
         adjacent: Adjacent::Merge,
+        ..Options::default()
     };
     // The byte order mark is not part of the first line: merged as one, a
     // conflict on that line would carry it into the middle of the file.

@@ -96,7 +96,16 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
         AdjacentArg::Conflict => Adjacent::Conflict,
         AdjacentArg::Merge => Adjacent::Merge,
     };
-    let m = merge(&base, &current, &other, &Options { style, adjacent });
+    let m = merge(
+        &base,
+        &current,
+        &other,
+        &Options {
+            style,
+            adjacent,
+            ..Options::default()
+        },
+    );
     // As git: a missing label is the file name as given.
     let label = |k: usize, p: &Path| {
         Some(

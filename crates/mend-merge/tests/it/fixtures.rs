@@ -46,7 +46,16 @@ fn fixtures_match_git_output() {
             theirs: Some("theirs".into()),
         };
         let (b, o, t) = (read("base"), read("ours"), read("theirs"));
-        let m = merge(&b, &o, &t, &Options { style, adjacent });
+        let m = merge(
+            &b,
+            &o,
+            &t,
+            &Options {
+                style,
+                adjacent,
+                ..Options::default()
+            },
+        );
         let got = m.render(&labels, style, 7);
         let conflicts: usize = get("conflicts").parse().unwrap();
         if got != read("expected") || m.conflicts() != conflicts {

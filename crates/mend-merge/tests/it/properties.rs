@@ -17,7 +17,16 @@ fn lines() -> impl Strategy<Value = Vec<String>> {
 }
 
 fn run(b: &[u8], o: &[u8], t: &[u8], style: Style, adjacent: Adjacent) -> (Vec<u8>, usize) {
-    let m = merge(b, o, t, &Options { style, adjacent });
+    let m = merge(
+        b,
+        o,
+        t,
+        &Options {
+            style,
+            adjacent,
+            ..Options::default()
+        },
+    );
     (m.render(&Labels::default(), style, 7), m.conflicts())
 }
 
@@ -80,7 +89,9 @@ proptest! {
     }
 
     /// With `Adjacent::Merge`, edits to separate (possibly touching) parts of
-    /// the base merge cleanly and the result holds both sides' changes.
+    /// the base either merge into the result that holds both sides'
+    /// changes or stay in conflict; they stay in conflict only where they
+    /// touch, and touching replacements of non-empty spans always merge.
     #[test]
     fn adjacent_merge_keeps_both_sides(
         n in 2usize..30,
@@ -107,26 +118,48 @@ proptest! {
         let mut both = base.clone();
         both.splice(b_start..b_end, theirs_lines);
         both.splice(a..a_end, ours_lines);
+        let both = text(&both, false, true);
         let (b, o, t) = (text(&base, false, true), text(&ours, false, true), text(&theirs, false, true));
+        let touching_spans = a_end > a && b_end > b_start && a_end == b_start;
         for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
             let (out, conflicts) = run(&b, &o, &t, style, Adjacent::Merge);
-            prop_assert_eq!(conflicts, 0);
-            prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(text(&both, false, true)).unwrap());
+            if conflicts == 0 {
+                prop_assert_eq!(&out, &both);
+            } else {
+                prop_assert_eq!(b_start, a_end, "only touching edits may conflict");
+                prop_assert!(!touching_spans, "touching replacements must merge");
+            }
             // git's policy may conflict on touching edits, but a clean
             // result is the same text.
             let (out, conflicts) = run(&b, &o, &t, style, Adjacent::Conflict);
             if conflicts == 0 {
-                prop_assert_eq!(out, text(&both, false, true));
+                prop_assert_eq!(&out, &both);
             } else {
                 prop_assert_eq!(b_start, a_end, "only touching edits may conflict");
             }
         }
     }
 
+    /// Where git merges cleanly, every mode gives git's bytes: resolvers
+    /// only ever see git's conflicts.
+    #[test]
+    fn clean_git_merges_are_kept_by_every_mode(
+        b in lines(), o in lines(), t in lines(),
+        nl in any::<(bool, bool, bool)>(), crlf in any::<bool>(),
+    ) {
+        let (b, o, t) = (text(&b, crlf, nl.0), text(&o, crlf, nl.1), text(&t, crlf, nl.2));
+        for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+            let (git, conflicts) = run(&b, &o, &t, style, Adjacent::Conflict);
+            let (out, n) = run(&b, &o, &t, style, Adjacent::Merge);
+            if conflicts == 0 {
+                prop_assert_eq!((out, n), (git, 0));
+            }
+        }
+    }
+
     /// Both sides write the same block a few lines apart (one may also
-    /// rewrite the lines after it). With `Adjacent::Merge` the result is
-    /// never clean with the block twice: it is clean with the block once,
-    /// or a conflict.
+    /// rewrite the lines after it). Where `Adjacent::Merge` settles what
+    /// git left in conflict, the block is never written twice.
     #[test]
     fn adjacent_merge_never_duplicates_a_block(
         n in 1usize..20,
@@ -156,11 +189,11 @@ proptest! {
         let (ours, theirs) = if theirs_first { (other, one) } else { (one, other) };
         let (b, o, t) = (text(&base, false, true), text(&ours, false, true), text(&theirs, false, true));
         for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
-            let (out, conflicts) = run(&b, &o, &t, style, Adjacent::Merge);
-            if conflicts == 0 {
-                let out = String::from_utf8(out).unwrap();
+            let m = merge(&b, &o, &t, &Options { style, adjacent: Adjacent::Merge, ..Options::default() });
+            if m.resolved() > 0 {
+                let out = String::from_utf8(m.render(&Labels::default(), style, 7)).unwrap();
                 let copies = out.lines().filter(|l| l.trim() == block[0]).count();
-                prop_assert_eq!(copies, 1, "a clean merge wrote the block {} times:\n{}", copies, out);
+                prop_assert_eq!(copies, 1, "a resolved merge wrote the block {} times:\n{}", copies, out);
             }
         }
     }

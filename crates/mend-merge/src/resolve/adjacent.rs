@@ -1,0 +1,101 @@
+//! The adjacent resolver: changes that touch without overlapping.
+
+use super::{Conflict, Inputs, Resolver, SideChange, splice};
+
+/// Settles a conflict whose two sides change disjoint, non-empty sets of
+/// base lines, where no insertion from either side lands where the other
+/// side's change starts or ends.
+///
+/// git conflicts when one side changes line N and the other line N+1,
+/// though neither touched the other's line. Then the base fixes the order:
+/// every change keeps its place among the base lines, so the result is the
+/// base with both sides' changes spliced in, and there is nothing to
+/// choose. What stays a conflict is what would need a choice or a guess:
+/// - two insertions at one point, or an insertion at the edge of the other
+///   side's change (which goes first is a choice);
+/// - changes to a common base line (a replacement of the same span);
+/// - a side that only inserts: it changed no base line, so nothing marks
+///   which side of its neighbour it belongs on;
+/// - both sides writing a common line (one with a letter or digit) that
+///   the base region lacks: the sign that both made the same change in
+///   different places, which splicing both would duplicate;
+/// - a change whose last line has no newline (it ends its side's file)
+///   with anything after it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AdjacentResolver;
+
+impl Resolver for AdjacentResolver {
+    fn name(&self) -> &'static str {
+        "adjacent"
+    }
+
+    fn resolve(&self, inputs: Inputs<'_>, conflicts: &[Conflict]) -> Vec<Option<Vec<u8>>> {
+        conflicts.iter().map(|c| resolve_one(&inputs, c)).collect()
+    }
+}
+
+fn resolve_one(inputs: &Inputs<'_>, c: &Conflict) -> Option<Vec<u8>> {
+    let changes_lines = |cs: &[SideChange]| cs.iter().any(|x| !x.base.is_empty());
+    if !changes_lines(&c.ours_changes) || !changes_lines(&c.theirs_changes) {
+        return None;
+    }
+    for x in &c.ours_changes {
+        if c.theirs_changes.iter().any(|y| collide(x, y)) {
+            return None;
+        }
+    }
+    if echoes(inputs, c) {
+        return None;
+    }
+    let mut all: Vec<(&SideChange, bool)> = c
+        .ours_changes
+        .iter()
+        .map(|x| (x, false))
+        .chain(c.theirs_changes.iter().map(|y| (y, true)))
+        .collect();
+    all.sort_by_key(|(x, _)| (x.base.start, x.base.end));
+    // Only the last change may end without a newline, and only at the end
+    // of the region: anything spliced after it would be glued onto it.
+    for (k, (x, theirs)) in all.iter().enumerate() {
+        let side = if *theirs { inputs.theirs } else { inputs.ours };
+        let open = x.side.end > x.side.start && !side[x.side.end - 1].ends_with(b"\n");
+        if open && (k + 1 < all.len() || x.base.end < c.base.end) {
+            return None;
+        }
+    }
+    Some(splice(inputs, c.base.clone(), &all))
+}
+
+/// Whether two changes from different sides cannot both be placed by the
+/// base's order: they share a base line, or one is an insertion at the
+/// other's start or end (or at the same point as the other insertion).
+fn collide(x: &SideChange, y: &SideChange) -> bool {
+    let (xs, xe, ys, ye) = (x.base.start, x.base.end, y.base.start, y.base.end);
+    if x.base.is_empty() {
+        return ys <= xs && xs <= ye;
+    }
+    if y.base.is_empty() {
+        return xs <= ys && ys <= xe;
+    }
+    xs < ye && ys < xe
+}
+
+/// Whether both sides' new lines share a line with a letter or digit in it
+/// (indentation and line ending aside) that the base region does not have.
+fn echoes(inputs: &Inputs<'_>, c: &Conflict) -> bool {
+    use std::collections::HashSet;
+    let key = |l: &&[u8]| -> Option<Vec<u8>> {
+        let t = l.trim_ascii();
+        t.iter().any(u8::is_ascii_alphanumeric).then(|| t.to_vec())
+    };
+    let new = |side: &[&[u8]], cs: &[SideChange]| -> HashSet<Vec<u8>> {
+        cs.iter()
+            .flat_map(|x| side[x.side.clone()].iter())
+            .filter_map(key)
+            .collect()
+    };
+    let old: HashSet<Vec<u8>> = inputs.base[c.base.clone()].iter().filter_map(key).collect();
+    let ours = new(inputs.ours, &c.ours_changes);
+    let theirs = new(inputs.theirs, &c.theirs_changes);
+    ours.intersection(&theirs).any(|l| !old.contains(l))
+}
