@@ -67,13 +67,44 @@ pub struct Options {
     /// The language whose syntax items the structured resolver follows
     /// (see [`language_for`]); `None` turns it off.
     pub structured: Option<Language>,
+    /// Whether the text is prose (see [`is_prose`]). Prose is written a
+    /// paragraph at a time: lines that touch are in one paragraph, often
+    /// reflowed as a whole, so touching changes there stay in conflict
+    /// even with [`Adjacent::Merge`].
+    pub prose: bool,
+}
+
+/// Whether the file at `path` is prose by its name: Markdown,
+/// reStructuredText, AsciiDoc, Org, plain text, and the extensionless
+/// README, CHANGELOG and the like.
+pub fn is_prose(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    match name.rsplit_once('.') {
+        Some((_, ext)) => matches!(
+            ext.to_ascii_lowercase().as_str(),
+            "md" | "markdown" | "mdx" | "rst" | "txt" | "adoc" | "asciidoc" | "org" | "rdoc"
+        ),
+        None => matches!(
+            name.to_ascii_uppercase().as_str(),
+            "README"
+                | "CHANGELOG"
+                | "CHANGES"
+                | "NEWS"
+                | "HISTORY"
+                | "AUTHORS"
+                | "CONTRIBUTING"
+                | "LICENSE"
+                | "COPYING"
+                | "NOTICE"
+        ),
+    }
 }
 
 impl Options {
     /// The resolvers these options turn on, in the order they run.
     fn resolvers(&self) -> Vec<&dyn Resolver> {
         let mut out: Vec<&dyn Resolver> = Vec::new();
-        if self.adjacent == Adjacent::Merge {
+        if self.adjacent == Adjacent::Merge && !self.prose {
             out.push(&AdjacentResolver);
         }
         out
@@ -277,14 +308,14 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
     } else if d2.is_empty() {
         m.whole = Some(ours);
     }
-    let mut walk = walk::walk((&m.base, &m.ours, &m.theirs), &d1, &d2);
+    let inputs = Inputs {
+        base: &m.base,
+        ours: &m.ours,
+        theirs: &m.theirs,
+    };
+    let mut walk = walk::walk(inputs, &d1, &d2);
     let resolvers = opts.resolvers();
     if !resolvers.is_empty() {
-        let inputs = Inputs {
-            base: &m.base,
-            ours: &m.ours,
-            theirs: &m.theirs,
-        };
         resolve::run(
             inputs,
             (&d1, &d2),

@@ -3,7 +3,7 @@
 //! This is git's rule and nothing else; what may be done with its
 //! conflicts is the resolvers' business (`resolve`).
 
-use crate::{Change, Mode, Step};
+use crate::{Change, Inputs, Mode, Step};
 
 /// The steps of the walk, in order, and the identical changes apart (they
 /// take part in the layout but never join other steps).
@@ -111,8 +111,8 @@ fn conflict_step(x: &Change, y: &Change, a: usize, c: usize) -> Step {
 /// merge does: a change entirely before the other side's next one (not
 /// touching it) is taken alone, identical changes are set apart, and the
 /// rest conflict, joined with every step they overlap or touch.
-pub(crate) fn walk(lines: (&[&[u8]], &[&[u8]], &[&[u8]]), d1: &[Change], d2: &[Change]) -> Walk {
-    let (base, ours, theirs) = lines;
+pub(crate) fn walk(lines: Inputs<'_>, d1: &[Change], d2: &[Change]) -> Walk {
+    let Inputs { base, ours, theirs } = lines;
     let mut steps: Vec<Step> = Vec::new();
     let mut same: Vec<Step> = Vec::new();
     let (mut a, mut c) = (0, 0);

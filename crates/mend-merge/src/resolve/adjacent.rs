@@ -19,6 +19,10 @@ use super::{Conflict, Inputs, Resolver, SideChange, splice};
 /// - both sides writing a common line (one with a letter or digit) that
 ///   the base region lacks: the sign that both made the same change in
 ///   different places, which splicing both would duplicate;
+/// - one side rewriting a line into another shape (`x: x,` into `x,`)
+///   while the other writes a new line of the old shape: the rewrite is a
+///   rule (a style, a rename) the person merging applies to the new line
+///   too, which splicing cannot know;
 /// - a change whose last line has no newline (it ends its side's file)
 ///   with anything after it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -44,7 +48,18 @@ fn resolve_one(inputs: &Inputs<'_>, c: &Conflict) -> Option<Vec<u8>> {
             return None;
         }
     }
-    if echoes(inputs, c) {
+    if echoes(inputs, c)
+        || reshapes(
+            (inputs.ours, &c.ours_changes),
+            (inputs.theirs, &c.theirs_changes),
+            inputs.base,
+        )
+        || reshapes(
+            (inputs.theirs, &c.theirs_changes),
+            (inputs.ours, &c.ours_changes),
+            inputs.base,
+        )
+    {
         return None;
     }
     let mut all: Vec<(&SideChange, bool)> = c
@@ -98,4 +113,46 @@ fn echoes(inputs: &Inputs<'_>, c: &Conflict) -> bool {
     let ours = new(inputs.ours, &c.ours_changes);
     let theirs = new(inputs.theirs, &c.theirs_changes);
     ours.intersection(&theirs).any(|l| !old.contains(l))
+}
+
+/// A line's shape: each word (letters, digits, `_`) becomes `w`, spaces
+/// go, punctuation stays; `None` for a line without a word.
+fn shape(l: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut in_word = false;
+    for &b in l {
+        let word = b.is_ascii_alphanumeric() || b == b'_';
+        if word && !in_word {
+            out.push(b'w');
+        } else if !word && !b.is_ascii_whitespace() {
+            out.push(b);
+        }
+        in_word = word;
+    }
+    out.contains(&b'w').then_some(out)
+}
+
+/// Whether `side` rewrote a base line into lines none of which has its
+/// shape, while `other` wrote a new line of that old shape.
+fn reshapes(
+    side: (&[&[u8]], &[SideChange]),
+    other: (&[&[u8]], &[SideChange]),
+    base: &[&[u8]],
+) -> bool {
+    let new_shapes = |(lines, cs): (&[&[u8]], &[SideChange])| -> Vec<Vec<u8>> {
+        cs.iter()
+            .flat_map(|c| lines[c.side.clone()].iter().filter_map(|l| shape(l)))
+            .collect()
+    };
+    let rewritten: Vec<&SideChange> = side
+        .1
+        .iter()
+        .filter(|c| !c.base.is_empty() && !c.side.is_empty())
+        .collect();
+    let old: Vec<Vec<u8>> = rewritten
+        .iter()
+        .flat_map(|c| base[c.base.clone()].iter().filter_map(|l| shape(l)))
+        .collect();
+    let (new, others) = (new_shapes(side), new_shapes(other));
+    old.iter().any(|o| !new.contains(o) && others.contains(o))
 }

@@ -1,5 +1,7 @@
 //! `tests/fixtures/<case>/` holds `base`, `ours`, `theirs`, `args` (style,
-//! labels, conflict count, and optionally `adjacent=merge`) and `expected`,
+//! labels, conflict count, and optionally `adjacent=merge`, the file's
+//! `path=` and the number of regions resolvers settle, `resolved=`) and
+//! `expected`,
 //! which `git merge-file` produced (for the `adjacent=merge` cases, which
 //! git has no policy for, mend did, and the case says why).
 //! Cases cover CRLF, missing final newlines, the three styles, labels, a
@@ -8,7 +10,7 @@
 
 use std::path::Path;
 
-use mend_merge::{Adjacent, Labels, Options, Style, merge};
+use mend_merge::{Adjacent, Labels, Options, Style, is_prose, merge};
 
 #[test]
 fn fixtures_match_git_output() {
@@ -53,16 +55,19 @@ fn fixtures_match_git_output() {
             &Options {
                 style,
                 adjacent,
+                prose: find("path").is_some_and(|p| is_prose(&p)),
                 ..Options::default()
             },
         );
         let got = m.render(&labels, style, 7);
         let conflicts: usize = get("conflicts").parse().unwrap();
-        if got != read("expected") || m.conflicts() != conflicts {
+        let resolved = find("resolved").map_or(Ok(0), |n| n.parse::<usize>());
+        if got != read("expected") || m.conflicts() != conflicts || resolved != Ok(m.resolved()) {
             failures.push(format!(
-                "{}: {} conflicts (want {conflicts})\n{}",
+                "{}: {} conflicts (want {conflicts}), {} resolved (want {resolved:?})\n{}",
                 d.display(),
                 m.conflicts(),
+                m.resolved(),
                 String::from_utf8_lossy(&got)
             ));
         }
