@@ -41,7 +41,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 pub use mend_syntax::{Language, language_for};
-pub use render::{Labels, Style};
+pub use render::{Labels, Marked, Resolution, Style};
 pub use resolve::{AdjacentResolver, Conflict, Inputs, Resolver, SideChange, splice};
 
 /// What to do with git's conflicts between changes that touch but do not
@@ -100,7 +100,46 @@ pub fn is_prose(path: &str) -> bool {
     }
 }
 
+/// Which resolvers a front-end runs after git's merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    /// git's merge and nothing more.
+    Git,
+    /// git's merge, then the resolvers whose results the inputs determine:
+    /// the adjacent one (not in prose) and the structured one (for a file
+    /// in a language with a grammar).
+    #[default]
+    Safe,
+}
+
+impl std::str::FromStr for Policy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Policy, String> {
+        match s {
+            "git" => Ok(Policy::Git),
+            "safe" => Ok(Policy::Safe),
+            _ => Err(format!("unknown merge policy `{s}`: use `safe` or `git`")),
+        }
+    }
+}
+
 impl Options {
+    /// The options `policy` gives the file at `path` (its name decides
+    /// prose and the language), in the `merge` style.
+    pub fn for_path(path: &str, policy: Policy) -> Options {
+        match policy {
+            Policy::Git => Options::default(),
+            Policy::Safe => Options {
+                style: Style::Merge,
+                adjacent: Adjacent::Merge,
+                structured: language_for(path),
+                prose: is_prose(path),
+            },
+        }
+    }
+
     /// The resolvers these options turn on, in the order they run.
     fn resolvers(&self) -> Vec<&dyn Resolver> {
         let mut out: Vec<&dyn Resolver> = Vec::new();

@@ -90,24 +90,24 @@ impl Merge<'_> {
     /// `marker_size` characters (git's default is 7) in `style`, which
     /// should be the style the merge was computed with.
     pub fn render(&self, labels: &Labels, style: Style, marker_size: usize) -> Vec<u8> {
-        self.render_marked(labels, style, marker_size).0
+        self.render_marked(labels, style, marker_size).text
     }
 
-    /// Like [`Merge::render`], and also returns where each conflict landed:
-    /// the half-open range of output lines from its `<<<<<<<` line through
-    /// its `>>>>>>>` line (0-based), so an editor can highlight it.
-    pub fn render_marked(
-        &self,
-        labels: &Labels,
-        style: Style,
-        marker_size: usize,
-    ) -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
+    /// Like [`Merge::render`], and also says where each conflict and each
+    /// resolved region landed in the output, so an editor can highlight
+    /// them.
+    pub fn render_marked(&self, labels: &Labels, style: Style, marker_size: usize) -> Marked {
         if let Some(whole) = self.whole {
-            return (whole.to_vec(), Vec::new());
+            return Marked {
+                text: whole.to_vec(),
+                conflicts: Vec::new(),
+                resolved: Vec::new(),
+            };
         }
         let size = marker_size.max(1);
         let mut out = Vec::new();
         let mut marked = Vec::new();
+        let mut resolved = Vec::new();
         let mut lines = LineCount::default();
         let mut i = 0;
         for s in &self.steps {
@@ -138,14 +138,47 @@ impl Merge<'_> {
                 }
                 Mode::Resolved(k) => {
                     copy(&mut out, &self.ours[i..start], false, false);
-                    out.extend_from_slice(&self.resolved[k].1);
+                    let first = lines.of(&out);
+                    let (resolver, bytes) = &self.resolved[k];
+                    out.extend_from_slice(bytes);
+                    let open = !bytes.is_empty() && !bytes.ends_with(b"\n");
+                    resolved.push(Resolution {
+                        resolver,
+                        lines: first..lines.of(&out) + usize::from(open),
+                    });
                 }
             }
             i = s.ours().end;
         }
         copy(&mut out, &self.ours[i..], false, false);
-        (out, marked)
+        Marked {
+            text: out,
+            conflicts: marked,
+            resolved,
+        }
     }
+}
+
+/// A rendered merge and where its regions landed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marked {
+    /// The merged text.
+    pub text: Vec<u8>,
+    /// Each conflict's output lines, from its `<<<<<<<` line through its
+    /// `>>>>>>>` line (0-based, half-open).
+    pub conflicts: Vec<std::ops::Range<usize>>,
+    /// Each region a resolver settled, with its output lines.
+    pub resolved: Vec<Resolution>,
+}
+
+/// A git conflict a resolver settled, as it landed in the output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Resolution {
+    /// The resolver's name.
+    pub resolver: &'static str,
+    /// Its output lines (0-based, half-open). A resolved region that ends
+    /// without a newline ends the file, and its last line counts.
+    pub lines: std::ops::Range<usize>,
 }
 
 /// Counts the lines of a growing output incrementally. Every line before a

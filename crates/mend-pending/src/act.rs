@@ -274,12 +274,13 @@ impl Session<'_> {
         } else if unchanged {
             (output.clone(), "written".to_owned())
         } else {
-            let (text, conflicts) = self.merged(rel, entry, local, &output)?;
-            match (conflicts, markers) {
-                (0, _) => (text, "merged".to_owned()),
-                (_, true) => (text, "merged with conflict markers".to_owned()),
-                (n, false) => return Err(conflict(rel, &text, n)),
-            }
+            let m = self.merged(rel, entry, local, &output)?;
+            let how = match (m.conflicts, markers) {
+                (0, _) => "merged".to_owned(),
+                (_, true) => "merged with conflict markers".to_owned(),
+                (n, false) => return Err(conflict(rel, &m.text, n)),
+            };
+            (m.text, how + &resolved_note(&m.resolved))
         };
         let context = self.store.put(&new, encoding)?;
         // Hunks left out of a partial accept stay proposed.
@@ -359,7 +360,7 @@ impl Session<'_> {
         entry: &Entry,
         local: &Snapshot,
         output: &str,
-    ) -> Result<(String, usize), Error> {
+    ) -> Result<Merged3, Error> {
         let Some(local) = local.text() else {
             return Err(Error::Diverged {
                 path: rel.to_owned(),
@@ -369,7 +370,7 @@ impl Session<'_> {
         let context = self
             .text_of(rel, entry.context.as_ref())?
             .unwrap_or_default();
-        Ok(merge3(&context, &local.text, output))
+        Ok(merge3(&context, &local.text, output, (rel, self.merge)))
     }
 
     /// What accepting a file changed locally since its context would write
@@ -395,7 +396,8 @@ impl Session<'_> {
             return Ok(None);
         }
         let output = self.blob(&rel, text)?;
-        self.merged(&rel, entry, &local, &output).map(Some)
+        let m = self.merged(&rel, entry, &local, &output)?;
+        Ok(Some((m.text, m.conflicts)))
     }
 
     /// Drops the outputs of `paths` (every file with one when empty), or
@@ -563,7 +565,11 @@ impl Session<'_> {
                     "it was deleted since the model saw it, and the proposal still changes it; restore the file to sync it, or reject the output (`mend pending reject {rel}`)"
                 )));
             };
-            let (merged, conflicts) = merge3(&old, &local.text, &self.blob(rel, text)?);
+            let Merged3 {
+                text: merged,
+                conflicts,
+                ..
+            } = merge3(&old, &local.text, &self.blob(rel, text)?, (rel, self.merge));
             if conflicts > 0 {
                 return Ok(Err(format!(
                     "your changes and the proposal overlap ({conflicts} conflict(s), starting at line(s) {} of the merge); accept it with --markers to resolve the overlap by hand, or reject it if you do not want it",
@@ -644,23 +650,68 @@ fn check_hunks(rel: &str, context: &str, output: &str, picked: &[usize]) -> Resu
     }
 }
 
-/// `ours` and `theirs` merged three ways from `base` (git's merge, labels
-/// `local`, `context`, `proposal`), and how many conflicts it has.
-pub(crate) fn merge3(base: &str, ours: &str, theirs: &str) -> (String, usize) {
+/// A three-way merge of texts.
+pub(crate) struct Merged3 {
+    /// The result, with markers where it conflicts.
+    pub text: String,
+    /// How many conflicts it has.
+    pub conflicts: usize,
+    /// The resolver of each conflict git would have left and a resolver
+    /// settled.
+    pub resolved: Vec<&'static str>,
+}
+
+/// `ours` and `theirs` merged three ways from `base` (git's merge, then
+/// what `policy` adds for the file at `rel`; labels `local`, `context`,
+/// `proposal`).
+pub(crate) fn merge3(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    (rel, policy): (&str, mend_merge::Policy),
+) -> Merged3 {
     let m = merge(
         base.as_bytes(),
         ours.as_bytes(),
         theirs.as_bytes(),
-        &Options::default(),
+        &Options::for_path(rel, policy),
     );
     let labels = Labels {
         ours: Some("local".into()),
         base: Some("context".into()),
         theirs: Some("proposal".into()),
     };
-    let text = String::from_utf8(m.render(&labels, Style::Merge, 7))
-        .expect("a merge of UTF-8 texts split at newlines is UTF-8");
-    (text, m.conflicts())
+    let marked = m.render_marked(&labels, Style::Merge, 7);
+    let text =
+        String::from_utf8(marked.text).expect("a merge of UTF-8 texts split at newlines is UTF-8");
+    Merged3 {
+        text,
+        conflicts: m.conflicts(),
+        resolved: marked.resolved.iter().map(|r| r.resolver).collect(),
+    }
+}
+
+/// How an accept report names the resolvers that settled what git would
+/// have left in conflict: ` (2 conflicts git would leave settled: adjacent
+/// 1, structured 1)`, or nothing.
+pub(crate) fn resolved_note(resolved: &[&str]) -> String {
+    if resolved.is_empty() {
+        return String::new();
+    }
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for r in resolved {
+        match counts.iter_mut().find(|(n, _)| n == r) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((r, 1)),
+        }
+    }
+    let each: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
+    format!(
+        " ({} conflict{} git would leave settled: {})",
+        resolved.len(),
+        if resolved.len() == 1 { "" } else { "s" },
+        each.join(", ")
+    )
 }
 
 /// Where the conflicts of a merged text start, as line numbers.

@@ -172,6 +172,7 @@ pub struct Session<'w> {
     name: String,
     store: Store,
     syntax: mend_core::syntax::SyntaxPolicy,
+    merge: mend_merge::Policy,
     holder: String,
 }
 
@@ -188,6 +189,7 @@ impl<'w> Session<'w> {
             name: name.to_owned(),
             store,
             syntax: Default::default(),
+            merge: Default::default(),
             holder: "mend".to_owned(),
         }
     }
@@ -543,6 +545,14 @@ impl<'w> Session<'w> {
     /// a failed one.
     pub fn set_syntax(&mut self, policy: mend_core::syntax::SyntaxPolicy) {
         self.syntax = policy;
+    }
+
+    /// How a file changed since the model saw it is merged with the
+    /// proposal (accept, sync, preview, a proposal streamed over a local
+    /// change): git's merge, then the safe resolvers unless set to
+    /// [`mend_merge::Policy::Git`].
+    pub fn set_merge_policy(&mut self, policy: mend_merge::Policy) {
+        self.merge = policy;
     }
 
     /// A file as a model reading it should see it: its pending text when

@@ -16,7 +16,7 @@ use mend_core::formats::{Entry as ParsedEntry, Parsed};
 use mend_core::{ApplyReport, Edit, EditReport, Failure, FailureKind, FilePlan, PlanOptions};
 use mend_workspace::Snapshot;
 
-use crate::act::{conflict_lines, merge3};
+use crate::act::{Merged3, conflict_lines, merge3};
 use crate::error::Error;
 use crate::store::{self, Entry, Index, Output};
 use crate::{Session, StatusReport, as_workspace, encoding_of};
@@ -254,7 +254,11 @@ impl<'w> Session<'w> {
             }
         };
         let base = snap.text().map_or("", |f| f.text.as_str());
-        let (merged, conflicts) = merge3(base, ours, theirs);
+        let Merged3 {
+            text: merged,
+            conflicts,
+            ..
+        } = merge3(base, ours, theirs, (rel, self.merge));
         if conflicts > 0 {
             return Err(format!(
                 "{changed}, and that change overlaps this one ({conflicts} conflict(s), starting at line(s) {} of the merge); nothing was held",

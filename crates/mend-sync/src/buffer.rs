@@ -457,6 +457,7 @@ impl Buffer {
         vec![Effect::Compute(Job {
             seq: self.seq,
             kind,
+            options: mend_merge::Options::default(),
         })]
     }
 

@@ -205,12 +205,20 @@ pub struct Editor {
     /// The grace timer running, if any.
     timer: u64,
     renames: u64,
+    /// Which resolvers a dirty buffer's merge runs after git's.
+    policy: mend_merge::Policy,
 }
 
 impl Editor {
     /// No buffers yet.
     pub fn new() -> Editor {
         Editor::default()
+    }
+
+    /// Sets which resolvers dirty buffers' merges run after git's (the
+    /// safe ones by default; [`mend_merge::Policy::Git`] turns them off).
+    pub fn set_policy(&mut self, policy: mend_merge::Policy) {
+        self.policy = policy;
     }
 
     /// Every path whose changes the shell should report: open buffers'
@@ -386,7 +394,11 @@ impl Editor {
                     version: slot.buffer.version(),
                     outcome,
                 }),
-                Effect::Compute(job) => Output::Compute { buffer: id, job },
+                Effect::Compute(mut job) => {
+                    job.options =
+                        mend_merge::Options::for_path(&slot.path.to_string_lossy(), self.policy);
+                    Output::Compute { buffer: id, job }
+                }
                 Effect::Recheck(r) => Output::Recheck {
                     path: slot.path.clone(),
                     id: r,

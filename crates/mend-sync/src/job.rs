@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use mend_merge::{Adjacent, Labels, Options, Style};
+use mend_merge::{Labels, Options, Resolution, Style};
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
@@ -47,6 +47,9 @@ pub struct Change {
     pub text: Bytes,
     /// The edits that turn the old text into it.
     pub hunks: Vec<Hunk>,
+    /// The conflicts git would leave that a resolver settled, each with
+    /// its resolver's name and its lines in the new text.
+    pub resolved: Vec<Resolution>,
     /// The SHA-256 (hex) of the file's bytes the new text derives from: an
     /// editor may overwrite the file without asking while it still holds
     /// exactly these bytes.
@@ -61,6 +64,9 @@ pub struct Job {
     pub seq: u64,
     /// What to compute.
     pub kind: JobKind,
+    /// How a merge goes beyond git's: the editor sets them from the
+    /// buffer's path and its [`mend_merge::Policy`].
+    pub options: Options,
 }
 
 /// What a [`Job`] computes.
@@ -122,9 +128,11 @@ impl Job {
     pub fn run(&self) -> Computed {
         let result = match &self.kind {
             JobKind::Reload { text, disk } => {
-                Merged::Reload(change(self.seq, text, disk.clone(), disk))
+                Merged::Reload(change(self.seq, text, disk.clone(), disk, Vec::new()))
             }
-            JobKind::Merge { base, text, disk } => merge(self.seq, base, text, disk),
+            JobKind::Merge { base, text, disk } => {
+                merge(self.seq, (base, text, disk), &self.options)
+            }
         };
         Computed {
             seq: self.seq,
@@ -144,11 +152,10 @@ fn split_bom(t: &[u8]) -> (bool, &[u8]) {
     }
 }
 
-fn merge(seq: u64, base: &[u8], text: &Bytes, disk: &Bytes) -> Merged {
+fn merge(seq: u64, (base, text, disk): (&[u8], &Bytes, &Bytes), opts: &Options) -> Merged {
     let opts = Options {
         style: Style::Merge,
-        adjacent: Adjacent::Merge,
-        ..Options::default()
+        ..opts.clone()
     };
     // The byte order mark is not part of the first line: merged as one, a
     // conflict on that line would carry it into the middle of the file.
@@ -166,28 +173,30 @@ fn merge(seq: u64, base: &[u8], text: &Bytes, disk: &Bytes) -> Merged {
         base: Some("base".into()),
         theirs: Some("disk".into()),
     };
-    let (body, regions) = merged.render_marked(&labels, Style::Merge, 7);
+    let marked = merged.render_marked(&labels, Style::Merge, 7);
+    let (body, regions, resolved) = (marked.text, marked.conflicts, marked.resolved);
     let out = if bom { [BOM, &body].concat() } else { body };
     if regions.is_empty() {
         if out[..] == text[..] {
             return Merged::InBuffer;
         }
-        return Merged::Clean(change(seq, text, out.into(), disk));
+        return Merged::Clean(change(seq, text, out.into(), disk, resolved));
     }
     let markers_before = markers(&out).saturating_sub(2 * regions.len());
     Merged::Conflict {
-        change: change(seq, text, out.into(), disk),
+        change: change(seq, text, out.into(), disk, resolved),
         regions,
         markers_before,
     }
 }
 
-fn change(seq: u64, old: &[u8], new: Bytes, disk: &[u8]) -> Change {
+fn change(seq: u64, old: &[u8], new: Bytes, disk: &[u8], resolved: Vec<Resolution>) -> Change {
     Change {
         seq,
         hunks: hunks(old, &new),
         text: new,
         disk_sha256: sha256(disk),
+        resolved,
     }
 }
 

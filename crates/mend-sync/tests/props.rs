@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use mend_merge::{Options, Policy};
 use mend_sync::{Job, JobKind, Merged};
 use proptest::prelude::*;
 
@@ -30,7 +31,8 @@ proptest! {
     /// job's text; conflict regions start and end at markers; and a merge
     /// never drops a line the buffer added.
     #[test]
-    fn merges_keep_the_buffer_and_hunks_reproduce_it(base in text(), ours in text(), disk in text()) {
+    fn merges_keep_the_buffer_and_hunks_reproduce_it(base in text(), ours in text(), disk in text(), safe in any::<bool>()) {
+        let policy = if safe { Policy::Safe } else { Policy::Git };
         let job = Job {
             seq: 1,
             kind: JobKind::Merge {
@@ -38,6 +40,7 @@ proptest! {
                 text: Arc::from(&ours[..]),
                 disk: Arc::from(&disk[..]),
             },
+            options: Options::for_path("src/lib.rs", policy),
         };
         let result = job.run();
         prop_assert_eq!(result.seq, 1);
@@ -52,6 +55,11 @@ proptest! {
         for r in regions {
             prop_assert!(out[r.start].starts_with(b"<<<<<<< buffer"));
             prop_assert!(out[r.end - 1].starts_with(b">>>>>>> disk"));
+        }
+        prop_assert!(safe || change.resolved.is_empty());
+        for r in &change.resolved {
+            prop_assert!(r.lines.start <= r.lines.end && r.lines.end <= out.len());
+            prop_assert!(regions.iter().all(|c| r.lines.end <= c.start || c.end <= r.lines.start));
         }
         // A conflict side's last line gets the newline it lacked.
         let (kept, base_lines) = (lines(&change.text), lines(&base));
@@ -68,6 +76,7 @@ proptest! {
         let job = Job {
             seq: 7,
             kind: JobKind::Reload { text: Arc::from(&ours[..]), disk: Arc::from(&disk[..]) },
+            options: Options::default(),
         };
         let Merged::Reload(c) = job.run().result else { panic!("not a reload") };
         prop_assert_eq!(&c.text[..], &disk[..]);

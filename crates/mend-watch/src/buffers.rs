@@ -94,6 +94,11 @@ impl Buffers {
         })
     }
 
+    /// Sets which resolvers dirty buffers' merges run after git's.
+    pub fn set_policy(&mut self, policy: mend_merge::Policy) {
+        self.core.set_policy(policy);
+    }
+
     /// The root, canonical.
     pub fn root(&self) -> &Path {
         &self.root

@@ -123,6 +123,11 @@ enum Command {
         /// current directory).
         #[arg(long)]
         root: Option<PathBuf>,
+        /// How dirty buffers are merged with the file: `safe` (git's merge,
+        /// then the resolvers whose result the inputs determine) or `git`
+        /// (git's merge only). `initialize` may say otherwise.
+        #[arg(long, default_value = "safe", value_name = "safe|git")]
+        merge: mend_merge::Policy,
     },
     /// Serve mend's tools to an agent over the Model Context Protocol
     /// (stdio).
@@ -318,7 +323,7 @@ fn main() -> ExitCode {
             syntax,
         } => mcp::run(&root, tools.as_deref(), pending.as_deref(), syntax.into()),
         Command::Hash { root, paths } => run_hash(&root, &paths),
-        Command::Editor { root } => editor::run(root.as_deref()),
+        Command::Editor { root, merge } => editor::run(root.as_deref(), merge),
     };
     match result {
         Ok(code) => ExitCode::from(code),

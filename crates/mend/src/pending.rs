@@ -27,6 +27,12 @@ pub struct PendingArgs {
     /// writing in the root) to finish.
     #[arg(long, default_value_t = 30, global = true)]
     lock_timeout: u64,
+    /// How a file changed since the model saw it is merged with the
+    /// proposal (accept, sync): `safe` (git's merge, then the resolvers
+    /// whose result the inputs determine; an accept names them) or `git`
+    /// (git's merge only).
+    #[arg(long, default_value = "safe", value_name = "safe|git", global = true)]
+    merge: mend_merge::Policy,
     #[command(subcommand)]
     command: PendingCommand,
 }
@@ -195,6 +201,7 @@ fn existing<'w>(
 ) -> anyhow::Result<Session<'w>> {
     let mut s = Session::existing(ws, &args.session)?;
     s.set_holder(&format!("mend pending {command}"));
+    s.set_merge_policy(args.merge);
     Ok(s)
 }
 

@@ -116,7 +116,9 @@ fn echoes(inputs: &Inputs<'_>, c: &Conflict) -> bool {
 }
 
 /// A line's shape: each word (letters, digits, `_`) becomes `w`, spaces
-/// go, punctuation stays; `None` for a line without a word.
+/// go, punctuation stays; `None` for a line without both a word and
+/// punctuation (a line of words alone is prose, whose shape says nothing
+/// about a rule).
 fn shape(l: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut in_word = false;
@@ -129,7 +131,8 @@ fn shape(l: &[u8]) -> Option<Vec<u8>> {
         }
         in_word = word;
     }
-    out.contains(&b'w').then_some(out)
+    let punctuated = out.iter().any(|&b| b != b'w');
+    (out.contains(&b'w') && punctuated).then_some(out)
 }
 
 /// Whether `side` rewrote a base line into lines none of which has its

@@ -61,12 +61,14 @@ struct Session {
 struct Server {
     out: Sender<Value>,
     default_root: PathBuf,
+    /// The merge policy when `initialize` names none.
+    policy: mend_merge::Policy,
     session: Option<Session>,
     shutdown: bool,
 }
 
 /// Runs the server until the editor sends `exit` or closes stdin.
-pub fn run(root: Option<&Path>) -> anyhow::Result<u8> {
+pub fn run(root: Option<&Path>, policy: mend_merge::Policy) -> anyhow::Result<u8> {
     let default_root = match root {
         Some(r) => r.to_path_buf(),
         None => std::env::current_dir().context("cannot read the working directory")?,
@@ -76,6 +78,7 @@ pub fn run(root: Option<&Path>) -> anyhow::Result<u8> {
     let mut server = Server {
         out,
         default_root,
+        policy,
         session: None,
         shutdown: false,
     };
@@ -184,7 +187,8 @@ impl Server {
             .root
             .map_or_else(|| self.default_root.clone(), PathBuf::from);
         let ws = crate::prepared(Workspace::open(&root, mend_workspace::Options::default())?);
-        let buffers = Buffers::start(ws.root(), Options::default())?;
+        let mut buffers = Buffers::start(ws.root(), Options::default())?;
+        buffers.set_policy(p.merge.unwrap_or(self.policy));
         let root = buffers.root().to_path_buf();
         self.session = Some(Session {
             buffers,

@@ -15,6 +15,9 @@ pub struct Initialize {
     pub root: Option<String>,
     /// The pending-changes session the `pending/*` methods use.
     pub session: Option<String>,
+    /// Which resolvers dirty buffers' merges run after git's: `safe` or
+    /// `git` (default: the server's `--merge`).
+    pub merge: Option<mend_merge::Policy>,
 }
 
 /// `buffer/open` and `buffer/resync`: a buffer's whole text.
@@ -122,6 +125,12 @@ fn change(base: Value, c: &Change) -> Value {
     v["disk_sha256"] = json!(c.disk_sha256);
     v["text"] = json!(String::from_utf8_lossy(&c.text));
     v["hunks"] = json!(hunks(&c.hunks));
+    v["resolved"] = json!(
+        c.resolved
+            .iter()
+            .map(|r| json!({"resolver": r.resolver, "start": r.lines.start, "end": r.lines.end}))
+            .collect::<Vec<_>>()
+    );
     v
 }
 

@@ -56,6 +56,11 @@ impl Client {
     /// Starts `mend editor` in `root` and initializes it. `MEND_BIN` runs
     /// another build (an older one, to see a test fail before its fix).
     pub fn start(root: &Path) -> Client {
+        Client::start_with(root, json!({}))
+    }
+
+    /// Starts a server in `root` and initializes it with `init`.
+    pub fn start_with(root: &Path, init: Value) -> Client {
         let bin = std::env::var_os("MEND_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_mend").into());
         let mut child = Command::new(bin)
             .arg("editor")
@@ -84,7 +89,7 @@ impl Client {
             queued: Vec::new(),
             unanswered: Vec::new(),
         };
-        c.request("initialize", json!({})).expect("initialize");
+        c.request("initialize", init).expect("initialize");
         c
     }
 

@@ -63,6 +63,35 @@ fn apply_hunks(text: &str, params: &Value) -> String {
     lines.concat()
 }
 
+/// A write to the line next to the person's unsaved change: git conflicts,
+/// the default (safe) policy merges it and names the resolver with the
+/// lines it wrote; `initialize` with `"merge": "git"` leaves git's conflict.
+#[test]
+fn neighbouring_changes_merge_and_name_their_resolver() {
+    let base = "fn a() {\n    let x = 1;\n    let y = 2;\n}\n";
+    let user = base.replace("x = 1", "x = 10");
+    let agent = base.replace("y = 2", "y = 20");
+    let both = user.replace("y = 2", "y = 20");
+    for (init, merged) in [(json!({}), true), (json!({"merge": "git"}), false)] {
+        let dir = workspace(&[("src/lib.rs", base)]);
+        let mut c = Client::start_with(dir.path(), init);
+        open(&mut c, "src/lib.rs", base, false, 1);
+        changed(&mut c, "src/lib.rs", &user, 2);
+        std::fs::write(dir.path().join("src/lib.rs"), &agent).unwrap();
+        if merged {
+            let m = expect(&mut c, "buffer/merged");
+            assert_eq!(m["text"], both.as_str());
+            assert_eq!(
+                m["resolved"],
+                json!([{"resolver": "adjacent", "start": 1, "end": 3}])
+            );
+        } else {
+            let k = expect(&mut c, "buffer/conflict");
+            assert_eq!(k["resolved"], json!([]));
+        }
+    }
+}
+
 /// The acceptance sequence: open, dirty, merge, conflict, a write held
 /// while the markers stand, resolution merging it, save, merge again.
 #[test]

@@ -300,6 +300,41 @@ fn sync_keeps_local_edits_and_refuses_conflicts() {
     assert_eq!(file(d, "f.txt"), local);
 }
 
+/// A local change on the line next to the proposal's: git conflicts, the
+/// safe merge policy settles it (and the accept names the resolver), and
+/// `--merge git` refuses it as git would. In prose the adjacent resolver
+/// stays off.
+#[test]
+fn accept_settles_neighbouring_changes_and_names_the_resolver() {
+    let setup = |name: &str| {
+        let dir = ten(&[name]);
+        let edit = sr(name, "five", "FIVE");
+        let out = run_mend(dir.path(), &["apply", "--pending"], Some(edit.as_bytes()));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        std::fs::write(dir.path().join(name), TEN.replace("four", "four by hand")).unwrap();
+        dir
+    };
+    let dir = setup("f.py");
+    let d = dir.path();
+    let out = run_mend(d, &["pending", "accept", "--merge", "git"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(file(d, "f.py"), TEN.replace("four", "four by hand"));
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        text(&out),
+        "accepted f.py (merged (1 conflict git would leave settled: adjacent 1))\n"
+    );
+    assert_eq!(
+        file(d, "f.py"),
+        TEN.replace("four", "four by hand").replace("five", "FIVE")
+    );
+
+    let dir = setup("notes.md");
+    let out = run_mend(dir.path(), &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}
+
 /// `reject --hunk` picks hunks of one file, as `accept --hunk` does; with
 /// several files it is refused and nothing is rejected.
 #[test]
