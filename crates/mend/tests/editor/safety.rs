@@ -21,12 +21,12 @@ fn frame(body: &[u8]) -> Vec<u8> {
 /// every buffer's state: a write after them still merges.
 #[test]
 fn malformed_frames_are_answered_and_the_server_goes_on() {
-    let dir = workspace(&[("a.txt", "one\ntwo\n")]);
+    let dir = workspace(&[("a.rs", "one\ntwo\n")]);
     let mut c = Client::start(dir.path());
-    open(&mut c, "a.txt", "one\ntwo\n", false, 1);
+    open(&mut c, "a.rs", "one\ntwo\n", false, 1);
     c.request(
         "buffer/changed",
-        json!({"path": "a.txt", "text": "ONE\ntwo\n", "dirty": true, "version": 2}),
+        json!({"path": "a.rs", "text": "ONE\ntwo\n", "dirty": true, "version": 2}),
     )
     .unwrap();
     let bad: Vec<(Vec<u8>, i64)> = vec![
@@ -63,7 +63,7 @@ fn malformed_frames_are_answered_and_the_server_goes_on() {
             String::from_utf8_lossy(&bytes[..40.min(bytes.len())])
         );
     }
-    std::fs::write(dir.path().join("a.txt"), "one\nTWO\n").unwrap();
+    std::fs::write(dir.path().join("a.rs"), "one\nTWO\n").unwrap();
     let m = expect(&mut c, "buffer/merged");
     assert_eq!(m["text"], "ONE\nTWO\n");
 }

@@ -120,8 +120,12 @@ fn adjacent_merge_policy_and_json_regions() {
         .iter()
         .map(|r| r["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, vec!["unchanged", "ours", "theirs", "unchanged"]);
-    assert_eq!(v["regions"][1]["base"]["start"], 1);
+    // git's conflict region, settled by the adjacent resolver, which the
+    // region names; unresolved regions carry no resolver.
+    assert_eq!(kinds, vec!["unchanged", "resolved", "unchanged"]);
+    assert_eq!(v["regions"][1]["resolver"], "adjacent");
+    assert_eq!(v["regions"][1]["base"], serde_json::json!({"start": 1, "end": 3}));
+    assert!(v["regions"][0].get("resolver").is_none());
 }
 
 #[test]
