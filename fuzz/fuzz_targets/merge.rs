@@ -1,10 +1,11 @@
 //! The three-way merge on arbitrary triples: it never panics, its regions
 //! cover every line of all three inputs in order, trivial merges give the
-//! changed side byte for byte, and a clean merge is the same in every style.
+//! changed side byte for byte, a clean merge is the same in every style,
+//! and where git's merge is clean every mode's resolvers leave it as is.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mend_merge::{Adjacent, Labels, Options, RegionKind, Style, merge};
+use mend_merge::{Adjacent, Labels, Language, Options, RegionKind, Style, merge};
 
 const STYLES: [Style; 3] = [Style::Merge, Style::Diff3, Style::Zdiff3];
 
@@ -21,6 +22,13 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Adjacent::Merge
     };
+    let structured = match (flags >> 1) & 3 {
+        0 => None,
+        1 => Some(Language::Python),
+        2 => Some(Language::Rust),
+        _ => Some(Language::Json),
+    };
+    let prose = flags & 8 != 0;
     let lines = |t: &[u8]| {
         t.iter().filter(|&&c| c == b'\n').count()
             + usize::from(!t.ends_with(b"\n") && !t.is_empty())
@@ -28,8 +36,30 @@ fuzz_target!(|data: &[u8]| {
 
     let mut clean: Option<Vec<u8>> = None;
     for style in STYLES {
-        let opts = Options { style, adjacent };
+        let opts = Options {
+            style,
+            adjacent,
+            structured,
+            prose,
+        };
         let m = merge(base, ours, theirs, &opts);
+        let git = merge(
+            base,
+            ours,
+            theirs,
+            &Options {
+                style,
+                ..Options::default()
+            },
+        );
+        if git.is_clean() {
+            let want = git.render(&Labels::default(), style, 7);
+            assert_eq!(
+                m.render(&Labels::default(), style, 7),
+                want,
+                "a resolver changed git's clean merge"
+            );
+        }
         let (mut pb, mut po, mut pt) = (0, 0, 0);
         for r in m.regions() {
             assert_eq!((r.base.start, r.ours.start, r.theirs.start), (pb, po, pt));

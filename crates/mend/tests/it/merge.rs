@@ -124,7 +124,10 @@ fn adjacent_merge_policy_and_json_regions() {
     // region names; unresolved regions carry no resolver.
     assert_eq!(kinds, vec!["unchanged", "resolved", "unchanged"]);
     assert_eq!(v["regions"][1]["resolver"], "adjacent");
-    assert_eq!(v["regions"][1]["base"], serde_json::json!({"start": 1, "end": 3}));
+    assert_eq!(
+        v["regions"][1]["base"],
+        serde_json::json!({"start": 1, "end": 3})
+    );
     assert!(v["regions"][0].get("resolver").is_none());
 }
 
