@@ -75,14 +75,15 @@ pub struct Options {
 }
 
 /// Whether the file at `path` is prose by its name: Markdown,
-/// reStructuredText, AsciiDoc, Org, plain text, and the extensionless
-/// README, CHANGELOG and the like.
+/// reStructuredText, AsciiDoc, Org, and the extensionless README,
+/// CHANGELOG and the like. `.txt` is not: it is as often a list
+/// (`requirements.txt`) or code (`CMakeLists.txt`) as prose.
 pub fn is_prose(path: &str) -> bool {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     match name.rsplit_once('.') {
         Some((_, ext)) => matches!(
             ext.to_ascii_lowercase().as_str(),
-            "md" | "markdown" | "mdx" | "rst" | "txt" | "adoc" | "asciidoc" | "org" | "rdoc"
+            "md" | "markdown" | "mdx" | "rst" | "adoc" | "asciidoc" | "org" | "rdoc"
         ),
         None => matches!(
             name.to_ascii_uppercase().as_str(),
