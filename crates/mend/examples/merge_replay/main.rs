@@ -45,7 +45,7 @@ mod synthetic;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mend_merge::{Adjacent, Labels, Options, Style, language_for, merge};
+use mend_merge::{Adjacent, Labels, Options, Style, is_prose, language_for, merge};
 
 /// A merge mode: which resolvers run over git's conflicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -68,8 +68,9 @@ impl Mode {
         }
     }
 
-    /// The options of this mode for a file at `path` (its language turns
-    /// the structured resolver on).
+    /// The options of this mode for a file at `path`: its language turns
+    /// the structured resolver on, and prose keeps touching changes in
+    /// conflict, as `Options::for_path` decides for the editor.
     pub(crate) fn options(self, path: &str) -> Options {
         let adjacent = match self {
             Mode::Adjacent | Mode::Both => Adjacent::Merge,
@@ -83,6 +84,7 @@ impl Mode {
             style: Style::Merge,
             adjacent,
             structured,
+            prose: is_prose(path),
         }
     }
 }

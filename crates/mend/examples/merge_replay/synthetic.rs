@@ -12,6 +12,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use proptest::prelude::RngCore;
+use proptest::test_runner::{RngAlgorithm, TestRng};
+
 use crate::cases::Source;
 use crate::{Args, Mode, run};
 
@@ -68,23 +71,18 @@ impl Class {
     }
 }
 
-/// xorshift64: a small, seedable generator, so the corpus is the same on
+/// proptest's seedable ChaCha generator, so the corpus is the same on
 /// every machine.
-struct Rng(u64);
+struct Rng(TestRng);
 
 impl Rng {
     fn new(seed: u64) -> Rng {
-        // splitmix64 spreads nearby seeds apart.
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        Rng(TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
     }
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.next_u64()
     }
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
