@@ -1,0 +1,161 @@
+//! Finding, unpacking and reading the replay cases; the real files the
+//! synthetic corpus draws from.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One replayed merge of one file.
+pub(crate) struct Case {
+    pub(crate) id: String,
+    /// The project it comes from (`meta.json`'s `repo`).
+    pub(crate) project: String,
+    /// The file's path in that project; its language picks the
+    /// structured resolver's grammar.
+    pub(crate) path: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) base: Vec<u8>,
+    pub(crate) ours: Vec<u8>,
+    pub(crate) theirs: Vec<u8>,
+    pub(crate) merged: Vec<u8>,
+}
+
+/// A real file the synthetic corpus edits.
+pub(crate) struct Source {
+    pub(crate) path: String,
+    pub(crate) text: String,
+}
+
+pub(crate) fn workspace_root() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
+}
+
+/// The tarball: `$MEND_MERGE_REPLAY` (the file, or a folder holding
+/// `cases.tar.gz`), else `../shared/merge-replay/cases.tar.gz` beside the
+/// workspace root.
+fn tarball() -> PathBuf {
+    match std::env::var_os("MEND_MERGE_REPLAY") {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            if p.is_dir() {
+                p.join("cases.tar.gz")
+            } else {
+                p
+            }
+        }
+        None => workspace_root().join("../shared/merge-replay/cases.tar.gz"),
+    }
+}
+
+/// Unpacks and reads the cases; `Ok(None)`, after a loud line, when the
+/// tarball is not there.
+pub(crate) fn load() -> Result<Option<Vec<Case>>, String> {
+    let tgz = tarball();
+    if !tgz.is_file() {
+        println!(
+            "\n*** MERGE REPLAY SKIPPED: no cases at {} (set MEND_MERGE_REPLAY to the \
+             tarball, or place the shared folder beside the workspace); only the \
+             synthetic corpus runs ***\n",
+            tgz.display()
+        );
+        return Ok(None);
+    }
+    let into = workspace_root().join("target/merge-replay");
+    let dir = into.join("merge-replay-cases");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&into).map_err(|e| format!("{}: {e}", into.display()))?;
+    let status = Command::new("tar")
+        .arg("xzf")
+        .arg(&tgz)
+        .arg("-C")
+        .arg(&into)
+        .status()
+        .map_err(|e| format!("cannot run tar: {e}"))?;
+    if !status.success() {
+        return Err(format!("tar could not unpack {}: {status}", tgz.display()));
+    }
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    names.sort();
+    let cases = names
+        .iter()
+        .map(|d| read_case(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    if cases.is_empty() {
+        return Err(format!("{} holds no cases", tgz.display()));
+    }
+    Ok(Some(cases))
+}
+
+fn read_case(dir: &Path) -> Result<Case, String> {
+    let read = |name: &str| {
+        std::fs::read(dir.join(name)).map_err(|e| format!("{}/{name}: {e}", dir.display()))
+    };
+    let meta: serde_json::Value = serde_json::from_slice(&read("meta.json")?)
+        .map_err(|e| format!("{}/meta.json: {e}", dir.display()))?;
+    let field = |k: &str| {
+        meta[k]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or(format!("{}/meta.json has no {k}", dir.display()))
+    };
+    Ok(Case {
+        id: field("id")?,
+        project: field("repo")?,
+        path: field("path")?,
+        dir: dir.to_owned(),
+        base: read("base")?,
+        ours: read("ours")?,
+        theirs: read("theirs")?,
+        merged: read("merged")?,
+    })
+}
+
+/// The cases' base files, each once.
+pub(crate) fn sources_from_cases(cases: &[Case]) -> Vec<Source> {
+    let mut seen = std::collections::HashSet::new();
+    cases
+        .iter()
+        .filter(|c| seen.insert(c.base.clone()))
+        .filter_map(|c| {
+            Some(Source {
+                path: c.path.clone(),
+                text: String::from_utf8(c.base.clone()).ok()?,
+            })
+        })
+        .collect()
+}
+
+/// This repository's own Rust sources, in path order.
+pub(crate) fn own_sources() -> Vec<Source> {
+    let root = workspace_root();
+    let mut out = Vec::new();
+    let mut stack = vec![root.join("crates")];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs")
+                && let Ok(text) = std::fs::read_to_string(&p)
+            {
+                let path = p.strip_prefix(&root).unwrap_or(&p);
+                out.push(Source {
+                    path: path.to_string_lossy().into_owned(),
+                    text,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    println!("synthetic corpus: drawing from this repository's own sources\n");
+    out
+}
