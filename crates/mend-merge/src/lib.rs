@@ -42,7 +42,9 @@ use serde::Serialize;
 
 pub use mend_syntax::{Language, language_for};
 pub use render::{Labels, Marked, Resolution, Style};
-pub use resolve::{AdjacentResolver, Conflict, Inputs, Resolver, SideChange, splice};
+pub use resolve::{
+    AdjacentResolver, Conflict, Inputs, Resolver, SideChange, StructuredResolver, splice,
+};
 
 /// What to do with git's conflicts between changes that touch but do not
 /// overlap (one side changes line N, the other line N+1).
@@ -142,10 +144,13 @@ impl Options {
     }
 
     /// The resolvers these options turn on, in the order they run.
-    fn resolvers(&self) -> Vec<&dyn Resolver> {
-        let mut out: Vec<&dyn Resolver> = Vec::new();
+    fn resolvers(&self) -> Vec<Box<dyn Resolver>> {
+        let mut out: Vec<Box<dyn Resolver>> = Vec::new();
         if self.adjacent == Adjacent::Merge && !self.prose {
-            out.push(&AdjacentResolver);
+            out.push(Box::new(AdjacentResolver));
+        }
+        if let Some(language) = self.structured {
+            out.push(Box::new(StructuredResolver { language }));
         }
         out
     }
@@ -354,7 +359,8 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
         theirs: &m.theirs,
     };
     let mut walk = walk::walk(inputs, &d1, &d2);
-    let resolvers = opts.resolvers();
+    let boxed = opts.resolvers();
+    let resolvers: Vec<&dyn Resolver> = boxed.iter().map(AsRef::as_ref).collect();
     if !resolvers.is_empty() {
         resolve::run(
             inputs,

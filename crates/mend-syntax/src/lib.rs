@@ -20,6 +20,8 @@ use mend_core::syntax::{SyntaxFinding, excerpt};
 
 pub use languages::{Language, language_for};
 use sites::Site;
+/// The tree-sitter types a [`Parsed`] tree is read with.
+pub use tree_sitter::{Node, Tree};
 
 /// Files larger than this are not parsed: a check must stay a fraction of
 /// an apply's cost, and such files are rarely hand-written code.
@@ -52,6 +54,30 @@ pub enum Check {
     Findings(Vec<SyntaxFinding>),
     /// Not checked, and why.
     Unchecked(String),
+}
+
+/// A whole text's syntax tree, for callers that follow its items (the
+/// structured merge).
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The tree.
+    pub tree: Tree,
+    /// Whether it has no error: no ERROR or MISSING node, and none of the
+    /// errors [`check`] adds for its language (Python's indentation, CSS's
+    /// unterminated strings).
+    pub clean: bool,
+}
+
+/// Parses `text` as `lang`; `None` without grammars, for text larger than
+/// [`MAX_BYTES`] or that the grammar must not be given, or when the parser
+/// gave no tree.
+pub fn parse(lang: Language, text: &str) -> Option<Parsed> {
+    if text.len() > MAX_BYTES || languages::unreadable(lang, text).is_some() {
+        return None;
+    }
+    let tree = sites::parse(lang, text)?;
+    let clean = sites::errors_of(lang, &tree, text).is_empty();
+    Some(Parsed { tree, clean })
 }
 
 /// Checks the planned text `new` of `path` against `old`, the text before

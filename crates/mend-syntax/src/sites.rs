@@ -1,7 +1,7 @@
 //! The errors of one parse: where each ERROR or MISSING node starts and
 //! what it says.
 
-use tree_sitter::{Node, Parser};
+use tree_sitter::{Node, Parser, Tree};
 
 use crate::Language;
 
@@ -21,9 +21,20 @@ pub(crate) struct Site {
 /// The errors of `text`, in document order; `None` when the parser gave
 /// no tree at all.
 pub(crate) fn errors(lang: Language, text: &str) -> Option<Vec<Site>> {
+    let tree = parse(lang, text)?;
+    Some(errors_of(lang, &tree, text))
+}
+
+/// The tree of `text`; `None` without grammars or when the parser gave
+/// no tree.
+pub(crate) fn parse(lang: Language, text: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()?).ok()?;
-    let tree = parser.parse(text, None)?;
+    parser.parse(text, None)
+}
+
+/// The errors of `tree`, the parse of `text`, in document order.
+pub(crate) fn errors_of(lang: Language, tree: &Tree, text: &str) -> Vec<Site> {
     let mut out = Vec::new();
     collect(tree.root_node(), text, &mut out);
     if lang == Language::Css {
@@ -38,7 +49,7 @@ pub(crate) fn errors(lang: Language, text: &str) -> Option<Vec<Site>> {
         python_layout(tree.root_node(), text, &mut out);
         out.sort_by_key(|s| (s.line, s.column));
     }
-    Some(out)
+    out
 }
 
 /// Strings left open at the end of their line (an escaped newline

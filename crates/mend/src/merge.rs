@@ -28,6 +28,16 @@ pub struct MergeArgs {
     /// Edits that touch but do not overlap: `conflict` (as git) or `merge`.
     #[arg(long, value_enum, default_value_t = AdjacentArg::Conflict)]
     adjacent: AdjacentArg,
+    /// Also settle conflicts whose sides change different syntax items
+    /// (functions, methods, imports, entries), following the grammar of
+    /// the file's language; files without a grammar merge as without it.
+    #[arg(long)]
+    structured: bool,
+    /// The file's path in the project, whose name picks the language for
+    /// --structured (git's merge driver passes it as %P, with CURRENT a
+    /// temporary file); by default CURRENT's.
+    #[arg(long, value_name = "PATH")]
+    path: Option<PathBuf>,
     /// Print the merge regions as JSON (and still write CURRENT unless -p).
     #[arg(long)]
     json: bool,
@@ -96,6 +106,12 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
         AdjacentArg::Conflict => Adjacent::Conflict,
         AdjacentArg::Merge => Adjacent::Merge,
     };
+    let named = args.path.as_ref().unwrap_or(&args.current);
+    let structured = if args.structured {
+        mend_merge::language_for(&named.to_string_lossy())
+    } else {
+        None
+    };
     let m = merge(
         &base,
         &current,
@@ -103,7 +119,7 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
         &Options {
             style,
             adjacent,
-            ..Options::default()
+            structured,
         },
     );
     // As git: a missing label is the file name as given.

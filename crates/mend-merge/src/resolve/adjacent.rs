@@ -97,7 +97,7 @@ fn collide(x: &SideChange, y: &SideChange) -> bool {
 
 /// Whether both sides' new lines share a line with a letter or digit in it
 /// (indentation and line ending aside) that the base region does not have.
-fn echoes(inputs: &Inputs<'_>, c: &Conflict) -> bool {
+pub(super) fn echoes(inputs: &Inputs<'_>, c: &Conflict) -> bool {
     use std::collections::HashSet;
     let key = |l: &&[u8]| -> Option<Vec<u8>> {
         let t = l.trim_ascii();

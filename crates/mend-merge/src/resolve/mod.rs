@@ -8,10 +8,12 @@
 //! that settled it.
 
 mod adjacent;
+mod structured;
 
 use std::ops::Range;
 
 pub use adjacent::AdjacentResolver;
+pub use structured::StructuredResolver;
 
 /// One side's change against the base: base lines `base` became the side's
 /// lines `side` (0-based, end-exclusive, in whole-file coordinates).

@@ -1,0 +1,523 @@
+//! The structured resolver: changes in different syntax items.
+
+use std::ops::Range;
+
+use mend_syntax::{Language, Node, Parsed};
+
+use super::{Conflict, Inputs, Resolver, SideChange};
+
+/// Settles a conflict whose two sides change different syntax items of
+/// one list of items, following the tree-sitter grammar of `language`.
+///
+/// The items are the children of the innermost *list of items* that holds
+/// all of the conflict's changes: a file's top level, a class, impl, trait
+/// or interface body, an import list, the entries of an array, object,
+/// table or mapping (not a function's body: two edits in one function
+/// are one item changed twice). Children that share a line are one item,
+/// and a line no child is on (a blank line) is an item of its own. The
+/// base's items over the conflict, and each side's items over the same
+/// lines, are diffed as lists of items; when no item is changed by both
+/// sides (or both changed it the same way), each item comes from the side
+/// that changed it and new items stay between the same two base items as
+/// on their side. The inputs fix that result: nothing is chosen. What
+/// stays a conflict:
+/// - an item both sides change differently;
+/// - an insertion beside or inside an item the other side changed: where
+///   the new item goes against the rewritten one is a choice people make
+///   either way (on real history they did, as often as not);
+/// - both sides inserting at one point, unless every new item is an
+///   import or an entry of a table or mapping, whose order does not
+///   matter. Those are written in sorted order when the base's items
+///   around the point were sorted (else ours first), and an item both
+///   wrote is written once;
+/// - both sides writing the same new item in different places;
+/// - a side whose lines around the conflict are not whole items of a list
+///   of the same kind, an item left without a final newline before
+///   another, any input that does not parse without errors, is not UTF-8
+///   or is larger than mend-syntax's `MAX_BYTES`;
+/// - a region whose merged file does not parse.
+#[derive(Debug, Clone, Copy)]
+pub struct StructuredResolver {
+    /// The grammar the items come from.
+    pub language: Language,
+}
+
+impl Resolver for StructuredResolver {
+    fn name(&self) -> &'static str {
+        "structured"
+    }
+
+    fn resolve(&self, inputs: Inputs<'_>, conflicts: &[Conflict]) -> Vec<Option<Vec<u8>>> {
+        let none = vec![None; conflicts.len()];
+        let Some(trees) = Trees::parse(self.language, &inputs) else {
+            return none;
+        };
+        let answers: Vec<Option<Vec<u8>>> = conflicts
+            .iter()
+            .map(|c| resolve_one(&inputs, &trees, c))
+            .collect();
+        if answers.iter().all(Option::is_none) {
+            return answers;
+        }
+        keep_parsing(self.language, &inputs, conflicts, answers)
+    }
+}
+
+/// The three parses, each of a whole input.
+struct Trees {
+    base: Parsed,
+    ours: Parsed,
+    theirs: Parsed,
+}
+
+impl Trees {
+    /// The inputs' trees, when all three parse without errors.
+    fn parse(lang: Language, inputs: &Inputs<'_>) -> Option<Trees> {
+        let one = |lines: &[&[u8]]| -> Option<Parsed> {
+            let text = String::from_utf8(lines.concat()).ok()?;
+            mend_syntax::parse(lang, &text).filter(|p| p.clean)
+        };
+        Some(Trees {
+            base: one(inputs.base)?,
+            ours: one(inputs.ours)?,
+            theirs: one(inputs.theirs)?,
+        })
+    }
+}
+
+/// The rows a node's text is on, first and last (inclusive). A node that
+/// ends at the start of a row (its text ends with a newline) is not on it.
+fn rows(n: Node<'_>) -> (usize, usize) {
+    let (s, e) = (n.start_position(), n.end_position());
+    let last = if e.column == 0 && e.row > s.row {
+        e.row - 1
+    } else {
+        e.row
+    };
+    (s.row, last)
+}
+
+/// The innermost list of items whose rows hold `lo..=hi`, or the root.
+fn container<'t>(root: Node<'t>, lo: usize, hi: usize) -> Node<'t> {
+    let mut node = root;
+    'down: loop {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            let (f, l) = rows(child);
+            if f <= lo && hi <= l {
+                node = child;
+                continue 'down;
+            }
+        }
+        break;
+    }
+    while !is_list(node) {
+        match node.parent() {
+            Some(p) => node = p,
+            None => break,
+        }
+    }
+    node
+}
+
+/// Node kinds whose children are items merged one by one: lists of
+/// declarations, imports or entries (the root is one too).
+const LISTS: &[&str] = &[
+    // Class, impl, trait, interface, struct and enum bodies.
+    "declaration_list",
+    "class_body",
+    "interface_body",
+    "enum_body",
+    "field_declaration_list",
+    "enum_variant_list",
+    "object_type",
+    // Imports.
+    "use_list",
+    "named_imports",
+    "import_from_statement",
+    "import_spec_list",
+    // Entries.
+    "array",
+    "array_expression",
+    "object",
+    "list",
+    "set",
+    "dictionary",
+    "table",
+    "inline_table",
+    "block_mapping",
+    "block_sequence",
+    "flow_mapping",
+    "flow_sequence",
+];
+
+fn is_list(n: Node<'_>) -> bool {
+    let Some(parent) = n.parent() else {
+        return true;
+    };
+    // Python's class body is a `block`, as a function's body is.
+    LISTS.contains(&n.kind()) || (n.kind() == "block" && parent.kind() == "class_definition")
+}
+
+/// Kinds of item whose order among their own kind does not matter.
+const UNORDERED: &[&str] = &[
+    "import_statement",
+    "import_from_statement",
+    "future_import_statement",
+    "use_declaration",
+    "import_declaration",
+    "import_spec",
+    "preproc_include",
+    "using_directive",
+    "pair",
+    "block_mapping_pair",
+    "flow_pair",
+];
+
+/// The items of a list: row spans (end-exclusive) covering its rows in
+/// order; children sharing a row are one item, and a row no child is on
+/// is an item of its own.
+fn items(list: Node<'_>, rows_total: usize) -> Vec<Range<usize>> {
+    let (first, last) = if list.parent().is_none() {
+        (0, rows_total.saturating_sub(1))
+    } else {
+        rows(list)
+    };
+    let mut spans: Vec<Range<usize>> = Vec::new();
+    let mut cursor = list.walk();
+    for child in list.children(&mut cursor) {
+        let (f, l) = rows(child);
+        match spans.last_mut() {
+            Some(s) if f < s.end => s.end = s.end.max(l + 1),
+            _ => spans.push(f..l + 1),
+        }
+    }
+    let mut out = Vec::new();
+    let mut at = first;
+    for s in spans {
+        out.extend((at..s.start).map(|r| r..r + 1));
+        at = at.max(s.start);
+        out.push(at..s.end);
+        at = s.end;
+    }
+    out.extend((at..=last).map(|r| r..r + 1));
+    out
+}
+
+/// Whether every named child of `list` on rows `r` is an item whose order
+/// does not matter (and there is one).
+fn all_unordered(list: Node<'_>, r: &Range<usize>) -> bool {
+    let mut cursor = list.walk();
+    let mut named = list
+        .named_children(&mut cursor)
+        .filter(|n| r.contains(&rows(*n).0))
+        .peekable();
+    named.peek().is_some() && named.all(|n| UNORDERED.contains(&n.kind()))
+}
+
+/// One version's items over the rows a conflict needs: each item's text
+/// and whether its order among its kind does not matter.
+#[derive(Debug, Default)]
+struct Window {
+    texts: Vec<Vec<u8>>,
+    unordered: Vec<bool>,
+}
+
+impl Window {
+    fn refs(&self) -> Vec<&[u8]> {
+        self.texts.iter().map(Vec::as_slice).collect()
+    }
+}
+
+/// The items of `list` on rows `rows`, which they must tile.
+fn window_of(list: Node<'_>, lines: &[&[u8]], rows: &Range<usize>) -> Option<Window> {
+    let mut w = Window::default();
+    let mut at = rows.start;
+    for r in items(list, lines.len()) {
+        if r.end <= rows.start || rows.end <= r.start {
+            continue;
+        }
+        if r.start != at || r.end > rows.end {
+            return None;
+        }
+        w.unordered.push(all_unordered(list, &r));
+        w.texts.push(lines[r.clone()].concat());
+        at = r.end;
+    }
+    (at == rows.end).then_some(w)
+}
+
+/// A side's window: its rows that stand where the base's rows `base` do
+/// (the conflict's rows plus the unchanged rows around it), read as items
+/// of a list of the base list's kind.
+fn side_window(
+    side: (&[&[u8]], &Parsed, Range<usize>),
+    base: (&[&[u8]], Range<usize>, Range<usize>),
+    kind: &str,
+) -> Option<Window> {
+    let (lines, parsed, region) = side;
+    let (base_lines, window, base_region) = base;
+    let before = base_region.start - window.start;
+    let after = window.end - base_region.end;
+    let rows = region.start.checked_sub(before)?..region.end + after;
+    if rows.end > lines.len()
+        || lines[rows.start..region.start] != base_lines[window.start..base_region.start]
+        || lines[region.end..rows.end] != base_lines[base_region.end..window.end]
+    {
+        return None;
+    }
+    if rows.is_empty() {
+        return Some(Window::default());
+    }
+    let root = parsed.tree.root_node();
+    let list = match rows.start.checked_sub(1) {
+        Some(lo) if rows.end < lines.len() => container(root, lo, rows.end),
+        _ => root,
+    };
+    (list.kind() == kind).then_some(())?;
+    window_of(list, lines, &rows)
+}
+
+fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u8>> {
+    let all: Vec<&SideChange> = c.ours_changes.iter().chain(&c.theirs_changes).collect();
+    // The rows the changes need inside one list: an insertion needs the
+    // rows on both sides of it.
+    let lo = all
+        .iter()
+        .map(|x| x.base.start.saturating_sub(usize::from(x.base.is_empty())))
+        .min()?;
+    let hi = all
+        .iter()
+        .map(|x| x.base.end.max(x.base.start + 1) - 1 + usize::from(x.base.is_empty()))
+        .max()?;
+    let root = trees.base.tree.root_node();
+    let list = container(root, lo, hi);
+    let spans = items(list, inputs.base.len());
+    let touched: Vec<&Range<usize>> = spans
+        .iter()
+        .filter(|r| r.start <= hi && lo < r.end)
+        .collect();
+    let window = touched.first()?.start.min(c.base.start)..touched.last()?.end.max(c.base.end);
+    let base = window_of(list, inputs.base, &window)?;
+    let b = (inputs.base, window.clone(), c.base.clone());
+    let ours = side_window((inputs.ours, &trees.ours, c.ours.clone()), b.clone(), list.kind())?;
+    let theirs = side_window((inputs.theirs, &trees.theirs, c.theirs.clone()), b, list.kind())?;
+    let out = merge_items(&base, &ours, &theirs)?;
+    let before = inputs.base[window.start..c.base.start].concat();
+    let after = inputs.base[c.base.end..window.end].concat();
+    let at_end = window.end == inputs.base.len();
+    if !(out.starts_with(&before) && out.ends_with(&after))
+        || out.len() < before.len() + after.len()
+        || (!at_end && !out.is_empty() && !out.ends_with(b"\n"))
+    {
+        return None;
+    }
+    Some(out[before.len()..out.len() - after.len()].to_vec())
+}
+
+/// The three-way merge of item lists: each side's item changes against the
+/// base, taken when no item is changed by both (an identical change of
+/// both is taken once) and no insertion lands beside or inside the other
+/// side's change; two insertions at one point only as [`unordered`] allows.
+fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>> {
+    let d1 = crate::diff_lines(&base.refs(), &ours.refs());
+    let d2 = crate::diff_lines(&base.refs(), &theirs.refs());
+    let new = |w: &Window, x: &crate::Change| w.texts[x.s..x.s + x.slen].to_vec();
+    let same = |x: &crate::Change, y: &crate::Change| {
+        (x.b, x.blen) == (y.b, y.blen) && new(ours, x) == new(theirs, y)
+    };
+    let d2: Vec<crate::Change> = d2.into_iter().filter(|y| !d1.iter().any(|x| same(x, y))).collect();
+    // (base position, base length, items written)
+    let mut parts: Vec<(usize, usize, Vec<Vec<u8>>)> = Vec::new();
+    for x in &d1 {
+        parts.push((x.b, x.blen, new(ours, x)));
+    }
+    for y in &d2 {
+        let mut joined = false;
+        for (k, x) in d1.iter().enumerate() {
+            let together = x.blen == 0 && y.blen == 0 && x.b == y.b;
+            if together {
+                let sides = (&ours.unordered[x.s..x.s + x.slen], &theirs.unordered[y.s..y.s + y.slen]);
+                parts[k].2 = unordered(base, x.b, (&parts[k].2, &new(theirs, y)), sides)?;
+                joined = true;
+            } else if collide(x, y) {
+                return None;
+            }
+        }
+        if !joined {
+            parts.push((y.b, y.blen, new(theirs, y)));
+        }
+    }
+    if echoes(&d1, &d2, ours, theirs) {
+        return None;
+    }
+    parts.sort_by_key(|p| (p.0, p.1));
+    let mut out: Vec<&[u8]> = Vec::new();
+    let mut at = 0;
+    for (b, blen, items) in &parts {
+        out.extend(base.texts[at..*b].iter().map(Vec::as_slice));
+        out.extend(items.iter().map(Vec::as_slice));
+        at = b + blen;
+    }
+    out.extend(base.texts[at..].iter().map(Vec::as_slice));
+    // An item without a newline (the end of its file) must stay last.
+    let n = out.len();
+    if out.iter().take(n.saturating_sub(1)).any(|i| !i.ends_with(b"\n")) {
+        return None;
+    }
+    Some(out.concat())
+}
+
+/// Whether two item changes from different sides cannot both be placed by
+/// the base's order: they share an item, or one is an insertion at the
+/// other's start or end.
+fn collide(x: &crate::Change, y: &crate::Change) -> bool {
+    let (xs, xe, ys, ye) = (x.b, x.b + x.blen, y.b, y.b + y.blen);
+    if x.blen == 0 {
+        return ys <= xs && xs <= ye;
+    }
+    if y.blen == 0 {
+        return xs <= ys && ys <= xe;
+    }
+    xs < ye && ys < xe
+}
+
+/// Whether both sides write a new item (one with a letter or digit) that
+/// the other also writes elsewhere: the same change made in two places.
+fn echoes(d1: &[crate::Change], d2: &[crate::Change], ours: &Window, theirs: &Window) -> bool {
+    let new = |w: &Window, d: &[crate::Change]| -> Vec<Vec<u8>> {
+        d.iter()
+            .flat_map(|x| w.texts[x.s..x.s + x.slen].iter())
+            .map(|t| t.trim_ascii().to_vec())
+            .filter(|t| t.iter().any(u8::is_ascii_alphanumeric))
+            .collect()
+    };
+    let o = new(ours, d1);
+    new(theirs, d2).iter().any(|t| o.contains(t))
+}
+
+/// The items both sides inserted at one point `p` of the base's items
+/// (`new`: ours' and theirs'; `kinds`: whether each is an unordered
+/// kind), when all of them are items whose order does not matter: sorted
+/// when the base's items of that kind around the point are (at least two,
+/// in order), else ours' first; an item both wrote is written once.
+fn unordered(
+    base: &Window,
+    p: usize,
+    new: (&[Vec<u8>], &[Vec<u8>]),
+    kinds: (&[bool], &[bool]),
+) -> Option<Vec<Vec<u8>>> {
+    if !kinds.0.iter().chain(kinds.1).all(|&u| u) {
+        return None;
+    }
+    let key = |item: &[u8]| -> Vec<u8> {
+        let t = item.trim_ascii();
+        t.strip_suffix(b",").unwrap_or(t).to_vec()
+    };
+    let run = |range: &mut dyn Iterator<Item = usize>| -> Vec<Vec<u8>> {
+        range
+            .take_while(|&k| base.unordered[k])
+            .map(|k| key(&base.texts[k]))
+            .collect()
+    };
+    let before = run(&mut (0..p).rev());
+    let after = run(&mut (p..base.texts.len()));
+    let keys: Vec<&Vec<u8>> = before.iter().rev().chain(&after).collect();
+    let sorted = keys.len() >= 2 && keys.windows(2).all(|w| w[0] <= w[1]);
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for item in new.0.iter().chain(new.1) {
+        if !out.contains(item) {
+            out.push(item.clone());
+        }
+    }
+    if sorted {
+        out.sort_by_key(|i| key(i));
+        let first = key(out.first()?);
+        let last = key(out.last()?);
+        let fits = before.first().is_none_or(|b| *b <= first) && after.first().is_none_or(|a| last <= *a);
+        if !fits {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The answers whose regions leave the merged file parsing. Each settled
+/// region is written into the merge git makes of the rest (ours' lines
+/// stand in for the regions left in conflict); when the whole does not
+/// parse, each region is tried alone, and the ones that parse alone are
+/// kept if they still parse together.
+fn keep_parsing(
+    lang: Language,
+    inputs: &Inputs<'_>,
+    conflicts: &[Conflict],
+    mut answers: Vec<Option<Vec<u8>>>,
+) -> Vec<Option<Vec<u8>>> {
+    let parses = |answers: &[Option<Vec<u8>>]| -> bool {
+        String::from_utf8(merged(inputs, conflicts, answers))
+            .ok()
+            .and_then(|t| mend_syntax::parse(lang, &t))
+            .is_some_and(|p| p.clean)
+    };
+    if parses(&answers) {
+        return answers;
+    }
+    let alone: Vec<bool> = (0..answers.len())
+        .map(|k| {
+            answers[k].is_some() && {
+                let mut one = vec![None; answers.len()];
+                one[k] = answers[k].clone();
+                parses(&one)
+            }
+        })
+        .collect();
+    for (a, ok) in answers.iter_mut().zip(alone) {
+        if !ok {
+            *a = None;
+        }
+    }
+    if parses(&answers) {
+        answers
+    } else {
+        vec![None; conflicts.len()]
+    }
+}
+
+/// The merged file with `answers` written in: git's merge of everything
+/// outside the conflicts, and ours' lines for a conflict left unsettled.
+fn merged(inputs: &Inputs<'_>, conflicts: &[Conflict], answers: &[Option<Vec<u8>>]) -> Vec<u8> {
+    let (b, o, t) = (
+        inputs.base.concat(),
+        inputs.ours.concat(),
+        inputs.theirs.concat(),
+    );
+    let opts = crate::Options {
+        style: crate::Style::Diff3,
+        ..crate::Options::default()
+    };
+    let m = crate::merge(&b, &o, &t, &opts);
+    if let Some(whole) = m.whole {
+        return whole.to_vec();
+    }
+    let mut out = Vec::new();
+    for r in m.regions() {
+        let lines = match r.kind {
+            crate::RegionKind::Unchanged => &inputs.base[r.base.clone()],
+            crate::RegionKind::Theirs => &inputs.theirs[r.theirs.clone()],
+            crate::RegionKind::Conflict => {
+                let settled = conflicts
+                    .iter()
+                    .zip(answers)
+                    .find(|(c, _)| c.base == r.base && c.ours == r.ours);
+                if let Some((_, Some(bytes))) = settled {
+                    out.extend_from_slice(bytes);
+                    continue;
+                }
+                &inputs.ours[r.ours.clone()]
+            }
+            _ => &inputs.ours[r.ours.clone()],
+        };
+        out.extend(lines.concat());
+    }
+    out
+}
