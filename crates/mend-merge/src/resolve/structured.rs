@@ -221,6 +221,10 @@ fn all_unordered(list: Node<'_>, r: &Range<usize>) -> bool {
 struct Window {
     texts: Vec<Vec<u8>>,
     unordered: Vec<bool>,
+    /// For the base: the unordered items just outside the window, nearest
+    /// first, before it and after it (they tell whether the list is kept
+    /// sorted).
+    around: [Vec<Vec<u8>>; 2],
 }
 
 impl Window {
@@ -269,11 +273,10 @@ fn side_window(
     if rows.is_empty() {
         return Some(Window::default());
     }
-    let root = parsed.tree.root_node();
-    let list = match rows.start.checked_sub(1) {
-        Some(lo) if rows.end < lines.len() => container(root, lo, rows.end),
-        _ => root,
-    };
+    // The rows on either side of the window too, where there are some.
+    let lo = rows.start.saturating_sub(1);
+    let hi = rows.end.min(lines.len() - 1);
+    let list = container(parsed.tree.root_node(), lo, hi);
     (list.kind() == kind).then_some(())?;
     window_of(list, lines, &rows)
 }
@@ -289,7 +292,8 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
     let hi = all
         .iter()
         .map(|x| x.base.end.max(x.base.start + 1) - 1 + usize::from(x.base.is_empty()))
-        .max()?;
+        .max()?
+        .min(inputs.base.len().saturating_sub(1));
     let root = trees.base.tree.root_node();
     let list = container(root, lo, hi);
     let spans = items(list, inputs.base.len());
@@ -298,10 +302,27 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
         .filter(|r| r.start <= hi && lo < r.end)
         .collect();
     let window = touched.first()?.start.min(c.base.start)..touched.last()?.end.max(c.base.end);
-    let base = window_of(list, inputs.base, &window)?;
+    let mut base = window_of(list, inputs.base, &window)?;
+    let run = |rs: &mut dyn Iterator<Item = &Range<usize>>| -> Vec<Vec<u8>> {
+        rs.take_while(|r| all_unordered(list, r))
+            .map(|r| key(&inputs.base[r.clone()].concat()))
+            .collect()
+    };
+    base.around = [
+        run(&mut spans.iter().rev().filter(|r| r.end <= window.start)),
+        run(&mut spans.iter().filter(|r| r.start >= window.end)),
+    ];
     let b = (inputs.base, window.clone(), c.base.clone());
-    let ours = side_window((inputs.ours, &trees.ours, c.ours.clone()), b.clone(), list.kind())?;
-    let theirs = side_window((inputs.theirs, &trees.theirs, c.theirs.clone()), b, list.kind())?;
+    let ours = side_window(
+        (inputs.ours, &trees.ours, c.ours.clone()),
+        b.clone(),
+        list.kind(),
+    )?;
+    let theirs = side_window(
+        (inputs.theirs, &trees.theirs, c.theirs.clone()),
+        b,
+        list.kind(),
+    )?;
     let out = merge_items(&base, &ours, &theirs)?;
     let before = inputs.base[window.start..c.base.start].concat();
     let after = inputs.base[c.base.end..window.end].concat();
@@ -326,20 +347,28 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
     let same = |x: &crate::Change, y: &crate::Change| {
         (x.b, x.blen) == (y.b, y.blen) && new(ours, x) == new(theirs, y)
     };
-    let d2: Vec<crate::Change> = d2.into_iter().filter(|y| !d1.iter().any(|x| same(x, y))).collect();
+    let d2: Vec<crate::Change> = d2
+        .into_iter()
+        .filter(|y| !d1.iter().any(|x| same(x, y)))
+        .collect();
     // (base position, base length, items written)
     let mut parts: Vec<(usize, usize, Vec<Vec<u8>>)> = Vec::new();
     for x in &d1 {
         parts.push((x.b, x.blen, new(ours, x)));
     }
-    for y in &d2 {
+    let mut apart = (vec![true; d1.len()], vec![true; d2.len()]);
+    for (j, y) in d2.iter().enumerate() {
         let mut joined = false;
         for (k, x) in d1.iter().enumerate() {
             let together = x.blen == 0 && y.blen == 0 && x.b == y.b;
             if together {
-                let sides = (&ours.unordered[x.s..x.s + x.slen], &theirs.unordered[y.s..y.s + y.slen]);
+                let sides = (
+                    &ours.unordered[x.s..x.s + x.slen],
+                    &theirs.unordered[y.s..y.s + y.slen],
+                );
                 parts[k].2 = unordered(base, x.b, (&parts[k].2, &new(theirs, y)), sides)?;
                 joined = true;
+                (apart.0[k], apart.1[j]) = (false, false);
             } else if collide(x, y) {
                 return None;
             }
@@ -348,7 +377,15 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
             parts.push((y.b, y.blen, new(theirs, y)));
         }
     }
-    if echoes(&d1, &d2, ours, theirs) {
+    // Items both inserted at one point were written once above.
+    let keep = |d: &[crate::Change], apart: &[bool]| -> Vec<crate::Change> {
+        d.iter()
+            .zip(apart)
+            .filter(|(_, a)| **a)
+            .map(|(x, _)| *x)
+            .collect()
+    };
+    if echoes(&keep(&d1, &apart.0), &keep(&d2, &apart.1), ours, theirs) {
         return None;
     }
     parts.sort_by_key(|p| (p.0, p.1));
@@ -362,7 +399,11 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
     out.extend(base.texts[at..].iter().map(Vec::as_slice));
     // An item without a newline (the end of its file) must stay last.
     let n = out.len();
-    if out.iter().take(n.saturating_sub(1)).any(|i| !i.ends_with(b"\n")) {
+    if out
+        .iter()
+        .take(n.saturating_sub(1))
+        .any(|i| !i.ends_with(b"\n"))
+    {
         return None;
     }
     Some(out.concat())
@@ -396,6 +437,13 @@ fn echoes(d1: &[crate::Change], d2: &[crate::Change], ours: &Window, theirs: &Wi
     new(theirs, d2).iter().any(|t| o.contains(t))
 }
 
+/// An unordered item's sort key: its text without the indentation, the
+/// line ending or a separating comma.
+fn key(item: &[u8]) -> Vec<u8> {
+    let t = item.trim_ascii();
+    t.strip_suffix(b",").unwrap_or(t).to_vec()
+}
+
 /// The items both sides inserted at one point `p` of the base's items
 /// (`new`: ours' and theirs'; `kinds`: whether each is an unordered
 /// kind), when all of them are items whose order does not matter: sorted
@@ -410,18 +458,19 @@ fn unordered(
     if !kinds.0.iter().chain(kinds.1).all(|&u| u) {
         return None;
     }
-    let key = |item: &[u8]| -> Vec<u8> {
-        let t = item.trim_ascii();
-        t.strip_suffix(b",").unwrap_or(t).to_vec()
+    let run = |range: &mut dyn Iterator<Item = usize>, around: &[Vec<u8>]| -> Vec<Vec<u8>> {
+        let mut keys = Vec::new();
+        for k in range {
+            if !base.unordered[k] {
+                return keys;
+            }
+            keys.push(key(&base.texts[k]));
+        }
+        keys.extend(around.iter().cloned());
+        keys
     };
-    let run = |range: &mut dyn Iterator<Item = usize>| -> Vec<Vec<u8>> {
-        range
-            .take_while(|&k| base.unordered[k])
-            .map(|k| key(&base.texts[k]))
-            .collect()
-    };
-    let before = run(&mut (0..p).rev());
-    let after = run(&mut (p..base.texts.len()));
+    let before = run(&mut (0..p).rev(), &base.around[0]);
+    let after = run(&mut (p..base.texts.len()), &base.around[1]);
     let keys: Vec<&Vec<u8>> = before.iter().rev().chain(&after).collect();
     let sorted = keys.len() >= 2 && keys.windows(2).all(|w| w[0] <= w[1]);
     let mut out: Vec<Vec<u8>> = Vec::new();
@@ -434,7 +483,8 @@ fn unordered(
         out.sort_by_key(|i| key(i));
         let first = key(out.first()?);
         let last = key(out.last()?);
-        let fits = before.first().is_none_or(|b| *b <= first) && after.first().is_none_or(|a| last <= *a);
+        let fits =
+            before.first().is_none_or(|b| *b <= first) && after.first().is_none_or(|a| last <= *a);
         if !fits {
             return None;
         }

@@ -1,16 +1,17 @@
 //! `tests/fixtures/<case>/` holds `base`, `ours`, `theirs`, `args` (style,
 //! labels, conflict count, and optionally `adjacent=merge`, the file's
-//! `path=` and the number of regions resolvers settle, `resolved=`) and
-//! `expected`,
-//! which `git merge-file` produced (for the `adjacent=merge` cases, which
-//! git has no policy for, mend did, and the case says why).
+//! `path=`, the number of regions resolvers settle, `resolved=`, and
+//! `structured=EXT`, the structured resolver with the language of files
+//! named `*.EXT`) and `expected`, which `git merge-file` produced (for the
+//! `adjacent=merge` and `structured` cases, which git has no policy for,
+//! mend did, and the case says why).
 //! Cases cover CRLF, missing final newlines, the three styles, labels, a
 //! delete against a modify, identical changes, and real histories of this
 //! project's own files.
 
 use std::path::Path;
 
-use mend_merge::{Adjacent, Labels, Options, Style, is_prose, merge};
+use mend_merge::{Adjacent, Labels, Options, Style, is_prose, language_for, merge};
 
 #[test]
 fn fixtures_match_git_output() {
@@ -36,6 +37,9 @@ fn fixtures_match_git_output() {
             Some("merge") => Adjacent::Merge,
             _ => Adjacent::Conflict,
         };
+        let structured = find("structured").map(|ext| {
+            language_for(&format!("case.{ext}")).unwrap_or_else(|| panic!("no grammar for .{ext}"))
+        });
         let style = match get("style").as_str() {
             "diff3" => Style::Diff3,
             "zdiff3" => Style::Zdiff3,
@@ -56,7 +60,7 @@ fn fixtures_match_git_output() {
                 style,
                 adjacent,
                 prose: find("path").is_some_and(|p| is_prose(&p)),
-                ..Options::default()
+                structured,
             },
         );
         let got = m.render(&labels, style, 7);

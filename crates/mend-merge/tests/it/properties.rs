@@ -1,6 +1,6 @@
 //! Merge properties.
 
-use mend_merge::{Adjacent, Labels, Options, RegionKind, Style, merge};
+use mend_merge::{Adjacent, Labels, Language, Options, RegionKind, Style, merge};
 use proptest::prelude::*;
 
 fn text(lines: &[String], crlf: bool, final_nl: bool) -> Vec<u8> {
@@ -14,6 +14,21 @@ fn text(lines: &[String], crlf: bool, final_nl: bool) -> Vec<u8> {
 
 fn lines() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec("[a-c}]{0,3}", 0..25)
+}
+
+/// Lines that are often whole items of Python or TOML (imports,
+/// assignments, a function, table headers), mixed with random text.
+fn code_lines() -> impl Strategy<Value = Vec<String>> {
+    let item = prop_oneof![
+        "import [a-d]",
+        "[a-d] = [0-3]",
+        Just("def f():".to_owned()),
+        Just("    return 1".to_owned()),
+        "\\[[a-c]\\]",
+        Just(String::new()),
+        "[a-c}]{0,3}",
+    ];
+    prop::collection::vec(item, 0..20)
 }
 
 fn run(b: &[u8], o: &[u8], t: &[u8], style: Style, adjacent: Adjacent) -> (Vec<u8>, usize) {
@@ -141,18 +156,49 @@ proptest! {
     }
 
     /// Where git merges cleanly, every mode gives git's bytes: resolvers
-    /// only ever see git's conflicts.
+    /// only ever see git's conflicts. The lines are random text and
+    /// Python or TOML items (so the structured resolver has trees to
+    /// follow).
     #[test]
     fn clean_git_merges_are_kept_by_every_mode(
-        b in lines(), o in lines(), t in lines(),
+        b in code_lines(), o in code_lines(), t in code_lines(),
         nl in any::<(bool, bool, bool)>(), crlf in any::<bool>(),
     ) {
         let (b, o, t) = (text(&b, crlf, nl.0), text(&o, crlf, nl.1), text(&t, crlf, nl.2));
         for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
             let (git, conflicts) = run(&b, &o, &t, style, Adjacent::Conflict);
-            let (out, n) = run(&b, &o, &t, style, Adjacent::Merge);
-            if conflicts == 0 {
-                prop_assert_eq!((out, n), (git, 0));
+            if conflicts != 0 {
+                continue;
+            }
+            for adjacent in [Adjacent::Conflict, Adjacent::Merge] {
+                for structured in [None, Some(Language::Python), Some(Language::Toml)] {
+                    let m = merge(&b, &o, &t, &Options { style, adjacent, structured, ..Options::default() });
+                    let out = m.render(&Labels::default(), style, 7);
+                    prop_assert_eq!((out, m.conflicts()), (git.clone(), 0));
+                }
+            }
+        }
+    }
+
+    /// The structured resolver settles only what git left in conflict, and
+    /// what it writes holds only lines of the inputs.
+    #[test]
+    fn structured_merges_hold_only_input_lines(
+        b in code_lines(), o in code_lines(), t in code_lines(),
+    ) {
+        let (b, o, t) = (text(&b, false, true), text(&o, false, true), text(&t, false, true));
+        let known: std::collections::HashSet<&[u8]> = [&b, &o, &t]
+            .iter()
+            .flat_map(|x| x.split(|&c| c == b'\n'))
+            .collect();
+        for structured in [Language::Python, Language::Toml] {
+            let opts = Options { structured: Some(structured), ..Options::default() };
+            let m = merge(&b, &o, &t, &opts);
+            let out = m.render(&Labels::default(), Style::Merge, 7);
+            for line in out.split(|&c| c == b'\n') {
+                prop_assert!(line.starts_with(b"<<<<<<<") || line.starts_with(b"=======")
+                    || line.starts_with(b">>>>>>>") || known.contains(line),
+                    "made {:?}", String::from_utf8_lossy(line));
             }
         }
     }

@@ -132,6 +132,57 @@ fn adjacent_merge_policy_and_json_regions() {
 }
 
 #[test]
+fn structured_merge_follows_the_language_of_current_or_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = b"[deps]\nanyhow = \"1\"\nserde = \"1\"\n";
+    let cur = b"[deps]\nanyhow = \"1\"\nregex = \"1\"\nserde = \"1\"\n";
+    let oth = b"[deps]\nanyhow = \"1\"\nclap = \"4\"\nserde = \"1\"\n";
+    let merged = "[deps]\nanyhow = \"1\"\nclap = \"4\"\nregex = \"1\"\nserde = \"1\"\n";
+    files(
+        dir.path(),
+        &[
+            ("Cargo.toml", cur),
+            ("tmp1", cur),
+            ("base", base),
+            ("oth", oth),
+        ],
+    );
+    let merge = |args: &[&str]| {
+        let mut all = vec!["merge", "-p"];
+        all.extend(args);
+        run_mend(dir.path(), &all, None)
+    };
+    // Off by default; on, the language comes from CURRENT's name.
+    let out = merge(&["Cargo.toml", "base", "oth"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = merge(&["--structured", "--json", "Cargo.toml", "base", "oth"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["merged"], merged);
+    let resolvers: Vec<&str> = v["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["resolver"].as_str())
+        .collect();
+    assert_eq!(resolvers, vec!["structured"]);
+    // A temporary CURRENT (git's merge driver) names no language: --path
+    // gives the file's real one.
+    let out = merge(&["--structured", "tmp1", "base", "oth"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = merge(&[
+        "--structured",
+        "--path",
+        "Cargo.toml",
+        "tmp1",
+        "base",
+        "oth",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), merged);
+}
+
+#[test]
 fn conflict_count_is_capped_and_errors_are_255() {
     let dir = tempfile::tempdir().unwrap();
     let mk = |tag: &str| -> Vec<u8> {
