@@ -120,6 +120,7 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
             style,
             adjacent,
             structured,
+            ..Options::default()
         },
     );
     // As git: a missing label is the file name as given.

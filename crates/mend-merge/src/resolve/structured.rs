@@ -220,6 +220,9 @@ fn all_unordered(list: Node<'_>, r: &Range<usize>) -> bool {
 #[derive(Debug, Default)]
 struct Window {
     texts: Vec<Vec<u8>>,
+    /// Each item's [`key`]: items are diffed by it, so that a separator
+    /// comma or indentation added to an item does not hide that it stayed.
+    keys: Vec<Vec<u8>>,
     unordered: Vec<bool>,
     /// For the base: the unordered items just outside the window, nearest
     /// first, before it and after it (they tell whether the list is kept
@@ -228,8 +231,8 @@ struct Window {
 }
 
 impl Window {
-    fn refs(&self) -> Vec<&[u8]> {
-        self.texts.iter().map(Vec::as_slice).collect()
+    fn keys(&self) -> Vec<&[u8]> {
+        self.keys.iter().map(Vec::as_slice).collect()
     }
 }
 
@@ -246,6 +249,7 @@ fn window_of(list: Node<'_>, lines: &[&[u8]], rows: &Range<usize>) -> Option<Win
         }
         w.unordered.push(all_unordered(list, &r));
         w.texts.push(lines[r.clone()].concat());
+        w.keys.push(key(&lines[r.clone()].concat()));
         at = r.end;
     }
     (at == rows.end).then_some(w)
@@ -341,8 +345,9 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
 /// both is taken once) and no insertion lands beside or inside the other
 /// side's change; two insertions at one point only as [`unordered`] allows.
 fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>> {
-    let d1 = crate::diff_lines(&base.refs(), &ours.refs());
-    let d2 = crate::diff_lines(&base.refs(), &theirs.refs());
+    let d1 = crate::diff_lines(&base.keys(), &ours.keys());
+    let d2 = crate::diff_lines(&base.keys(), &theirs.keys());
+    let kept = kept_items(base, (ours, &d1), (theirs, &d2))?;
     let new = |w: &Window, x: &crate::Change| w.texts[x.s..x.s + x.slen].to_vec();
     let same = |x: &crate::Change, y: &crate::Change| {
         (x.b, x.blen) == (y.b, y.blen) && new(ours, x) == new(theirs, y)
@@ -392,11 +397,11 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
     let mut out: Vec<&[u8]> = Vec::new();
     let mut at = 0;
     for (b, blen, items) in &parts {
-        out.extend(base.texts[at..*b].iter().map(Vec::as_slice));
+        out.extend(kept[at..*b].iter().map(|t| t.as_slice()));
         out.extend(items.iter().map(Vec::as_slice));
         at = b + blen;
     }
-    out.extend(base.texts[at..].iter().map(Vec::as_slice));
+    out.extend(kept[at..].iter().map(|t| t.as_slice()));
     // An item without a newline (the end of its file) must stay last.
     let n = out.len();
     if out
@@ -407,6 +412,55 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
         return None;
     }
     Some(out.concat())
+}
+
+/// Each base item's text where no side changed its key: the base's, or
+/// the one side's that changed its separator or indentation (both only
+/// the same way). `None` when a side changed that much of an item the
+/// other side rewrote or removed, or both changed it differently.
+fn kept_items<'w>(
+    base: &'w Window,
+    (ours, d1): (&'w Window, &[crate::Change]),
+    (theirs, d2): (&'w Window, &[crate::Change]),
+) -> Option<Vec<&'w Vec<u8>>> {
+    let o = align(d1, base.texts.len());
+    let t = align(d2, base.texts.len());
+    let mut out = Vec::with_capacity(base.texts.len());
+    for (k, b) in base.texts.iter().enumerate() {
+        let o = o[k].map(|j| &ours.texts[j]);
+        let t = t[k].map(|j| &theirs.texts[j]);
+        let text = match (o, t) {
+            (Some(o), Some(t)) if o == b || o == t => t,
+            (Some(o), Some(t)) if t == b => o,
+            (Some(_), Some(_)) => return None,
+            (Some(x), None) | (None, Some(x)) if x != b => return None,
+            _ => b,
+        };
+        out.push(text);
+    }
+    Some(out)
+}
+
+/// For each base item, the side item it stayed as (`None` inside a
+/// change).
+fn align(d: &[crate::Change], n: usize) -> Vec<Option<usize>> {
+    let mut out = vec![None; n];
+    let (mut b, mut s) = (0, 0);
+    for x in d.iter().chain(std::iter::once(&crate::Change {
+        b: n,
+        blen: 0,
+        s: usize::MAX,
+        slen: 0,
+    })) {
+        while b < x.b {
+            out[b] = Some(s);
+            b += 1;
+            s += 1;
+        }
+        b = x.b + x.blen;
+        s = x.s.saturating_add(x.slen);
+    }
+    out
 }
 
 /// Whether two item changes from different sides cannot both be placed by
