@@ -178,15 +178,21 @@ const UNORDERED: &[&str] = &[
 /// order; children sharing a row are one item, and a row no child is on
 /// is an item of its own.
 fn items(list: Node<'_>, rows_total: usize) -> Vec<Range<usize>> {
+    if rows_total == 0 {
+        return Vec::new();
+    }
     let (first, last) = if list.parent().is_none() {
-        (0, rows_total.saturating_sub(1))
+        (0, rows_total - 1)
     } else {
         rows(list)
     };
+    let last = last.min(rows_total - 1);
     let mut spans: Vec<Range<usize>> = Vec::new();
     let mut cursor = list.walk();
     for child in list.children(&mut cursor) {
+        // A node can end on the row after the last line (an empty one).
         let (f, l) = rows(child);
+        let (f, l) = (f.min(last), l.min(last));
         match spans.last_mut() {
             Some(s) if f < s.end => s.end = s.end.max(l + 1),
             _ => spans.push(f..l + 1),
