@@ -43,7 +43,8 @@ use serde::Serialize;
 pub use mend_syntax::{Language, language_for};
 pub use render::{Labels, Marked, Resolution, Style};
 pub use resolve::{
-    AdjacentResolver, Conflict, Inputs, Resolver, SideChange, StructuredResolver, splice,
+    AdjacentResolver, Conflict, ContainedResolver, Inputs, Resolver, SideChange,
+    StructuredResolver, splice,
 };
 
 /// What to do with git's conflicts between changes that touch but do not
@@ -146,8 +147,11 @@ impl Options {
     /// The resolvers these options turn on, in the order they run.
     fn resolvers(&self) -> Vec<Box<dyn Resolver>> {
         let mut out: Vec<Box<dyn Resolver>> = Vec::new();
-        if self.adjacent == Adjacent::Merge && !self.prose {
-            out.push(Box::new(AdjacentResolver));
+        if self.adjacent == Adjacent::Merge {
+            if !self.prose {
+                out.push(Box::new(AdjacentResolver));
+            }
+            out.push(Box::new(ContainedResolver));
         }
         if let Some(language) = self.structured {
             out.push(Box::new(StructuredResolver { language }));

@@ -25,7 +25,10 @@ pub struct MergeArgs {
     /// Conflict marker length.
     #[arg(long, default_value_t = 7)]
     marker_size: usize,
-    /// Edits that touch but do not overlap: `conflict` (as git) or `merge`.
+    /// git's conflicts between changes that do not really overlap:
+    /// `conflict` (as git) or `merge`, which settles edits on neighbouring
+    /// lines (not in prose: Markdown, reStructuredText, README…) and a
+    /// side whose change already holds the other's.
     #[arg(long, value_enum, default_value_t = AdjacentArg::Conflict)]
     adjacent: AdjacentArg,
     /// Also settle conflicts whose sides change different syntax items
@@ -34,8 +37,9 @@ pub struct MergeArgs {
     #[arg(long)]
     structured: bool,
     /// The file's path in the project, whose name picks the language for
-    /// --structured (git's merge driver passes it as %P, with CURRENT a
-    /// temporary file); by default CURRENT's.
+    /// --structured and tells prose from code for --adjacent=merge (git's
+    /// merge driver passes it as %P, with CURRENT a temporary file); by
+    /// default CURRENT's.
     #[arg(long, value_name = "PATH")]
     path: Option<PathBuf>,
     /// Print the merge regions as JSON (and still write CURRENT unless -p).
@@ -106,9 +110,9 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
         AdjacentArg::Conflict => Adjacent::Conflict,
         AdjacentArg::Merge => Adjacent::Merge,
     };
-    let named = args.path.as_ref().unwrap_or(&args.current);
+    let named = args.path.as_ref().unwrap_or(&args.current).to_string_lossy();
     let structured = if args.structured {
-        mend_merge::language_for(&named.to_string_lossy())
+        mend_merge::language_for(&named)
     } else {
         None
     };
@@ -120,7 +124,7 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
             style,
             adjacent,
             structured,
-            ..Options::default()
+            prose: mend_merge::is_prose(&named),
         },
     );
     // As git: a missing label is the file name as given.

@@ -8,11 +8,13 @@
 //! that settled it.
 
 mod adjacent;
+mod contained;
 mod structured;
 
 use std::ops::Range;
 
 pub use adjacent::AdjacentResolver;
+pub use contained::ContainedResolver;
 pub use structured::StructuredResolver;
 
 /// One side's change against the base: base lines `base` became the side's

@@ -213,6 +213,34 @@ proptest! {
         }
     }
 
+    /// Theirs makes every change ours made and more (each a rewrite of a
+    /// distinct line). The union of both is theirs, so a clean merge in
+    /// any style is exactly theirs.
+    #[test]
+    fn a_side_holding_the_others_changes_merges_to_it(
+        n in 3usize..30,
+        picks in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 1..8),
+    ) {
+        let base: Vec<String> = (0..n).map(|i| format!("line {i} = {i};")).collect();
+        let mut ours = base.clone();
+        let mut theirs = base.clone();
+        for (at, shared) in &picks {
+            let i = at.index(n);
+            theirs[i] = format!("line {i} = new;");
+            if *shared {
+                ours[i] = theirs[i].clone();
+            }
+        }
+        prop_assume!(ours != base && ours != theirs);
+        let (b, o, t) = (text(&base, false, true), text(&ours, false, true), text(&theirs, false, true));
+        for style in [Style::Merge, Style::Diff3, Style::Zdiff3] {
+            let (out, conflicts) = run(&b, &o, &t, style, Adjacent::Merge);
+            if conflicts == 0 {
+                prop_assert_eq!(&out, &t);
+            }
+        }
+    }
+
     /// Both sides write the same block a few lines apart (one may also
     /// rewrite the lines after it). Where `Adjacent::Merge` settles what
     /// git left in conflict, the block is never written twice.

@@ -40,6 +40,9 @@ pub(crate) struct Wrong {
     pub(crate) path: String,
     pub(crate) resolvers: Vec<&'static str>,
     pub(crate) diff: String,
+    /// The committed file itself holds git's conflict markers: no merge
+    /// tool can match it.
+    pub(crate) committed_markers: bool,
 }
 
 #[derive(Default)]
@@ -155,6 +158,7 @@ impl Replay {
                 id: c.id.clone(),
                 path: c.path.clone(),
                 resolvers: names.into_iter().collect(),
+                committed_markers: has_markers(&c.merged),
                 diff: if a.dump.is_some() {
                     diff(&c.merged, &m.bytes)
                 } else {
@@ -268,11 +272,16 @@ impl Replay {
             println!("\nresolved cases that differ from `merged`:");
             for w in &self.wrong {
                 println!(
-                    "  {} {} ({}) by {}",
+                    "  {} {} ({}) by {}{}",
                     w.mode.name(),
                     w.id,
                     w.path,
-                    w.resolvers.join("+")
+                    w.resolvers.join("+"),
+                    if w.committed_markers {
+                        "; the committed file holds conflict markers"
+                    } else {
+                        ""
+                    }
                 );
             }
         }
@@ -327,4 +336,12 @@ impl Replay {
         }
         failing
     }
+}
+
+/// Whether `text` has a line that opens and one that closes a git
+/// conflict.
+fn has_markers(text: &[u8]) -> bool {
+    let mut lines = text.split(|&b| b == b'\n');
+    let open = lines.clone().any(|l| l.starts_with(b"<<<<<<< "));
+    open && lines.any(|l| l.starts_with(b">>>>>>> "))
 }
