@@ -2,6 +2,9 @@
 //! against `git merge-file` in the same run.
 //!
 //! - `mend_in_process`: `merge` + `render`, as a library caller pays.
+//! - `mend_safe_policy`: the same with the safe resolvers on (adjacent,
+//!   contained, and structured for a `.rs` name: its parses of the three
+//!   inputs are paid because git leaves conflicts).
 //! - `git_merge_file`: `git merge-file -p` as a process.
 //! - `mend_merge_cli`: `mend merge -p` as a process, when the binary has
 //!   been built (`target/release/mend`), for a like-for-like comparison.
@@ -17,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mend_merge::{Labels, Options, Style, merge};
+use mend_merge::{Labels, Options, Policy, Style, merge};
 
 fn main() {
     divan::main();
@@ -94,6 +97,16 @@ fn mend_in_process(bencher: divan::Bencher<'_, '_>) {
     let i = inputs();
     bencher.bench(|| {
         let m = merge(&i.base, &i.ours, &i.theirs, &Options::default());
+        m.render(&Labels::default(), Style::Merge, 7)
+    });
+}
+
+#[divan::bench]
+fn mend_safe_policy(bencher: divan::Bencher<'_, '_>) {
+    let i = inputs();
+    let opts = Options::for_path("src/values.rs", Policy::Safe);
+    bencher.bench(|| {
+        let m = merge(&i.base, &i.ours, &i.theirs, &opts);
         m.render(&Labels::default(), Style::Merge, 7)
     });
 }

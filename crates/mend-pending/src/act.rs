@@ -692,12 +692,10 @@ pub(crate) fn merge3(
 }
 
 /// How an accept report names the resolvers that settled what git would
-/// have left in conflict: ` (2 conflicts git would leave settled: adjacent
-/// 1, structured 1)`, or nothing.
+/// have left in conflict: `; 1 conflict git leaves was settled by the
+/// adjacent resolver`, `; 2 conflicts git leaves were settled: adjacent 1,
+/// structured 1`, or nothing.
 pub(crate) fn resolved_note(resolved: &[&str]) -> String {
-    if resolved.is_empty() {
-        return String::new();
-    }
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for r in resolved {
         match counts.iter_mut().find(|(n, _)| n == r) {
@@ -705,13 +703,18 @@ pub(crate) fn resolved_note(resolved: &[&str]) -> String {
             None => counts.push((r, 1)),
         }
     }
-    let each: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
-    format!(
-        " ({} conflict{} git would leave settled: {})",
-        resolved.len(),
-        if resolved.len() == 1 { "" } else { "s" },
-        each.join(", ")
-    )
+    match counts.as_slice() {
+        [] => String::new(),
+        [(name, 1)] => format!("; 1 conflict git leaves was settled by the {name} resolver"),
+        _ => {
+            let each: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
+            format!(
+                "; {} conflicts git leaves were settled: {}",
+                resolved.len(),
+                each.join(", ")
+            )
+        }
+    }
 }
 
 /// Where the conflicts of a merged text start, as line numbers.

@@ -22,9 +22,9 @@ pub struct MergeArgs {
     /// Labels for CURRENT, BASE and OTHER (in that order; up to three).
     #[arg(short = 'L', value_name = "LABEL")]
     labels: Vec<String>,
-    /// Conflict marker length.
-    #[arg(long, default_value_t = 7)]
-    marker_size: usize,
+    /// Conflict marker length; as in git, 0 or less means the default 7.
+    #[arg(long, default_value_t = 7, allow_negative_numbers = true)]
+    marker_size: i64,
     /// git's conflicts between changes that do not really overlap:
     /// `conflict` (as git) or `merge`, which settles edits on neighbouring
     /// lines (not in prose: Markdown, reStructuredText, README…) and a
@@ -91,6 +91,18 @@ struct JsonMerge<'a> {
     merged: Option<String>,
 }
 
+/// The longest conflict marker `--marker-size` may ask for: longer ones
+/// would cost memory for nothing (git's own limit is its `int`).
+const MAX_MARKER_SIZE: i64 = 4096;
+
+/// `--marker-size` as git reads it: 0 or less is the default, 7.
+fn marker_size(n: i64) -> anyhow::Result<usize> {
+    if n > MAX_MARKER_SIZE {
+        anyhow::bail!("--marker-size {n} is too long: at most {MAX_MARKER_SIZE}");
+    }
+    Ok(if n <= 0 { 7 } else { n as usize })
+}
+
 /// Runs `mend merge`; the exit code is the number of conflicts (at most 127).
 pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
     if args.labels.len() > 3 {
@@ -110,7 +122,11 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
         AdjacentArg::Conflict => Adjacent::Conflict,
         AdjacentArg::Merge => Adjacent::Merge,
     };
-    let named = args.path.as_ref().unwrap_or(&args.current).to_string_lossy();
+    let named = args
+        .path
+        .as_ref()
+        .unwrap_or(&args.current)
+        .to_string_lossy();
     let structured = if args.structured {
         mend_merge::language_for(&named)
     } else {
@@ -141,7 +157,7 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
         base: label(1, &args.base),
         theirs: label(2, &args.other),
     };
-    let result = m.render(&labels, style, args.marker_size);
+    let result = m.render(&labels, style, marker_size(args.marker_size)?);
     let mut out = std::io::stdout().lock();
     if args.json {
         let v = JsonMerge {

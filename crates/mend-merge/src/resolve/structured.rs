@@ -49,6 +49,9 @@ impl Resolver for StructuredResolver {
 
     fn resolve(&self, inputs: Inputs<'_>, conflicts: &[Conflict]) -> Vec<Option<Vec<u8>>> {
         let none = vec![None; conflicts.len()];
+        if conflicts.len() > MAX_CONFLICTS {
+            return none;
+        }
         let Some(trees) = Trees::parse(self.language, &inputs) else {
             return none;
         };
@@ -533,6 +536,9 @@ fn unordered(
     let after = run(&mut (p..base.texts.len()), &base.around[1]);
     let keys: Vec<&Vec<u8>> = before.iter().rev().chain(&after).collect();
     let sorted = keys.len() >= 2 && keys.windows(2).all(|w| w[0] <= w[1]);
+    if binds_a_common_name(new) {
+        return None;
+    }
     let mut out: Vec<Vec<u8>> = Vec::new();
     for item in new.0.iter().chain(new.1) {
         if !out.contains(item) {
@@ -551,6 +557,76 @@ fn unordered(
     }
     Some(out)
 }
+
+/// Words that say what kind of item a line is rather than what it names:
+/// two imports both starting `use std::` name nothing in common.
+const KIND_WORDS: &[&str] = &[
+    "import",
+    "from",
+    "use",
+    "as",
+    "pub",
+    "crate",
+    "self",
+    "super",
+    "std",
+    "const",
+    "let",
+    "var",
+    "require",
+    "type",
+    "export",
+    "default",
+    "static",
+    "mod",
+    "extern",
+    "include",
+    "using",
+    "namespace",
+    "true",
+    "false",
+    "null",
+    "None",
+    "True",
+    "False",
+];
+
+/// Whether an item only ours inserted and one only theirs inserted share a
+/// name (a word that is not a [`KIND_WORDS`] one): the same key of a table
+/// or mapping given two values, the same name imported from two places.
+/// Keeping both would repeat a key or a binding, which the language
+/// rejects or silently resolves to one of them: that is a conflict.
+fn binds_a_common_name(new: (&[Vec<u8>], &[Vec<u8>])) -> bool {
+    let names = |item: &[u8]| -> std::collections::HashSet<Vec<u8>> {
+        item.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+            .filter(|w| {
+                w.first()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            })
+            .filter(|w| !KIND_WORDS.iter().any(|k| k.as_bytes() == *w))
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let only = |xs: &[Vec<u8>], others: &[Vec<u8>]| -> Vec<Vec<u8>> {
+        xs.iter().filter(|x| !others.contains(x)).cloned().collect()
+    };
+    let (ours, theirs) = (only(new.0, new.1), only(new.1, new.0));
+    ours.iter().any(|o| {
+        let mine = names(o);
+        theirs
+            .iter()
+            .any(|t| names(t).iter().any(|n| mine.contains(n)))
+    })
+}
+
+/// At most this many settled regions are tried one by one when together
+/// they leave the file unparsable; past it none is kept.
+const MAX_ALONE: usize = 8;
+
+/// A merge with more conflicts than this is left to git: the syntax work
+/// per conflict grows with the file, so thousands of conflicts in a large
+/// file would take minutes.
+const MAX_CONFLICTS: usize = 200;
 
 /// The answers whose regions leave the merged file parsing. Each settled
 /// region is written into the merge git makes of the rest (ours' lines
@@ -571,6 +647,10 @@ fn keep_parsing(
     };
     if parses(&answers) {
         return answers;
+    }
+    // Trying each region alone costs a parse of the whole file each.
+    if answers.iter().flatten().count() > MAX_ALONE {
+        return vec![None; conflicts.len()];
     }
     let alone: Vec<bool> = (0..answers.len())
         .map(|k| {

@@ -323,7 +323,7 @@ fn accept_settles_neighbouring_changes_and_names_the_resolver() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
         text(&out),
-        "accepted f.py (merged (1 conflict git would leave settled: adjacent 1))\n"
+        "accepted f.py (merged; 1 conflict git leaves was settled by the adjacent resolver)\n"
     );
     assert_eq!(
         file(d, "f.py"),
