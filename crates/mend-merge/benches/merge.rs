@@ -112,6 +112,19 @@ fn mend_safe_policy(bencher: divan::Bencher<'_, '_>) {
 }
 
 #[divan::bench]
+fn mend_adjacent_only(bencher: divan::Bencher<'_, '_>) {
+    let i = inputs();
+    let opts = Options {
+        adjacent: mend_merge::Adjacent::Merge,
+        ..Options::default()
+    };
+    bencher.bench(|| {
+        let m = merge(&i.base, &i.ours, &i.theirs, &opts);
+        m.render(&Labels::default(), Style::Merge, 7)
+    });
+}
+
+#[divan::bench]
 fn git_merge_file(bencher: divan::Bencher<'_, '_>) {
     let i = inputs();
     bencher.bench(|| {

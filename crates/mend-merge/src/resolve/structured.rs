@@ -34,7 +34,10 @@ use super::{Conflict, Inputs, Resolver, SideChange};
 /// - a side whose lines around the conflict are not whole items of a list
 ///   of the same kind, an item left without a final newline before
 ///   another, any input that does not parse without errors, is not UTF-8
-///   or is larger than mend-syntax's `MAX_BYTES`;
+///   or is larger than 1 MiB, a list of more than 1,000 items, a merge
+///   of more than 200 conflicts (the work per conflict walks its list);
+/// - both sides' new entries or imports that share a name (a key given
+///   two values, one name imported from two places);
 /// - a region whose merged file does not parse.
 #[derive(Debug, Clone, Copy)]
 pub struct StructuredResolver {
@@ -76,6 +79,13 @@ struct Trees {
 impl Trees {
     /// The inputs' trees, when all three parse without errors.
     fn parse(lang: Language, inputs: &Inputs<'_>) -> Option<Trees> {
+        let size = |lines: &[&[u8]]| lines.iter().map(|l| l.len()).sum::<usize>();
+        if [inputs.base, inputs.ours, inputs.theirs]
+            .iter()
+            .any(|l| size(l) > MAX_INPUT_BYTES)
+        {
+            return None;
+        }
         let one = |lines: &[&[u8]]| -> Option<Parsed> {
             let text = String::from_utf8(lines.concat()).ok()?;
             mend_syntax::parse(lang, &text).filter(|p| p.clean)
@@ -309,6 +319,9 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
         .min(inputs.base.len().saturating_sub(1));
     let root = trees.base.tree.root_node();
     let list = container(root, lo, hi);
+    if list.child_count() > MAX_ITEMS {
+        return None;
+    }
     let spans = items(list, inputs.base.len());
     let touched: Vec<&Range<usize>> = spans
         .iter()
@@ -597,16 +610,6 @@ const KIND_WORDS: &[&str] = &[
 /// Keeping both would repeat a key or a binding, which the language
 /// rejects or silently resolves to one of them: that is a conflict.
 fn binds_a_common_name(new: (&[Vec<u8>], &[Vec<u8>])) -> bool {
-    let names = |item: &[u8]| -> std::collections::HashSet<Vec<u8>> {
-        item.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
-            .filter(|w| {
-                w.first()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-            })
-            .filter(|w| !KIND_WORDS.iter().any(|k| k.as_bytes() == *w))
-            .map(<[u8]>::to_vec)
-            .collect()
-    };
     let only = |xs: &[Vec<u8>], others: &[Vec<u8>]| -> Vec<Vec<u8>> {
         xs.iter().filter(|x| !others.contains(x)).cloned().collect()
     };
@@ -618,6 +621,49 @@ fn binds_a_common_name(new: (&[Vec<u8>], &[Vec<u8>])) -> bool {
             .any(|t| names(t).iter().any(|n| mine.contains(n)))
     })
 }
+
+/// The names an item binds: an entry's key (the text before its first
+/// `=` or lone `:`, quotes included, as JSON keys are quoted), or else
+/// the words outside string literals (an import's names, not the path it
+/// imports from); [`KIND_WORDS`] left out.
+fn names(item: &[u8]) -> std::collections::HashSet<Vec<u8>> {
+    let key_end = (0..item.len()).find(|&i| {
+        let c = item[i];
+        c == b'='
+            || (c == b':' && item.get(i + 1) != Some(&b':') && (i == 0 || item[i - 1] != b':'))
+    });
+    let mut text: Vec<u8> = match key_end {
+        Some(end) => item[..end].to_vec(),
+        None => Vec::new(),
+    };
+    if key_end.is_none() {
+        let mut quote: Option<u8> = None;
+        for &c in item {
+            match quote {
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None if matches!(c, b'"' | b'\'' | b'`') => quote = Some(c),
+                None => text.push(c),
+            }
+        }
+    }
+    text.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .filter(|w| {
+            w.first()
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        })
+        .filter(|w| !KIND_WORDS.iter().any(|k| k.as_bytes() == *w))
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// A conflict in a list of more items than this is left to git: finding
+/// its items walks the list, for each conflict.
+const MAX_ITEMS: u32 = 1_000;
+
+/// Inputs larger than this are left to git: a parser's error recovery
+/// over megabytes of text that does not parse can take seconds.
+const MAX_INPUT_BYTES: usize = 1 << 20;
 
 /// At most this many settled regions are tried one by one when together
 /// they leave the file unparsable; past it none is kept.
