@@ -1,5 +1,5 @@
 //! Checkpoints of generated repositories of 20,000 and 200,000 files,
-//! against seed 004's shell recipe in the same run:
+//! against the usual shell recipe for a snapshot commit, in the same run:
 //!
 //! ```text
 //! GIT_INDEX_FILE=tmp git read-tree HEAD && GIT_INDEX_FILE=tmp git add -A &&

@@ -124,7 +124,7 @@ pub struct Hints {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub literal: bool,
     /// The first this-many search lines are an anchor the replacement
-    /// repeats (seed 001's common prefix); used to explain failures.
+    /// repeats (an edit block's common prefix); used to explain failures.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub anchor_lines: usize,
     /// Lines that must be found, in order, before the search (apply-patch's

@@ -335,8 +335,8 @@ mod tests {
 
     #[test]
     fn shift_keeps_relative_indentation() {
-        // Seed 003's example: 2-space search and replacement, 4-space file
-        // base, same relative structure.
+        // A search and replacement indented by 2 spaces, a file by 4:
+        // the same relative structure lands 2 spaces deeper.
         let r = Rebase::infer(&[("  def f():", "    def f():")], spaces(4));
         assert_eq!(r.apply("    return 1"), "      return 1");
         assert_eq!(r.apply("  def f():"), "    def f():");

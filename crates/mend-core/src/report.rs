@@ -488,7 +488,7 @@ pub fn cap_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 
 /// Renders failures as one block a model can act on: for each failed edit,
 /// the error, the edit as it was sent, and an instruction to fix it (the
-/// retry context of seed 000). Past [`Caps::retry_context`] bytes, the
+/// retry context a model is sent back). Past [`Caps::retry_context`] bytes, the
 /// remaining failures are counted by kind instead of shown.
 pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
     let failed: Vec<&EditReport> = reports.iter().filter(|r| !r.is_ok()).collect();

@@ -1,4 +1,4 @@
-//! Anchored region edits: seed 000's `modify_file` and `write_file`.
+//! Anchored region edits: the `modify_file` and `write_file` tool calls.
 //!
 //! # Grammar
 //!

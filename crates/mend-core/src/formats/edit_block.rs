@@ -1,4 +1,5 @@
-//! Common-prefix edit blocks (seed 001's edit format v3).
+//! Common-prefix edit blocks: a search whose first lines are repeated as
+//! the start of the replacement, anchoring it.
 //!
 //! # Grammar
 //!
@@ -17,7 +18,7 @@
 //! start of REPL) inserts lines after the anchor; a 0% prefix replaces every
 //! line; an empty EDIT section creates the file.
 //!
-//! # Edge cases (seed 001's table)
+//! # Edge cases
 //!
 //! - The whole line before `««« EDIT` is the path, trimmed, so it may hold
 //!   spaces. An empty path skips the block.

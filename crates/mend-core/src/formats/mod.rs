@@ -9,7 +9,7 @@
 //! | `unified-diff`   | [`unified_diff`]   | `diff --git` / `---` `+++` `@@` hunks      |
 //! | `whole-file`     | [`whole_file`]     | a path line and a fence with the file      |
 //! | `str-replace`    | [`str_replace`]    | `old_string`/`new_string` JSON             |
-//! | `anchored`       | [`anchored`]       | seed 000's `modify_file`/`write_file` JSON |
+//! | `anchored`       | [`anchored`]       | `modify_file`/`write_file` tool-call JSON  |
 //!
 //! Text formats are parsed line by line by one [`StreamParser`], which
 //! decides per block what it is ([`Format::Auto`]), so one response may mix
@@ -54,7 +54,7 @@ pub enum Format {
     StrReplace,
     /// `modify_file`/`write_file` JSON.
     Anchored,
-    /// Seed 001's common-prefix edit blocks.
+    /// Common-prefix edit blocks.
     EditBlock,
     /// Codex's apply-patch envelope.
     ApplyPatch,

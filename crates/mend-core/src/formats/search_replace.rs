@@ -34,8 +34,8 @@
 //!
 //! # Errors
 //!
-//! Marker order is validated with seed 003's state machine, and each error
-//! names the line and what was expected there, e.g.
+//! Marker order is validated by a state machine over the three markers,
+//! and each error names the line and what was expected there, e.g.
 //! `line 7: found >>>>>>> REPLACE, expected =======`. A malformed block is
 //! reported (and fails the response); parsing resumes after it, and a SEARCH
 //! marker that interrupted a block starts the next one.

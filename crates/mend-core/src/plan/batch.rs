@@ -101,7 +101,7 @@ impl Batch {
     ) {
         let pos = self.report_at.len();
         self.report_at.push(reports.len());
-        // Seed 001: after a failed block, later blocks for the same file are
+        // After a failed block, later blocks for the same file are
         // not tried (their anchors may depend on the failed change).
         if self.failed
             && (opts.skip_after_failure

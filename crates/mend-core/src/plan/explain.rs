@@ -159,7 +159,7 @@ impl Planner<'_, '_> {
     }
 
     /// For edit-block searches (anchor + old lines), says which part failed,
-    /// in seed 001's terms.
+    /// in the terms of the edit-block format (anchor, old lines).
     pub(crate) fn explain_anchor(
         &self,
         mut f: Failure,

@@ -289,7 +289,7 @@ pub fn plan_file(
     planner.finish()
 }
 
-/// Seed 001's "previous edit to this file failed": the report of an edit
+/// "Previous edit to this file failed": the report of an edit
 /// not tried because an earlier one to the same file failed.
 fn previous_failed(i: usize, e: &Edit) -> EditReport {
     EditReport::failed(

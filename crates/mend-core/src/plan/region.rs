@@ -1,4 +1,4 @@
-//! Anchored regions (seed 000's `modify_file`): a start anchor, an optional
+//! Anchored regions (the anchored format's `modify_file`): a start anchor, an optional
 //! end anchor after it, and `content` that replaces the region.
 //!
 //! Anchors are matched line by line with the per-line passes (exact,
