@@ -9,7 +9,7 @@
 //! and the server stops once the calls in flight are done.
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
 /// Frames larger than this are refused without being parsed.
@@ -44,14 +44,7 @@ pub fn transport() -> Transport {
 pub fn reject(line: &str) -> Option<Value> {
     let error = |id: Value, code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     if line.len() > MAX_LINE {
-        return Some(error(
-            Value::Null,
-            -32600,
-            format!(
-                "message of {} bytes, over the {MAX_LINE}-byte limit",
-                line.len()
-            ),
-        ));
+        return Some(too_long(line.len()));
     }
     let value: Value = match serde_json::from_str(line) {
         Ok(v) => v,
@@ -89,28 +82,90 @@ pub fn reject(line: &str) -> Option<Value> {
     None
 }
 
+/// One line of input: its text, or why it has none. A line longer than
+/// [`MAX_LINE`] is read to its end without being kept, so a huge line costs
+/// no more memory than the limit.
+enum Line {
+    Text(String),
+    TooLong(usize),
+    NotUtf8,
+}
+
+/// The next line of `r` (its ending removed), or `None` at the end.
+async fn next_line<R: AsyncBufRead + Unpin>(r: &mut R) -> std::io::Result<Option<Line>> {
+    let mut kept: Vec<u8> = Vec::new();
+    let mut total = 0usize;
+    loop {
+        let chunk = r.fill_buf().await?;
+        if chunk.is_empty() {
+            if total == 0 {
+                return Ok(None);
+            }
+            break;
+        }
+        let (take, ends) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        total += take;
+        if total <= MAX_LINE + 2 {
+            kept.extend_from_slice(&chunk[..take]);
+        } else if kept.capacity() > 0 {
+            // Over the limit: what was kept is refused anyway.
+            kept = Vec::new();
+        }
+        r.consume(take);
+        if ends {
+            break;
+        }
+    }
+    for end in [b'\n', b'\r'] {
+        if kept.last() == Some(&end) {
+            kept.pop();
+        }
+    }
+    if total > MAX_LINE + 2 {
+        return Ok(Some(Line::TooLong(total)));
+    }
+    Ok(Some(match String::from_utf8(kept) {
+        Ok(text) => Line::Text(text),
+        Err(_) => Line::NotUtf8,
+    }))
+}
+
 async fn filter_input(mut to_server: DuplexStream, errors: mpsc::UnboundedSender<String>) {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut input = BufReader::new(tokio::io::stdin());
     loop {
         // End of input (or unreadable input) closes rmcp's side.
-        let Ok(Some(line)) = lines.next_line().await else {
+        let Ok(Some(line)) = next_line(&mut input).await else {
             break;
         };
-        if line.trim().is_empty() {
-            continue;
-        }
-        if let Some(reply) = reject(&line) {
+        let refused = match &line {
+            Line::Text(text) if text.trim().is_empty() => continue,
+            Line::Text(text) => reject(text),
+            Line::TooLong(n) => Some(too_long(*n)),
+            Line::NotUtf8 => Some(
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the line is not UTF-8"}}),
+            ),
+        };
+        if let Some(reply) = refused {
             tracing::warn!("refused an input line: {}", reply["error"]["message"]);
             let _ = errors.send(reply.to_string());
             continue;
         }
-        let mut framed = line.into_bytes();
+        let Line::Text(text) = line else { continue };
+        let mut framed = text.into_bytes();
         framed.push(b'\n');
         if to_server.write_all(&framed).await.is_err() {
             break;
         }
     }
     let _ = to_server.shutdown().await;
+}
+
+/// The refusal of a line of `len` bytes, over [`MAX_LINE`].
+fn too_long(len: usize) -> Value {
+    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": format!("message of {len} bytes, over the {MAX_LINE}-byte limit")}})
 }
 
 async fn write_output(from_server: DuplexStream, mut errors: mpsc::UnboundedReceiver<String>) {

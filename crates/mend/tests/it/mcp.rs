@@ -560,3 +560,56 @@ fn mcp_pending_status_survives_an_unreadable_file() {
         serde_json::json!({"session": "review", "files": [{"path": "b.txt", "status": "M"}]})
     );
 }
+
+/// A 100 MB line (over the 64 MiB limit) is refused without being kept:
+/// the server's peak memory stays under 100 MB, a line that is not UTF-8
+/// gets a parse error, and the next message is answered.
+#[test]
+fn a_huge_line_is_refused_in_bounded_memory() {
+    use std::io::{BufRead as _, Write as _};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(mend_bin())
+        .args(["mcp", "--root"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..100 {
+            input.write_all(&chunk).unwrap();
+        }
+        input.write_all(b"\n\xff\xfe\n").unwrap();
+        input.write_all(format!("{init}\n").as_bytes()).unwrap();
+        input
+    });
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut replies: Vec<serde_json::Value> = Vec::new();
+    // The refusals and the answer come by separate paths: wait for all three.
+    while !(replies.iter().any(|r| r["id"] == 7) && replies.len() >= 3) {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "{replies:?}");
+        replies.push(serde_json::from_str(&line).unwrap());
+    }
+    let codes: Vec<&serde_json::Value> = replies.iter().map(|r| &r["error"]["code"]).collect();
+    assert!(codes.contains(&&serde_json::json!(-32600)), "{replies:?}");
+    assert!(codes.contains(&&serde_json::json!(-32700)), "{replies:?}");
+    #[cfg(target_os = "linux")]
+    {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+        let peak_kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        assert!(peak_kb < 100 * 1000, "peak {peak_kb} kB");
+    }
+    drop(writer.join().unwrap());
+    assert!(child.wait().unwrap().success());
+}
