@@ -159,12 +159,15 @@ pub struct CreateOptions {
     pub max_file_bytes: u64,
 }
 
+/// The default [`CreateOptions::max_file_bytes`]: 10 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+
 impl Default for CreateOptions {
     fn default() -> Self {
         CreateOptions {
             label: None,
             anchor: None,
-            max_file_bytes: 10 * 1024 * 1024,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
         }
     }
 }

@@ -81,11 +81,17 @@ pub struct Options {
     pub lock_timeout: Duration,
 }
 
+/// The default [`Options::max_bytes`]: 20 MiB.
+pub const DEFAULT_MAX_BYTES: u64 = 20 * 1024 * 1024;
+
+/// The default [`Options::lock_timeout`], in seconds.
+pub const DEFAULT_LOCK_TIMEOUT_SECS: u64 = 30;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
-            max_bytes: 20 * 1024 * 1024,
-            lock_timeout: Duration::from_secs(30),
+            max_bytes: DEFAULT_MAX_BYTES,
+            lock_timeout: Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
         }
     }
 }

@@ -19,7 +19,7 @@ pub enum CheckpointCommand {
         #[arg(long)]
         anchor: Option<String>,
         /// Skip (and list) files larger than this many bytes.
-        #[arg(long, default_value_t = 10 * 1024 * 1024)]
+        #[arg(long, default_value_t = mend_checkpoint::DEFAULT_MAX_FILE_BYTES)]
         max_file_bytes: u64,
     },
     /// List checkpoints, newest first.

@@ -186,10 +186,10 @@ struct ApplyArgs {
     #[arg(long, value_name = "PATH=HASH")]
     expect: Vec<String>,
     /// Seconds to wait for another mend process writing in the same root.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS)]
     lock_timeout: u64,
     /// Refuse files larger than this many bytes.
-    #[arg(long, default_value_t = 20 * 1024 * 1024)]
+    #[arg(long, default_value_t = mend_workspace::DEFAULT_MAX_BYTES)]
     max_bytes: u64,
     /// Checkpoint the worktree before writing, so the apply can be undone
     /// with `mend checkpoint restore`.

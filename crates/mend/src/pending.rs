@@ -25,7 +25,7 @@ pub struct PendingArgs {
     json: bool,
     /// Seconds to wait for another mend process acting on the session (or
     /// writing in the root) to finish.
-    #[arg(long, default_value_t = 30, global = true)]
+    #[arg(long, default_value_t = mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS, global = true)]
     lock_timeout: u64,
     /// How a file changed since the model saw it is merged with the
     /// proposal (accept, sync): `safe` (git's merge, then the resolvers
