@@ -10,6 +10,7 @@ mod merge;
 mod pending;
 mod pending_fixes;
 mod pending_model;
+mod tidy;
 mod transactions;
 
 #[path = "../support/mod.rs"]
