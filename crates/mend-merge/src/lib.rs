@@ -43,8 +43,7 @@ use serde::Serialize;
 pub use mend_syntax::{Language, language_for};
 pub use render::{Labels, Marked, Resolution, Style};
 pub use resolve::{
-    AdjacentResolver, Conflict, ContainedResolver, Inputs, Resolver, SideChange,
-    StructuredResolver, splice,
+    AdjacentResolver, Conflict, ContainedResolver, Inputs, Resolver, SideChange, StructuredResolver,
 };
 
 /// What to do with git's conflicts between changes that touch but do not
@@ -55,8 +54,9 @@ pub enum Adjacent {
     /// Leave them in conflict, as git does.
     #[default]
     Conflict,
-    /// Offer them to [`AdjacentResolver`], which merges them when the base
-    /// alone fixes the result.
+    /// Offer git's conflicts to the line resolvers: [`AdjacentResolver`]
+    /// (touching changes, placed by the base's order; not in prose) and
+    /// [`ContainedResolver`] (one side already holds the other's change).
     Merge,
 }
 
@@ -328,9 +328,7 @@ impl Merge<'_> {
 }
 
 fn contains_alnum(lines: &[&[u8]]) -> bool {
-    lines
-        .iter()
-        .any(|l| l.iter().any(u8::is_ascii_alphanumeric))
+    lines.iter().any(|l| resolve::has_alnum(l))
 }
 
 /// Merges `ours` and `theirs`, two descendants of `base`.

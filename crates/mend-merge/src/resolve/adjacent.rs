@@ -1,6 +1,8 @@
 //! The adjacent resolver: changes that touch without overlapping.
 
-use super::{Conflict, Inputs, Resolver, SideChange, splice};
+use std::ops::Range;
+
+use super::{Conflict, Inputs, Resolver, SideChange, collide, has_alnum};
 
 /// Settles a conflict whose two sides change disjoint, non-empty sets of
 /// base lines, where no insertion from either side lands where the other
@@ -44,7 +46,7 @@ fn resolve_one(inputs: &Inputs<'_>, c: &Conflict) -> Option<Vec<u8>> {
         return None;
     }
     for x in &c.ours_changes {
-        if c.theirs_changes.iter().any(|y| collide(x, y)) {
+        if c.theirs_changes.iter().any(|y| collide(&x.base, &y.base)) {
             return None;
         }
     }
@@ -81,18 +83,27 @@ fn resolve_one(inputs: &Inputs<'_>, c: &Conflict) -> Option<Vec<u8>> {
     Some(splice(inputs, c.base.clone(), &all))
 }
 
-/// Whether two changes from different sides cannot both be placed by the
-/// base's order: they share a base line, or one is an insertion at the
-/// other's start or end (or at the same point as the other insertion).
-fn collide(x: &SideChange, y: &SideChange) -> bool {
-    let (xs, xe, ys, ye) = (x.base.start, x.base.end, y.base.start, y.base.end);
-    if x.base.is_empty() {
-        return ys <= xs && xs <= ye;
+/// The base lines of a conflict with its side's changes spliced in, in
+/// base order: the text a resolver writes once it knows the changes are
+/// independent. `changes` must be sorted, non-overlapping, and within
+/// `base`.
+fn splice(inputs: &Inputs<'_>, base: Range<usize>, changes: &[(&SideChange, bool)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut at = base.start;
+    for (c, theirs) in changes {
+        for l in &inputs.base[at..c.base.start] {
+            out.extend_from_slice(l);
+        }
+        let side = if *theirs { inputs.theirs } else { inputs.ours };
+        for l in &side[c.side.clone()] {
+            out.extend_from_slice(l);
+        }
+        at = c.base.end;
     }
-    if y.base.is_empty() {
-        return xs <= ys && ys <= xe;
+    for l in &inputs.base[at..base.end] {
+        out.extend_from_slice(l);
     }
-    xs < ye && ys < xe
+    out
 }
 
 /// Whether both sides' new lines share a line with a letter or digit in it
@@ -101,7 +112,7 @@ pub(super) fn echoes(inputs: &Inputs<'_>, c: &Conflict) -> bool {
     use std::collections::HashSet;
     let key = |l: &&[u8]| -> Option<Vec<u8>> {
         let t = l.trim_ascii();
-        t.iter().any(u8::is_ascii_alphanumeric).then(|| t.to_vec())
+        has_alnum(t).then(|| t.to_vec())
     };
     let new = |side: &[&[u8]], cs: &[SideChange]| -> HashSet<Vec<u8>> {
         cs.iter()

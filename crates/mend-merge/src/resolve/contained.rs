@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{Conflict, Inputs, Resolver, SideChange};
+use super::{Conflict, Inputs, Resolver, SideChange, has_alnum as alnum};
 
 /// Settles a conflict where one side already holds every change the other
 /// side made there, line for line, and changes more besides: a fix made on
@@ -71,10 +71,6 @@ impl Side<'_> {
     fn bytes(&self) -> Vec<u8> {
         self.region_lines().concat()
     }
-}
-
-fn alnum(l: &[u8]) -> bool {
-    l.iter().any(u8::is_ascii_alphanumeric)
 }
 
 /// Whether `fuller` holds every change of `smaller`.

@@ -69,27 +69,24 @@ pub trait Resolver: std::fmt::Debug + Send + Sync {
     fn resolve(&self, inputs: Inputs<'_>, conflicts: &[Conflict]) -> Vec<Option<Vec<u8>>>;
 }
 
-/// The base lines of a conflict with its side's changes spliced in, in
-/// base order: the text a resolver writes once it knows the changes are
-/// independent. `changes` must be sorted, non-overlapping, and within
-/// `base`.
-pub fn splice(inputs: &Inputs<'_>, base: Range<usize>, changes: &[(&SideChange, bool)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut at = base.start;
-    for (c, theirs) in changes {
-        for l in &inputs.base[at..c.base.start] {
-            out.extend_from_slice(l);
-        }
-        let side = if *theirs { inputs.theirs } else { inputs.ours };
-        for l in &side[c.side.clone()] {
-            out.extend_from_slice(l);
-        }
-        at = c.base.end;
+/// Whether two changes from different sides, as base line ranges, cannot
+/// both be placed by the base's order: they share a base line, or one is an
+/// insertion (an empty range) at the other's start or end, or at the same
+/// point as the other insertion.
+pub(crate) fn collide(x: &Range<usize>, y: &Range<usize>) -> bool {
+    if x.is_empty() {
+        return y.start <= x.start && x.start <= y.end;
     }
-    for l in &inputs.base[at..base.end] {
-        out.extend_from_slice(l);
+    if y.is_empty() {
+        return x.start <= y.start && y.start <= x.end;
     }
-    out
+    x.start < y.end && y.start < x.end
+}
+
+/// Whether a line has a letter or digit in it: blank lines and lone
+/// punctuation are never evidence of a shared change.
+pub(crate) fn has_alnum(line: &[u8]) -> bool {
+    line.iter().any(u8::is_ascii_alphanumeric)
 }
 
 /// Offers git's conflicts among `steps` to `resolvers`, in order, and turns

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use mend_syntax::{Language, Node, Parsed};
 
-use super::{Conflict, Inputs, Resolver, SideChange};
+use super::{Conflict, Inputs, Resolver, SideChange, collide};
 
 /// Settles a conflict whose two sides change different syntax items of
 /// one list of items, following the tree-sitter grammar of `language`.
@@ -396,7 +396,7 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
                 parts[k].2 = unordered(base, x.b, (&parts[k].2, &new(theirs, y)), sides)?;
                 joined = true;
                 (apart.0[k], apart.1[j]) = (false, false);
-            } else if collide(x, y) {
+            } else if collide(&(x.b..x.b + x.blen), &(y.b..y.b + y.blen)) {
                 return None;
             }
         }
@@ -485,20 +485,6 @@ fn align(d: &[crate::Change], n: usize) -> Vec<Option<usize>> {
     out
 }
 
-/// Whether two item changes from different sides cannot both be placed by
-/// the base's order: they share an item, or one is an insertion at the
-/// other's start or end.
-fn collide(x: &crate::Change, y: &crate::Change) -> bool {
-    let (xs, xe, ys, ye) = (x.b, x.b + x.blen, y.b, y.b + y.blen);
-    if x.blen == 0 {
-        return ys <= xs && xs <= ye;
-    }
-    if y.blen == 0 {
-        return xs <= ys && ys <= xe;
-    }
-    xs < ye && ys < xe
-}
-
 /// Whether both sides write a new item (one with a letter or digit) that
 /// the other also writes elsewhere: the same change made in two places.
 fn echoes(d1: &[crate::Change], d2: &[crate::Change], ours: &Window, theirs: &Window) -> bool {
@@ -506,7 +492,7 @@ fn echoes(d1: &[crate::Change], d2: &[crate::Change], ours: &Window, theirs: &Wi
         d.iter()
             .flat_map(|x| w.texts[x.s..x.s + x.slen].iter())
             .map(|t| t.trim_ascii().to_vec())
-            .filter(|t| t.iter().any(u8::is_ascii_alphanumeric))
+            .filter(|t| super::has_alnum(t))
             .collect()
     };
     let o = new(ours, d1);
