@@ -66,31 +66,40 @@ impl Planner<'_, '_> {
             .at_eof(r.hints.at_eof);
         let matches = match locate(self.hay, &q, &self.opts.locate) {
             Ok(ms) => ms,
-            Err(Miss::Ambiguous {
-                pass: MatchPass::Elision,
-                ..
-            }) if let Some((m, splice)) = self.agreeing_elision(&q, owner, &r.hints, what) => {
-                return Ok(Planned {
-                    pass: m.pass,
-                    similarity: m.similarity,
-                    splices: vec![splice],
-                    moves_cursor: true,
-                });
-            }
-            Err(Miss::Ambiguous {
-                pass, candidates, ..
-            }) if let Some((rank, n)) = r.hints.identical
-                && pass <= MatchPass::Unicode
-                && candidates.len() == n =>
-            {
-                // As many identical hunks as places: each takes its own.
-                let at = candidates[rank].start;
-                let q = q.clone().within(Some(at..at + 1));
-                locate(self.hay, &q, &self.opts.locate).map_err(|m| self.explain(m, what))?
-            }
             Err(m) => {
-                let f = self.explain(m, what);
-                return Err(self.explain_anchor(f, search, r.hints.anchor_lines));
+                if matches!(
+                    m,
+                    Miss::Ambiguous {
+                        pass: MatchPass::Elision,
+                        ..
+                    }
+                ) && let Some((m, splice)) = self.agreeing_elision(&q, owner, &r.hints, what)
+                {
+                    return Ok(Planned {
+                        pass: m.pass,
+                        similarity: m.similarity,
+                        splices: vec![splice],
+                        moves_cursor: true,
+                    });
+                }
+                match (&m, r.hints.identical) {
+                    (
+                        Miss::Ambiguous {
+                            pass, candidates, ..
+                        },
+                        Some((rank, n)),
+                    ) if *pass <= MatchPass::Unicode && candidates.len() == n => {
+                        // As many identical hunks as places: each takes its own.
+                        let at = candidates[rank].start;
+                        let q = q.clone().within(Some(at..at + 1));
+                        locate(self.hay, &q, &self.opts.locate)
+                            .map_err(|m| self.explain(m, what))?
+                    }
+                    _ => {
+                        let f = self.explain(m, what);
+                        return Err(self.explain_anchor(f, search, r.hints.anchor_lines));
+                    }
+                }
             }
         };
         let splices = matches
