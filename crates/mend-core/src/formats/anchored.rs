@@ -29,13 +29,14 @@
 
 use serde_json::Value;
 
+use super::format::Format;
 use super::json::{self, PATH_KEYS};
 use super::schema;
 use crate::edit::{Edit, EditOp, Origin};
 use crate::error::Error;
 
 /// The name used in reports.
-pub const NAME: &str = "anchored";
+pub const NAME: &str = Format::Anchored.name();
 
 /// Whether a JSON value looks like this format.
 pub fn matches(v: &Value) -> bool {

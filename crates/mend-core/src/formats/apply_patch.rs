@@ -42,12 +42,13 @@
 //! still have a counterpart in the located region (at most a slip away), so
 //! a chunk is never reported applied while its `-` lines were not removed.
 
-use super::stream::{Feed, PartialBlock, malformed};
-use super::{Entry, Event};
+use super::block::{BlockParser, Feed, PartialBlock, malformed};
+use super::event::{Entry, Event};
+use super::format::Format;
 use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 
 /// The name used in reports.
-pub const NAME: &str = "apply-patch";
+pub const NAME: &str = Format::ApplyPatch.name();
 
 #[derive(Default)]
 struct Chunk {
@@ -89,19 +90,6 @@ impl Block {
             file_start: n,
             file_text: Vec::new(),
             current: Current::None,
-        }
-    }
-
-    pub(crate) fn partial(&self) -> PartialBlock {
-        let path = match &self.current {
-            Current::Add { path, .. } | Current::Update { path, .. } => Some(path.clone()),
-            _ => None,
-        };
-        PartialBlock {
-            format: NAME,
-            path,
-            start_line: self.open,
-            lines: self.text.len(),
         }
     }
 
@@ -169,8 +157,22 @@ impl Block {
             &self.file_text.join("\n"),
         )]
     }
+}
 
-    pub(crate) fn feed(&mut self, n: usize, line: &str) -> Feed {
+impl BlockParser for Block {
+    fn partial(&self) -> PartialBlock {
+        let path = match &self.current {
+            Current::Add { path, .. } | Current::Update { path, .. } => Some(path.clone()),
+            _ => None,
+        };
+        PartialBlock {
+            format: NAME,
+            path,
+            start_line: self.open,
+            lines: self.text.len(),
+        }
+    }
+    fn feed(&mut self, n: usize, line: &str) -> Feed {
         self.text.push(line.to_owned());
         let t = line.trim();
         if t == "*** End Patch" {
@@ -291,8 +293,7 @@ impl Block {
             }
         }
     }
-
-    pub(crate) fn eof(mut self, n: usize) -> Vec<Event> {
+    fn eof(mut self, n: usize) -> Vec<Event> {
         let text = self.text.join("\n");
         let _ = self.close_file();
         vec![malformed(

@@ -36,12 +36,13 @@
 //!
 //! - 3 to 9 `═` in the separator (models miscount box-drawing characters).
 
-use super::stream::{Feed, PartialBlock, malformed};
-use super::{Entry, Event};
+use super::block::{BlockParser, Feed, PartialBlock, malformed};
+use super::event::{Entry, Event};
+use super::format::Format;
 use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 
 /// The name used in reports.
-pub const NAME: &str = "edit-block";
+pub const NAME: &str = Format::EditBlock.name();
 
 /// Whether a (trimmed) line opens an edit block.
 pub(crate) fn is_open(t: &str) -> bool {
@@ -89,15 +90,6 @@ impl Block {
         }
     }
 
-    pub(crate) fn partial(&self) -> PartialBlock {
-        PartialBlock {
-            format: NAME,
-            path: (!self.path.is_empty()).then(|| self.path.clone()),
-            start_line: self.first_line,
-            lines: self.text.len(),
-        }
-    }
-
     fn skip(&self, n: usize, why: &str) -> Vec<Event> {
         vec![malformed(
             NAME,
@@ -106,43 +98,6 @@ impl Block {
             format!("line {n}: {why}; the block was skipped"),
             &self.text.join("\n"),
         )]
-    }
-
-    pub(crate) fn feed(&mut self, n: usize, line: &str) -> Feed {
-        self.text.push(line.to_owned());
-        let t = line.trim();
-        match &mut self.repl {
-            None if is_separator(t) => {
-                self.repl = Some(Vec::new());
-                Feed::More(Vec::new())
-            }
-            None if is_end(t) => Feed::Done(self.skip(
-                n,
-                &format!(
-                    "the edit block opened at line {} has no ═══════ REPL separator",
-                    self.open
-                ),
-            )),
-            None => {
-                self.edit.push(line.to_owned());
-                Feed::More(Vec::new())
-            }
-            Some(_) if is_end(t) => Feed::Done(self.finish(n)),
-            Some(repl) => {
-                repl.push(line.to_owned());
-                Feed::More(Vec::new())
-            }
-        }
-    }
-
-    pub(crate) fn eof(self, n: usize) -> Vec<Event> {
-        self.skip(
-            n,
-            &format!(
-                "the edit block opened at line {} is never closed with »»» EDIT END",
-                self.open
-            ),
-        )
     }
 
     fn finish(&mut self, n: usize) -> Vec<Event> {
@@ -186,6 +141,52 @@ impl Block {
                 text: self.text.join("\n").into(),
             }),
         }))]
+    }
+}
+
+impl BlockParser for Block {
+    fn partial(&self) -> PartialBlock {
+        PartialBlock {
+            format: NAME,
+            path: (!self.path.is_empty()).then(|| self.path.clone()),
+            start_line: self.first_line,
+            lines: self.text.len(),
+        }
+    }
+    fn feed(&mut self, n: usize, line: &str) -> Feed {
+        self.text.push(line.to_owned());
+        let t = line.trim();
+        match &mut self.repl {
+            None if is_separator(t) => {
+                self.repl = Some(Vec::new());
+                Feed::More(Vec::new())
+            }
+            None if is_end(t) => Feed::Done(self.skip(
+                n,
+                &format!(
+                    "the edit block opened at line {} has no ═══════ REPL separator",
+                    self.open
+                ),
+            )),
+            None => {
+                self.edit.push(line.to_owned());
+                Feed::More(Vec::new())
+            }
+            Some(_) if is_end(t) => Feed::Done(self.finish(n)),
+            Some(repl) => {
+                repl.push(line.to_owned());
+                Feed::More(Vec::new())
+            }
+        }
+    }
+    fn eof(self, n: usize) -> Vec<Event> {
+        self.skip(
+            n,
+            &format!(
+                "the edit block opened at line {} is never closed with »»» EDIT END",
+                self.open
+            ),
+        )
     }
 }
 

@@ -21,9 +21,17 @@
 //! Text outside blocks is ignored, except shell commands (```` ```bash ````
 //! fences and `$ …` lines), which are collected as suggestions and never run.
 
+//!
+//! The modules depend one way: the leaves ([`Format`]'s names, the events,
+//! and `block`: what every line-fed block parser shares) → the format
+//! modules → `stream`, the machine that drives them → this facade.
+
 pub mod anchored;
 pub mod apply_patch;
+mod block;
 pub mod edit_block;
+mod event;
+mod format;
 mod json;
 pub mod prompt;
 pub mod schema;
@@ -33,129 +41,14 @@ mod stream;
 pub mod unified_diff;
 pub mod whole_file;
 
-use std::str::FromStr;
-
 use serde::Serialize;
 
 use crate::edit::Edit;
 use crate::error::Error;
-pub use stream::{PartialBlock, StreamParser};
-
-/// An input format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum Format {
-    /// Decide per block.
-    Auto,
-    /// SEARCH/REPLACE blocks.
-    SearchReplace,
-    /// `old_string`/`new_string` JSON.
-    StrReplace,
-    /// `modify_file`/`write_file` JSON.
-    Anchored,
-    /// Common-prefix edit blocks.
-    EditBlock,
-    /// Codex's apply-patch envelope.
-    ApplyPatch,
-    /// Unified diffs.
-    UnifiedDiff,
-    /// A path line and a fence holding the whole file.
-    WholeFile,
-}
-
-impl Format {
-    /// Every concrete format.
-    pub const ALL: [Format; 7] = [
-        Format::SearchReplace,
-        Format::StrReplace,
-        Format::Anchored,
-        Format::EditBlock,
-        Format::ApplyPatch,
-        Format::UnifiedDiff,
-        Format::WholeFile,
-    ];
-
-    /// The format's name on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Auto => "auto",
-            Format::SearchReplace => search_replace::NAME,
-            Format::StrReplace => str_replace::NAME,
-            Format::Anchored => anchored::NAME,
-            Format::EditBlock => edit_block::NAME,
-            Format::ApplyPatch => apply_patch::NAME,
-            Format::UnifiedDiff => unified_diff::NAME,
-            Format::WholeFile => whole_file::NAME,
-        }
-    }
-
-    /// Whether the format is JSON (parsed whole, not line by line).
-    pub fn is_json(self) -> bool {
-        matches!(self, Format::StrReplace | Format::Anchored)
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Format {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Error> {
-        std::iter::once(Format::Auto)
-            .chain(Format::ALL)
-            .find(|f| f.name() == s)
-            .ok_or_else(|| Error::UnknownFormat(s.to_owned()))
-    }
-}
-
-/// A block that looked like an edit but could not be read. It is reported
-/// as a failed edit, so a response with one is never applied half-way.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Malformed {
-    /// The format the block was read as.
-    pub format: &'static str,
-    /// 1-based line of the input the problem is on.
-    pub line: usize,
-    /// The file the block names, when known.
-    pub path: Option<String>,
-    /// What was expected and what was found.
-    pub message: String,
-    /// The block's text as sent.
-    pub text: String,
-}
-
-/// A shell command the model proposed. mend never runs it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ShellSuggestion {
-    /// 1-based line of the input.
-    pub line: usize,
-    /// The command, without a `$ ` prompt.
-    pub command: String,
-}
-
-/// One item of a parsed response, in input order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Entry {
-    /// An edit.
-    Edit(Edit),
-    /// A block that could not be read.
-    Malformed(Malformed),
-}
-
-/// What the stream parser produces.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Event {
-    /// An edit or a malformed block.
-    Entry(Entry),
-    /// A proposed shell command.
-    Shell(ShellSuggestion),
-}
+pub use block::PartialBlock;
+pub use event::{Entry, Event, Malformed, ShellSuggestion};
+pub use format::Format;
+pub use stream::StreamParser;
 
 /// A parsed response.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -4,7 +4,7 @@
 //! exactly, include enough context to be unique, never add line numbers,
 //! and elide only where the format allows it.
 
-use super::Format;
+use super::format::Format;
 
 const HABITS: &str = "\
 Habits that make your edits apply on the first try:

@@ -40,12 +40,13 @@
 //! reported (and fails the response); parsing resumes after it, and a SEARCH
 //! marker that interrupted a block starts the next one.
 
-use super::stream::{Feed, PartialBlock, malformed};
-use super::{Entry, Event};
+use super::block::{BlockParser, Feed, PartialBlock, malformed};
+use super::event::{Entry, Event};
+use super::format::Format;
 use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 
 /// The name used in reports.
-pub const NAME: &str = "search-replace";
+pub const NAME: &str = Format::SearchReplace.name();
 
 /// The three SEARCH/REPLACE marker lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,15 +234,6 @@ impl Block {
         }
     }
 
-    pub(crate) fn partial(&self) -> PartialBlock {
-        PartialBlock {
-            format: NAME,
-            path: self.path.clone(),
-            start_line: self.first_line,
-            lines: self.text.len(),
-        }
-    }
-
     fn fail(&self, n: usize, message: String) -> Vec<Event> {
         vec![malformed(
             NAME,
@@ -252,7 +244,53 @@ impl Block {
         )]
     }
 
-    pub(crate) fn feed(&mut self, n: usize, line: &str) -> Feed {
+    fn finish(&mut self) -> Vec<Event> {
+        let Some(path) = self.path.clone() else {
+            return self.fail(
+                self.open,
+                format!(
+                    "line {}: this SEARCH block has no file path; put the path alone on the line before the block (or before its ``` fence)",
+                    self.open
+                ),
+            );
+        };
+        let search = std::mem::take(&mut self.search);
+        let replace = std::mem::take(&mut self.replace);
+        let op = if search.iter().all(|l| l.trim().is_empty()) {
+            let mut content = replace.join("\n");
+            if !replace.is_empty() {
+                content.push('\n');
+            }
+            EditOp::Create { content }
+        } else {
+            EditOp::Replace(Replace {
+                target: Target::Lines { search, replace },
+                replace_all: false,
+                hints: std::mem::take(&mut self.hints),
+            })
+        };
+        vec![Event::Entry(Entry::Edit(Edit {
+            path,
+            op,
+            origin: Some(Origin {
+                format: NAME.into(),
+                line: self.first_line,
+                text: self.text.join("\n").into(),
+            }),
+        }))]
+    }
+}
+
+impl BlockParser for Block {
+    fn partial(&self) -> PartialBlock {
+        PartialBlock {
+            format: NAME,
+            path: self.path.clone(),
+            start_line: self.first_line,
+            lines: self.text.len(),
+        }
+    }
+    fn feed(&mut self, n: usize, line: &str) -> Feed {
         let t = line.trim();
         if self.phase == Phase::Hints {
             if let Some(num) = t.strip_prefix(":start_line:") {
@@ -337,8 +375,7 @@ impl Block {
             }
         }
     }
-
-    pub(crate) fn eof(self, _n: usize) -> Vec<Event> {
+    fn eof(self, _n: usize) -> Vec<Event> {
         let message = if self.phase == Phase::Replace {
             "unexpected end of input: expected >>>>>>> REPLACE to close this block"
         } else {
@@ -346,54 +383,17 @@ impl Block {
         };
         self.fail(self.open, format!("line {}: {message}", self.open))
     }
-
-    fn finish(&mut self) -> Vec<Event> {
-        let Some(path) = self.path.clone() else {
-            return self.fail(
-                self.open,
-                format!(
-                    "line {}: this SEARCH block has no file path; put the path alone on the line before the block (or before its ``` fence)",
-                    self.open
-                ),
-            );
-        };
-        let search = std::mem::take(&mut self.search);
-        let replace = std::mem::take(&mut self.replace);
-        let op = if search.iter().all(|l| l.trim().is_empty()) {
-            let mut content = replace.join("\n");
-            if !replace.is_empty() {
-                content.push('\n');
-            }
-            EditOp::Create { content }
-        } else {
-            EditOp::Replace(Replace {
-                target: Target::Lines { search, replace },
-                replace_all: false,
-                hints: std::mem::take(&mut self.hints),
-            })
-        };
-        vec![Event::Entry(Entry::Edit(Edit {
-            path,
-            op,
-            origin: Some(Origin {
-                format: NAME.into(),
-                line: self.first_line,
-                text: self.text.join("\n").into(),
-            }),
-        }))]
-    }
-}
-
-/// Parses every SEARCH/REPLACE block of a response (a convenience over
-/// [`super::parse`] with this format).
-pub fn parse(text: &str) -> Result<Vec<super::Entry>, crate::Error> {
-    super::parse(text, super::Format::SearchReplace).map(|p| p.entries)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::formats::Entry;
+
+    /// Every SEARCH/REPLACE block of a response.
+    fn parse(text: &str) -> Result<Vec<Entry>, crate::Error> {
+        crate::formats::parse(text, Format::SearchReplace).map(|p| p.entries)
+    }
 
     fn edits(t: &str) -> Vec<Edit> {
         parse(t)

@@ -26,13 +26,14 @@
 
 use serde_json::{Map, Value};
 
+use super::format::Format;
 use super::json::{self, PATH_KEYS};
 use super::schema;
 use crate::edit::{Edit, EditOp, Origin};
 use crate::error::Error;
 
 /// The name used in reports.
-pub const NAME: &str = "str-replace";
+pub const NAME: &str = Format::StrReplace.name();
 
 const OLD: &[&str] = &["old_string", "old_str", "oldText", "old_text"];
 const NEW: &[&str] = &["new_string", "new_str", "newText", "new_text"];

@@ -11,34 +11,13 @@
 
 use std::collections::VecDeque;
 
+use super::block::{BlockParser, Feed, PartialBlock, malformed};
+use super::event::{Entry, Event, Malformed, ShellSuggestion};
+use super::format::Format;
 use super::{
-    Entry, Event, Format, Malformed, ShellSuggestion, anchored, apply_patch, edit_block, json,
-    search_replace, str_replace, unified_diff, whole_file,
+    anchored, apply_patch, edit_block, json, search_replace, str_replace, unified_diff, whole_file,
 };
 use crate::error::Error;
-
-/// How a block parser answers a line.
-pub(crate) enum Feed {
-    /// The line was consumed; the block goes on.
-    More(Vec<Event>),
-    /// The line was consumed and ended the block.
-    Done(Vec<Event>),
-    /// The block ended before this line, which must be read again as idle.
-    Reject(Vec<Event>),
-}
-
-/// What the parser is in the middle of, for progress displays.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartialBlock {
-    /// The format of the block being read.
-    pub format: &'static str,
-    /// Its file, when known yet.
-    pub path: Option<String>,
-    /// 1-based line where it started.
-    pub start_line: usize,
-    /// Lines read so far.
-    pub lines: usize,
-}
 
 enum State {
     Idle,
@@ -46,6 +25,28 @@ enum State {
     EditBlock(edit_block::Block),
     Patch(apply_patch::Block),
     Diff(unified_diff::Block),
+}
+
+impl State {
+    fn block(&self) -> Option<&dyn BlockParser> {
+        match self {
+            State::Idle => None,
+            State::SearchReplace(b) => Some(b),
+            State::EditBlock(b) => Some(b),
+            State::Patch(b) => Some(b),
+            State::Diff(b) => Some(b),
+        }
+    }
+
+    fn block_mut(&mut self) -> Option<&mut dyn BlockParser> {
+        match self {
+            State::Idle => None,
+            State::SearchReplace(b) => Some(b),
+            State::EditBlock(b) => Some(b),
+            State::Patch(b) => Some(b),
+            State::Diff(b) => Some(b),
+        }
+    }
 }
 
 enum Recent {
@@ -209,13 +210,7 @@ impl StreamParser {
 
     /// The block being read, if any.
     pub fn partial(&self) -> Option<PartialBlock> {
-        match &self.state {
-            State::Idle => None,
-            State::SearchReplace(b) => Some(b.partial()),
-            State::EditBlock(b) => Some(b.partial()),
-            State::Patch(b) => Some(b.partial()),
-            State::Diff(b) => Some(b.partial()),
-        }
+        self.state.block().map(BlockParser::partial)
     }
 
     fn on(&self, f: Format) -> bool {
@@ -223,13 +218,10 @@ impl StreamParser {
     }
 
     fn line(&mut self, n: usize, line: &str, out: &mut Vec<Event>) {
-        let feed = match &mut self.state {
-            State::Idle => return self.idle(n, line, out),
-            State::SearchReplace(b) => b.feed(n, line),
-            State::EditBlock(b) => b.feed(n, line),
-            State::Patch(b) => b.feed(n, line),
-            State::Diff(b) => b.feed(n, line),
+        let Some(block) = self.state.block_mut() else {
+            return self.idle(n, line, out);
         };
+        let feed = block.feed(n, line);
         match feed {
             Feed::More(ev) => out.extend(ev),
             Feed::Done(ev) => {
@@ -501,23 +493,6 @@ fn parse_json_input(text: &str, mode: Format) -> Result<Vec<Event>, Error> {
         .into_iter()
         .map(|e| Event::Entry(Entry::Edit(e)))
         .collect())
-}
-
-/// A malformed-block event.
-pub(crate) fn malformed(
-    format: &'static str,
-    line: usize,
-    path: Option<String>,
-    message: String,
-    text: &str,
-) -> Event {
-    Event::Entry(Entry::Malformed(Malformed {
-        format,
-        line,
-        path,
-        message,
-        text: text.to_owned(),
-    }))
 }
 
 /// A fence opening: three or more backticks or tildes, then an optional

@@ -38,12 +38,13 @@
 //!   ignored.
 //! - A diff inside a ```` ```diff ```` fence.
 
-use super::stream::{Feed, PartialBlock, malformed};
-use super::{Entry, Event};
+use super::block::{BlockParser, Feed, PartialBlock, malformed};
+use super::event::{Entry, Event};
+use super::format::Format;
 use crate::edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 
 /// The name used in reports.
-pub const NAME: &str = "unified-diff";
+pub const NAME: &str = Format::UnifiedDiff.name();
 
 #[derive(Default)]
 struct Hunk {
@@ -219,170 +220,8 @@ impl Block {
         }
     }
 
-    pub(crate) fn partial(&self) -> PartialBlock {
-        PartialBlock {
-            format: NAME,
-            path: self.file.new.clone().or_else(|| self.file.old.clone()),
-            start_line: self.open,
-            lines: self.lines,
-        }
-    }
-
     fn in_hunk(&self) -> bool {
         !self.file.hunks.is_empty()
-    }
-
-    pub(crate) fn feed(&mut self, n: usize, line: &str) -> Feed {
-        self.lines += 1;
-        // A `--- ` line inside a hunk that still expects removed lines is a
-        // removed `-- …` line, not a header.
-        let hunk_wants_minus = self.file.hunks.last().is_some_and(Hunk::expects_old);
-        if line.starts_with("diff --git ") {
-            let out = self.finish_file();
-            self.begin_git(n, line);
-            return Feed::More(out);
-        }
-        if line.starts_with("--- ") && !hunk_wants_minus {
-            if self.in_hunk() || self.file.old.is_some() && !self.file.git {
-                // The next file's headers.
-                let out = self.finish_file();
-                self.file = FileDiff {
-                    start: n,
-                    ..FileDiff::default()
-                };
-                self.file.text.push(line.to_owned());
-                self.file.old = Some(line.to_owned());
-                return Feed::More(out);
-            }
-            self.file.text.push(line.to_owned());
-            self.file.old = Some(line.to_owned());
-            return Feed::More(Vec::new());
-        }
-        if line.starts_with("+++ ") && !self.in_hunk() {
-            let minus = self
-                .file
-                .text
-                .iter()
-                .rev()
-                .find(|l| l.starts_with("--- "))
-                .cloned()
-                .unwrap_or_else(|| "--- /dev/null".into());
-            self.set_paths(&minus, line);
-            self.file.text.push(line.to_owned());
-            return Feed::More(Vec::new());
-        }
-        if line.starts_with("@@") {
-            self.close_hunk_blanks();
-            self.file.text.push(line.to_owned());
-            let mut h = Hunk {
-                line: n,
-                ..Hunk::default()
-            };
-            match hunk_header(line) {
-                Some((a, b, d)) => {
-                    h.old_start = a;
-                    h.old_count = b;
-                    h.new_count = d;
-                }
-                // Aider's `@@ ... @@`, bare or with git's section heading.
-                None if numberless(line) => {}
-                None => {
-                    self.file.error.get_or_insert((
-                        n,
-                        format!(
-                            "`{}` is not a hunk header; expected `@@ -a,b +c,d @@`",
-                            line.trim()
-                        ),
-                    ));
-                }
-            }
-            self.file.hunks.push(h);
-            return Feed::More(Vec::new());
-        }
-        if !self.in_hunk() {
-            let t = line.trim();
-            let header = [
-                "old mode ",
-                "new mode ",
-                "new file mode ",
-                "deleted file mode ",
-                "rename from ",
-                "rename to ",
-                "similarity index ",
-                "dissimilarity index ",
-                "index ",
-                "copy from ",
-                "copy to ",
-            ]
-            .iter()
-            .find(|h| line.starts_with(**h));
-            if let Some(h) = header {
-                self.file.text.push(line.to_owned());
-                let v = line[h.len()..].trim().to_owned();
-                match *h {
-                    "old mode " => self.file.old_mode = Some(v),
-                    "new mode " => self.file.new_mode = Some(v),
-                    "new file mode " => {
-                        self.file.created = true;
-                        self.file.new_mode = Some(v);
-                    }
-                    "deleted file mode " => self.file.deleted = true,
-                    "rename from " => self.file.rename_from = Some(v),
-                    "rename to " => self.file.rename_to = Some(v),
-                    "copy from " | "copy to " => {
-                        self.file.error.get_or_insert((
-                            n,
-                            "copies are not supported; send the new file as an added file".into(),
-                        ));
-                    }
-                    _ => {}
-                }
-                return Feed::More(Vec::new());
-            }
-            if t.starts_with("Binary files ") || t == "GIT binary patch" {
-                self.file.text.push(line.to_owned());
-                self.file.error.get_or_insert((
-                    n,
-                    "binary patches are not supported; mend edits text files".into(),
-                ));
-                return Feed::More(Vec::new());
-            }
-            if self.file.git && t.is_empty() {
-                return Feed::More(Vec::new());
-            }
-            // Not a diff line: the diff is over.
-            return Feed::Reject(self.finish_file());
-        }
-        let hunk = self.file.hunks.last_mut().expect("in a hunk");
-        match line.chars().next() {
-            Some(c @ (' ' | '-' | '+')) => {
-                for _ in 0..hunk.blanks {
-                    hunk.body.push((' ', String::new()));
-                }
-                hunk.blanks = 0;
-                hunk.body.push((c, line[1..].to_owned()));
-                self.file.text.push(line.to_owned());
-                Feed::More(Vec::new())
-            }
-            Some('\\') => {
-                match hunk.body.last().map(|(k, _)| *k) {
-                    Some('-') => hunk.old_no_newline = true,
-                    Some('+') => hunk.new_no_newline = true,
-                    _ => {
-                        hunk.old_no_newline = true;
-                        hunk.new_no_newline = true;
-                    }
-                }
-                self.file.text.push(line.to_owned());
-                Feed::More(Vec::new())
-            }
-            None => {
-                hunk.blanks += 1;
-                self.file.text.push(String::new());
-                Feed::More(Vec::new())
-            }
-            Some(_) => Feed::Reject(self.finish_file()),
-        }
     }
 
     /// Blank lines at the end of a hunk were separators.
@@ -390,10 +229,6 @@ impl Block {
         if let Some(h) = self.file.hunks.last_mut() {
             h.blanks = 0;
         }
-    }
-
-    pub(crate) fn eof(mut self, _n: usize) -> Vec<Event> {
-        self.finish_file()
     }
 
     fn origin(&self, line: usize) -> Origin {
@@ -565,6 +400,172 @@ impl Block {
             out.push(self.edit(&target, EditOp::Rename { to }, f.start));
         }
         out
+    }
+}
+
+impl BlockParser for Block {
+    fn partial(&self) -> PartialBlock {
+        PartialBlock {
+            format: NAME,
+            path: self.file.new.clone().or_else(|| self.file.old.clone()),
+            start_line: self.open,
+            lines: self.lines,
+        }
+    }
+    fn feed(&mut self, n: usize, line: &str) -> Feed {
+        self.lines += 1;
+        // A `--- ` line inside a hunk that still expects removed lines is a
+        // removed `-- …` line, not a header.
+        let hunk_wants_minus = self.file.hunks.last().is_some_and(Hunk::expects_old);
+        if line.starts_with("diff --git ") {
+            let out = self.finish_file();
+            self.begin_git(n, line);
+            return Feed::More(out);
+        }
+        if line.starts_with("--- ") && !hunk_wants_minus {
+            if self.in_hunk() || self.file.old.is_some() && !self.file.git {
+                // The next file's headers.
+                let out = self.finish_file();
+                self.file = FileDiff {
+                    start: n,
+                    ..FileDiff::default()
+                };
+                self.file.text.push(line.to_owned());
+                self.file.old = Some(line.to_owned());
+                return Feed::More(out);
+            }
+            self.file.text.push(line.to_owned());
+            self.file.old = Some(line.to_owned());
+            return Feed::More(Vec::new());
+        }
+        if line.starts_with("+++ ") && !self.in_hunk() {
+            let minus = self
+                .file
+                .text
+                .iter()
+                .rev()
+                .find(|l| l.starts_with("--- "))
+                .cloned()
+                .unwrap_or_else(|| "--- /dev/null".into());
+            self.set_paths(&minus, line);
+            self.file.text.push(line.to_owned());
+            return Feed::More(Vec::new());
+        }
+        if line.starts_with("@@") {
+            self.close_hunk_blanks();
+            self.file.text.push(line.to_owned());
+            let mut h = Hunk {
+                line: n,
+                ..Hunk::default()
+            };
+            match hunk_header(line) {
+                Some((a, b, d)) => {
+                    h.old_start = a;
+                    h.old_count = b;
+                    h.new_count = d;
+                }
+                // Aider's `@@ ... @@`, bare or with git's section heading.
+                None if numberless(line) => {}
+                None => {
+                    self.file.error.get_or_insert((
+                        n,
+                        format!(
+                            "`{}` is not a hunk header; expected `@@ -a,b +c,d @@`",
+                            line.trim()
+                        ),
+                    ));
+                }
+            }
+            self.file.hunks.push(h);
+            return Feed::More(Vec::new());
+        }
+        if !self.in_hunk() {
+            let t = line.trim();
+            let header = [
+                "old mode ",
+                "new mode ",
+                "new file mode ",
+                "deleted file mode ",
+                "rename from ",
+                "rename to ",
+                "similarity index ",
+                "dissimilarity index ",
+                "index ",
+                "copy from ",
+                "copy to ",
+            ]
+            .iter()
+            .find(|h| line.starts_with(**h));
+            if let Some(h) = header {
+                self.file.text.push(line.to_owned());
+                let v = line[h.len()..].trim().to_owned();
+                match *h {
+                    "old mode " => self.file.old_mode = Some(v),
+                    "new mode " => self.file.new_mode = Some(v),
+                    "new file mode " => {
+                        self.file.created = true;
+                        self.file.new_mode = Some(v);
+                    }
+                    "deleted file mode " => self.file.deleted = true,
+                    "rename from " => self.file.rename_from = Some(v),
+                    "rename to " => self.file.rename_to = Some(v),
+                    "copy from " | "copy to " => {
+                        self.file.error.get_or_insert((
+                            n,
+                            "copies are not supported; send the new file as an added file".into(),
+                        ));
+                    }
+                    _ => {}
+                }
+                return Feed::More(Vec::new());
+            }
+            if t.starts_with("Binary files ") || t == "GIT binary patch" {
+                self.file.text.push(line.to_owned());
+                self.file.error.get_or_insert((
+                    n,
+                    "binary patches are not supported; mend edits text files".into(),
+                ));
+                return Feed::More(Vec::new());
+            }
+            if self.file.git && t.is_empty() {
+                return Feed::More(Vec::new());
+            }
+            // Not a diff line: the diff is over.
+            return Feed::Reject(self.finish_file());
+        }
+        let hunk = self.file.hunks.last_mut().expect("in a hunk");
+        match line.chars().next() {
+            Some(c @ (' ' | '-' | '+')) => {
+                for _ in 0..hunk.blanks {
+                    hunk.body.push((' ', String::new()));
+                }
+                hunk.blanks = 0;
+                hunk.body.push((c, line[1..].to_owned()));
+                self.file.text.push(line.to_owned());
+                Feed::More(Vec::new())
+            }
+            Some('\\') => {
+                match hunk.body.last().map(|(k, _)| *k) {
+                    Some('-') => hunk.old_no_newline = true,
+                    Some('+') => hunk.new_no_newline = true,
+                    _ => {
+                        hunk.old_no_newline = true;
+                        hunk.new_no_newline = true;
+                    }
+                }
+                self.file.text.push(line.to_owned());
+                Feed::More(Vec::new())
+            }
+            None => {
+                hunk.blanks += 1;
+                self.file.text.push(String::new());
+                Feed::More(Vec::new())
+            }
+            Some(_) => Feed::Reject(self.finish_file()),
+        }
+    }
+    fn eof(mut self, _n: usize) -> Vec<Event> {
+        self.finish_file()
     }
 }
 

@@ -20,10 +20,11 @@
 //! - Content that elides code (`# ... existing code ...`) is refused when
 //!   planned, because writing it would delete that code.
 
+use super::format::Format;
 use crate::edit::{Edit, EditOp, Origin};
 
 /// The name used in reports.
-pub const NAME: &str = "whole-file";
+pub const NAME: &str = Format::WholeFile.name();
 
 /// A path on a line of its own: `src/a.py`, `` `src/a.py` ``, `**src/a.py**`,
 /// `src/a.py:`. Prose around it disqualifies the line.
