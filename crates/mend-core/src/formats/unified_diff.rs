@@ -231,308 +231,121 @@ impl Block {
         }
     }
 
-    fn origin(&self, line: usize) -> Origin {
-        Origin {
-            format: NAME.into(),
-            line,
-            text: self.file.text.join("\n").into(),
-        }
-    }
-
-    fn edit(&self, path: &str, op: EditOp, line: usize) -> Event {
-        Event::Entry(Entry::Edit(Edit {
-            path: path.to_owned(),
-            op,
-            origin: Some(self.origin(line)),
-        }))
-    }
-
     fn finish_file(&mut self) -> Vec<Event> {
         self.close_hunk_blanks();
-        let f = std::mem::take(&mut self.file);
-        let mut b = Block {
-            open: self.open,
-            file: f,
-            lines: self.lines,
-        };
-        let out = b.file_events();
-        self.open = b.open;
-        out
+        std::mem::take(&mut self.file).events()
     }
 
-    fn file_events(&mut self) -> Vec<Event> {
-        let f = &self.file;
-        if f.text.is_empty() {
-            return Vec::new();
-        }
-        let path = f
-            .new
-            .clone()
-            .filter(|_| !f.deleted)
-            .or_else(|| f.old.clone())
-            .filter(|p| !p.starts_with("--- "));
-        let Some(path) = path else {
-            return vec![malformed(
-                NAME,
-                f.start,
-                None,
-                format!(
-                    "line {}: this diff names no file (both sides are /dev/null or missing)",
-                    f.start
-                ),
-                &f.text.join("\n"),
-            )];
-        };
-        if let Some((line, msg)) = &f.error {
-            return vec![malformed(
-                NAME,
-                *line,
-                Some(path),
-                format!("line {line}: {msg}"),
-                &f.text.join("\n"),
-            )];
-        }
-        let mut out = Vec::new();
-        if f.deleted {
-            let target = f.old.clone().unwrap_or(path);
-            out.push(self.edit(&target, EditOp::Delete, f.start));
-            return out;
-        }
-        if f.created {
-            let mut lines: Vec<&str> = Vec::new();
-            let mut no_nl = false;
-            for h in &f.hunks {
-                lines.extend(
-                    h.body
-                        .iter()
-                        .filter(|(k, _)| *k == '+')
-                        .map(|(_, l)| l.as_str()),
-                );
-                no_nl |= h.new_no_newline;
-            }
-            let mut content = lines.join("\n");
-            if !lines.is_empty() && !no_nl {
-                content.push('\n');
-            }
-            out.push(self.edit(&path, EditOp::Create { content }, f.start));
-            if let Some(m) = &f.new_mode {
-                out.push(self.edit(
-                    &path,
-                    EditOp::SetMode {
-                        executable: m.ends_with("755"),
-                    },
-                    f.start,
-                ));
-            }
-            return out;
-        }
-        // Content edits apply to the file as it is now: the old path when
-        // the diff renames it.
-        let renamed_to = f
-            .rename_to
-            .clone()
-            .or_else(|| (f.git && f.old != f.new).then(|| f.new.clone()).flatten());
-        let target = if renamed_to.is_some() {
-            f.rename_from
-                .clone()
-                .or_else(|| f.old.clone())
-                .unwrap_or(path)
-        } else {
-            path
-        };
-        let sides: Vec<(Vec<String>, Vec<String>)> = f.hunks.iter().map(Hunk::sides).collect();
-        for (i, h) in f.hunks.iter().enumerate() {
-            let (search, replace) = sides[i].clone();
-            let twins: Vec<usize> = (0..sides.len()).filter(|&j| sides[j] == sides[i]).collect();
-            let identical = (twins.len() > 1)
-                .then(|| (twins.iter().position(|&j| j == i).unwrap_or(0), twins.len()));
-            if search.is_empty() {
-                out.push(malformed(
-                    NAME,
-                    h.line,
-                    Some(target.clone()),
-                    format!(
-                        "line {}: this hunk only adds lines and has no context line, so it cannot be located; include the unchanged line above or below the addition",
-                        h.line
-                    ),
-                    &f.text.join("\n"),
-                ));
-                continue;
-            }
-            let final_newline = if h.new_no_newline {
-                Some(false)
-            } else if h.old_no_newline {
-                Some(true)
-            } else {
-                None
-            };
-            // `\ No newline at end of file` says the hunk ends the file.
-            let at_eof = h.old_no_newline || h.new_no_newline;
-            out.push(self.edit(
-                &target,
-                EditOp::Replace(Replace {
-                    target: Target::Lines { search, replace },
-                    replace_all: false,
-                    hints: Hints {
-                        start_line: (h.old_start > 0).then_some(h.old_start),
-                        identical,
-                        exact_removals: true,
-                        final_newline,
-                        at_eof,
-                        ..Hints::default()
-                    },
-                }),
-                h.line,
-            ));
-        }
-        if let (Some(old), Some(new)) = (&f.old_mode, &f.new_mode)
-            && old != new
-        {
-            out.push(self.edit(
-                &target,
-                EditOp::SetMode {
-                    executable: new.ends_with("755"),
-                },
-                f.start,
-            ));
-        }
-        if let Some(to) = renamed_to {
-            out.push(self.edit(&target, EditOp::Rename { to }, f.start));
-        }
-        out
-    }
-}
-
-impl BlockParser for Block {
-    fn partial(&self) -> PartialBlock {
-        PartialBlock {
-            format: NAME,
-            path: self.file.new.clone().or_else(|| self.file.old.clone()),
-            start_line: self.open,
-            lines: self.lines,
-        }
-    }
-    fn feed(&mut self, n: usize, line: &str) -> Feed {
-        self.lines += 1;
+    /// A line that starts a file, its headers or a hunk, in any state:
+    /// `diff --git`, `--- `, `+++ ` (before the first hunk) and `@@`.
+    fn boundary(&mut self, n: usize, line: &str) -> Option<Feed> {
         // A `--- ` line inside a hunk that still expects removed lines is a
         // removed `-- …` line, not a header.
         let hunk_wants_minus = self.file.hunks.last().is_some_and(Hunk::expects_old);
         if line.starts_with("diff --git ") {
             let out = self.finish_file();
             self.begin_git(n, line);
-            return Feed::More(out);
+            Some(Feed::More(out))
+        } else if line.starts_with("--- ") && !hunk_wants_minus {
+            Some(Feed::More(self.minus_header(n, line)))
+        } else if line.starts_with("+++ ") && !self.in_hunk() {
+            self.plus_header(line);
+            Some(Feed::More(Vec::new()))
+        } else if line.starts_with("@@") {
+            self.hunk_header(n, line);
+            Some(Feed::More(Vec::new()))
+        } else {
+            None
         }
-        if line.starts_with("--- ") && !hunk_wants_minus {
-            if self.in_hunk() || self.file.old.is_some() && !self.file.git {
-                // The next file's headers.
-                let out = self.finish_file();
-                self.file = FileDiff {
-                    start: n,
-                    ..FileDiff::default()
-                };
-                self.file.text.push(line.to_owned());
-                self.file.old = Some(line.to_owned());
-                return Feed::More(out);
-            }
-            self.file.text.push(line.to_owned());
-            self.file.old = Some(line.to_owned());
-            return Feed::More(Vec::new());
-        }
-        if line.starts_with("+++ ") && !self.in_hunk() {
-            let minus = self
-                .file
-                .text
-                .iter()
-                .rev()
-                .find(|l| l.starts_with("--- "))
-                .cloned()
-                .unwrap_or_else(|| "--- /dev/null".into());
-            self.set_paths(&minus, line);
-            self.file.text.push(line.to_owned());
-            return Feed::More(Vec::new());
-        }
-        if line.starts_with("@@") {
-            self.close_hunk_blanks();
-            self.file.text.push(line.to_owned());
-            let mut h = Hunk {
-                line: n,
-                ..Hunk::default()
+    }
+
+    /// A `--- ` line: this file's old path, or the start of the next file.
+    fn minus_header(&mut self, n: usize, line: &str) -> Vec<Event> {
+        let mut out = Vec::new();
+        if self.in_hunk() || self.file.old.is_some() && !self.file.git {
+            // The next file's headers.
+            out = self.finish_file();
+            self.file = FileDiff {
+                start: n,
+                ..FileDiff::default()
             };
-            match hunk_header(line) {
-                Some((a, b, d)) => {
-                    h.old_start = a;
-                    h.old_count = b;
-                    h.new_count = d;
-                }
-                // Aider's `@@ ... @@`, bare or with git's section heading.
-                None if numberless(line) => {}
-                None => {
-                    self.file.error.get_or_insert((
-                        n,
-                        format!(
-                            "`{}` is not a hunk header; expected `@@ -a,b +c,d @@`",
-                            line.trim()
-                        ),
-                    ));
-                }
-            }
-            self.file.hunks.push(h);
-            return Feed::More(Vec::new());
         }
-        if !self.in_hunk() {
-            let t = line.trim();
-            let header = [
-                "old mode ",
-                "new mode ",
-                "new file mode ",
-                "deleted file mode ",
-                "rename from ",
-                "rename to ",
-                "similarity index ",
-                "dissimilarity index ",
-                "index ",
-                "copy from ",
-                "copy to ",
-            ]
+        self.file.text.push(line.to_owned());
+        self.file.old = Some(line.to_owned());
+        out
+    }
+
+    /// A `+++ ` line: the paths are known.
+    fn plus_header(&mut self, line: &str) {
+        let minus = self
+            .file
+            .text
             .iter()
-            .find(|h| line.starts_with(**h));
-            if let Some(h) = header {
-                self.file.text.push(line.to_owned());
-                let v = line[h.len()..].trim().to_owned();
-                match *h {
-                    "old mode " => self.file.old_mode = Some(v),
-                    "new mode " => self.file.new_mode = Some(v),
-                    "new file mode " => {
-                        self.file.created = true;
-                        self.file.new_mode = Some(v);
-                    }
-                    "deleted file mode " => self.file.deleted = true,
-                    "rename from " => self.file.rename_from = Some(v),
-                    "rename to " => self.file.rename_to = Some(v),
-                    "copy from " | "copy to " => {
-                        self.file.error.get_or_insert((
-                            n,
-                            "copies are not supported; send the new file as an added file".into(),
-                        ));
-                    }
-                    _ => {}
-                }
-                return Feed::More(Vec::new());
+            .rev()
+            .find(|l| l.starts_with("--- "))
+            .cloned()
+            .unwrap_or_else(|| "--- /dev/null".into());
+        self.set_paths(&minus, line);
+        self.file.text.push(line.to_owned());
+    }
+
+    /// An `@@` line opens a hunk.
+    fn hunk_header(&mut self, n: usize, line: &str) {
+        self.close_hunk_blanks();
+        self.file.text.push(line.to_owned());
+        let mut h = Hunk {
+            line: n,
+            ..Hunk::default()
+        };
+        match hunk_header(line) {
+            Some((a, b, d)) => {
+                h.old_start = a;
+                h.old_count = b;
+                h.new_count = d;
             }
-            if t.starts_with("Binary files ") || t == "GIT binary patch" {
-                self.file.text.push(line.to_owned());
+            // Aider's `@@ ... @@`, bare or with git's section heading.
+            None if numberless(line) => {}
+            None => {
                 self.file.error.get_or_insert((
                     n,
-                    "binary patches are not supported; mend edits text files".into(),
+                    format!(
+                        "`{}` is not a hunk header; expected `@@ -a,b +c,d @@`",
+                        line.trim()
+                    ),
                 ));
-                return Feed::More(Vec::new());
             }
-            if self.file.git && t.is_empty() {
-                return Feed::More(Vec::new());
-            }
-            // Not a diff line: the diff is over.
-            return Feed::Reject(self.finish_file());
         }
+        self.file.hunks.push(h);
+    }
+
+    /// Between a file's first line and its first hunk: git's extended
+    /// headers; anything else ends the diff.
+    fn in_headers(&mut self, n: usize, line: &str) -> Feed {
+        let t = line.trim();
+        if let Some(h) = EXTENDED_HEADERS.iter().find(|h| line.starts_with(**h)) {
+            self.file.text.push(line.to_owned());
+            self.file.extended_header(n, h, line[h.len()..].trim());
+            return Feed::More(Vec::new());
+        }
+        if t.starts_with("Binary files ") || t == "GIT binary patch" {
+            self.file.text.push(line.to_owned());
+            self.file.error.get_or_insert((
+                n,
+                "binary patches are not supported; mend edits text files".into(),
+            ));
+            return Feed::More(Vec::new());
+        }
+        if self.file.git && t.is_empty() {
+            return Feed::More(Vec::new());
+        }
+        // Not a diff line: the diff is over.
+        Feed::Reject(self.finish_file())
+    }
+
+    /// Inside a hunk: context, removed and added lines, `\ No newline`,
+    /// and blank lines that may be empty context; anything else ends the
+    /// diff.
+    fn in_hunk_body(&mut self, line: &str) -> Feed {
         let hunk = self.file.hunks.last_mut().expect("in a hunk");
         match line.chars().next() {
             Some(c @ (' ' | '-' | '+')) => {
@@ -542,7 +355,6 @@ impl BlockParser for Block {
                 hunk.blanks = 0;
                 hunk.body.push((c, line[1..].to_owned()));
                 self.file.text.push(line.to_owned());
-                Feed::More(Vec::new())
             }
             Some('\\') => {
                 match hunk.body.last().map(|(k, _)| *k) {
@@ -554,18 +366,236 @@ impl BlockParser for Block {
                     }
                 }
                 self.file.text.push(line.to_owned());
-                Feed::More(Vec::new())
             }
             None => {
                 hunk.blanks += 1;
                 self.file.text.push(String::new());
-                Feed::More(Vec::new())
             }
-            Some(_) => Feed::Reject(self.finish_file()),
+            Some(_) => return Feed::Reject(self.finish_file()),
+        }
+        Feed::More(Vec::new())
+    }
+}
+
+/// git's extended header lines, matched by prefix.
+const EXTENDED_HEADERS: [&str; 11] = [
+    "old mode ",
+    "new mode ",
+    "new file mode ",
+    "deleted file mode ",
+    "rename from ",
+    "rename to ",
+    "similarity index ",
+    "dissimilarity index ",
+    "index ",
+    "copy from ",
+    "copy to ",
+];
+
+impl BlockParser for Block {
+    fn partial(&self) -> PartialBlock {
+        PartialBlock {
+            format: NAME,
+            path: self.file.new.clone().or_else(|| self.file.old.clone()),
+            start_line: self.open,
+            lines: self.lines,
         }
     }
+
+    fn feed(&mut self, n: usize, line: &str) -> Feed {
+        self.lines += 1;
+        if let Some(feed) = self.boundary(n, line) {
+            feed
+        } else if self.in_hunk() {
+            self.in_hunk_body(line)
+        } else {
+            self.in_headers(n, line)
+        }
+    }
+
     fn eof(mut self, _n: usize) -> Vec<Event> {
         self.finish_file()
+    }
+}
+
+impl FileDiff {
+    /// Records an extended header's value.
+    fn extended_header(&mut self, n: usize, header: &str, value: &str) {
+        let v = value.to_owned();
+        match header {
+            "old mode " => self.old_mode = Some(v),
+            "new mode " => self.new_mode = Some(v),
+            "new file mode " => {
+                self.created = true;
+                self.new_mode = Some(v);
+            }
+            "deleted file mode " => self.deleted = true,
+            "rename from " => self.rename_from = Some(v),
+            "rename to " => self.rename_to = Some(v),
+            "copy from " | "copy to " => {
+                self.error.get_or_insert((
+                    n,
+                    "copies are not supported; send the new file as an added file".into(),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    fn origin(&self, line: usize) -> Origin {
+        Origin {
+            format: NAME.into(),
+            line,
+            text: self.text.join("\n").into(),
+        }
+    }
+
+    fn edit(&self, path: &str, op: EditOp, line: usize) -> Event {
+        Event::Entry(Entry::Edit(Edit {
+            path: path.to_owned(),
+            op,
+            origin: Some(self.origin(line)),
+        }))
+    }
+
+    fn malformed(&self, line: usize, path: Option<String>, message: String) -> Event {
+        malformed(NAME, line, path, message, &self.text.join("\n"))
+    }
+
+    /// The file section's edits, or why it cannot be read.
+    fn events(&self) -> Vec<Event> {
+        if self.text.is_empty() {
+            return Vec::new();
+        }
+        let path = self
+            .new
+            .clone()
+            .filter(|_| !self.deleted)
+            .or_else(|| self.old.clone())
+            .filter(|p| !p.starts_with("--- "));
+        let Some(path) = path else {
+            return vec![self.malformed(
+                self.start,
+                None,
+                format!(
+                    "line {}: this diff names no file (both sides are /dev/null or missing)",
+                    self.start
+                ),
+            )];
+        };
+        if let Some((line, msg)) = &self.error {
+            return vec![self.malformed(*line, Some(path), format!("line {line}: {msg}"))];
+        }
+        if self.deleted {
+            let target = self.old.clone().unwrap_or(path);
+            vec![self.edit(&target, EditOp::Delete, self.start)]
+        } else if self.created {
+            self.creation(&path)
+        } else {
+            self.modification(path)
+        }
+    }
+
+    /// A created file: its content is the hunks' added lines.
+    fn creation(&self, path: &str) -> Vec<Event> {
+        let mut lines: Vec<&str> = Vec::new();
+        let mut no_nl = false;
+        for h in &self.hunks {
+            lines.extend(
+                h.body
+                    .iter()
+                    .filter(|(k, _)| *k == '+')
+                    .map(|(_, l)| l.as_str()),
+            );
+            no_nl |= h.new_no_newline;
+        }
+        let mut content = lines.join("\n");
+        if !lines.is_empty() && !no_nl {
+            content.push('\n');
+        }
+        let mut out = vec![self.edit(path, EditOp::Create { content }, self.start)];
+        if let Some(m) = &self.new_mode {
+            let executable = m.ends_with("755");
+            out.push(self.edit(path, EditOp::SetMode { executable }, self.start));
+        }
+        out
+    }
+
+    /// An existing file: one replacement per hunk, then a mode change and
+    /// a rename.
+    fn modification(&self, path: String) -> Vec<Event> {
+        // Content edits apply to the file as it is now: the old path when
+        // the diff renames it.
+        let renamed_to = self.rename_to.clone().or_else(|| {
+            (self.git && self.old != self.new)
+                .then(|| self.new.clone())
+                .flatten()
+        });
+        let target = if renamed_to.is_some() {
+            self.rename_from
+                .clone()
+                .or_else(|| self.old.clone())
+                .unwrap_or(path)
+        } else {
+            path
+        };
+        let sides: Vec<(Vec<String>, Vec<String>)> = self.hunks.iter().map(Hunk::sides).collect();
+        let mut out: Vec<Event> = (0..self.hunks.len())
+            .map(|i| self.hunk_edit(&target, &sides, i))
+            .collect();
+        if let (Some(old), Some(new)) = (&self.old_mode, &self.new_mode)
+            && old != new
+        {
+            let executable = new.ends_with("755");
+            out.push(self.edit(&target, EditOp::SetMode { executable }, self.start));
+        }
+        if let Some(to) = renamed_to {
+            out.push(self.edit(&target, EditOp::Rename { to }, self.start));
+        }
+        out
+    }
+
+    /// Hunk `i` as a replacement located by its old lines (`sides[i]`),
+    /// told apart from identical hunks by its position among them.
+    fn hunk_edit(&self, target: &str, sides: &[(Vec<String>, Vec<String>)], i: usize) -> Event {
+        let h = &self.hunks[i];
+        let (search, replace) = sides[i].clone();
+        let twins: Vec<usize> = (0..sides.len()).filter(|&j| sides[j] == sides[i]).collect();
+        let identical = (twins.len() > 1)
+            .then(|| (twins.iter().position(|&j| j == i).unwrap_or(0), twins.len()));
+        if search.is_empty() {
+            return self.malformed(
+                h.line,
+                Some(target.to_owned()),
+                format!(
+                    "line {}: this hunk only adds lines and has no context line, so it cannot be located; include the unchanged line above or below the addition",
+                    h.line
+                ),
+            );
+        }
+        let final_newline = if h.new_no_newline {
+            Some(false)
+        } else if h.old_no_newline {
+            Some(true)
+        } else {
+            None
+        };
+        // `\ No newline at end of file` says the hunk ends the file.
+        let at_eof = h.old_no_newline || h.new_no_newline;
+        let hints = Hints {
+            start_line: (h.old_start > 0).then_some(h.old_start),
+            identical,
+            exact_removals: true,
+            final_newline,
+            at_eof,
+            ..Hints::default()
+        };
+        let op = EditOp::Replace(Replace {
+            target: Target::Lines { search, replace },
+            replace_all: false,
+            hints,
+        });
+        self.edit(target, op, h.line)
     }
 }
 
