@@ -143,6 +143,131 @@ impl Block {
         out
     }
 
+    /// `*** Add File:`, `*** Delete File:` or `*** Update File:` ends the
+    /// file before and starts the next; `None` for any other line.
+    fn file_header(&mut self, n: usize, line: &str) -> Option<Vec<Event>> {
+        let t = line.trim();
+        let (kind, path) = [
+            ("*** Add File:", 0),
+            ("*** Delete File:", 1),
+            ("*** Update File:", 2),
+        ]
+        .into_iter()
+        .find_map(|(h, k)| t.strip_prefix(h).map(|p| (k, p.trim().to_owned())))?;
+        let mut out = self.close_file();
+        self.file_start = n;
+        self.file_text.push(line.to_owned());
+        if path.is_empty() {
+            out.extend(self.broken(n, &format!("`{t}` names no file")));
+            return Some(out);
+        }
+        match kind {
+            0 => {
+                self.current = Current::Add {
+                    path,
+                    lines: Vec::new(),
+                }
+            }
+            1 => out.push(self.edit(&path, EditOp::Delete)),
+            _ => {
+                self.current = Current::Update {
+                    path,
+                    move_to: None,
+                    chunks: vec![Chunk {
+                        line: n + 1,
+                        ..Chunk::default()
+                    }],
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Before the first file header: only blank lines.
+    fn between_files(&mut self, n: usize, t: &str) -> Vec<Event> {
+        if t.is_empty() {
+            return Vec::new();
+        }
+        self.broken(
+            n,
+            &format!(
+                "`{t}` is not a valid file header; expected `*** Add File: <path>`, `*** Delete File: <path>`, `*** Update File: <path>` or `*** End Patch`"
+            ),
+        )
+    }
+
+    /// In an added file: `+` lines (a blank line is an empty one).
+    fn in_added_file(&mut self, n: usize, line: &str) -> Vec<Event> {
+        let t = line.trim();
+        let Current::Add { lines, .. } = &mut self.current else {
+            return Vec::new();
+        };
+        if let Some(rest) = line.strip_prefix('+') {
+            lines.push(rest.to_owned());
+        } else if t.is_empty() {
+            lines.push(String::new());
+        } else {
+            return self.broken(
+                n,
+                &format!("every line of an added file starts with `+`; found `{t}`"),
+            );
+        }
+        Vec::new()
+    }
+
+    /// In an updated file: `*** Move to:`, `@@` chunk starts, `*** End of
+    /// File`, and context, removed and added lines.
+    fn in_update(&mut self, n: usize, line: &str) -> Vec<Event> {
+        let t = line.trim();
+        let Current::Update {
+            move_to, chunks, ..
+        } = &mut self.current
+        else {
+            return Vec::new();
+        };
+        if let Some(to) = t.strip_prefix("*** Move to:") {
+            *move_to = Some(to.trim().to_owned());
+            return Vec::new();
+        }
+        let chunk = chunks.last_mut().expect("an update has a chunk");
+        if let Some(ctx) = line.strip_prefix("@@") {
+            if !chunk.body.is_empty() {
+                chunks.push(Chunk {
+                    line: n,
+                    ..Chunk::default()
+                });
+            }
+            let chunk = chunks.last_mut().expect("just pushed");
+            let ctx = ctx.strip_prefix(' ').unwrap_or(ctx).trim_end();
+            if !ctx.trim().is_empty() {
+                chunk.context.push(ctx.to_owned());
+            }
+            return Vec::new();
+        }
+        if t == "*** End of File" {
+            chunk.at_eof = true;
+            return Vec::new();
+        }
+        // Blank lines after `*** End of File` are formatting, not
+        // context: nothing can follow the end of the file.
+        if chunk.at_eof && t.is_empty() {
+            return Vec::new();
+        }
+        match line.chars().next() {
+            Some(c @ (' ' | '-' | '+')) => chunk.body.push((c, line[1..].to_owned())),
+            None => chunk.body.push((' ', String::new())),
+            Some(_) => {
+                return self.broken(
+                    n,
+                    &format!(
+                        "`{t}` is not a chunk line; in an update, lines start with ` ` (context), `-` (remove) or `+` (add), and chunks start with `@@`"
+                    ),
+                );
+            }
+        }
+        Vec::new()
+    }
+
     fn broken(&mut self, n: usize, message: &str) -> Vec<Event> {
         let path = match &self.current {
             Current::Add { path, .. } | Current::Update { path, .. } => Some(path.clone()),
@@ -178,121 +303,18 @@ impl BlockParser for Block {
         if t == "*** End Patch" {
             return Feed::Done(self.close_file());
         }
-        let header = [
-            ("*** Add File:", 0),
-            ("*** Delete File:", 1),
-            ("*** Update File:", 2),
-        ]
-        .into_iter()
-        .find_map(|(h, k)| t.strip_prefix(h).map(|p| (k, p.trim().to_owned())));
-        if let Some((kind, path)) = header {
-            let mut out = self.close_file();
-            self.file_start = n;
-            self.file_text.push(line.to_owned());
-            if path.is_empty() {
-                out.extend(self.broken(n, &format!("`{t}` names no file")));
-                return Feed::More(out);
-            }
-            match kind {
-                0 => {
-                    self.current = Current::Add {
-                        path,
-                        lines: Vec::new(),
-                    }
-                }
-                1 => out.push(self.edit(&path, EditOp::Delete)),
-                _ => {
-                    self.current = Current::Update {
-                        path,
-                        move_to: None,
-                        chunks: vec![Chunk {
-                            line: n + 1,
-                            ..Chunk::default()
-                        }],
-                    }
-                }
-            }
+        if let Some(out) = self.file_header(n, line) {
             return Feed::More(out);
         }
         self.file_text.push(line.to_owned());
-        match &mut self.current {
-            Current::Broken => Feed::More(Vec::new()),
-            Current::None => {
-                if t.is_empty() {
-                    Feed::More(Vec::new())
-                } else {
-                    Feed::More(self.broken(
-                        n,
-                        &format!(
-                            "`{t}` is not a valid file header; expected `*** Add File: <path>`, `*** Delete File: <path>`, `*** Update File: <path>` or `*** End Patch`"
-                        ),
-                    ))
-                }
-            }
-            Current::Add { lines, .. } => {
-                if let Some(rest) = line.strip_prefix('+') {
-                    lines.push(rest.to_owned());
-                    Feed::More(Vec::new())
-                } else if t.is_empty() {
-                    lines.push(String::new());
-                    Feed::More(Vec::new())
-                } else {
-                    Feed::More(self.broken(
-                        n,
-                        &format!("every line of an added file starts with `+`; found `{t}`"),
-                    ))
-                }
-            }
-            Current::Update {
-                move_to, chunks, ..
-            } => {
-                if let Some(to) = t.strip_prefix("*** Move to:") {
-                    *move_to = Some(to.trim().to_owned());
-                    return Feed::More(Vec::new());
-                }
-                let chunk = chunks.last_mut().expect("an update has a chunk");
-                if let Some(ctx) = line.strip_prefix("@@") {
-                    if !chunk.body.is_empty() {
-                        chunks.push(Chunk {
-                            line: n,
-                            ..Chunk::default()
-                        });
-                    }
-                    let chunk = chunks.last_mut().expect("just pushed");
-                    let ctx = ctx.strip_prefix(' ').unwrap_or(ctx).trim_end();
-                    if !ctx.trim().is_empty() {
-                        chunk.context.push(ctx.to_owned());
-                    }
-                    return Feed::More(Vec::new());
-                }
-                if t == "*** End of File" {
-                    chunk.at_eof = true;
-                    return Feed::More(Vec::new());
-                }
-                // Blank lines after `*** End of File` are formatting, not
-                // context: nothing can follow the end of the file.
-                if chunk.at_eof && t.is_empty() {
-                    return Feed::More(Vec::new());
-                }
-                match line.chars().next() {
-                    Some(c @ (' ' | '-' | '+')) => {
-                        chunk.body.push((c, line[1..].to_owned()));
-                        Feed::More(Vec::new())
-                    }
-                    None => {
-                        chunk.body.push((' ', String::new()));
-                        Feed::More(Vec::new())
-                    }
-                    Some(_) => Feed::More(self.broken(
-                        n,
-                        &format!(
-                            "`{t}` is not a chunk line; in an update, lines start with ` ` (context), `-` (remove) or `+` (add), and chunks start with `@@`"
-                        ),
-                    )),
-                }
-            }
-        }
+        Feed::More(match &self.current {
+            Current::Broken => Vec::new(),
+            Current::None => self.between_files(n, t),
+            Current::Add { .. } => self.in_added_file(n, line),
+            Current::Update { .. } => self.in_update(n, line),
+        })
     }
+
     fn eof(mut self, n: usize) -> Vec<Event> {
         let text = self.text.join("\n");
         let _ = self.close_file();

@@ -234,6 +234,99 @@ impl Block {
         }
     }
 
+    /// Right after the open marker: Roo's `:start_line:`/`:end_line:` and
+    /// the `-------` under them. `None` once the search has begun.
+    fn hint_line(&mut self, n: usize, line: &str) -> Option<Feed> {
+        let t = line.trim();
+        if let Some(num) = t.strip_prefix(":start_line:") {
+            self.text.push(line.to_owned());
+            match num.trim().parse::<usize>() {
+                Ok(v) => self.hints.start_line = Some(v.max(1)),
+                Err(_) => {
+                    return Some(Feed::Done(self.fail(
+                        n,
+                        format!("line {n}: `{t}`: expected a line number after :start_line:"),
+                    )));
+                }
+            }
+            self.saw_hint = true;
+            return Some(Feed::More(Vec::new()));
+        }
+        if t.starts_with(":end_line:") {
+            self.text.push(line.to_owned());
+            self.saw_hint = true;
+            return Some(Feed::More(Vec::new()));
+        }
+        self.phase = Phase::Search;
+        if t == "-------" && (self.saw_hint || n == self.open + 1) {
+            self.text.push(line.to_owned());
+            return Some(Feed::More(Vec::new()));
+        }
+        None
+    }
+
+    /// The search and the replacement: content lines, and the markers
+    /// that move on, end or break the block.
+    fn body_line(&mut self, n: usize, line: &str) -> Feed {
+        let t = line.trim();
+        let kind = marker_kind(line);
+        match (&self.phase, kind) {
+            (Phase::Search, Some(MarkerKind::Divider)) => {
+                self.text.push(line.to_owned());
+                self.phase = Phase::Replace;
+                Feed::More(Vec::new())
+            }
+            (Phase::Search, Some(MarkerKind::Open)) => Feed::Reject(self.fail(
+                n,
+                format!(
+                    "line {n}: found {t}, expected ======= (the block opened at line {} is still in its SEARCH part)",
+                    self.open
+                ),
+            )),
+            (Phase::Search, Some(MarkerKind::Close)) => {
+                self.text.push(line.to_owned());
+                Feed::Done(self.fail(
+                    n,
+                    format!("line {n}: found {t}, expected ======= between the SEARCH and REPLACE parts"),
+                ))
+            }
+            (Phase::Replace, Some(MarkerKind::Close)) => {
+                self.text.push(line.to_owned());
+                Feed::Done(self.finish())
+            }
+            (Phase::Replace, Some(MarkerKind::Open)) => Feed::Reject(self.fail(
+                n,
+                format!("line {n}: found {t}, expected >>>>>>> REPLACE"),
+            )),
+            (Phase::Replace, Some(MarkerKind::Divider)) => {
+                self.text.push(line.to_owned());
+                Feed::Done(self.fail(
+                    n,
+                    format!("line {n}: found =======, expected >>>>>>> REPLACE (escape a content line as \\=======)"),
+                ))
+            }
+            (Phase::Replace, None)
+                if t.starts_with(":start_line:") || t.starts_with(":end_line:") =>
+            {
+                self.text.push(line.to_owned());
+                Feed::Done(self.fail(
+                    n,
+                    format!("line {n}: line markers like :start_line: belong after <<<<<<< SEARCH, not in the REPLACE part (escape content as \\:start_line:)"),
+                ))
+            }
+            (_, _) => {
+                self.text.push(line.to_owned());
+                let l = unescape(line);
+                if self.phase == Phase::Replace {
+                    self.replace.push(l);
+                } else {
+                    self.search.push(l);
+                }
+                Feed::More(Vec::new())
+            }
+        }
+    }
+
     fn fail(&self, n: usize, message: String) -> Vec<Event> {
         vec![malformed(
             NAME,
@@ -291,89 +384,12 @@ impl BlockParser for Block {
         }
     }
     fn feed(&mut self, n: usize, line: &str) -> Feed {
-        let t = line.trim();
-        if self.phase == Phase::Hints {
-            if let Some(num) = t.strip_prefix(":start_line:") {
-                self.text.push(line.to_owned());
-                match num.trim().parse::<usize>() {
-                    Ok(v) => self.hints.start_line = Some(v.max(1)),
-                    Err(_) => {
-                        return Feed::Done(self.fail(
-                            n,
-                            format!("line {n}: `{t}`: expected a line number after :start_line:"),
-                        ));
-                    }
-                }
-                self.saw_hint = true;
-                return Feed::More(Vec::new());
-            }
-            if t.starts_with(":end_line:") {
-                self.text.push(line.to_owned());
-                self.saw_hint = true;
-                return Feed::More(Vec::new());
-            }
-            self.phase = Phase::Search;
-            if t == "-------" && (self.saw_hint || n == self.open + 1) {
-                self.text.push(line.to_owned());
-                return Feed::More(Vec::new());
-            }
+        if self.phase == Phase::Hints
+            && let Some(feed) = self.hint_line(n, line)
+        {
+            return feed;
         }
-        let kind = marker_kind(line);
-        match (&self.phase, kind) {
-            (Phase::Search, Some(MarkerKind::Divider)) => {
-                self.text.push(line.to_owned());
-                self.phase = Phase::Replace;
-                Feed::More(Vec::new())
-            }
-            (Phase::Search, Some(MarkerKind::Open)) => Feed::Reject(self.fail(
-                n,
-                format!(
-                    "line {n}: found {t}, expected ======= (the block opened at line {} is still in its SEARCH part)",
-                    self.open
-                ),
-            )),
-            (Phase::Search, Some(MarkerKind::Close)) => {
-                self.text.push(line.to_owned());
-                Feed::Done(self.fail(
-                    n,
-                    format!("line {n}: found {t}, expected ======= between the SEARCH and REPLACE parts"),
-                ))
-            }
-            (Phase::Replace, Some(MarkerKind::Close)) => {
-                self.text.push(line.to_owned());
-                Feed::Done(self.finish())
-            }
-            (Phase::Replace, Some(MarkerKind::Open)) => Feed::Reject(self.fail(
-                n,
-                format!("line {n}: found {t}, expected >>>>>>> REPLACE"),
-            )),
-            (Phase::Replace, Some(MarkerKind::Divider)) => {
-                self.text.push(line.to_owned());
-                Feed::Done(self.fail(
-                    n,
-                    format!("line {n}: found =======, expected >>>>>>> REPLACE (escape a content line as \\=======)"),
-                ))
-            }
-            (Phase::Replace, None)
-                if t.starts_with(":start_line:") || t.starts_with(":end_line:") =>
-            {
-                self.text.push(line.to_owned());
-                Feed::Done(self.fail(
-                    n,
-                    format!("line {n}: line markers like :start_line: belong after <<<<<<< SEARCH, not in the REPLACE part (escape content as \\:start_line:)"),
-                ))
-            }
-            (_, _) => {
-                self.text.push(line.to_owned());
-                let l = unescape(line);
-                if self.phase == Phase::Replace {
-                    self.replace.push(l);
-                } else {
-                    self.search.push(l);
-                }
-                Feed::More(Vec::new())
-            }
-        }
+        self.body_line(n, line)
     }
     fn eof(self, _n: usize) -> Vec<Event> {
         let message = if self.phase == Phase::Replace {
