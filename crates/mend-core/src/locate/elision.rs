@@ -59,7 +59,7 @@ fn elided_match(
     q: &LineQuery<'_>,
     edges: &Edges,
     core: &[String],
-    (start, end, map): (usize, usize, Vec<Range<usize>>),
+    Chain { start, end, map }: Chain,
 ) -> Match {
     let m = Match {
         pass: MatchPass::Elision,
@@ -164,14 +164,13 @@ fn every_chain(
 /// Returns the span and the per-search-line map, `Ok(None)` when some piece
 /// is missing, or an ambiguity when the chain can be completed in more than
 /// one way.
-#[allow(clippy::type_complexity)]
 fn locate_elided(
     hay: &Haystack<'_>,
     search: &[String],
     markers: &[bool],
     q: &LineQuery<'_>,
     opts: &LocateOptions,
-) -> Result<Option<(usize, usize, Vec<Range<usize>>)>, Miss> {
+) -> Result<Option<Chain>, Miss> {
     let pieces = pieces(search, markers);
     if pieces.is_empty() {
         return Err(Miss::Unusable {
@@ -434,7 +433,7 @@ fn map_chain(
     pieces: &[Range<usize>],
     chosen: &[usize],
     from: usize,
-) -> Option<(usize, usize, Vec<Range<usize>>)> {
+) -> Option<Chain> {
     let lines = hay.lines();
     let last = pieces.len() - 1;
     let mut map: Vec<Range<usize>> = vec![0..0; search.len()];
@@ -443,26 +442,18 @@ fn map_chain(
             map[j] = chosen[k] + o..chosen[k] + o + 1;
         }
     }
-    let blank_run = |range: Range<usize>, rev: bool| -> usize {
-        let mut n = 0;
-        let idx: Vec<usize> = if rev {
-            range.rev().collect()
-        } else {
-            range.collect()
-        };
-        for i in idx {
-            if !is_blank(lines[i]) {
-                break;
-            }
-            n += 1;
-        }
-        n
+    let gaps = Gaps {
+        lines,
+        search,
+        markers,
     };
     // Lead gap: trailing blank lines before the first piece may take the
     // file's blank lines just above it.
     let s_lead = 0..pieces[0].start;
     let t = gap_tail_blanks(search, markers, s_lead.clone());
-    let tt = t.len().min(blank_run(from.min(chosen[0])..chosen[0], true));
+    let tt = t
+        .len()
+        .min(gaps.blank_run(from.min(chosen[0])..chosen[0], true));
     let start = chosen[0] - tt;
     map_run(&mut map, &t[t.len() - tt..], start);
     own_rest(&mut map, markers, s_lead, start..start);
@@ -470,18 +461,53 @@ fn map_chain(
     let end0 = chosen[last] + pieces[last].len();
     let s_tail = pieces[last].end..search.len();
     let l = gap_head_blanks(search, markers, s_tail.clone());
-    let tl = l.len().min(blank_run(end0..lines.len(), false));
+    let tl = l.len().min(gaps.blank_run(end0..lines.len(), false));
     map_run(&mut map, &l[..tl], end0);
     let end = end0 + tl;
     own_rest(&mut map, markers, s_tail, end..end);
-    // Inner gaps.
     for k in 0..last {
         let f = chosen[k] + pieces[k].len()..chosen[k + 1];
         let s = pieces[k].end..pieces[k + 1].start;
+        gaps.map_inner(&mut map, s, f)?;
+    }
+    Some(Chain { start, end, map })
+}
+
+/// A chain of pieces mapped onto the file: the region it covers and the
+/// file lines each search line stands for.
+struct Chain {
+    start: usize,
+    end: usize,
+    map: Vec<Range<usize>>,
+}
+
+/// What mapping the gaps between a chain's pieces reads.
+struct Gaps<'a> {
+    lines: &'a [&'a str],
+    search: &'a [String],
+    markers: &'a [bool],
+}
+
+impl Gaps<'_> {
+    /// How many blank file lines `range` starts with (ends with, `rev`).
+    fn blank_run(&self, range: Range<usize>, rev: bool) -> usize {
+        let blank = |i: &usize| is_blank(self.lines[*i]);
+        if rev {
+            range.rev().take_while(blank).count()
+        } else {
+            range.take_while(blank).count()
+        }
+    }
+
+    /// Maps the search lines `s` between two pieces onto the file lines
+    /// `f` between them; `None` when the file's gap cannot be what the
+    /// search's describes.
+    fn map_inner(&self, map: &mut [Range<usize>], s: Range<usize>, f: Range<usize>) -> Option<()> {
+        let (search, markers) = (self.search, self.markers);
         if !(s.clone()).any(|j| markers[j]) {
             // Only blank lines between two pieces: the file must have only
             // blank lines there too; map them, the last taking any surplus.
-            if !lines[f.clone()].iter().all(|l| is_blank(l)) {
+            if !self.lines[f.clone()].iter().all(|l| is_blank(l)) {
                 return None;
             }
             let js: Vec<usize> = s.collect();
@@ -494,23 +520,23 @@ fn map_chain(
                 };
                 map[j] = a..b.max(a);
             }
-            continue;
+            return Some(());
         }
         let l = gap_head_blanks(search, markers, s.clone());
         let t = gap_tail_blanks(search, markers, s.clone());
-        let tl = l.len().min(blank_run(f.clone(), false));
-        let tt = t.len().min(blank_run(f.start + tl..f.end, true));
+        let tl = l.len().min(self.blank_run(f.clone(), false));
+        let tt = t.len().min(self.blank_run(f.start + tl..f.end, true));
         let owned = f.start + tl..f.end - tt;
         // A bare `...` between two pieces reads as elision only where the
         // file has lines for it to stand for; with none it is code.
         if owned.is_empty() && only_bare(search, markers, s.clone()) {
             return None;
         }
-        map_run(&mut map, &l[..tl], f.start);
-        map_run(&mut map, &t[t.len() - tt..], f.end - tt);
-        own_rest(&mut map, markers, s, owned);
+        map_run(map, &l[..tl], f.start);
+        map_run(map, &t[t.len() - tt..], f.end - tt);
+        own_rest(map, markers, s, owned);
+        Some(())
     }
-    Some((start, end, map))
 }
 
 /// Whether every marker in a gap is a bare ellipsis.

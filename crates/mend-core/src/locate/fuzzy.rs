@@ -19,8 +19,8 @@ use super::{
 };
 use crate::normalize::fold_loose;
 use crate::similarity::{
-    Budget, WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences, slips,
-    window_edits,
+    Budget, Scored, WindowSearch, anchored_windows, best_windows, has_word, meaningful_differences,
+    slips, window_edits,
 };
 
 /// Fuzzy matching needs enough text to be meaningful: at least two
@@ -43,36 +43,51 @@ pub(crate) fn run(
         return Step::Skip;
     }
     let norm: Vec<String> = core.iter().map(|l| fold_loose(l).into_owned()).collect();
+    match choose(hay, q, core.len(), &norm, opts) {
+        Ok((start, chosen)) => settle(hay, q, edges, &norm, start, chosen),
+        Err(step) => step,
+    }
+}
+
+/// The window the search most likely drifted from, and where it starts;
+/// or the step to take when there is none, or no single one.
+fn choose(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    lines: usize,
+    norm: &[String],
+    opts: &LocateOptions,
+) -> Result<(usize, Scored), Step> {
     let budget = Budget::new(opts.fuzzy_budget);
     let chars = norm.iter().map(|l| l.chars().count() + 1).sum::<usize>();
     let too_large = || {
         let one = (chars as u64).saturating_mul(chars as u64).max(1);
         Step::Done(Err(Miss::TooLarge {
-            lines: core.len(),
+            lines,
             chars,
             affordable: (opts.fuzzy_budget / one) as usize,
         }))
     };
     if !budget.affords(chars, chars) {
-        return too_large();
+        return Err(too_large());
     }
-    let found = anchored_windows(hay.grams(), &norm, opts.margin, q.from..usize::MAX, budget);
+    let found = anchored_windows(hay.grams(), norm, opts.margin, q.from..usize::MAX, budget);
     if found.exhausted {
-        return too_large();
+        return Err(too_large());
     }
     let Some(best) = found.best.filter(|b| b.score >= opts.threshold) else {
-        return Step::Next;
+        return Err(Step::Next);
     };
-    let slipped = || slip_start(hay, &norm, &found).filter(|_| opts.slips);
+    let slipped = || slip_start(hay, norm, &found).filter(|_| opts.slips);
     let Some(start) = accepted_start(&found, q, opts).or_else(slipped) else {
-        return Step::Done(Err(rivals(&found, core.len(), q.hint)));
+        return Err(Step::Done(Err(rivals(&found, lines, q.hint))));
     };
     let chosen = std::iter::once(best)
         .chain(found.rivals.iter().copied())
         .find(|w| w.start == start)
         .unwrap_or(best);
     let len = chosen.len;
-    let twins = equidistant_twins(hay, &norm, start, len);
+    let twins = equidistant_twins(hay, norm, start, len);
     if !twins.is_empty() {
         let mut starts = vec![start];
         starts.extend(twins);
@@ -81,9 +96,25 @@ pub(crate) fn run(
             .and_then(|h| super::nearest(&starts, h, opts.hint_window))
         {
             Some(s) if s == start => {}
-            _ => return Step::Done(Err(tied(starts, len, chosen.score, q.hint))),
+            _ => return Err(Step::Done(Err(tied(starts, len, chosen.score, q.hint)))),
         }
     }
+    Ok((start, chosen))
+}
+
+/// The chosen window as a match, unless it is the edit already applied or
+/// differs from the search in what it names; the search lines are mapped
+/// onto it by alignment.
+fn settle(
+    hay: &Haystack<'_>,
+    q: &LineQuery<'_>,
+    edges: &Edges,
+    norm: &[String],
+    start: usize,
+    chosen: Scored,
+) -> Step {
+    let core = edges.core(q.search);
+    let len = chosen.len;
     let candidate = Candidate {
         start,
         len,
@@ -98,7 +129,7 @@ pub(crate) fn run(
     // found even right next to the window means the window is not what
     // the search describes.
     let n = hay.lines().len();
-    let differs = meaningful_differences(&norm, &window, |t| {
+    let differs = meaningful_differences(norm, &window, |t| {
         has_word(
             (0..start)
                 .chain(start + len..n)
@@ -112,7 +143,7 @@ pub(crate) fn run(
     }
     // Map by alignment, as the guard above judged the window: a window of
     // the search's size can still be shifted.
-    let (map, mut extra) = align(hay, core, &norm, &window, start);
+    let Alignment { map, mut extra } = align(hay, core, norm, &window, start);
     let (start, end) = tighten(start, start + len, &map, &mut extra);
     let m = Match {
         pass: MatchPass::Similarity,
@@ -259,17 +290,13 @@ fn rivals(found: &WindowSearch, m: usize, hint: Option<usize>) -> Miss {
 /// a search's `}` pairs with the file's `}` and not with a `    }` beside
 /// it. Unpaired search lines map to an empty range; unpaired window lines
 /// are returned as extra, after the search line they follow.
-#[allow(clippy::type_complexity)]
 fn align(
     hay: &Haystack<'_>,
     search_raw: &[String],
     search: &[String],
     window: &[&str],
     start: usize,
-) -> (Vec<Range<usize>>, Vec<(Option<usize>, usize)>) {
-    let (m, n) = (search.len(), window.len());
-    let band = m.abs_diff(n) + 4;
-    let inside = |j: usize, w: usize| j.abs_diff(w) <= band;
+) -> Alignment {
     let pair_score = |j: usize, w: usize| -> Option<f64> {
         if !resembles(&search[j], window[w]) {
             return None;
@@ -282,7 +309,30 @@ fn align(
         let exact = search_raw[j].trim_end() == hay.lines()[start + w].trim_end();
         Some(sim + if exact { 0.01 } else { 0.0 })
     };
-    // best[j][w]: the best score aligning search[..j] with window[..w].
+    let (m, n) = (search.len(), window.len());
+    let best = best_scores(m, n, &pair_score);
+    let pairs = trace_pairs(&best, &pair_score);
+    Alignment::from_pairs(&pairs, m, n, start)
+}
+
+/// Search lines mapped onto a window's lines.
+struct Alignment {
+    /// Per search line, the file line it pairs with, or an empty range
+    /// where the next paired line is.
+    map: Vec<Range<usize>>,
+    /// Unpaired window lines, each after the search line it follows.
+    extra: Vec<(Option<usize>, usize)>,
+}
+
+/// `best[j][w]`: the best score aligning search lines `..j` with window
+/// lines `..w`, in a band around the diagonal.
+fn best_scores(
+    m: usize,
+    n: usize,
+    pair_score: &dyn Fn(usize, usize) -> Option<f64>,
+) -> Vec<Vec<f64>> {
+    let band = m.abs_diff(n) + 4;
+    let inside = |j: usize, w: usize| j.abs_diff(w) <= band;
     let neg = f64::NEG_INFINITY;
     let mut best = vec![vec![neg; n + 1]; m + 1];
     best[0][0] = 0.0;
@@ -307,10 +357,18 @@ fn align(
             }
         }
     }
-    // Walk back from the end, preferring pairs, then unpaired window lines
-    // (so they trail the search line they follow).
+    best
+}
+
+/// The paired (search, window) lines, in order: walked back from the end,
+/// preferring pairs, then unpaired window lines (so they trail the search
+/// line they follow).
+fn trace_pairs(
+    best: &[Vec<f64>],
+    pair_score: &dyn Fn(usize, usize) -> Option<f64>,
+) -> Vec<(usize, usize)> {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let (mut j, mut w) = (m, n);
+    let (mut j, mut w) = (best.len() - 1, best[0].len() - 1);
     while j > 0 || w > 0 {
         let here = best[j][w];
         if j > 0
@@ -328,40 +386,48 @@ fn align(
         }
     }
     pairs.reverse();
-    let mut map = vec![0..0; m];
-    let mut paired_window = vec![None; n];
-    for &(j, w) in &pairs {
-        map[j] = start + w..start + w + 1;
-        paired_window[w] = Some(j);
-    }
-    // Unpaired search lines sit where the next paired line is.
-    let mut next_at = start + n;
-    for j in (0..m).rev() {
-        if map[j].is_empty() {
-            map[j] = next_at..next_at;
-        } else {
-            next_at = map[j].start;
+    pairs
+}
+
+impl Alignment {
+    /// The alignment of `m` search lines with the `n` window lines from
+    /// `start` that `pairs` pairs.
+    fn from_pairs(pairs: &[(usize, usize)], m: usize, n: usize, start: usize) -> Alignment {
+        let mut map = vec![0..0; m];
+        let mut paired_window = vec![None; n];
+        for &(j, w) in pairs {
+            map[j] = start + w..start + w + 1;
+            paired_window[w] = Some(j);
         }
-    }
-    let mut extra = Vec::new();
-    let mut last: Option<usize> = None;
-    let mut pj = 0;
-    for (w, paired) in paired_window.iter().enumerate() {
-        match *paired {
-            Some(j) => {
-                last = Some(j);
-                pj = j + 1;
-            }
-            None => {
-                // Follows the last search line before it, paired or not.
-                let before = (pj..m)
-                    .take_while(|&k| map[k].is_empty() && map[k].start <= start + w)
-                    .last();
-                extra.push((before.or(last), start + w));
+        // Unpaired search lines sit where the next paired line is.
+        let mut next_at = start + n;
+        for j in (0..m).rev() {
+            if map[j].is_empty() {
+                map[j] = next_at..next_at;
+            } else {
+                next_at = map[j].start;
             }
         }
+        let mut extra = Vec::new();
+        let mut last: Option<usize> = None;
+        let mut pj = 0;
+        for (w, paired) in paired_window.iter().enumerate() {
+            match *paired {
+                Some(j) => {
+                    last = Some(j);
+                    pj = j + 1;
+                }
+                None => {
+                    // Follows the last search line before it, paired or not.
+                    let before = (pj..m)
+                        .take_while(|&k| map[k].is_empty() && map[k].start <= start + w)
+                        .last();
+                    extra.push((before.or(last), start + w));
+                }
+            }
+        }
+        Alignment { map, extra }
     }
-    (map, extra)
 }
 
 /// Unpaired file lines at the window's edges are left out of the region,
