@@ -67,9 +67,9 @@ impl Planner<'_, '_> {
         if let Some(chosen) =
             self.choose(hits, old_n.len(), r, MatchPass::Exact, &old_n, line_of)?
         {
+            let text = LineStarts::of(&logical, &starts);
             if let [o] = chosen[..]
-                && let Some(p) =
-                    self.lines_after_indent(&logical, &starts, o, &old_n, &new_n, r, owner)?
+                && let Some(p) = self.lines_after_indent(text, o, &old_n, &new_n, r, owner)?
             {
                 return Ok(p);
             }
@@ -158,11 +158,9 @@ impl Planner<'_, '_> {
     /// leave the indentation before the first new line and none before the
     /// others. It is planned as those whole lines instead, so new lines
     /// take the file's frame.
-    #[allow(clippy::too_many_arguments)]
     fn lines_after_indent(
         &self,
-        logical: &str,
-        starts: &[usize],
+        LineStarts { logical, starts }: LineStarts<'_>,
         o: usize,
         old: &str,
         new: &str,
@@ -349,6 +347,21 @@ fn keep_file_lines<'a>(old: &'a str, new: &'a str, found: &'a str) -> String {
         }
     }
     out.join("\n")
+}
+
+/// The file's logical text (line endings as `\n`) with the offset where
+/// each of its lines starts: what a substring is found in, and how an
+/// offset in it becomes a line.
+#[derive(Clone, Copy)]
+struct LineStarts<'a> {
+    logical: &'a str,
+    starts: &'a [usize],
+}
+
+impl<'a> LineStarts<'a> {
+    fn of(logical: &'a str, starts: &'a [usize]) -> LineStarts<'a> {
+        LineStarts { logical, starts }
+    }
 }
 
 #[cfg(test)]
