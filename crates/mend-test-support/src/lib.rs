@@ -1,0 +1,19 @@
+//! Helpers shared by the workspace's integration tests, and only by them:
+//! every crate takes this one as a dev-dependency, and it is never
+//! published.
+//!
+//! - [`fixtures`]: the one fixture convention (a folder per case, expected
+//!   outputs as files) and its runner, with `MEND_BLESS=1` to rewrite the
+//!   expected files.
+//! - [`files`]: trees of files written, read back and copied whole.
+//! - [`mod@git`]: git with a throwaway identity.
+//! - [`bin`]: the built `mend` binary and a Python for the MCP clients.
+
+pub mod bin;
+pub mod files;
+pub mod fixtures;
+pub mod git;
+
+pub use bin::{mend_bin, python, run_mend};
+pub use files::{copy_tree, put, read_tree, read_tree_without, tree};
+pub use git::{git, git_with};
