@@ -12,7 +12,7 @@
 //! `cargo bench -p mend --bench editor_latency [-- ROUNDS]` prints the
 //! median, p95 and maximum.
 
-#[path = "../tests/editor/client.rs"]
+#[path = "../tests/it/editor/client.rs"]
 #[allow(dead_code, reason = "shared with the protocol tests")]
 mod client;
 

@@ -1,21 +1,26 @@
-//! Integration tests for the `mend` binary (one test binary, several modules).
+//! Integration tests for the `mend` binary (one test binary, several
+//! modules; `cargo test -p mend --test it MODULE::` runs one). The
+//! data-driven suites, each case its own test, are the other binary,
+//! `cases`.
 
 mod aliases;
 mod checkpoint;
 mod cli;
+mod editor;
 mod formats;
+mod hostile;
 mod interrupted;
 mod mcp;
 mod merge;
 mod pending;
 mod pending_fixes;
 mod pending_model;
+mod soak;
 mod tidy;
 mod transactions;
 
-#[path = "../support/mod.rs"]
-mod support;
-pub use support::*;
+use mend_test_support as support;
+pub use mend_test_support::{git, mend_bin, python, run_mend, tree};
 
 // The drift benchmark's pure generators, shared with the property tests
 // (which leave some of what the benchmark reports unread).

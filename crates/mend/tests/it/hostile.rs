@@ -3,10 +3,8 @@
 //! report. Sizes are the ones the bug reports named in a debug build, and
 //! ten times larger in a release build (`.ci/run` runs both).
 //!
-//! The real timings come from `cargo bench -p mend --bench hostile`.
-
-#[path = "support/mod.rs"]
-mod support;
+//! The real timings come from `cargo bench -p mend --bench hostile`; the
+//! release run is `cargo test --release -p mend --test it hostile::`.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
@@ -51,7 +49,7 @@ fn apply(files: &[(&str, &str)], args: &[&str], input: &[u8]) -> Run {
     for (p, c) in files {
         std::fs::write(dir.path().join(p), c).unwrap();
     }
-    let mut cmd = Command::new(support::mend_bin());
+    let mut cmd = Command::new(crate::mend_bin());
     cmd.arg("apply")
         .arg("--root")
         .arg(dir.path())

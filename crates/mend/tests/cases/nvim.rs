@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/nvim/tests/run.lua")
@@ -50,11 +50,11 @@ fn run(nvim: &Path, case: &str) -> Result<(), Failed> {
     }
 }
 
-fn main() {
-    let args = Arguments::from_args();
-    let trials = match nvim() {
-        Err(e) => vec![Trial::test("neovim", move || Err(e.into()))],
-        Ok(None) => vec![Trial::test("neovim", || Ok(())).with_ignored_flag(true)],
+/// One test per case the script lists, each named `nvim::CASE`.
+pub fn trials() -> Vec<Trial> {
+    match nvim() {
+        Err(e) => vec![Trial::test("nvim::neovim", move || Err(e.into()))],
+        Ok(None) => vec![Trial::test("nvim::neovim", || Ok(())).with_ignored_flag(true)],
         Ok(Some(nvim)) => {
             let list = Command::new(&nvim)
                 .args(["--clean", "--headless", "-l"])
@@ -67,10 +67,9 @@ fn main() {
                 .lines()
                 .map(|case| {
                     let (nvim, case) = (nvim.clone(), case.to_owned());
-                    Trial::test(case.clone(), move || run(&nvim, &case))
+                    Trial::test(format!("nvim::{case}"), move || run(&nvim, &case))
                 })
                 .collect()
         }
-    };
-    libtest_mimic::run(&args, trials).exit();
+    }
 }

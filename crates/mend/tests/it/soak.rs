@@ -6,7 +6,7 @@
 //! Ignored by default (about ten minutes in a release build):
 //!
 //! ```sh
-//! cargo test --release -p mend --test soak -- --ignored --nocapture --test-threads 1
+//! cargo test --release -p mend --test it soak:: -- --ignored --nocapture --test-threads 1
 //! ```
 //!
 //! `MEND_SOAK_KILLS` sets the kills per scenario (default 1,000).
@@ -18,9 +18,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
-
-use support::{git, mend_bin};
+use crate::{git, mend_bin};
 
 fn kills() -> usize {
     std::env::var("MEND_SOAK_KILLS")

@@ -18,14 +18,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use crate::support::python;
+use mend_test_support::python;
 
 /// The binary under attack: `MEND_BIN` when set (to run the suite against
 /// another build, such as an older release), else this build's.
 pub fn mend_bin() -> PathBuf {
     std::env::var_os("MEND_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(crate::support::mend_bin)
+        .unwrap_or_else(mend_test_support::mend_bin)
 }
 
 /// What a command did; `code` is `None` when it was killed at the timeout.
@@ -402,7 +402,7 @@ impl Sandbox {
     }
 
     pub fn git(&self, dir: &Path, args: &[&str]) {
-        crate::support::git(dir, args);
+        mend_test_support::git(dir, args);
     }
 }
 

@@ -6,16 +6,13 @@
 //! (lines that must appear in the output) and `not_stdout` (lines that
 //! must not).
 //!
-//! Each folder is its own test, so `cargo test -p mend --test fixtures
-//! NAME` runs one case and a failure names its folder.
-
-#[path = "support/mod.rs"]
-mod support;
+//! Each folder is its own test, so `cargo test -p mend --test cases
+//! fixtures::NAME` runs one case and a failure names its folder.
 
 use std::path::Path;
 
-use libtest_mimic::{Arguments, Failed, Trial};
-use support::{copy_tree, read_tree, run_mend};
+use libtest_mimic::{Failed, Trial};
+use mend_test_support::{copy_tree, read_tree, run_mend};
 
 fn check_case(dir: &Path) -> Result<(), String> {
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
@@ -93,8 +90,8 @@ fn check_case(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn main() {
-    let args = Arguments::from_args();
+/// One test per case folder, named `fixtures::NAME`.
+pub fn trials() -> Vec<Trial> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut dirs: Vec<_> = std::fs::read_dir(&base)
         .expect("tests/fixtures")
@@ -103,12 +100,11 @@ fn main() {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    let trials = dirs
-        .into_iter()
+    dirs.into_iter()
         .map(|dir| {
             let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let name = format!("fixtures::{name}");
             Trial::test(name, move || check_case(&dir).map_err(Failed::from))
         })
-        .collect();
-    libtest_mimic::run(&args, trials).exit();
+        .collect()
 }

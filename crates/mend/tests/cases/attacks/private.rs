@@ -9,19 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::cases::{Case, R, refused, search_replace, unchanged};
-use crate::harness::{Out, Sandbox};
+use super::harness::{Out, Sandbox};
+use super::{Case, R, refused, search_replace, unchanged};
 
-macro_rules! ensure {
-    ($cond:expr, $($fmt:tt)+) => {
-        if !$cond {
-            return Err(format!($($fmt)+));
-        }
-    };
-}
-
-/// Every case, by name.
-pub const ALL: &[(&str, Case)] = &[
+/// This threat's cases, by name.
+pub(super) const ALL: &[(&str, Case)] = &[
     ("pending_folder_link_propose_refused", |s| {
         folder_link(s, PENDING, propose)
     }),

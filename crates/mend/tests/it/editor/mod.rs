@@ -1,18 +1,18 @@
 //! `mend editor` driven over real LSP framing: buffers merge, conflict and
 //! recover as the editor protocol promises.
+//!
+//! `cargo test -p mend --test it editor::` runs these alone.
 
 mod actors;
 mod client;
 mod paths;
 mod safety;
-#[path = "../support/mod.rs"]
-mod support;
 
 use std::time::Duration;
 
+use crate::{run_mend, tree as workspace};
 use client::Client;
 use serde_json::{Value, json};
-use support::{run_mend, tree as workspace};
 
 const BASE: &str = "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n";
 const USER_A: &str = "fn a() {\n    10\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n";

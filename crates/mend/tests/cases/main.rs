@@ -1,0 +1,23 @@
+//! The data-driven suites, one test per case, in one binary:
+//!
+//! - `fixtures::NAME`: the CLI fixtures under `tests/fixtures/` (see
+//!   `fixtures.rs`), in the workspace's fixture convention;
+//! - `attacks::THREAT::NAME`: the attack suite (see `attacks/mod.rs`);
+//! - `nvim::NAME`: the Neovim plugin's headless tests (see `nvim.rs`).
+//!
+//! `cargo test -p mend --test cases attacks::` runs one suite, and a
+//! case's name runs that case.
+
+mod attacks;
+mod fixtures;
+mod nvim;
+
+use libtest_mimic::Arguments;
+
+fn main() {
+    let args = Arguments::from_args();
+    let mut trials = fixtures::trials();
+    trials.extend(attacks::trials());
+    trials.extend(nvim::trials());
+    libtest_mimic::run(&args, trials).exit();
+}
