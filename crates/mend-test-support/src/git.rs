@@ -27,3 +27,13 @@ pub fn git_with(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// A temporary git repository on branch `main` whose one commit holds
+/// `files` (path, content).
+pub fn repo<C: AsRef<[u8]>>(files: &[(&str, C)]) -> tempfile::TempDir {
+    let dir = crate::files::tree(files);
+    git(dir.path(), &["init", "-q", "-b", "main", "."]);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "init"]);
+    dir
+}

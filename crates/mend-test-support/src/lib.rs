@@ -16,4 +16,4 @@ pub mod git;
 
 pub use bin::{mend_bin, python, run_mend};
 pub use files::{copy_tree, put, read_tree, read_tree_without, tree};
-pub use git::{git, git_with};
+pub use git::{git, git_with, repo};

@@ -174,7 +174,7 @@ fn a_file_too_large_to_snapshot_is_not_deleted_silently() {
     let d = dir.path();
     let cps = Checkpoints::open(d).unwrap();
     let cp = create(&cps, "before the data");
-    put(d, "data.bin", &vec![7u8; 11 * 1024 * 1024]);
+    put(d, "data.bin", vec![7u8; 11 * 1024 * 1024]);
     let err = cps.restore(&cp.id, false, false).unwrap_err().to_string();
     assert!(err.contains("data.bin"), "{err}");
     assert!(d.join("data.bin").exists());

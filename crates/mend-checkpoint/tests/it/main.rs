@@ -1,46 +1,12 @@
 //! Checkpoints on real git repositories in temporary folders.
 
 use std::path::Path;
-use std::process::Command;
 
 use mend_checkpoint::{Checkpoints, CreateOptions};
+use mend_test_support::{git, git_with, put, read_tree_without};
 
 mod differential;
 mod exact;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    git_with(dir, &[], args)
-}
-
-/// `git` with extra environment variables.
-fn git_with(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .envs(env.iter().copied())
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn put(dir: &Path, rel: &str, bytes: &[u8]) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, bytes).unwrap();
-}
 
 fn read(dir: &Path, rel: &str) -> Option<Vec<u8>> {
     std::fs::read(dir.join(rel)).ok()
@@ -58,15 +24,13 @@ fn repo_state(dir: &Path) -> (String, String, Vec<u8>, String, String) {
 }
 
 fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mend_test_support::repo(&[
+        (".gitignore", "*.log\nbuild/\n"),
+        ("src/main.rs", "fn main() {}\n"),
+        ("doomed.txt", "will be deleted\n"),
+        ("run.sh", "#!/bin/sh\necho hi\n"),
+    ]);
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main", "."]);
-    put(d, ".gitignore", b"*.log\nbuild/\n");
-    put(d, "src/main.rs", b"fn main() {}\n");
-    put(d, "doomed.txt", b"will be deleted\n");
-    put(d, "run.sh", b"#!/bin/sh\necho hi\n");
-    git(d, &["add", "."]);
-    git(d, &["commit", "-q", "-m", "init"]);
     // A stash and a staged change, so both can be checked for changes.
     put(d, "src/main.rs", b"fn main() { stash(); }\n");
     git(d, &["stash", "-q"]);
@@ -296,7 +260,7 @@ fn shadow_repository_for_a_plain_folder() {
 fn large_files_and_nested_repositories_are_skipped_and_listed() {
     let dir = repo();
     let d = dir.path();
-    put(d, "big.dat", &vec![b'x'; 2048]);
+    put(d, "big.dat", vec![b'x'; 2048]);
     git(&d.join("."), &["status"]);
     std::fs::create_dir_all(d.join("vendor/lib")).unwrap();
     git(&d.join("vendor/lib"), &["init", "-q", "."]);
@@ -328,8 +292,8 @@ fn metadata_round_trips_through_git_trailers() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     put(d, "small.txt", b"x\n");
-    put(d, "big (1).dat", &[b'x'; 64]);
-    put(d, "odd: name (too large).bin", &[b'y'; 64]);
+    put(d, "big (1).dat", [b'x'; 64]);
+    put(d, "odd: name (too large).bin", [b'y'; 64]);
     let cps = Checkpoints::open(d).unwrap();
     let made = cps
         .create(
@@ -356,25 +320,7 @@ fn metadata_round_trips_through_git_trailers() {
 
 /// Every file under the worktree but `.git` and `.mend`, with its bytes.
 fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            let name = e.file_name();
-            if name == ".git" || name == ".mend" {
-                continue;
-            }
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-                out.push((rel, std::fs::read(&p).unwrap_or_default()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
+    read_tree_without(dir, &[".git", ".mend"])
 }
 
 #[test]

@@ -3,12 +3,7 @@
 use crate::{git, run_mend};
 
 fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q", "-b", "main", "."]);
-    std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
-    git(dir.path(), &["add", "."]);
-    git(dir.path(), &["commit", "-q", "-m", "init"]);
-    dir
+    mend_test_support::repo(&[("a.txt", "old\n")])
 }
 
 const EDIT: &str = "a.txt\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n";
