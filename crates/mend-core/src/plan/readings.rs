@@ -49,12 +49,21 @@ impl Planner<'_, '_> {
         };
         let code_span = LineSpan::from_range(code.lines.start, code.lines.end);
         let elided_span = LineSpan::from_range(elided.start, elided.end);
+        let lines = |s: LineSpan| {
+            if s.start == s.end {
+                format!("line {s}")
+            } else {
+                format!("lines {s}")
+            }
+        };
         let mut f = Failure::new(
             FailureKind::Ambiguous,
             format!(
-                "The {what} holds `{}`, which reads two ways in {}: as a line of code it matches lines {code_span}, and as an elision marker (lines left out) it matches lines {elided_span}; the two give different files, so mend will not choose",
+                "The {what} holds `{}`, which reads two ways in {}: as a line of code it matches {}, and as an elision marker (lines left out) it matches {}; the two give different files, so mend will not choose",
                 q.search[marker].trim(),
-                self.path
+                self.path,
+                lines(code_span),
+                lines(elided_span)
             ),
             format!(
                 "To leave lines out, write the marker as a comment that says so (`# ... existing code ...` or `// ... existing code ...`); to mean the line itself, copy the {what}'s lines exactly, with none left out."

@@ -467,7 +467,7 @@ impl Planner<'_, '_> {
                         .collect(),
                     hint: None,
                 },
-                "anchors",
+                "pair of anchors",
             );
             if top.len() == 1 {
                 f.message.push_str(
