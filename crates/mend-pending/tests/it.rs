@@ -5,6 +5,7 @@ use std::path::Path;
 
 use mend_core::formats::{self, Format};
 use mend_pending::{Against, Error, Propose, Session, Streamed};
+use mend_test_support::{put, search_replace as sr};
 use mend_workspace::{Options, Workspace};
 
 fn root() -> (tempfile::TempDir, Workspace) {
@@ -13,18 +14,8 @@ fn root() -> (tempfile::TempDir, Workspace) {
     (dir, ws)
 }
 
-fn put(root: &Path, rel: &str, bytes: &[u8]) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, bytes).unwrap();
-}
-
 fn read(root: &Path, rel: &str) -> Vec<u8> {
     std::fs::read(root.join(rel)).unwrap()
-}
-
-fn sr(path: &str, search: &str, replace: &str) -> String {
-    format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
 }
 
 fn propose(s: &mut Session<'_>, response: &str) -> mend_core::ApplyReport {

@@ -8,12 +8,15 @@
 //! - [`files`]: trees of files written, read back and copied whole.
 //! - [`mod@git`]: git with a throwaway identity.
 //! - [`bin`]: the built `mend` binary and a Python for the MCP clients.
+//! - [`edits`]: model responses the tests send.
 
 pub mod bin;
+pub mod edits;
 pub mod files;
 pub mod fixtures;
 pub mod git;
 
 pub use bin::{mend_bin, python, run_mend};
+pub use edits::search_replace;
 pub use files::{copy_tree, put, read_tree, read_tree_without, tree};
 pub use git::{git, git_with, repo};

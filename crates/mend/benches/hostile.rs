@@ -1,4 +1,4 @@
-//! The hostile inputs of `tests/hostile.rs`, at the sizes the bug reports
+//! The hostile inputs of `tests/it/hostile.rs`, at the sizes the bug reports
 //! named, timed as a user sees them: one `mend apply --dry-run` process
 //! each (`cargo bench -p mend --bench hostile`).
 

@@ -1,7 +1,7 @@
 -- Headless tests of the plugin against a real `mend editor`:
 --   MEND_BIN=/path/to/mend nvim --headless -l editors/nvim/tests/run.lua CASE
 -- Exits 0 when CASE passes; prints why and exits 1 when it does not.
--- `--list` prints the cases. `cargo test -p mend --test nvim` runs each.
+-- `--list` prints the cases. `cargo test -p mend --test cases nvim::` runs each.
 
 local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
 vim.opt.runtimepath:prepend(vim.fn.fnamemodify(here, ':h'))

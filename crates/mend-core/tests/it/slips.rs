@@ -5,6 +5,8 @@
 use mend_core::{Edit, EditOp, EditStatus, Hints, PlanOptions, Replace, Target, plan_file};
 use proptest::prelude::*;
 
+use crate::support::lines;
+
 fn plan(text: &str, target: Target) -> (EditStatus, Option<String>, String) {
     let e = Edit {
         path: "f.py".into(),
@@ -29,10 +31,6 @@ fn applies(file: &str, target: Target, want: &str) {
     let (st, content, why) = plan(file, target);
     assert_eq!(st, EditStatus::Applied, "{why}");
     assert_eq!(content.as_deref(), Some(want));
-}
-
-fn lines(s: &str) -> Vec<String> {
-    s.lines().map(str::to_owned).collect()
 }
 
 fn replace(search: &str, replace: &str) -> Target {

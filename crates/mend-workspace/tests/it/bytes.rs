@@ -71,7 +71,7 @@ fn check(endings: &str, bom: bool, final_newline: bool, tabs: bool, enc: Encodin
     let after = build(&format!("{indent}changed();"));
 
     let (dir, ws) = workspace();
-    put(dir.path(), "f.rs", &encode(&before, enc));
+    put(dir.path(), "f.rs", encode(&before, enc));
     let snap = ws.read("f.rs").unwrap();
     let file = snap.text().unwrap();
     assert_eq!(file.encoding, enc);

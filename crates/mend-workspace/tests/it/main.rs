@@ -7,8 +7,7 @@ mod recovery;
 mod replace;
 mod txn;
 
-use std::path::Path;
-
+pub use mend_test_support::put;
 use mend_workspace::{Options, Workspace};
 
 /// A workspace in a fresh temporary folder.
@@ -16,11 +15,4 @@ pub fn workspace() -> (tempfile::TempDir, Workspace) {
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path(), Options::default()).unwrap();
     (dir, ws)
-}
-
-/// Writes a file (and its folders).
-pub fn put(root: &Path, rel: &str, bytes: &[u8]) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, bytes).unwrap();
 }

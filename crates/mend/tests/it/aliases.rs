@@ -6,8 +6,9 @@
 
 use crate::run_mend;
 
+/// A SEARCH/REPLACE block and a blank line after it.
 fn sr(path: &str, search: &str, replace: &str) -> String {
-    format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n\n")
+    crate::search_replace(path, search, replace) + "\n"
 }
 
 /// `real.txt` with `link.txt` pointing to it, `d1/a.txt` with `d2`

@@ -20,7 +20,7 @@ mod tidy;
 mod transactions;
 
 use mend_test_support as support;
-pub use mend_test_support::{git, mend_bin, python, run_mend, tree};
+pub use mend_test_support::{git, mend_bin, python, run_mend, search_replace, tree};
 
 // The drift benchmark's pure generators, shared with the property tests
 // (which leave some of what the benchmark reports unread).

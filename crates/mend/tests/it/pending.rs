@@ -7,9 +7,7 @@ use crate::{mend_bin, run_mend};
 
 const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
 
-fn sr(path: &str, search: &str, replace: &str) -> String {
-    format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
-}
+use crate::search_replace as sr;
 
 /// A folder with `f.txt` (TEN) and `edit` proposed in the default session.
 fn proposed(edit: &str) -> tempfile::TempDir {

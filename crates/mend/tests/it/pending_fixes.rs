@@ -8,9 +8,7 @@ use std::time::Instant;
 
 use crate::{run_mend, tree};
 
-fn sr(path: &str, search: &str, replace: &str) -> String {
-    format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
-}
+use crate::search_replace as sr;
 
 fn out(o: &std::process::Output) -> String {
     format!(

@@ -13,6 +13,7 @@
 //! name runs that case.
 
 use libtest_mimic::{Failed, Trial};
+use mend_test_support::search_replace;
 use serde_json::{Value, json};
 
 use harness::{Out, PROBE, Sandbox};
@@ -70,18 +71,17 @@ pub fn trials() -> Vec<Trial> {
         .collect()
 }
 
+/// An apply-patch response adding `path` with one line.
 fn patch_add(path: &str, line: &str) -> String {
     format!("*** Begin Patch\n*** Add File: {path}\n+{line}\n*** End Patch\n")
 }
 
-fn search_replace(path: &str, old: &str, new: &str) -> String {
-    format!("{path}\n<<<<<<< SEARCH\n{old}\n=======\n{new}\n>>>>>>> REPLACE\n")
-}
-
+/// A str_replace JSON response with one edit.
 fn str_replace_json(path: &str, old: &str, new: &str) -> String {
     json!([{"path": path, "old_string": old, "new_string": new}]).to_string()
 }
 
+/// mend finished, refused, and said `needle`.
 fn refused(out: &Out, needle: &str) -> R {
     ensure!(out.code.is_some(), "mend did not finish: {out:?}");
     ensure!(!out.ok(), "mend did not refuse: {out:?}");
@@ -92,6 +92,7 @@ fn refused(out: &Out, needle: &str) -> R {
     Ok(())
 }
 
+/// An MCP tool result that refuses and says `needle`.
 fn tool_refused(res: &Value, needle: &str) -> R {
     ensure!(res["error"] == true, "the tool did not refuse: {res}");
     let text = res["text"].as_str().unwrap_or("");
@@ -102,11 +103,13 @@ fn tool_refused(res: &Value, needle: &str) -> R {
     Ok(())
 }
 
+/// An MCP tool result that succeeded, its JSON text parsed.
 fn tool_ok(res: &Value) -> Result<Value, String> {
     ensure!(res["error"] == false, "the tool failed: {res}");
     serde_json::from_str(res["text"].as_str().unwrap_or("")).map_err(|e| format!("{e}: {res}"))
 }
 
+/// `rel` under the root still holds `want`.
 fn unchanged(s: &Sandbox, rel: &str, want: &[u8]) -> R {
     let now = s.read(rel);
     ensure!(
@@ -117,11 +120,14 @@ fn unchanged(s: &Sandbox, rel: &str, want: &[u8]) -> R {
     Ok(())
 }
 
+/// No git hook was installed in the root's repository.
 fn no_hook(s: &Sandbox) -> R {
     ensure!(!s.exists(".git/hooks/pre-commit"), "a hook was installed");
     Ok(())
 }
 
+/// The raw MCP `initialize` request, for cases that speak JSON-RPC
+/// lines to `mend mcp` themselves.
 fn initialize() -> String {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
@@ -129,10 +135,12 @@ fn initialize() -> String {
     .to_string()
 }
 
+/// The raw `notifications/initialized` notification.
 fn initialized() -> String {
     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()
 }
 
+/// A raw `tools/call` request.
 fn tools_call(id: u64, tool: &str, args: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"name": tool, "arguments": args}})
