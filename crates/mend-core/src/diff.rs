@@ -7,8 +7,9 @@
 //! so a 100,000-line rewrite costs milliseconds, not minutes.
 
 use std::hash::Hash;
+use std::ops::Range;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 pub use similar::DiffOp;
 
 /// Above this many lines on both sides together, the bounded diff is used.
@@ -72,16 +73,100 @@ pub fn line_ops<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<DiffOp> {
     ops
 }
 
-/// A unified diff from `old` to `new` with git-style `a/` and `b/` headers;
-/// `None` for a missing side renders as `/dev/null`. Empty when equal.
+/// A range of lines and what replaces it: lines `start..end` (0-based,
+/// half-open) of the text before a change become `text`. Hunks of one
+/// change are in order and never overlap.
+///
+/// A diff's own hunks ([`changes`], `mend_merge::line_hunks`) say what
+/// replaces the lines as a range of the text after (`T = Range<usize>`);
+/// an editor's carry the lines themselves (`mend_sync::Change`, the editor
+/// protocol's `hunks` and `edits`, whose JSON fields are these names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineHunk<T = Range<usize>> {
+    /// First line replaced.
+    pub start: usize,
+    /// One past the last line replaced (`start` for a pure insertion).
+    pub end: usize,
+    /// What replaces them.
+    pub text: T,
+}
+
+/// The changed runs of [`line_ops`]'s diff, as line hunks.
+pub fn changes<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<LineHunk> {
+    line_ops(old, new)
+        .iter()
+        .filter(|op| !matches!(op, DiffOp::Equal { .. }))
+        .map(|op| {
+            let old = op.old_range();
+            LineHunk {
+                start: old.start,
+                end: old.end,
+                text: op.new_range(),
+            }
+        })
+        .collect()
+}
+
+/// One side of a diff: a path, and its text (`None` when the file does not
+/// exist on that side).
+pub type Side<'a> = (&'a str, Option<&'a str>);
+
+/// A unified diff from `old` to `new` by [`line_ops`], with git-style
+/// `a/` and `b/` headers; `None` for a missing side renders as
+/// `/dev/null`. Empty when nothing changes. See [`render`].
 pub fn unified(old_path: Option<&str>, new_path: Option<&str>, old: &str, new: &str) -> String {
-    if old == new && old_path == new_path {
-        return String::new();
+    let (a, b) = (lines(old), lines(new));
+    let from = old_path.or(new_path).unwrap_or_default();
+    let to = new_path.or(old_path).unwrap_or_default();
+    render(
+        (from, old_path.map(|_| old)),
+        (to, new_path.map(|_| new)),
+        &changes(&a, &b),
+        false,
+    )
+}
+
+/// The diff from `from` to `to` whose changed runs are `changes` (from
+/// whichever line diff the caller counts hunks by): its hunks with up to
+/// three lines of context, each saying its number (`hunk k`, from 1, as
+/// [`grouped`] counts them) when `numbered`. A rename has git's `rename
+/// from`/`rename to` lines; a file created or deleted empty, which has no
+/// hunks, git's `new file`/`deleted file` lines, so every output shows
+/// and `git apply` takes it. Nothing when nothing changes.
+///
+/// This is the one unified-diff renderer: dry runs, stale-file errors,
+/// `mend diff` and pending sessions all write their diffs here.
+pub fn render(from: Side<'_>, to: Side<'_>, changes: &[LineHunk], numbered: bool) -> String {
+    let git = format!("diff --git a/{} b/{}\n", from.0, to.0);
+    let mut out = String::new();
+    match (from.1, to.1) {
+        (Some(_), Some(_)) if from.0 != to.0 => {
+            out.push_str(&git);
+            out.push_str(&format!("rename from {}\nrename to {}\n", from.0, to.0));
+        }
+        (None, Some(_)) if changes.is_empty() => {
+            return git + "new file mode 100644\n";
+        }
+        (Some(_), None) if changes.is_empty() => {
+            return git + "deleted file mode 100644\n";
+        }
+        _ if changes.is_empty() => return String::new(),
+        _ => {}
     }
-    let a = old_path.map_or("/dev/null".to_owned(), |p| format!("a/{p}"));
-    let b = new_path.map_or("/dev/null".to_owned(), |p| format!("b/{p}"));
-    let mut out = format!("--- {a}\n+++ {b}\n");
-    for h in hunks(old, new) {
+    if changes.is_empty() {
+        return out;
+    }
+    let label = |side: Side<'_>, prefix: &str| match side.1 {
+        Some(_) => format!("{prefix}/{}", side.0),
+        None => "/dev/null".to_owned(),
+    };
+    out.push_str(&format!(
+        "--- {}\n+++ {}\n",
+        label(from, "a"),
+        label(to, "b")
+    ));
+    let (old, new) = (lines(from.1.unwrap_or("")), lines(to.1.unwrap_or("")));
+    for (k, h) in context_hunks(&old, &new, changes).iter().enumerate() {
         // As git writes them: a count of one is left out, and an empty
         // side is numbered after the line it follows.
         let side = |start: usize, lines: usize| match lines {
@@ -90,10 +175,14 @@ pub fn unified(old_path: Option<&str>, new_path: Option<&str>, old: &str, new: &
             n => format!("{start},{n}"),
         };
         out.push_str(&format!(
-            "@@ -{} +{} @@\n",
+            "@@ -{} +{} @@",
             side(h.old_start, h.old_lines),
             side(h.new_start, h.new_lines)
         ));
+        if numbered {
+            out.push_str(&format!(" hunk {}", k + 1));
+        }
+        out.push('\n');
         for l in &h.lines {
             out.push(l.tag);
             out.push_str(&l.text);
@@ -131,42 +220,57 @@ pub struct HunkLine {
 }
 
 /// Lines of context around each change.
-const CONTEXT: usize = 3;
+pub const CONTEXT: usize = 3;
+
+/// The lines of a text, each with its ending.
+pub fn lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+/// `changes` cut into the hunks of a unified diff, in order: runs fewer
+/// than twice the context apart are one hunk, so no two hunks share a
+/// line. A hunk's number (from 1) is its place here: what `--hunk` takes.
+pub fn grouped(changes: &[LineHunk]) -> Vec<&[LineHunk]> {
+    let mut out: Vec<&[LineHunk]> = Vec::new();
+    let mut first = 0;
+    for (i, pair) in changes.windows(2).enumerate() {
+        if pair[1].start - pair[0].end >= 2 * CONTEXT {
+            out.push(&changes[first..=i]);
+            first = i + 1;
+        }
+    }
+    if first < changes.len() {
+        out.push(&changes[first..]);
+    }
+    out
+}
 
 /// The hunks of [`unified`]'s diff (three lines of context) as data.
 pub fn hunks(old: &str, new: &str) -> Vec<Hunk> {
-    let a: Vec<&str> = old.split_inclusive('\n').collect();
-    let b: Vec<&str> = new.split_inclusive('\n').collect();
-    let ops = line_ops(&a, &b);
-    // Changed spans (old range, new range), then grouped with context.
-    let changes: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> = ops
-        .iter()
-        .filter(|op| !matches!(op, DiffOp::Equal { .. }))
-        .map(|op| (op.old_range(), op.new_range()))
-        .collect();
+    let (a, b) = (lines(old), lines(new));
+    context_hunks(&a, &b, &changes(&a, &b))
+}
+
+/// The hunks of `changes` between the lines `a` and `b`, with context.
+fn context_hunks(a: &[&str], b: &[&str], changes: &[LineHunk]) -> Vec<Hunk> {
+    let line = |tag: char, text: &str| HunkLine {
+        tag,
+        text: text.to_owned(),
+    };
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < changes.len() {
-        let mut j = i;
-        while j + 1 < changes.len() && changes[j + 1].0.start - changes[j].0.end <= 2 * CONTEXT {
-            j += 1;
-        }
-        let old_lo = changes[i].0.start.saturating_sub(CONTEXT);
-        let shift = changes[i].0.start - old_lo;
-        let new_lo = changes[i].1.start - shift;
-        let old_hi = (changes[j].0.end + CONTEXT).min(a.len());
-        let new_hi = changes[j].1.end + (old_hi - changes[j].0.end);
-        let line = |tag: char, text: &str| HunkLine {
-            tag,
-            text: text.to_owned(),
-        };
+    for runs in grouped(changes) {
+        let (first, last) = (&runs[0], &runs[runs.len() - 1]);
+        let old_lo = first.start.saturating_sub(CONTEXT);
+        let new_lo = first.text.start - (first.start - old_lo);
+        let old_hi = (last.end + CONTEXT).min(a.len());
+        let new_hi = last.text.end + (old_hi - last.end);
         let mut lines = Vec::new();
         let mut o = old_lo;
-        for (or, nr) in &changes[i..=j] {
-            lines.extend(a[o..or.start].iter().map(|t| line(' ', t)));
-            lines.extend(a[or.clone()].iter().map(|t| line('-', t)));
-            lines.extend(b[nr.clone()].iter().map(|t| line('+', t)));
-            o = or.end;
+        for run in runs {
+            lines.extend(a[o..run.start].iter().map(|t| line(' ', t)));
+            lines.extend(a[run.start..run.end].iter().map(|t| line('-', t)));
+            lines.extend(b[run.text.clone()].iter().map(|t| line('+', t)));
+            o = run.end;
         }
         lines.extend(a[o..old_hi].iter().map(|t| line(' ', t)));
         out.push(Hunk {
@@ -176,7 +280,6 @@ pub fn hunks(old: &str, new: &str) -> Vec<Hunk> {
             new_lines: new_hi - new_lo,
             lines,
         });
-        i = j + 1;
     }
     out
 }

@@ -40,6 +40,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
+pub use mend_core::diff::LineHunk;
 pub use mend_syntax::{Language, language_for};
 pub use render::{Labels, Marked, Resolution, Style};
 pub use resolve::{
@@ -223,12 +224,17 @@ pub(crate) struct Change {
 }
 
 /// The two-way line diff the merge uses (Myers with git's slider
-/// compaction), as `(base start, base len, side start, side len)` hunks.
-/// Exposed so tests can compare it with `git diff`.
-pub fn line_hunks(before: &[u8], after: &[u8]) -> Vec<(usize, usize, usize, usize)> {
+/// compaction): lines of `before` and the lines of `after` that replace
+/// them. Pending changes count their hunks by it, editors get their
+/// buffers' changes from it, and tests compare it with `git diff`.
+pub fn line_hunks(before: &[u8], after: &[u8]) -> Vec<LineHunk> {
     diff_lines(&split_lines(before), &split_lines(after))
         .iter()
-        .map(|c| (c.b, c.blen, c.s, c.slen))
+        .map(|c| LineHunk {
+            start: c.b,
+            end: c.b + c.blen,
+            text: c.s..c.s + c.slen,
+        })
         .collect()
 }
 

@@ -639,7 +639,7 @@ fn one_file_for_hunks(hunks: &[usize], targets: &[String]) -> Result<(), Error> 
 }
 
 fn check_hunks(rel: &str, context: &str, output: &str, picked: &[usize]) -> Result<(), Error> {
-    let count = hunks::hunks(context, output).len();
+    let count = hunks::count(context, output);
     match picked.iter().find(|&&h| h == 0 || h > count) {
         Some(&hunk) => Err(Error::NoHunk {
             path: rel.to_owned(),

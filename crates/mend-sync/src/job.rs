@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use mend_merge::{Labels, Options, Resolution, Style};
+use mend_merge::{Labels, LineHunk, Options, Resolution, Style};
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
@@ -22,20 +22,6 @@ pub const MAX_BYTES: usize = 8 << 20;
 pub(crate) const OURS: &[u8] = b"<<<<<<< buffer";
 pub(crate) const THEIRS: &[u8] = b">>>>>>> disk";
 
-/// One piece of a text change: buffer lines `start..end` (0-based, of the
-/// text before the change) become `text` (whole lines, with their line
-/// endings). Hunks are in order and do not overlap; an editor applies them
-/// from the last to the first so earlier line numbers stay valid.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Hunk {
-    /// First line replaced.
-    pub start: usize,
-    /// One past the last line replaced (`start` for a pure insertion).
-    pub end: usize,
-    /// The new lines.
-    pub text: Vec<u8>,
-}
-
 /// A new buffer text and how to get there from the old one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
@@ -45,8 +31,12 @@ pub struct Change {
     /// The whole new text.
     #[serde(skip)]
     pub text: Bytes,
-    /// The edits that turn the old text into it.
-    pub hunks: Vec<Hunk>,
+    /// The edits that turn the old text into it: buffer lines
+    /// `start..end` (of the text before the change) become `text` (whole
+    /// lines, with their line endings). Hunks are in order and do not
+    /// overlap; an editor applies them from the last to the first so
+    /// earlier line numbers stay valid.
+    pub hunks: Vec<LineHunk<Vec<u8>>>,
     /// The conflicts git would leave that a resolver settled, each with
     /// its resolver's name and its lines in the new text.
     pub resolved: Vec<Resolution>,
@@ -215,14 +205,14 @@ pub(crate) fn markers(text: &[u8]) -> usize {
 }
 
 /// The line hunks that turn `old` into `new`.
-pub fn hunks(old: &[u8], new: &[u8]) -> Vec<Hunk> {
+pub fn hunks(old: &[u8], new: &[u8]) -> Vec<LineHunk<Vec<u8>>> {
     let new_lines = line_starts(new);
     mend_merge::line_hunks(old, new)
         .into_iter()
-        .map(|(b, blen, s, slen)| Hunk {
-            start: b,
-            end: b + blen,
-            text: new[new_lines[s]..new_lines[s + slen]].to_vec(),
+        .map(|h| LineHunk {
+            start: h.start,
+            end: h.end,
+            text: new[new_lines[h.text.start]..new_lines[h.text.end]].to_vec(),
         })
         .collect()
 }

@@ -11,14 +11,14 @@
 use std::path::Path;
 use std::process::Command;
 
-use mend_merge::{Labels, Options, Style, merge};
+use mend_merge::{Labels, LineHunk, Options, Style, merge};
 
 /// `git diff` hunks (`-a,b +c,d`, git's Myers without the indent heuristic,
 /// as merge-file uses). With no context lines, `git diff` first trims a
 /// common tail in whole 1,024-byte blocks, which changes the line counts
 /// xdiff's preparation sees and merge-file never does; so every two-way
 /// case here ends with lines that differ.
-fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<(usize, usize, usize, usize)> {
+fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<LineHunk> {
     std::fs::write(dir.join("da"), a).unwrap();
     std::fs::write(dir.join("db"), b).unwrap();
     let out = Command::new("git")
@@ -50,7 +50,11 @@ fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<(usize, usize, usize, usize)
             let mut parts = l.split(' ');
             let old = parse(parts.next().unwrap());
             let new = parse(parts.next().unwrap().trim_start_matches('+'));
-            (old.0, old.1, new.0, new.1)
+            LineHunk {
+                start: old.0,
+                end: old.0 + old.1,
+                text: new.0..new.0 + new.1,
+            }
         })
         .collect()
 }

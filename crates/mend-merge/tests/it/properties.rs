@@ -293,11 +293,11 @@ proptest! {
         let (old, new) = (split(&a), split(&b));
         let mut rebuilt = Vec::new();
         let mut at = 0;
-        for (start, len, s, slen) in mend_merge::line_hunks(&a, &b) {
-            prop_assert!(start >= at);
-            rebuilt.extend_from_slice(&old[at..start]);
-            rebuilt.extend_from_slice(&new[s..s + slen]);
-            at = start + len;
+        for h in mend_merge::line_hunks(&a, &b) {
+            prop_assert!(h.start >= at);
+            rebuilt.extend_from_slice(&old[at..h.start]);
+            rebuilt.extend_from_slice(&new[h.text]);
+            at = h.end;
         }
         rebuilt.extend_from_slice(&old[at..]);
         prop_assert_eq!(rebuilt, new);

@@ -1,10 +1,12 @@
 //! The editor protocol's messages: what each request takes and what each
 //! notification carries. `docs/editor-protocol.md` documents them.
 
+use std::borrow::Cow;
 use std::path::Path;
 
-use mend_sync::{Change, Hunk, Notice, Outcome};
-use serde::{Deserialize, Serialize};
+use mend_merge::LineHunk;
+use mend_sync::{Change, Notice, Outcome};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// `initialize` (other fields an LSP client adds are ignored).
@@ -32,21 +34,14 @@ pub struct Report {
     pub applied: Option<u64>,
 }
 
-/// One edit of `buffer/changed`: lines `start..end` of the text before it
-/// become `text` (whole lines with their endings).
-#[derive(Deserialize)]
-pub struct LineEdit {
-    pub start: usize,
-    pub end: usize,
-    pub text: String,
-}
-
 /// `buffer/changed`: the whole text, or edits to the text last sent.
 #[derive(Deserialize)]
 pub struct Changed {
     pub path: String,
     pub text: Option<String>,
-    pub edits: Option<Vec<LineEdit>>,
+    /// Edits in order, each to the text the one before left: lines
+    /// `start..end` become `text` (whole lines with their endings).
+    pub edits: Option<Vec<LineHunk<String>>>,
     pub dirty: bool,
     pub version: Option<i64>,
     /// The last notification applied to the buffer (its `seq`).
@@ -77,7 +72,7 @@ pub struct Since {
 /// An edit's text is whole lines: one that does not end with a newline is
 /// refused unless it reaches the end of the buffer, since it would join
 /// its last line with the next.
-pub fn apply_edits(text: &str, edits: &[LineEdit]) -> Result<String, String> {
+pub fn apply_edits(text: &str, edits: &[LineHunk<String>]) -> Result<String, String> {
     let mut cur = text.to_owned();
     for e in edits {
         let mut lines: Vec<&str> = cur.split_inclusive('\n').collect();
@@ -102,16 +97,10 @@ pub fn apply_edits(text: &str, edits: &[LineEdit]) -> Result<String, String> {
     Ok(cur)
 }
 
-#[derive(Serialize)]
-struct WireHunk<'a> {
-    start: usize,
-    end: usize,
-    text: std::borrow::Cow<'a, str>,
-}
-
-fn hunks(hs: &[Hunk]) -> Vec<WireHunk<'_>> {
+/// A change's hunks as the editor reads them: their text as a string.
+fn hunks(hs: &[LineHunk<Vec<u8>>]) -> Vec<LineHunk<Cow<'_, str>>> {
     hs.iter()
-        .map(|h| WireHunk {
+        .map(|h| LineHunk {
             start: h.start,
             end: h.end,
             text: String::from_utf8_lossy(&h.text),
@@ -184,8 +173,8 @@ pub fn notification(root: &Path, n: &Notice) -> (&'static str, Value) {
 mod tests {
     use super::*;
 
-    fn edit(start: usize, end: usize, text: &str) -> LineEdit {
-        LineEdit {
+    fn edit(start: usize, end: usize, text: &str) -> LineHunk<String> {
+        LineHunk {
             start,
             end,
             text: text.into(),
