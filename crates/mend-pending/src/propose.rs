@@ -19,7 +19,7 @@ use mend_workspace::Snapshot;
 use crate::act::{Merged3, conflict_lines, merge3};
 use crate::error::Error;
 use crate::store::{self, Entry, Index, Output};
-use crate::{Session, StatusReport, as_workspace, encoding_of};
+use crate::{Session, StatusReport, as_workspace, encoding_of, hunks};
 
 /// How to make a proposal.
 #[derive(Default)]
@@ -86,8 +86,6 @@ struct Ready {
     now: Snapshot,
     /// Its plan, carried over to `now` when the view changed.
     plan: FilePlan,
-    /// Whether it was carried over.
-    rebased: bool,
 }
 
 impl<'w> Session<'w> {
@@ -153,6 +151,7 @@ impl<'w> Session<'w> {
                 for r in &ready {
                     keys.extend(self.hold(&mut index, r)?);
                 }
+                self.show_held(&index, &ready, &mut planned);
                 held = Some(keys);
             }
         }
@@ -191,20 +190,32 @@ impl<'w> Session<'w> {
             );
             self.fail_file(parsed, planned, &rel, &failure);
         }
-        for r in ready.iter().filter(|r| r.rebased) {
+        ready
+    }
+
+    /// What a held proposal shows of each file: the diff from the view it
+    /// was held against to its new text, by the diff `--hunk` counts
+    /// hunks by, numbered where those are the numbers `--hunk` takes (the
+    /// view is the context and the output a plain write).
+    fn show_held(&self, index: &Index, ready: &[Ready], planned: &mut Planned) {
+        for r in ready {
             let rel = &r.now.rel;
+            let Some(summary) = planned.files.iter_mut().find(|f| &f.path == rel) else {
+                continue;
+            };
             let old = r.now.text().map(|f| f.text.as_str());
             let to = r.plan.new_path.as_deref().unwrap_or(rel);
-            if let Some(summary) = planned.files.iter_mut().find(|f| &f.path == rel) {
-                summary.diff = mend_core::diff::unified(
-                    old.map(|_| rel.as_str()),
-                    r.plan.content.as_ref().map(|_| to),
-                    old.unwrap_or(""),
-                    r.plan.content.as_deref().unwrap_or(""),
-                );
-            }
+            let context = index
+                .files
+                .get(rel)
+                .map(|e| e.context.as_ref().map(|c| &c.hash));
+            let numbered = self.moved_to(rel, &r.plan).is_none()
+                && store::rename_source(index, rel).is_none()
+                && r.plan.content.is_some()
+                && context == Some(r.now.text().map(|f| &f.hash));
+            summary.diff =
+                hunks::render_file((rel, old), (to, r.plan.content.as_deref()), numbered);
         }
-        ready
     }
 
     /// One planned file against the index as it is now: as planned when
@@ -237,7 +248,6 @@ impl<'w> Session<'w> {
             return Ok(Ready {
                 now,
                 plan: plan.clone(),
-                rebased: false,
             });
         }
         let changed = "the session's text of this file changed while the proposal streamed in (another proposal, an accept, a reject or a sync)";
@@ -267,11 +277,7 @@ impl<'w> Session<'w> {
         }
         let mut plan = plan.clone();
         plan.content = Some(merged);
-        Ok(Ready {
-            now,
-            plan,
-            rebased: true,
-        })
+        Ok(Ready { now, plan })
     }
 
     /// Refuses a response that moves a file onto one the session's view

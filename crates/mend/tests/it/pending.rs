@@ -724,6 +724,68 @@ fn diff_numbers_only_the_hunks_hunk_acts_on() {
     assert!(!local.contains("hunk"), "{local}");
 }
 
+/// The diff `mend apply --pending` prints is the one `--hunk` counts:
+/// its hunk k, applied to the file, gives what `mend pending accept
+/// --hunk k` writes. Changes whose contexts only meet (six lines apart)
+/// are two hunks in both, and the printed hunks say their numbers.
+#[test]
+fn apply_pending_prints_the_hunks_accept_takes() {
+    let edit = sr("f.txt", "two", "TWO") + "\n" + &sr("f.txt", "nine", "NINE");
+    let dir = ten(&["f.txt"]);
+    let out = run_mend(dir.path(), &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let shown = text(&out);
+    let printed = printed_hunks(&shown);
+    assert_eq!(printed.len(), 2, "{shown}");
+    for (k, hunk) in printed.iter().enumerate() {
+        let n = (k + 1).to_string();
+        assert!(hunk[0].ends_with(&format!(" hunk {n}")), "{hunk:?}");
+        let dir = proposed(&edit);
+        let out = run_mend(dir.path(), &["pending", "accept", "--hunk", &n], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_eq!(file(dir.path(), "f.txt"), patched(TEN, hunk), "hunk {n}");
+    }
+}
+
+/// The hunks of a printed diff, each its `@@` line and body lines.
+fn printed_hunks(out: &str) -> Vec<Vec<&str>> {
+    let mut hunks: Vec<Vec<&str>> = Vec::new();
+    let mut inside = false;
+    for line in out.lines() {
+        if line.starts_with("@@ ") {
+            hunks.push(vec![line]);
+            inside = true;
+        } else if inside && line.starts_with([' ', '-', '+']) && !line.starts_with("--- ") {
+            hunks.last_mut().unwrap().push(line);
+        } else {
+            inside = false;
+        }
+    }
+    hunks
+}
+
+/// `base` with one printed hunk applied by its `@@` line's old range.
+fn patched(base: &str, hunk: &[&str]) -> String {
+    let old = hunk[0]
+        .strip_prefix("@@ -")
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let (start, len) = match old.split_once(',') {
+        Some((s, l)) => (s.parse::<usize>().unwrap(), l.parse::<usize>().unwrap()),
+        None => (old.parse::<usize>().unwrap(), 1),
+    };
+    let start = if len == 0 { start } else { start - 1 };
+    let mut lines: Vec<String> = base.lines().map(|l| format!("{l}\n")).collect();
+    let new = hunk[1..]
+        .iter()
+        .filter(|l| !l.starts_with('-'))
+        .map(|l| format!("{}\n", &l[1..]));
+    lines.splice(start..start + len, new);
+    lines.concat()
+}
+
 /// A session name with control characters is never echoed raw.
 #[test]
 fn a_session_name_with_escapes_is_escaped() {
