@@ -45,6 +45,7 @@ use git2::{
     Commit, Delta, DiffFormat, DiffOptions, ObjectType, Oid, Repository, Signature, Tree,
     TreeWalkMode, TreeWalkResult,
 };
+use mend_core::report::Status;
 use serde::Serialize;
 
 const REF_PREFIX: &str = "refs/mend/checkpoints/";
@@ -178,7 +179,7 @@ pub struct FileChange {
     /// Path relative to the root.
     pub path: String,
     /// `A` created, `M` modified, `D` deleted (as seen from now).
-    pub status: char,
+    pub status: Status,
 }
 
 /// What a restore did (or, for a dry run, would do).
@@ -687,9 +688,9 @@ impl Checkpoints {
             .deltas()
             .filter_map(|d| {
                 let status = match d.status() {
-                    Delta::Added => 'A',
-                    Delta::Deleted => 'D',
-                    Delta::Modified | Delta::Typechange => 'M',
+                    Delta::Added => Status::Added,
+                    Delta::Deleted => Status::Deleted,
+                    Delta::Modified | Delta::Typechange => Status::Modified,
                     _ => return None,
                 };
                 let path = d.new_file().path().or_else(|| d.old_file().path())?;

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use git2::{FileMode, ObjectType, Oid};
+use mend_core::report::Status;
 
 use crate::{Checkpoint, Checkpoints, CreateOptions, Error, FileChange, Restored, Skipped, git};
 
@@ -352,14 +353,14 @@ impl Plan {
             .map(|(path, _, _)| FileChange {
                 path: path.clone(),
                 status: if root.join(path).symlink_metadata().is_ok() {
-                    'M'
+                    Status::Modified
                 } else {
-                    'A'
+                    Status::Added
                 },
             })
             .chain(self.deletes.iter().map(|path| FileChange {
                 path: path.clone(),
-                status: 'D',
+                status: Status::Deleted,
             }))
             .collect();
         changes.sort_by(|a, b| a.path.cmp(&b.path));

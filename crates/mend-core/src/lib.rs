@@ -46,6 +46,6 @@ pub use formats::{Entry, Format, Malformed, Parsed, ShellSuggestion, StreamParse
 pub use locate::{LocateOptions, MatchPass};
 pub use plan::{FilePlan, FilePlanner, PlanOptions, plan_file};
 pub use report::{
-    ApplyReport, EditReport, EditStatus, Failure, FailureKind, FileSummary, LineSpan,
+    ApplyReport, EditReport, EditStatus, Failure, FailureKind, FileSummary, LineSpan, Status,
     render_retry_context,
 };

@@ -60,7 +60,8 @@
 //! }
 //! ```
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::edit::{Edit, Origin};
 use crate::locate::MatchPass;
@@ -339,13 +340,85 @@ impl EditReport {
     }
 }
 
+/// A file's status letter: what a change does to it (`M`, `A`, `D`, `R`
+/// in apply reports and checkpoint restores) and, in a pending session,
+/// how its output stands against the file now. Written (text and JSON) as
+/// its letter.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub enum Status {
+    /// In a session: in context, no output, unchanged locally (shown as a
+    /// blank).
+    #[serde(rename = " ")]
+    Clean,
+    /// The text changes (`M`).
+    #[serde(rename = "M")]
+    Modified,
+    /// The file is created (`A`).
+    #[serde(rename = "A")]
+    Added,
+    /// In a session: the output creates a file that now exists locally
+    /// (`!A`).
+    #[serde(rename = "!A")]
+    AddedOverLocal,
+    /// The file is deleted (`D`); in a session also when the file is
+    /// already gone, where accepting only clears the entry.
+    #[serde(rename = "D")]
+    Deleted,
+    /// The file is renamed (`R`).
+    #[serde(rename = "R")]
+    Renamed,
+    /// In a session: the output renames the file onto a path that exists
+    /// now (`!R`); accepting it is refused until that path is free.
+    #[serde(rename = "!R")]
+    RenamedOverLocal,
+    /// In a session: the file changed locally since the context, no
+    /// output (`~`).
+    #[serde(rename = "~")]
+    LocalChange,
+    /// In a session: the file changed locally and there is an output, a
+    /// conflict (`~M`).
+    #[serde(rename = "~M")]
+    Conflict,
+    /// In a session: the file cannot be read as text now (binary, a
+    /// folder, too large): `?`, with the reason.
+    #[serde(rename = "?")]
+    Unreadable,
+}
+
+impl Status {
+    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `!R`, `~`, `~M` or `?`.
+    pub fn letter(self) -> &'static str {
+        match self {
+            Status::Clean => " ",
+            Status::Modified => "M",
+            Status::Added => "A",
+            Status::AddedOverLocal => "!A",
+            Status::Deleted => "D",
+            Status::Renamed => "R",
+            Status::RenamedOverLocal => "!R",
+            Status::LocalChange => "~",
+            Status::Conflict => "~M",
+            Status::Unreadable => "?",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    /// The letter, padded as a `{:<2}` format asks.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.letter())
+    }
+}
+
 /// One file's change, as reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FileSummary {
     /// Path.
     pub path: String,
     /// `M` modified, `A` added, `D` deleted, `R` renamed.
-    pub status: char,
+    pub status: Status,
     /// New path for a rename.
     pub renamed_to: Option<String>,
     /// Unified diff of the change.

@@ -57,50 +57,7 @@ use store::{Entry, Index, Output, Store, Text};
 pub const DEFAULT_SESSION: &str = "default";
 
 /// A file's state in a session, as a status letter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Status {
-    /// In context, no output, unchanged locally (shown as a blank).
-    Clean,
-    /// The output differs from the context (`M`).
-    Modified,
-    /// The output creates a file that did not exist (`A`).
-    Added,
-    /// The output creates a file that now exists locally (`!A`).
-    AddedOverLocal,
-    /// The output deletes the file (`D`); also when the file is already
-    /// gone, where accepting only clears the entry.
-    Deleted,
-    /// The output renames the file (`R`).
-    Renamed,
-    /// The output renames the file onto a path that exists now (`!R`):
-    /// accepting it is refused until that path is free.
-    RenamedOverLocal,
-    /// The file changed locally since the context, no output (`~`).
-    LocalChange,
-    /// The file changed locally and there is an output: a conflict (`~M`).
-    Conflict,
-    /// The file cannot be read as text now (binary, a folder, too large):
-    /// `?`, with the reason.
-    Unreadable,
-}
-
-impl Status {
-    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `!R`, `~`, `~M` or `?`.
-    pub fn letter(self) -> &'static str {
-        match self {
-            Status::Clean => " ",
-            Status::Modified => "M",
-            Status::Added => "A",
-            Status::AddedOverLocal => "!A",
-            Status::Deleted => "D",
-            Status::Renamed => "R",
-            Status::RenamedOverLocal => "!R",
-            Status::LocalChange => "~",
-            Status::Conflict => "~M",
-            Status::Unreadable => "?",
-        }
-    }
-}
+pub use mend_core::report::Status;
 
 /// One line of `status`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -108,7 +65,7 @@ pub struct FileStatus {
     /// The path, relative to the root.
     pub path: String,
     /// Its letter: ` `, `M`, `A`, `!A`, `D`, `R`, `!R`, `~`, `~M` or `?`.
-    pub status: &'static str,
+    pub status: Status,
     /// Where a rename goes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
@@ -412,7 +369,7 @@ impl<'w> Session<'w> {
         };
         let line = |status: Status, reason: Option<String>| FileStatus {
             path: path.to_owned(),
-            status: status.letter(),
+            status,
             to: to.clone(),
             reason,
         };

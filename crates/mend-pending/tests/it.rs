@@ -27,7 +27,7 @@ fn letters(s: &Session<'_>) -> BTreeMap<String, String> {
     s.status()
         .unwrap()
         .into_iter()
-        .map(|f| (f.path, f.status.to_owned()))
+        .map(|f| (f.path, f.status.letter().to_owned()))
         .collect()
 }
 
@@ -288,7 +288,7 @@ fn a_refusing_syntax_check_holds_nothing() {
     s.set_syntax(mend_core::syntax::SyntaxPolicy::Refuse);
     let refused = propose(&mut s, &broken);
     assert!(!refused.ok && refused.syntax_refused, "{refused:?}");
-    assert!(s.status().unwrap().iter().all(|f| f.status == " "));
+    assert!(s.status().unwrap().iter().all(|f| f.status.letter() == " "));
     let retry = s.retry_context().unwrap().unwrap();
     assert!(retry.contains("REFUSED a.py:2:"), "{retry}");
 }
@@ -424,7 +424,7 @@ fn a_rename_target_follows_later_proposals() {
     ok(&mut s, &mv("b.txt", "c.txt"));
     let status = s.status().unwrap();
     assert_eq!(
-        (status[0].status, status[0].to.as_deref()),
+        (status[0].status.letter(), status[0].to.as_deref()),
         ("R", Some("c.txt"))
     );
     ok(&mut s, &mv("c.txt", "a.txt"));
@@ -475,9 +475,9 @@ fn an_unreadable_file_gets_a_question_mark_and_a_reason() {
     );
     put(d, "b.txt", b"\0\0binary");
     let status = s.status().unwrap();
-    assert_eq!(status[0].status, "M");
+    assert_eq!(status[0].status.letter(), "M");
     assert_eq!(
-        (status[1].status, status[1].reason.as_deref()),
+        (status[1].status.letter(), status[1].reason.as_deref()),
         ("?", Some("it is a binary file"))
     );
     // Its diff from the context still shows; there is no merge to preview.

@@ -687,8 +687,8 @@ fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
         let (mut changed, mut deleted) = (Vec::new(), Vec::new());
         for f in &report.files {
             match f.status {
-                'D' => deleted.push(f.path.clone()),
-                'R' => {
+                mend_core::Status::Deleted => deleted.push(f.path.clone()),
+                mend_core::Status::Renamed => {
                     deleted.push(f.path.clone());
                     changed.extend(f.renamed_to.clone());
                 }

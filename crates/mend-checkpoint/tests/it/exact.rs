@@ -78,14 +78,14 @@ fn a_folder_that_became_a_file_is_restored_and_undone() {
         let statuses: Vec<_> = r
             .changes
             .iter()
-            .map(|c| (c.path.as_str(), c.status))
+            .map(|c| (c.path.as_str(), c.status.letter()))
             .collect();
         assert_eq!(
             statuses,
             [
-                ("pkg", 'D'),
-                ("pkg/__init__.py", 'A'),
-                ("pkg/deep/mod.py", 'A')
+                ("pkg", "D"),
+                ("pkg/__init__.py", "A"),
+                ("pkg/deep/mod.py", "A")
             ]
         );
         if !dry_run {
@@ -163,7 +163,7 @@ fn an_unheld_env_file_is_refused_or_copied_aside() {
     assert!(
         r.changes
             .iter()
-            .any(|c| c.path == ".env" && c.status == 'M')
+            .any(|c| c.path == ".env" && c.status.letter() == "M")
     );
     assert_eq!(read(d, &r.aside[0]).unwrap(), b"TOKEN=new-and-only-here\n");
 }

@@ -226,7 +226,7 @@ fn show_and_diff() {
     assert!(
         changes
             .iter()
-            .any(|c| c.path == "added.txt" && c.status == 'A'),
+            .any(|c| c.path == "added.txt" && c.status.letter() == "A"),
         "{changes:?}"
     );
     put(d, "added.txt", b"newer\n");

@@ -38,7 +38,7 @@ use crate::edit::{Edit, EditOp, Target};
 use crate::indent::Style;
 use crate::locate::{Haystack, LocateOptions};
 use crate::normalize::{Elision, marker_kind};
-use crate::report::{EditReport, EditStatus, Failure, FailureKind};
+use crate::report::{EditReport, EditStatus, Failure, FailureKind, Status};
 use crate::text::{Document, introduced_control};
 
 /// Options for planning.
@@ -75,13 +75,13 @@ impl FilePlan {
     }
 
     /// The status letter (`M`, `A`, `D`, `R`), or `None` when nothing changes.
-    pub fn status(&self, original: Option<&str>) -> Option<char> {
+    pub fn status(&self, original: Option<&str>) -> Option<Status> {
         match (self.existed, &self.content, &self.new_path) {
-            (true, None, _) => Some('D'),
-            (false, Some(_), _) => Some('A'),
-            (true, Some(_), Some(_)) => Some('R'),
-            (true, Some(c), None) if Some(c.as_str()) != original => Some('M'),
-            (true, Some(_), None) if self.executable.is_some() => Some('M'),
+            (true, None, _) => Some(Status::Deleted),
+            (false, Some(_), _) => Some(Status::Added),
+            (true, Some(_), Some(_)) => Some(Status::Renamed),
+            (true, Some(c), None) if Some(c.as_str()) != original => Some(Status::Modified),
+            (true, Some(_), None) if self.executable.is_some() => Some(Status::Modified),
             _ => None,
         }
     }

@@ -334,7 +334,7 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
         .into_iter()
         .map(|f| Row {
             path: f.path,
-            letter: f.status.to_owned(),
+            letter: f.status.letter().to_owned(),
         })
         .collect();
     if let Some(i) = was
