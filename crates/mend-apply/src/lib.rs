@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use mend_core::formats::{Entry, Parsed};
 use mend_core::report::FileSummary;
-use mend_core::syntax::{SyntaxFinding, SyntaxPolicy, SyntaxUnchecked};
+use mend_core::report::syntax::{SyntaxFinding, SyntaxPolicy, SyntaxUnchecked};
 use mend_core::{
     ApplyReport, Edit, EditOp, EditReport, Failure, FilePlan, FilePlanner, PlanOptions, diff,
     plan_file, render_retry_context,
@@ -136,7 +136,7 @@ impl Planned {
         let applied = self.reports.iter().filter(|r| r.is_ok()).count();
         let mut retry_context = render_retry_context(&self.reports);
         if self.syntax_refused {
-            let section = mend_core::syntax::render_refusal(&self.syntax);
+            let section = mend_core::report::syntax::render_refusal(&self.syntax);
             retry_context = Some(match retry_context {
                 Some(ctx) => format!("{ctx}\n{section}"),
                 None => section,

@@ -37,7 +37,6 @@ pub mod normalize;
 pub mod plan;
 pub mod report;
 pub mod similarity;
-pub mod syntax;
 pub mod text;
 
 pub use edit::{Edit, EditOp, Hints, Origin, Replace, Target};

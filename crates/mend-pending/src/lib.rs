@@ -128,7 +128,7 @@ pub struct Session<'w> {
     ws: &'w Workspace,
     name: String,
     store: Store,
-    syntax: mend_core::syntax::SyntaxPolicy,
+    syntax: mend_core::report::syntax::SyntaxPolicy,
     merge: mend_merge::Policy,
     holder: String,
 }
@@ -500,7 +500,7 @@ impl<'w> Session<'w> {
     /// The syntax check of later proposals (`Warn` unless set): with
     /// `Refuse`, a proposal whose outputs would not parse is held back like
     /// a failed one.
-    pub fn set_syntax(&mut self, policy: mend_core::syntax::SyntaxPolicy) {
+    pub fn set_syntax(&mut self, policy: mend_core::report::syntax::SyntaxPolicy) {
         self.syntax = policy;
     }
 

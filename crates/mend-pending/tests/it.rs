@@ -285,7 +285,7 @@ fn a_refusing_syntax_check_holds_nothing() {
     assert!(warned.ok && !warned.syntax.is_empty(), "{warned:?}");
     s.reject(&["a.py".into()], &[]).unwrap();
 
-    s.set_syntax(mend_core::syntax::SyntaxPolicy::Refuse);
+    s.set_syntax(mend_core::report::syntax::SyntaxPolicy::Refuse);
     let refused = propose(&mut s, &broken);
     assert!(!refused.ok && refused.syntax_refused, "{refused:?}");
     assert!(s.status().unwrap().iter().all(|f| f.status.letter() == " "));

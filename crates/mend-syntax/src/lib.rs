@@ -16,7 +16,7 @@ mod sites;
 
 use mend_core::diff::{DiffOp, line_ops};
 use mend_core::report::LineSpan;
-use mend_core::syntax::{SyntaxFinding, excerpt};
+use mend_core::report::syntax::{SyntaxFinding, excerpt};
 
 pub use languages::{Language, language_for};
 use sites::Site;

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mend_core::formats::{self, Entry, Event, Format, Parsed, StreamParser};
-use mend_core::syntax::SyntaxPolicy;
+use mend_core::report::syntax::SyntaxPolicy;
 use mend_core::{ApplyReport, EditReport};
 
 use mend_workspace::{Lock, Options, Workspace};
@@ -760,7 +760,7 @@ fn write_human(
         write!(
             out,
             "{}",
-            mend_core::syntax::render_findings(&report.syntax, "WARNING")
+            mend_core::report::syntax::render_findings(&report.syntax, "WARNING")
         )?;
     }
     for u in &report.syntax_unchecked {

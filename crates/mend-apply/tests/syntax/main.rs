@@ -33,7 +33,7 @@ fn render(case: &Path) -> String {
     )
     .unwrap();
     assert!(planned.ok, "every edit of a syntax fixture applies");
-    let mut out = mend_core::syntax::render_findings(&planned.syntax, "WARNING");
+    let mut out = mend_core::report::syntax::render_findings(&planned.syntax, "WARNING");
     for u in &planned.syntax_unchecked {
         out.push_str(&format!("not checked: {}: {}\n", u.path, u.reason));
     }

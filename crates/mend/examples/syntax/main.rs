@@ -102,7 +102,7 @@ fn finds(path: &str, old: &str, new: &str, line: Option<usize>) -> Option<String
         }),
     };
     match mend_syntax::check(path, Some(old), new, &[span]) {
-        Check::Findings(f) => Some(mend_core::syntax::render_findings(&f, "FINDING")),
+        Check::Findings(f) => Some(mend_core::report::syntax::render_findings(&f, "FINDING")),
         _ => None,
     }
 }

@@ -30,7 +30,7 @@ use serde::Deserialize;
 use strict::{Strict, saturating};
 
 use mend_apply::{ApplyOptions, run_parsed};
-use mend_core::syntax::SyntaxPolicy;
+use mend_core::report::syntax::SyntaxPolicy;
 
 /// The MCP server state: one workspace per root.
 #[derive(Clone)]
@@ -676,7 +676,7 @@ fn report_fields(report: &mend_core::ApplyReport) -> results::EditResult {
         edits: results::outcomes(report, caps.listed_edits),
         omitted,
         syntax_warning: (!report.syntax.is_empty())
-            .then(|| mend_core::syntax::render_findings(&report.syntax, "WARNING")),
+            .then(|| mend_core::report::syntax::render_findings(&report.syntax, "WARNING")),
         syntax: report.syntax.clone(),
         syntax_unchecked: report.syntax_unchecked.clone(),
         ..results::EditResult::default()

@@ -58,11 +58,11 @@ pub(super) struct EditResult {
     /// them); absent for a dry run.
     pub(super) held: Option<mend_pending::StatusReport>,
     /// Syntax errors the edits introduced into files that parsed before.
-    pub(super) syntax: Vec<mend_core::syntax::SyntaxFinding>,
+    pub(super) syntax: Vec<mend_core::report::syntax::SyntaxFinding>,
     /// The same findings as text to act on, when there are any.
     pub(super) syntax_warning: Option<String>,
     /// Changed files the syntax check did not look at, and why.
-    pub(super) syntax_unchecked: Vec<mend_core::syntax::SyntaxUnchecked>,
+    pub(super) syntax_unchecked: Vec<mend_core::report::syntax::SyntaxUnchecked>,
 }
 
 /// `read_file`'s result.

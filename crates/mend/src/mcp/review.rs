@@ -25,7 +25,7 @@ pub(super) fn propose(
     parsed: &Parsed,
     expect: HashMap<String, String>,
     call: Call,
-    syntax: mend_core::syntax::SyntaxPolicy,
+    syntax: mend_core::report::syntax::SyntaxPolicy,
 ) -> Result<CallToolResult, String> {
     let mut s = Session::open(ws, session).map_err(|e| e.to_string())?;
     s.set_syntax(syntax);

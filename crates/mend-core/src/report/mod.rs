@@ -60,6 +60,8 @@
 //! }
 //! ```
 
+pub mod syntax;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -452,11 +454,11 @@ pub struct ApplyReport {
     /// Edits not listed in `edits` (see [`ApplyReport::capped`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omitted: Option<Omitted>,
-    /// Syntax errors the edits introduced (see [`crate::syntax`]).
-    pub syntax: Vec<crate::syntax::SyntaxFinding>,
+    /// Syntax errors the edits introduced (see [`syntax`]).
+    pub syntax: Vec<syntax::SyntaxFinding>,
     /// Changed files the syntax check did not look at, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub syntax_unchecked: Vec<crate::syntax::SyntaxUnchecked>,
+    pub syntax_unchecked: Vec<syntax::SyntaxUnchecked>,
     /// The syntax findings refused the apply (`--syntax=refuse`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub syntax_refused: bool,
