@@ -11,6 +11,10 @@
 //!
 //! `cargo bench -p mend --bench editor_latency [-- ROUNDS]` prints the
 //! median, p95 and maximum.
+#![expect(
+    unreachable_pub,
+    reason = "helpers shared by this target's modules are `pub`; the test layout settles them"
+)]
 
 #[path = "../tests/it/editor/client.rs"]
 #[allow(dead_code, reason = "shared with the protocol tests")]

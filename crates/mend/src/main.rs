@@ -2,6 +2,10 @@
 //!
 //! This binary is the only place that knows about argument parsing,
 //! terminals and exit codes; the engine lives in `mend-core`.
+#![expect(
+    unreachable_pub,
+    reason = "the binary crate's items are being moved to mend-service; its visibility is settled there"
+)]
 
 mod checkpoint;
 mod editor;

@@ -33,7 +33,7 @@ fn io(e: mend_workspace::Error) -> std::io::Error {
 }
 
 impl Loose {
-    pub fn new(objects: &Path) -> Loose {
+    pub(crate) fn new(objects: &Path) -> Loose {
         Loose {
             objects: PrivateDir::open_path(objects, &objects.to_string_lossy())
                 .map_err(|e| e.to_string()),
@@ -51,7 +51,7 @@ impl Loose {
     }
 
     /// Writes a blob whose id is `oid`, unless it is there already.
-    pub fn write_blob(&self, oid: Oid, data: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn write_blob(&self, oid: Oid, data: &[u8]) -> std::io::Result<()> {
         let hex = oid.to_string();
         let dir = self.fanout(&hex)?;
         let name = &hex[2..];

@@ -29,7 +29,7 @@ fn build(root: &Path, file: &Path) -> Option<Gitignore> {
 impl Rules {
     /// The rules at the root: its `.gitignore`, `info/exclude` under the
     /// git folder, and the global excludes file.
-    pub fn root(root: &Path, gitdir: &Path) -> Rules {
+    pub(crate) fn root(root: &Path, gitdir: &Path) -> Rules {
         let mut matchers = Vec::new();
         matchers.extend(build(root, &root.join(".gitignore")));
         matchers.extend(build(root, &gitdir.join("info/exclude")));
@@ -43,7 +43,7 @@ impl Rules {
     }
 
     /// The rules in `dir`, a folder below, which has a `.gitignore`.
-    pub fn child(&self, dir: &Path) -> Rules {
+    pub(crate) fn child(&self, dir: &Path) -> Rules {
         match build(dir, &dir.join(".gitignore")) {
             Some(g) => Rules(Arc::new(Node {
                 matchers: vec![g],
@@ -54,7 +54,7 @@ impl Rules {
     }
 
     /// Whether no rule applies here at all (no path can be ignored).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         let mut node = Some(&*self.0);
         while let Some(n) = node {
             if !n.matchers.is_empty() {
@@ -67,7 +67,7 @@ impl Rules {
 
     /// Whether `path` (absolute, in or below the folder these rules are
     /// for) is ignored.
-    pub fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let mut node = Some(&*self.0);
         while let Some(n) = node {
             for g in &n.matchers {

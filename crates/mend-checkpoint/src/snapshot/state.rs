@@ -108,7 +108,7 @@ pub(crate) struct Stat {
 
 impl Stat {
     /// From `statat`.
-    pub fn from_raw(s: &rustix::fs::Stat) -> Stat {
+    pub(crate) fn from_raw(s: &rustix::fs::Stat) -> Stat {
         Stat {
             mode: s.st_mode,
             size: s.st_size.max(0) as u64,
@@ -120,7 +120,7 @@ impl Stat {
     }
 
     #[cfg(unix)]
-    pub fn of(m: &std::fs::Metadata) -> Stat {
+    pub(crate) fn of(m: &std::fs::Metadata) -> Stat {
         use std::os::unix::fs::MetadataExt as _;
         Stat {
             mode: m.mode(),

@@ -7,7 +7,7 @@ use crate::error::Error;
 
 /// Parses JSON input. Models sometimes wrap JSON in a ```json fence; the
 /// fence is removed first.
-pub fn parse_value(text: &str, format: &'static str) -> Result<Value, Error> {
+pub(crate) fn parse_value(text: &str, format: &'static str) -> Result<Value, Error> {
     let t = text.trim();
     let t = strip_fence(t).unwrap_or(t);
     serde_json::from_str(t).map_err(|e| Error::Parse {
@@ -27,7 +27,7 @@ fn strip_fence(t: &str) -> Option<&str> {
 /// Unwraps tool-call envelopes: `{"name": …, "arguments": {…}}`,
 /// `{"input": {…}}`, `{"parameters": {…}}`, with `arguments` possibly a JSON
 /// string (as OpenAI-style APIs send it).
-pub fn unwrap_call(v: &Value) -> Result<Value, String> {
+pub(crate) fn unwrap_call(v: &Value) -> Result<Value, String> {
     let Some(obj) = v.as_object() else {
         return Ok(v.clone());
     };
@@ -45,12 +45,12 @@ pub fn unwrap_call(v: &Value) -> Result<Value, String> {
 }
 
 /// The tool name of a call envelope, if any.
-pub fn call_name(v: &Value) -> Option<&str> {
+pub(crate) fn call_name(v: &Value) -> Option<&str> {
     v.get("name").and_then(Value::as_str)
 }
 
 /// The first present key among `keys`, with its value.
-pub fn field<'v, 'k>(
+pub(crate) fn field<'v, 'k>(
     obj: &'v Map<String, Value>,
     keys: &[&'k str],
 ) -> Option<(&'k str, &'v Value)> {
@@ -58,10 +58,10 @@ pub fn field<'v, 'k>(
 }
 
 /// Keys that name the target path.
-pub const PATH_KEYS: &[&str] = &["path", "file_path", "filePath", "file"];
+pub(crate) const PATH_KEYS: &[&str] = &["path", "file_path", "filePath", "file"];
 
 /// A required string field.
-pub fn string(obj: &Map<String, Value>, keys: &[&str], at: &str) -> Result<String, String> {
+pub(crate) fn string(obj: &Map<String, Value>, keys: &[&str], at: &str) -> Result<String, String> {
     match field(obj, keys) {
         Some((_, Value::String(s))) => Ok(s.clone()),
         Some((k, other)) => Err(format!(
@@ -73,7 +73,7 @@ pub fn string(obj: &Map<String, Value>, keys: &[&str], at: &str) -> Result<Strin
 }
 
 /// A list of lines given as an array of strings, or as one string.
-pub fn lines(v: &Value, at: &str) -> Result<Vec<String>, String> {
+pub(crate) fn lines(v: &Value, at: &str) -> Result<Vec<String>, String> {
     match v {
         Value::Array(items) => items
             .iter()
@@ -96,7 +96,7 @@ pub fn lines(v: &Value, at: &str) -> Result<Vec<String>, String> {
 }
 
 /// A JSON value's kind, for messages.
-pub fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

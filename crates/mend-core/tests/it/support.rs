@@ -4,10 +4,10 @@
 use mend_core::{Edit, EditOp, EditStatus, Hints, PlanOptions, Replace, Target, plan_file};
 
 /// The path every helper edit names (a Python file, where `...` is code).
-pub const PATH: &str = "f.py";
+pub(crate) const PATH: &str = "f.py";
 
 /// An edit replacing `search` lines with `replace` lines in [`PATH`].
-pub fn edit(search: &[String], replace: &[String]) -> Edit {
+pub(crate) fn edit(search: &[String], replace: &[String]) -> Edit {
     Edit {
         path: PATH.into(),
         op: EditOp::Replace(Replace {
@@ -23,12 +23,12 @@ pub fn edit(search: &[String], replace: &[String]) -> Edit {
 }
 
 /// Plans `e` alone against `text`: its status and the file's new content.
-pub fn plan(text: &str, e: &Edit) -> (EditStatus, Option<String>) {
+pub(crate) fn plan(text: &str, e: &Edit) -> (EditStatus, Option<String>) {
     let p = plan_file(PATH, Some(text), &[(0, e)], &PlanOptions::default());
     (p.reports[0].status, p.content)
 }
 
 /// The lines of `s`, without their endings.
-pub fn lines(s: &str) -> Vec<String> {
+pub(crate) fn lines(s: &str) -> Vec<String> {
     s.lines().map(str::to_owned).collect()
 }

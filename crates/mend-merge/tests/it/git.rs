@@ -64,7 +64,7 @@ fn git_available() -> bool {
 }
 
 /// Runs `git merge-file -p` and returns (output, conflicts).
-pub fn git_merge(
+pub(crate) fn git_merge(
     dir: &Path,
     base: &[u8],
     ours: &[u8],
@@ -99,7 +99,7 @@ pub fn git_merge(
     (out.stdout, out.status.code().unwrap_or(-1))
 }
 
-pub fn mend_merge(base: &[u8], ours: &[u8], theirs: &[u8], style: Style) -> (Vec<u8>, i32) {
+pub(crate) fn mend_merge(base: &[u8], ours: &[u8], theirs: &[u8], style: Style) -> (Vec<u8>, i32) {
     let m = merge(
         base,
         ours,
@@ -117,16 +117,16 @@ pub fn mend_merge(base: &[u8], ours: &[u8], theirs: &[u8], style: Style) -> (Vec
     (m.render(&labels, style, 7), m.conflicts().min(127) as i32)
 }
 
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }

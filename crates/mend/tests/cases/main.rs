@@ -7,6 +7,10 @@
 //!
 //! `cargo test -p mend --test cases attacks::` runs one suite, and a
 //! case's name runs that case.
+#![expect(
+    unreachable_pub,
+    reason = "helpers shared by this target's modules are `pub`; the test layout settles them"
+)]
 
 mod attacks;
 mod fixtures;

@@ -2,6 +2,10 @@
 //! modules; `cargo test -p mend --test it MODULE::` runs one). The
 //! data-driven suites, each case its own test, are the other binary,
 //! `cases`.
+#![expect(
+    unreachable_pub,
+    reason = "helpers shared by this target's modules are `pub`; the test layout settles them"
+)]
 
 mod aliases;
 mod checkpoint;
