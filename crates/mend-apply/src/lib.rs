@@ -74,6 +74,20 @@ pub enum ApplyError {
     BeforeWrite(String),
 }
 
+impl ApplyError {
+    /// Whether the response, not mend, is at fault: it holds no edits or
+    /// cannot be parsed, or its change set was refused (see
+    /// [`mend_workspace::Error::is_refusal`]). Nothing was written; a
+    /// front-end answers it as a failed apply (exit 1).
+    pub fn is_refusal(&self) -> bool {
+        match self {
+            ApplyError::Parse(_) => true,
+            ApplyError::Commit(e) => e.is_refusal(),
+            ApplyError::BeforeWrite(_) => false,
+        }
+    }
+}
+
 /// A response planned against the files, nothing written yet.
 #[derive(Debug)]
 pub struct Planned {

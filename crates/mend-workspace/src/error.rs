@@ -156,6 +156,18 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether the change set was refused as the edits asked for it (a file
+    /// changed since it was read, two changes collide at one path, a file
+    /// would grow past the limit): nothing was written, and the message
+    /// tells the sender what to change. A front-end answers it as a failed
+    /// apply (exit 1), not as an error of mend's own.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            Error::Stale { .. } | Error::Conflict { .. } | Error::WouldBeTooLarge { .. }
+        )
+    }
+
     /// The report category for a failed edit.
     pub fn kind(&self) -> FailureKind {
         match self {
