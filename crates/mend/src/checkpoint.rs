@@ -1,7 +1,8 @@
-//! `mend checkpoint …` and the checkpoint/stage wiring of `mend apply`.
+//! `mend checkpoint …`, and the progress bar of a checkpoint's snapshot.
 
+use std::cell::RefCell;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -98,18 +99,27 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{s}` is longer than mend can count; give a shorter age"))
 }
 
-/// Creates a checkpoint, with a progress bar on stderr once it has taken
-/// more than a second. `held` is the workspace lock when the caller holds
-/// it already.
-pub fn create_with_progress(
-    cps: &Checkpoints,
-    opts: &CreateOptions,
-    held: Option<&mend_workspace::Lock>,
-) -> anyhow::Result<Checkpoint> {
-    let start = Instant::now();
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let mut progress = |n: usize| {
-        if bar.is_none() && start.elapsed() > Duration::from_secs(1) {
+/// A progress bar on standard error for a checkpoint's snapshot, shown
+/// once it has taken more than a second.
+pub struct Progress {
+    start: Instant,
+    bar: RefCell<Option<indicatif::ProgressBar>>,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress {
+            start: Instant::now(),
+            bar: RefCell::new(None),
+        }
+    }
+}
+
+impl Progress {
+    /// `n` files examined so far.
+    pub fn tick(&self, n: usize) {
+        let mut bar = self.bar.borrow_mut();
+        if bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
             let b = indicatif::ProgressBar::with_draw_target(
                 None,
                 indicatif::ProgressDrawTarget::stderr(),
@@ -120,20 +130,19 @@ pub fn create_with_progress(
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
             );
-            bar = Some(b);
+            *bar = Some(b);
         }
-        if let Some(b) = &bar {
+        if let Some(b) = bar.as_ref() {
             b.set_position(n as u64);
         }
-    };
-    let cp = match held {
-        Some(lock) => cps.create_locked(lock, opts, &mut progress)?,
-        None => cps.create(opts, &mut progress)?,
-    };
-    if let Some(b) = bar {
-        b.finish_and_clear();
     }
-    Ok(cp)
+
+    /// The snapshot is done.
+    pub fn clear(&self) {
+        if let Some(b) = self.bar.borrow_mut().take() {
+            b.finish_and_clear();
+        }
+    }
 }
 
 fn line(c: &Checkpoint) -> String {
@@ -147,63 +156,53 @@ fn line(c: &Checkpoint) -> String {
     s
 }
 
+/// Prints an outcome's JSON.
+fn json(out: &mut impl std::io::Write, v: &impl serde::Serialize) -> anyhow::Result<()> {
+    writeln!(out, "{}", mend_service::to_json(v)?)?;
+    Ok(())
+}
+
 /// Runs `mend checkpoint …`.
 pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
     let cps = Checkpoints::open(&args.root)
         .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))?;
     let mut out = std::io::stdout().lock();
-    let json = |out: &mut dyn std::io::Write, v: &dyn erased::Json| -> anyhow::Result<()> {
-        writeln!(out, "{}", v.to_json()?)?;
-        Ok(())
-    };
+    let out = &mut out;
     match &args.command {
         CheckpointCommand::Create {
             label,
             anchor,
             max_file_bytes,
         } => {
-            let cp = create_with_progress(
-                &cps,
-                &CreateOptions {
-                    label: label.clone(),
-                    anchor: anchor.clone(),
-                    max_file_bytes: *max_file_bytes,
-                },
-                None,
-            )?;
-            if args.json {
-                json(&mut out, &cp)?;
-            } else {
-                writeln!(out, "created {}", line(&cp))?;
-                for s in &cp.skipped {
-                    writeln!(out, "  skipped {} ({})", esc(&s.path), s.reason)?;
-                }
-            }
+            let opts = CreateOptions {
+                label: label.clone(),
+                anchor: anchor.clone(),
+                max_file_bytes: *max_file_bytes,
+            };
+            create(out, &cps, &opts, args.json)?;
         }
         CheckpointCommand::List => {
-            let all = cps.list()?;
+            let all = mend_service::checkpoint::list(&cps)?.checkpoints;
             if args.json {
-                json(&mut out, &all)?;
-            } else {
-                for c in &all {
-                    writeln!(out, "{}", line(c))?;
-                }
+                json(out, &all)?;
+            }
+            for c in all.iter().filter(|_| !args.json) {
+                writeln!(out, "{}", line(c))?;
             }
         }
         CheckpointCommand::Show { id } => {
             let changes = cps.show(id)?;
             if args.json {
-                json(&mut out, &changes)?;
-            } else {
-                for c in &changes {
-                    writeln!(out, "{} {}", c.status, esc(&c.path))?;
-                }
+                json(out, &changes)?;
+            }
+            for c in changes.iter().filter(|_| !args.json) {
+                writeln!(out, "{} {}", c.status, esc(&c.path))?;
             }
         }
         CheckpointCommand::Diff { id } => {
             let diff = cps.diff(id)?;
             if args.json {
-                json(&mut out, &serde_json::json!({ "diff": diff }))?;
+                json(out, &mend_service::checkpoint::DiffResult { diff })?;
             } else {
                 write!(out, "{diff}")?;
             }
@@ -219,86 +218,86 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
                 prune_later: *prune_later,
                 force: *force,
             };
-            let r = cps.restore_with(id, &opts)?;
+            let r = mend_service::checkpoint::restore(&cps, id, &opts, false)?;
             if args.json {
-                json(&mut out, &r)?;
+                json(out, &r)?;
             } else {
-                if let Some(s) = &r.safety {
-                    writeln!(out, "safety checkpoint {} (restore it to undo this)", s.id)?;
-                }
-                for c in &r.changes {
-                    writeln!(out, "{} {}", c.status, esc(&c.path))?;
-                }
-                for p in &r.aside {
-                    let verb = if *dry_run { "would copy" } else { "copied" };
-                    writeln!(out, "{verb} aside: {}", esc(p))?;
-                }
-                for p in &r.pruned {
-                    writeln!(out, "pruned {}", line(p))?;
-                }
-                let verb = if *dry_run {
-                    "would restore"
-                } else {
-                    "restored"
-                };
-                writeln!(
-                    out,
-                    "{verb} {} ({} file(s))",
-                    r.checkpoint.id,
-                    r.changes.len()
-                )?;
+                restored(out, &r, *dry_run)?;
             }
         }
         CheckpointCommand::Drop { id } => {
             let c = cps.drop(id)?;
             if args.json {
-                json(&mut out, &c)?;
+                json(out, &c)?;
             } else {
                 writeln!(out, "dropped {}", line(&c))?;
             }
         }
         CheckpointCommand::Gc { keep, older_than } => {
-            if keep.is_none() && older_than.is_none() {
-                anyhow::bail!("gc needs --keep N or --older-than DURATION");
-            }
-            let dropped = cps.gc(*keep, *older_than)?;
+            let dropped = mend_service::checkpoint::gc(&cps, *keep, *older_than)?;
             if args.json {
-                json(&mut out, &dropped)?;
-            } else {
-                for c in &dropped {
-                    writeln!(out, "dropped {}", line(c))?;
-                }
+                json(out, &dropped)?;
+            }
+            for c in dropped.iter().filter(|_| !args.json) {
+                writeln!(out, "dropped {}", line(c))?;
             }
         }
     }
     Ok(0)
 }
 
-/// Adds paths to the user's git index (`mend apply --stage`).
-pub fn stage(root: &Path, added_or_modified: &[String], deleted: &[String]) -> anyhow::Result<()> {
-    let repo =
-        git2::Repository::open(root).context("--stage needs the root to be a git repository")?;
-    let mut index = repo.index()?;
-    for p in added_or_modified {
-        index.add_path(Path::new(p))?;
+/// `mend checkpoint create`, with a progress bar.
+fn create(
+    out: &mut impl std::io::Write,
+    cps: &Checkpoints,
+    opts: &CreateOptions,
+    as_json: bool,
+) -> anyhow::Result<()> {
+    let progress = Progress::default();
+    let made = mend_service::checkpoint::create(cps, opts, false, &mut |n| progress.tick(n))?;
+    progress.clear();
+    if as_json {
+        return json(out, &made);
     }
-    for p in deleted {
-        index.remove_path(Path::new(p))?;
+    if let Some(cp) = &made.checkpoint {
+        writeln!(out, "created {}", line(cp))?;
+        for s in &cp.skipped {
+            writeln!(out, "  skipped {} ({})", esc(&s.path), s.reason)?;
+        }
     }
-    index.write()?;
     Ok(())
 }
 
-mod erased {
-    /// Serializes any report as pretty JSON.
-    pub trait Json {
-        fn to_json(&self) -> serde_json::Result<String>;
+/// What a restore did, for a person.
+fn restored(
+    out: &mut impl std::io::Write,
+    r: &mend_checkpoint::Restored,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    if let Some(s) = &r.safety {
+        writeln!(out, "safety checkpoint {} (restore it to undo this)", s.id)?;
     }
-    impl<T: serde::Serialize + ?Sized> Json for T {
-        fn to_json(&self) -> serde_json::Result<String> {
-            serde_json::to_string_pretty(self)
-        }
+    for c in &r.changes {
+        writeln!(out, "{} {}", c.status, esc(&c.path))?;
     }
+    let (copy, restore) = if dry_run {
+        ("would copy", "would restore")
+    } else {
+        ("copied", "restored")
+    };
+    for p in &r.aside {
+        writeln!(out, "{copy} aside: {}", esc(p))?;
+    }
+    for p in &r.pruned {
+        writeln!(out, "pruned {}", line(p))?;
+    }
+    writeln!(
+        out,
+        "{restore} {} ({} file(s))",
+        r.checkpoint.id,
+        r.changes.len()
+    )?;
+    Ok(())
 }
 
 /// A path or label from the worktree, safe to print to a terminal.

@@ -2,10 +2,6 @@
 //!
 //! This binary is the only place that knows about argument parsing,
 //! terminals and exit codes; the engine lives in `mend-core`.
-#![expect(
-    unreachable_pub,
-    reason = "the binary crate's items are being moved to mend-service; its visibility is settled there"
-)]
 
 mod checkpoint;
 mod editor;
@@ -20,14 +16,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand, ValueEnum};
-use mend_core::formats::{self, Entry, Event, Format, Parsed, StreamParser};
+use clap::{Parser, Subcommand};
+use mend_core::ApplyReport;
+use mend_core::formats::{self, Format};
 use mend_core::report::syntax::SyntaxPolicy;
-use mend_core::{ApplyReport, EditReport};
-
-use mend_workspace::{Lock, Options, Workspace};
-
-use mend_apply::{ApplyError, ApplyOptions, StreamPlanner};
+use mend_service::apply::{Applier, ApplyRequest, CheckpointFirst, Destination};
+use mend_service::choice::parser;
+use mend_service::outcome::{ApplyJson, ApplyRefused};
+use mend_service::stream::Streamed;
+use mend_workspace::{Options, Workspace};
 
 /// Exit code: every edit applied.
 const EXIT_OK: u8 = 0;
@@ -64,8 +61,8 @@ enum Command {
     /// Print instructions that teach a model an edit format.
     Prompt {
         /// The format to teach.
-        #[arg(value_enum)]
-        format: FormatArg,
+        #[arg(value_parser = parser::<Format>())]
+        format: Format,
     },
     /// Finish a transaction that a killed mend left unfinished (every
     /// command that writes does this first).
@@ -151,14 +148,14 @@ enum Command {
         pending: Option<String>,
         /// The syntax check of writing tools whose call does not choose one
         /// (`warn`, `refuse` or `off`; see `mend apply --syntax`).
-        #[arg(long, value_enum, default_value_t = SyntaxArg::Warn)]
-        syntax: SyntaxArg,
+        #[arg(long, value_parser = parser::<SyntaxPolicy>(), default_value = "warn")]
+        syntax: SyntaxPolicy,
     },
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
         /// Only this format's schema (`str-replace` or `anchored`).
-        #[arg(value_enum)]
-        format: Option<FormatArg>,
+        #[arg(value_parser = parser::<Format>())]
+        format: Option<Format>,
     },
 }
 
@@ -168,8 +165,8 @@ struct ApplyArgs {
     #[arg(long, default_value = ".")]
     root: PathBuf,
     /// Edit format of the input; `auto` decides per block.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    format: FormatArg,
+    #[arg(long, value_parser = parser::<Format>(), default_value = "auto")]
+    format: Format,
     /// Print the unified diff that would be written, and write nothing.
     #[arg(long)]
     dry_run: bool,
@@ -213,75 +210,23 @@ struct ApplyArgs {
     /// Parse each changed file (tree-sitter) and report syntax errors the
     /// edits introduce: `warn` writes and reports them, `refuse` writes
     /// nothing and exits 1, `off` does not check.
-    #[arg(long, value_enum, default_value_t = SyntaxArg::Warn)]
-    syntax: SyntaxArg,
+    #[arg(long, value_parser = parser::<SyntaxPolicy>(), default_value = "warn")]
+    syntax: SyntaxPolicy,
+    /// Pause this many milliseconds after each commit step: a test hook,
+    /// so tests can interrupt a commit half-way.
+    #[arg(long, hide = true, value_name = "MS")]
+    commit_step_delay_ms: Option<u64>,
     /// The model's response; `-` or nothing reads standard input.
     input: Option<PathBuf>,
-}
-
-/// `--syntax`: what a syntax error the edits introduce does.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum SyntaxArg {
-    /// Write the edits and report the finding.
-    Warn,
-    /// Write nothing and fail.
-    Refuse,
-    /// Do not check.
-    Off,
-}
-
-impl From<SyntaxArg> for SyntaxPolicy {
-    fn from(s: SyntaxArg) -> Self {
-        match s {
-            SyntaxArg::Warn => SyntaxPolicy::Warn,
-            SyntaxArg::Refuse => SyntaxPolicy::Refuse,
-            SyntaxArg::Off => SyntaxPolicy::Off,
-        }
-    }
 }
 
 #[derive(clap::Args, Debug)]
 struct ParseArgs {
     /// Edit format of the input; `auto` decides per block.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    format: FormatArg,
+    #[arg(long, value_parser = parser::<Format>(), default_value = "auto")]
+    format: Format,
     /// The model's response; `-` or nothing reads standard input.
     input: Option<PathBuf>,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum FormatArg {
-    /// Decide per block.
-    Auto,
-    /// SEARCH/REPLACE blocks (aider, Roo Code, Cline).
-    SearchReplace,
-    /// old_string/new_string JSON.
-    StrReplace,
-    /// modify_file/write_file JSON (anchored regions).
-    Anchored,
-    /// ««« EDIT / ═══════ REPL / »»» EDIT END blocks.
-    EditBlock,
-    /// Codex *** Begin Patch envelopes.
-    ApplyPatch,
-    /// Unified diffs.
-    UnifiedDiff,
-    /// A path line and a fence holding the whole file.
-    WholeFile,
-}
-
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Self {
-        match f {
-            FormatArg::Auto => Format::Auto,
-            FormatArg::SearchReplace => Format::SearchReplace,
-            FormatArg::StrReplace => Format::StrReplace,
-            FormatArg::Anchored => Format::Anchored,
-            FormatArg::EditBlock => Format::EditBlock,
-            FormatArg::ApplyPatch => Format::ApplyPatch,
-            FormatArg::UnifiedDiff => Format::UnifiedDiff,
-            FormatArg::WholeFile => Format::WholeFile,
-        }
-    }
 }
 
 fn main() -> ExitCode {
@@ -302,9 +247,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Apply(args) => run_apply(&args),
         Command::Parse(args) => run_parse(&args),
-        Command::Prompt { format } => {
-            print(&formats::prompt::prompt(format.into())).map(|()| EXIT_OK)
-        }
+        Command::Prompt { format } => print(&formats::prompt::prompt(format)).map(|()| EXIT_OK),
         Command::Schema { format } => run_schema(format),
         Command::Recover { root } => run_recover(&root),
         Command::Merge(args) => {
@@ -325,7 +268,7 @@ fn main() -> ExitCode {
             tools,
             pending,
             syntax,
-        } => mcp::run(&root, tools.as_deref(), pending.as_deref(), syntax.into()),
+        } => mcp::run(&root, tools.as_deref(), pending.as_deref(), syntax),
         Command::Hash { root, paths } => run_hash(&root, &paths),
         Command::Editor { root, merge } => editor::run(root.as_deref(), merge),
     };
@@ -364,18 +307,16 @@ fn json_errors() -> Option<&'static str> {
 /// A usage error as the one JSON document of `mend pending --json` and
 /// `mend apply --pending --json`: `{"error": {"kind": "usage", …}}`, with
 /// `"ok": false, "written": false` for `apply`.
-fn usage_json(out: &mut impl std::io::Write, message: &str, apply: bool) -> std::io::Result<()> {
-    let error = serde_json::json!({ "kind": "usage", "message": message });
-    let v = if apply {
-        serde_json::json!({ "ok": false, "written": false, "error": error })
+fn usage_json(out: &mut impl std::io::Write, message: &str, apply: bool) -> anyhow::Result<()> {
+    let text = if apply {
+        mend_service::to_json(&ApplyRefused::usage(message))?
     } else {
-        serde_json::json!({ "error": error })
+        mend_service::to_json(&mend_service::outcome::Failed {
+            error: mend_service::usage(message),
+        })?
     };
-    writeln!(
-        out,
-        "{}",
-        serde_json::to_string_pretty(&v).unwrap_or_default()
-    )
+    writeln!(out, "{text}")?;
+    Ok(())
 }
 
 /// Text from files, made safe for a terminal: when standard output is
@@ -439,9 +380,9 @@ fn read_input(input: Option<&PathBuf>) -> anyhow::Result<String> {
     decode(buf)
 }
 
-fn run_schema(format: Option<FormatArg>) -> anyhow::Result<u8> {
+fn run_schema(format: Option<Format>) -> anyhow::Result<u8> {
     let all = formats::schema::schemas();
-    let value = match format.map(Format::from) {
+    let value = match format {
         None => all,
         Some(f) => match all.get(f.name()) {
             Some(v) => v.clone(),
@@ -451,29 +392,15 @@ fn run_schema(format: Option<FormatArg>) -> anyhow::Result<u8> {
             ),
         },
     };
-    print(&(serde_json::to_string_pretty(&value)? + "\n"))?;
+    print(&(mend_service::to_json(&value)? + "\n"))?;
     Ok(EXIT_OK)
 }
 
 fn run_parse(args: &ParseArgs) -> anyhow::Result<u8> {
     let input = read_input(args.input.as_ref())?;
-    match formats::parse(&input, args.format.into()) {
-        Ok(p) => {
-            let bad = p.entries.iter().any(|e| matches!(e, Entry::Malformed(_)));
-            let v = serde_json::json!({
-                "format": p.format_name(),
-                "entries": p.entries,
-                "shell_suggestions": p.shell,
-            });
-            print(&(serde_json::to_string_pretty(&v)? + "\n"))?;
-            Ok(if bad { EXIT_FAILED } else { EXIT_OK })
-        }
-        Err(e) => {
-            let v = serde_json::json!({ "error": e.to_string(), "entries": [] });
-            print(&(serde_json::to_string_pretty(&v)? + "\n"))?;
-            Ok(EXIT_FAILED)
-        }
-    }
+    let (json, clean) = mend_service::outcome::ParseJson::of(formats::parse(&input, args.format));
+    print(&(mend_service::to_json(&json)? + "\n"))?;
+    Ok(if clean { EXIT_OK } else { EXIT_FAILED })
 }
 
 fn open_workspace(root: &std::path::Path, opts: Options) -> anyhow::Result<Workspace> {
@@ -484,10 +411,8 @@ fn open_workspace(root: &std::path::Path, opts: Options) -> anyhow::Result<Works
 
 /// `ws`, telling the person on standard error each time taking its lock
 /// (here, or in a pending session's action) finished an interrupted
-/// transaction, and what it kept as it was; its commits pause as
-/// `MEND_TEST_COMMIT_DELAY_MS` asks.
+/// transaction, and what it kept as it was.
 pub(crate) fn prepared(mut ws: Workspace) -> Workspace {
-    ws.pause_commits(test_commit_delay());
     ws.on_recovery(|r| {
         let level = match r {
             mend_workspace::Recovery::Ignored { .. } => "warning: ",
@@ -503,32 +428,12 @@ pub(crate) fn prepared(mut ws: Workspace) -> Workspace {
     ws
 }
 
-/// Takes the lock, which finishes any interrupted transaction first (told
-/// on standard error by a workspace opened through [`prepared`]).
-/// A busy lock is a refusal (exit 1, kind `busy`) in `mend pending` and
-/// `apply --pending`.
-fn lock_and_recover(ws: &Workspace) -> anyhow::Result<Lock> {
-    ws.lock().map_err(|e| match e {
-        busy @ mend_workspace::Error::Locked { .. } => mend_pending::Error::from(busy).into(),
-        other => other.into(),
-    })
-}
-
-/// A pause between commit steps, so the crash tests can kill mend
-/// mid-commit.
-fn test_commit_delay() -> Option<std::time::Duration> {
-    std::env::var("MEND_TEST_COMMIT_DELAY_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map(std::time::Duration::from_millis)
-}
-
 fn run_recover(root: &std::path::Path) -> anyhow::Result<u8> {
     // Told on standard output below, not by a reporter.
     let ws = Workspace::open(root, Options::default())
         .with_context(|| format!("cannot open root {}", root.display()))?;
-    let lock = ws.lock()?;
-    let msg = match ws.recover(&lock)? {
+    let (_lock, recovered) = mend_service::lock_recovered(&ws)?;
+    let msg = match recovered {
         None => "nothing to recover".to_owned(),
         Some(r) => r.to_string(),
     };
@@ -540,21 +445,15 @@ fn run_hash(root: &std::path::Path, paths: &[String]) -> anyhow::Result<u8> {
     let ws = open_workspace(root, Options::default())?;
     let mut code = EXIT_OK;
     let mut out = String::new();
-    for p in paths {
-        match ws.read(p) {
-            Ok(snap) => match snap.text() {
-                Some(f) => {
-                    // Keeping a snapshot helps a later stale edit explain
-                    // itself; a hash is still a hash without it.
-                    if let Err(e) = ws.remember(f) {
-                        let _ = writeln!(std::io::stderr(), "mend: warning: {e}");
-                    }
-                    out.push_str(&format!("{}  {}\n", f.hash, snap.rel));
+    for hashed in mend_service::files::hash(&ws, paths) {
+        match hashed {
+            Ok(h) => {
+                if let Some(w) = &h.warning {
+                    let _ = writeln!(std::io::stderr(), "mend: warning: {w}");
                 }
-                None => {
-                    out.push_str(&format!("absent  {}\n", snap.rel));
-                }
-            },
+                let hash = h.hash.as_deref().unwrap_or("absent");
+                out.push_str(&format!("{hash}  {}\n", h.path));
+            }
             Err(e) => {
                 let _ = writeln!(std::io::stderr(), "mend: {e}");
                 code = EXIT_FAILED;
@@ -566,148 +465,137 @@ fn run_hash(root: &std::path::Path, paths: &[String]) -> anyhow::Result<u8> {
 }
 
 fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
-    let ws = open_workspace(
+    let mut ws = open_workspace(
         &args.root,
         Options {
             max_bytes: args.max_bytes,
             lock_timeout: std::time::Duration::from_secs(args.lock_timeout),
         },
     )?;
-    let mut expect = HashMap::new();
-    for e in &args.expect {
-        let Some((path, hash)) = e.rsplit_once('=') else {
-            let message = format!(
-                "--expect takes PATH=HASH, got `{}`",
-                mend_core::text::escape_controls(e)
-            );
-            if args.pending && args.json {
-                usage_json(&mut std::io::stdout().lock(), &message, true)?;
-                return Ok(EXIT_USAGE);
-            }
-            anyhow::bail!("{message}");
-        };
-        expect.insert(ws.normalize(path)?, hash.to_owned());
+    ws.pause_commits(commit_step_delay(args.commit_step_delay_ms));
+    let mut out = std::io::stdout().lock();
+    match apply(&ws, args, &mut out) {
+        Ok(code) => Ok(code),
+        Err(e) => apply_failed(&mut out, args, e),
     }
-    if args.pending {
-        return pending::apply(&ws, args, expect);
-    }
-    let opts = ApplyOptions {
+}
+
+/// The hidden `--commit-step-delay-ms` test hook.
+fn commit_step_delay(ms: Option<u64>) -> Option<std::time::Duration> {
+    ms.map(std::time::Duration::from_millis)
+}
+
+/// `mend apply`: argument mapping, one service call, the report printed.
+fn apply(ws: &Workspace, args: &ApplyArgs, out: &mut impl std::io::Write) -> anyhow::Result<u8> {
+    let progress = checkpoint::Progress::default();
+    let made = |cp: &mend_checkpoint::Checkpoint| {
+        progress.clear();
+        let _ = writeln!(
+            std::io::stderr(),
+            "mend: checkpoint {} (restore it to undo this apply)",
+            cp.id
+        );
+    };
+    let tick = |n: usize| progress.tick(n);
+    let req = ApplyRequest {
+        expect: mend_service::apply::expectations(ws, &args.expect)?,
         dry_run: args.dry_run,
         partial: args.partial,
-        expect,
-        syntax: args.syntax.into(),
-        ..ApplyOptions::default()
-    };
-    let mut out = std::io::stdout().lock();
-    // The checkpoint itself is taken under the apply's lock, right before
-    // the write (see `before_write`).
-    let checkpointer = if args.checkpoint && !args.dry_run {
-        Some(mend_checkpoint::Checkpoints::open(ws.root())?)
-    } else {
-        None
-    };
-    // Standard input is read first, without the lock: a slow producer must
-    // not block other writers. The lock is then held from the first read of
-    // a file to the commit, so concurrent mend processes apply one after the
-    // other and none loses an edit; streamed plans are reused only for
-    // files that did not change in between.
-    let (parsed, streamed, preplanned) = if args.stream {
-        let view = |raw: &str| ws.read(raw);
-        stream_parse(&ws, &view, args, &mut out)?
-    } else {
-        let input = read_input(args.input.as_ref())?;
-        let parsed = formats::parse(&input, args.format.into());
-        (parsed, HashMap::new(), HashMap::new())
-    };
-    let lock = lock_and_recover(&ws)?;
-    let opts = ApplyOptions {
-        before_write: checkpointer.as_ref().map(|c| {
-            let c: &mend_checkpoint::Checkpoints = c;
-            Box::new(move |lock: &Lock| {
-                checkpoint::create_with_progress(
-                    c,
-                    &mend_checkpoint::CreateOptions {
-                        label: Some("before mend apply".into()),
-                        ..mend_checkpoint::CreateOptions::default()
-                    },
-                    Some(lock),
-                )
-                .map(|cp| {
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "mend: checkpoint {} (restore it to undo this apply)",
-                        cp.id
-                    );
-                })
-                .map_err(|e| e.to_string())
-            }) as mend_apply::BeforeWrite<'_>
+        syntax: args.syntax,
+        checkpoint: args.checkpoint.then_some(CheckpointFirst {
+            progress: &tick,
+            made: &made,
         }),
-        preplanned,
-        // A pause between commit steps, so the crash tests can kill mend
-        // mid-commit.
-        commit_delay: test_commit_delay(),
-        ..opts
+        stage: args.stage,
+        ..ApplyRequest::default()
     };
-    let result = match parsed {
-        Ok(p) => mend_apply::run_parsed(&ws, &lock, &p, &opts),
-        Err(e) => Err(ApplyError::Parse(e)),
+    let applier = Applier::new(ws, destination(args), req)?;
+    // Standard input is read first, without the lock: a slow producer must
+    // not block other writers.
+    let mut input = if args.stream {
+        let mut reader = open_input(args.input.as_ref())?;
+        applier.stream(&mut reader, args.format, &mut |index, line| {
+            if args.json || index >= mend_core::report::CAPS.listed_edits {
+                return Ok(());
+            }
+            writeln!(out, "{line}")?;
+            out.flush()
+        })?
+    } else {
+        Streamed::whole(&read_input(args.input.as_ref())?, args.format)
     };
-    let report = match result {
-        Ok(r) => r,
-        Err(ApplyError::Parse(e)) => {
-            if args.json {
-                let v = serde_json::json!({
-                    "ok": false,
-                    "written": false,
-                    "error": e.to_string(),
-                    "no_edits": matches!(e, mend_core::Error::NoEdits),
-                });
-                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-            } else {
-                writeln!(out, "mend: {e}")?;
-            }
-            return Ok(EXIT_FAILED);
-        }
-        Err(ApplyError::Commit(
-            e @ (mend_workspace::Error::Stale { .. }
-            | mend_workspace::Error::Conflict { .. }
-            | mend_workspace::Error::WouldBeTooLarge { .. }),
-        )) => {
-            if args.json {
-                let v =
-                    serde_json::json!({ "ok": false, "written": false, "error": e.to_string() });
-                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-            } else {
-                writeln!(out, "mend: nothing written: {e}")?;
-            }
-            return Ok(EXIT_FAILED);
-        }
-        Err(ApplyError::Commit(e)) => {
-            return Err(anyhow::Error::new(e).context("committing the planned files failed"));
-        }
-        Err(e) => return Err(anyhow::Error::new(e)),
+    let streamed = std::mem::take(&mut input.lines);
+    let applied = applier.finish(input)?;
+    let code = if applied.report.ok {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
     };
-    if args.stage && report.written {
-        let (mut changed, mut deleted) = (Vec::new(), Vec::new());
-        for f in &report.files {
-            match f.status {
-                mend_core::Status::Deleted => deleted.push(f.path.clone()),
-                mend_core::Status::Renamed => {
-                    deleted.push(f.path.clone());
-                    changed.extend(f.renamed_to.clone());
-                }
-                _ => changed.push(f.path.clone()),
-            }
-        }
-        checkpoint::stage(ws.root(), &changed, &deleted)?;
-    }
     if args.json {
-        let listed = report.capped(mend_core::report::CAPS.listed_edits);
-        writeln!(out, "{}", serde_json::to_string_pretty(&listed)?)?;
-        return Ok(if listed.ok { EXIT_OK } else { EXIT_FAILED });
+        writeln!(out, "{}", mend_service::to_json(&ApplyJson::of(applied))?)?;
+    } else {
+        let pending = args.pending.then_some(&args.session);
+        print_human(out, &applied.report, &streamed, pending)?;
     }
-    print_human(&mut out, &report, &streamed, None)?;
-    Ok(if report.ok { EXIT_OK } else { EXIT_FAILED })
+    Ok(code)
+}
+
+/// Where `mend apply` puts its results.
+fn destination(args: &ApplyArgs) -> Destination<'_> {
+    if args.pending {
+        Destination::Pending {
+            session: &args.session,
+            holder: "mend apply --pending",
+        }
+    } else {
+        Destination::Files
+    }
+}
+
+/// A failed `mend apply`: a refusal (no usable edits, a refused change
+/// set, a session's refusal) exits 1 with its message on standard output,
+/// or its JSON; anything else is an error (2). With `--pending --json`,
+/// every failure is one JSON document.
+fn apply_failed(
+    out: &mut impl std::io::Write,
+    args: &ApplyArgs,
+    e: anyhow::Error,
+) -> anyhow::Result<u8> {
+    let pending = args.pending.then_some(args.session.as_str());
+    let Some(service) = e.downcast_ref::<mend_service::Error>() else {
+        return pending::fail(out, args.json && args.pending, e, true);
+    };
+    if let mend_service::Error::Usage(message) = service
+        && args.json
+        && args.pending
+    {
+        usage_json(out, message, true)?;
+        return Ok(EXIT_USAGE);
+    }
+    let code = if service.is_refusal() {
+        EXIT_FAILED
+    } else {
+        EXIT_USAGE
+    };
+    if args.json
+        && let Some(refused) = ApplyRefused::of(service, pending)
+    {
+        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
+        return Ok(code);
+    }
+    match service {
+        mend_service::Error::Apply(mend_apply::ApplyError::Commit(c))
+            if code == EXIT_FAILED && pending.is_none() =>
+        {
+            writeln!(out, "mend: nothing written: {c}")?;
+        }
+        _ if code == EXIT_FAILED => writeln!(out, "mend: {service}")?,
+        mend_service::Error::Apply(mend_apply::ApplyError::Commit(_)) => {
+            return Err(e.context("committing the planned files failed"));
+        }
+        _ => return Err(e),
+    }
+    Ok(code)
 }
 
 /// The report for a person; see [`for_terminal`] for what reaches a
@@ -800,87 +688,4 @@ fn write_human(
         report.files.len()
     )?;
     Ok(())
-}
-
-/// What streaming produced: the parsed response, the status lines already
-/// printed, and each file's plan with the hash of the content it was made
-/// against.
-type Streamed = (
-    Result<Parsed, mend_core::Error>,
-    HashMap<usize, String>,
-    HashMap<String, mend_apply::Preplanned>,
-);
-
-/// Reads the input as it arrives, checking each block against its file as
-/// soon as it is complete (each block planned once) and printing its
-/// status. Returns the parsed response, the lines printed, and the plans.
-fn stream_parse(
-    ws: &Workspace,
-    source: &mend_apply::Source<'_>,
-    args: &ApplyArgs,
-    out: &mut impl std::io::Write,
-) -> anyhow::Result<Streamed> {
-    let mut reader = open_input(args.input.as_ref())?;
-    let mut parser = StreamParser::new(args.format.into());
-    let mut events: Vec<Event> = Vec::new();
-    let mut carry: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut planner = StreamPlanner::new(ws, args.partial).with_source(source);
-    let mut printed: HashMap<usize, String> = HashMap::new();
-    let mut entries = 0usize;
-    let mut check = |evs: Vec<Event>,
-                     events: &mut Vec<Event>,
-                     out: &mut dyn std::io::Write|
-     -> anyhow::Result<()> {
-        for ev in evs {
-            if let Event::Entry(entry) = &ev {
-                let index = entries;
-                entries += 1;
-                let line = match entry {
-                    Entry::Malformed(m) => EditReport::malformed(index, m).summary(),
-                    Entry::Edit(e) => planner.check(index, e).summary(),
-                };
-                if !args.json && index < mend_core::report::CAPS.listed_edits {
-                    writeln!(out, "{line}")?;
-                    out.flush()?;
-                }
-                printed.insert(index, line);
-            }
-            events.push(ev);
-        }
-        Ok(())
-    };
-    loop {
-        let n = reader.read(&mut buf).context("cannot read the input")?;
-        if n == 0 {
-            break;
-        }
-        carry.extend_from_slice(&buf[..n]);
-        let valid = match std::str::from_utf8(&carry) {
-            Ok(s) => s.len(),
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(e) => anyhow::bail!(
-                "the input is not valid UTF-8 (invalid byte near offset {})",
-                e.valid_up_to()
-            ),
-        };
-        let text = std::str::from_utf8(&carry[..valid]).expect("validated");
-        let evs = parser.push(text);
-        carry.drain(..valid);
-        check(evs, &mut events, out)?;
-    }
-    if !carry.is_empty() {
-        anyhow::bail!("the input ends in the middle of a UTF-8 character");
-    }
-    let tail = match parser.finish() {
-        Ok(t) => t,
-        Err(e) => return Ok((Err(e), printed, HashMap::new())),
-    };
-    check(tail, &mut events, out)?;
-    let parsed = Parsed::from_events(events);
-    if parsed.entries.is_empty() {
-        return Ok((Err(mend_core::Error::NoEdits), printed, HashMap::new()));
-    }
-    let plans = planner.finish();
-    Ok((Ok(parsed), printed, plans))
 }

@@ -1,11 +1,11 @@
 //! `mend merge` (git merge-file's interface) and `mend diff`.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::Context as _;
-use mend_merge::{Adjacent, Labels, Options, Style, merge};
-use serde::Serialize;
+use mend_merge::{Adjacent, Style};
+use mend_service::choice::parser;
+use mend_service::merge::MergeRequest;
 
 /// `mend merge` arguments.
 #[derive(clap::Args, Debug)]
@@ -29,8 +29,8 @@ pub struct MergeArgs {
     /// `conflict` (as git) or `merge`, which settles edits on neighbouring
     /// lines (not in prose: Markdown, reStructuredText, README…) and a
     /// side whose change already holds the other's.
-    #[arg(long, value_enum, default_value_t = AdjacentArg::Conflict)]
-    adjacent: AdjacentArg,
+    #[arg(long, value_parser = parser::<Adjacent>(), default_value = "conflict")]
+    adjacent: Adjacent,
     /// Also settle conflicts whose sides change different syntax items
     /// (functions, methods, imports, entries), following the grammar of
     /// the file's language; files without a grammar merge as without it.
@@ -53,12 +53,6 @@ pub struct MergeArgs {
     other: PathBuf,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum AdjacentArg {
-    Conflict,
-    Merge,
-}
-
 /// `mend diff` arguments.
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
@@ -75,42 +69,8 @@ pub struct DiffArgs {
     new: PathBuf,
 }
 
-fn read_text(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.iter().take(8000).any(|&b| b == 0) {
-        anyhow::bail!("Cannot merge binary files: {}", path.display());
-    }
-    Ok(bytes)
-}
-
-#[derive(Serialize)]
-struct JsonMerge<'a> {
-    conflicts: usize,
-    /// Line ranges are 0-based and end-exclusive.
-    regions: &'a [mend_merge::Region],
-    merged: Option<String>,
-}
-
-/// The longest conflict marker `--marker-size` may ask for: longer ones
-/// would cost memory for nothing (git's own limit is its `int`).
-const MAX_MARKER_SIZE: i64 = 4096;
-
-/// `--marker-size` as git reads it: 0 or less is the default, 7.
-fn marker_size(n: i64) -> anyhow::Result<usize> {
-    if n > MAX_MARKER_SIZE {
-        anyhow::bail!("--marker-size {n} is too long: at most {MAX_MARKER_SIZE}");
-    }
-    Ok(if n <= 0 { 7 } else { n as usize })
-}
-
 /// Runs `mend merge`; the exit code is the number of conflicts (at most 127).
 pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
-    if args.labels.len() > 3 {
-        anyhow::bail!("at most three -L labels: CURRENT, BASE, OTHER");
-    }
-    let current = read_text(&args.current)?;
-    let base = read_text(&args.base)?;
-    let other = read_text(&args.other)?;
     let style = if args.diff3 {
         Style::Diff3
     } else if args.zdiff3 {
@@ -118,86 +78,39 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
     } else {
         Style::Merge
     };
-    let adjacent = match args.adjacent {
-        AdjacentArg::Conflict => Adjacent::Conflict,
-        AdjacentArg::Merge => Adjacent::Merge,
-    };
-    let named = args
-        .path
-        .as_ref()
-        .unwrap_or(&args.current)
-        .to_string_lossy();
-    let structured = if args.structured {
-        mend_merge::language_for(&named)
-    } else {
-        None
-    };
-    let m = merge(
-        &base,
-        &current,
-        &other,
-        &Options {
-            style,
-            adjacent,
-            structured,
-            prose: mend_merge::is_prose(&named),
-        },
-    );
-    // As git: a missing label is the file name as given.
-    let label = |k: usize, p: &Path| {
-        Some(
-            args.labels
-                .get(k)
-                .cloned()
-                .unwrap_or_else(|| p.to_string_lossy().into_owned()),
-        )
-    };
-    let labels = Labels {
-        ours: label(0, &args.current),
-        base: label(1, &args.base),
-        theirs: label(2, &args.other),
-    };
-    let result = m.render(&labels, style, marker_size(args.marker_size)?);
+    let m = mend_service::merge::merge(&MergeRequest {
+        current: &args.current,
+        base: &args.base,
+        other: &args.other,
+        style,
+        adjacent: args.adjacent,
+        structured: args.structured,
+        path: args.path.as_deref(),
+        labels: &args.labels,
+        marker_size: args.marker_size,
+    })?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        let v = JsonMerge {
-            conflicts: m.conflicts(),
-            regions: m.regions(),
-            merged: String::from_utf8(result.clone()).ok(),
-        };
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        writeln!(out, "{}", mend_service::to_json(&m)?)?;
     } else if args.stdout {
-        out.write_all(&result)?;
+        out.write_all(&m.bytes)?;
     }
     if !args.stdout {
-        mend_workspace::replace_file(&args.current, &result)?;
+        mend_workspace::replace_file(&args.current, &m.bytes)?;
     }
-    Ok(m.conflicts().min(127) as u8)
+    Ok(m.conflicts.min(127) as u8)
 }
 
 /// Runs `mend diff`: a unified diff that `git apply` applies to OLD's path
 /// to turn OLD into NEW; exit 0 when the files are equal, 1 when they differ
 /// (as `diff`).
 pub fn run_diff(args: &DiffArgs) -> anyhow::Result<u8> {
-    let text = |p: &Path| -> anyhow::Result<String> {
-        let bytes = read_text(p)?;
-        String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{} is not UTF-8 text", p.display()))
-    };
-    let (old, new) = (text(&args.old)?, text(&args.new)?);
-    let name = args.path.clone().unwrap_or_else(|| {
-        args.old
-            .to_string_lossy()
-            .trim_start_matches("./")
-            .to_owned()
-    });
-    let diff = mend_core::diff::unified(Some(&name), Some(&name), &old, &new);
+    let d = mend_service::merge::diff(&args.old, &args.new, args.path.as_deref())?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        let hunks = mend_core::diff::hunks(&old, &new);
-        let v = serde_json::json!({ "path": name, "hunks": hunks, "diff": diff });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        writeln!(out, "{}", mend_service::to_json(&d)?)?;
     } else {
-        out.write_all(diff.as_bytes())?;
+        out.write_all(d.diff.as_bytes())?;
     }
-    Ok(u8::from(old != new))
+    Ok(u8::from(d.differ))
 }

@@ -1,13 +1,15 @@
-//! `mend pending …`: review what `mend apply --pending` held back.
+//! `mend pending …`: review what `mend apply --pending` held back. Each
+//! subcommand maps its arguments onto one `mend_service::pending` action
+//! and prints the outcome (its JSON with `--json`).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use mend_core::formats;
 use mend_core::text::escape_controls as esc;
-use mend_pending::{Against, ErrorReport, HunkGuard, Proposal, Propose, Session};
+use mend_pending::{Against, ErrorReport};
+use mend_service::choice::parser;
+use mend_service::pending::{Action, Actor, Hunks, Outcome};
 use mend_workspace::{Options, Workspace};
 
 /// `mend pending` arguments.
@@ -33,6 +35,10 @@ pub struct PendingArgs {
     /// (git's merge only).
     #[arg(long, default_value = "safe", value_name = "safe|git", global = true)]
     merge: mend_merge::Policy,
+    /// Pause this many milliseconds after each commit step: a test hook,
+    /// so tests can interrupt a commit half-way.
+    #[arg(long, hide = true, value_name = "MS", global = true)]
+    commit_step_delay_ms: Option<u64>,
     #[command(subcommand)]
     command: PendingCommand,
 }
@@ -110,8 +116,8 @@ enum PendingCommand {
         /// Files, relative to the root (default: all with an output).
         paths: Vec<String>,
         /// Diff from what the model saw, or from the file as it is now.
-        #[arg(long, value_enum, default_value_t = AgainstArg::Context)]
-        against: AgainstArg,
+        #[arg(long, value_parser = parser::<Against>(), default_value = "context")]
+        against: Against,
     },
     /// The sessions of this root.
     List,
@@ -123,12 +129,6 @@ enum PendingCommand {
     /// The retry context of the last failed proposal, to send back to the
     /// model.
     RetryContext,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum AgainstArg {
-    Context,
-    Local,
 }
 
 /// Runs `mend pending`. With `--json`, every outcome is one JSON document
@@ -143,32 +143,36 @@ pub fn run(args: &PendingArgs) -> anyhow::Result<u8> {
     let result = Workspace::open(&args.root, opts)
         .map(crate::prepared)
         .with_context(|| format!("cannot open {}", args.root.display()))
-        .and_then(|ws| act(&ws, args, &mut out));
+        .and_then(|mut ws| {
+            ws.pause_commits(args.commit_step_delay_ms.map(Duration::from_millis));
+            act(&ws, args, &mut out)
+        });
     match result {
         Ok(code) => Ok(code),
         Err(e) => fail(&mut out, args.json, e, false),
     }
 }
 
-/// A failed `mend pending` or `mend apply --pending`: a refusal a person can
-/// act on exits 1, with its message on standard output; anything else is
-/// an error (2). With `json`, either is printed as `{"error": …}` (and,
-/// for `apply`, beside `"ok": false` and `"written": false`).
+/// A failed `mend pending`, `mend review` or `mend apply --pending`: a
+/// refusal a person can act on exits 1, with its message on standard
+/// output; anything else is an error (2). With `json`, either is printed
+/// as `{"error": …}` (and, for `apply`, beside `"ok": false` and
+/// `"written": false`).
 pub(crate) fn fail(
     out: &mut impl std::io::Write,
     json: bool,
     e: anyhow::Error,
     apply: bool,
 ) -> anyhow::Result<u8> {
-    let pending = e.downcast_ref::<mend_pending::Error>();
-    let code = if pending.is_some_and(mend_pending::Error::is_refusal) {
+    let known = classify(&e);
+    let code = if known.as_ref().is_some_and(|k| k.0) {
         crate::EXIT_FAILED
     } else {
         crate::EXIT_USAGE
     };
     if json {
-        let report = match pending {
-            Some(p) => p.report(),
+        let error = match known {
+            Some((_, report, _)) => report,
             None => ErrorReport {
                 kind: "error".into(),
                 message: format!("{e:#}"),
@@ -176,165 +180,141 @@ pub(crate) fn fail(
                 path: None,
             },
         };
-        let v = if apply {
-            serde_json::json!({ "ok": false, "written": false, "error": report })
+        let text = if apply {
+            let refused = mend_service::outcome::ApplyRefused {
+                ok: false,
+                written: false,
+                held: None,
+                error: mend_service::outcome::Refusal::Report(error),
+                no_edits: None,
+            };
+            mend_service::to_json(&refused)?
         } else {
-            serde_json::json!({ "error": report })
+            mend_service::to_json(&mend_service::outcome::Failed { error })?
         };
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        writeln!(out, "{text}")?;
         return Ok(code);
     }
-    match pending {
-        Some(p) if code == crate::EXIT_FAILED => {
-            writeln!(out, "mend: {p}")?;
+    match known {
+        Some((true, _, message)) => {
+            writeln!(out, "mend: {message}")?;
             Ok(code)
         }
         _ => Err(e),
     }
 }
 
-/// The named session, naming this command in its lock.
-fn existing<'w>(
-    ws: &'w Workspace,
-    args: &PendingArgs,
-    command: &str,
-) -> anyhow::Result<Session<'w>> {
-    let mut s = Session::existing(ws, &args.session)?;
-    s.set_holder(&format!("mend pending {command}"));
-    s.set_merge_policy(args.merge);
-    Ok(s)
+/// A service's or a session's error: whether it is a refusal, its
+/// report, and its message.
+fn classify(e: &anyhow::Error) -> Option<(bool, ErrorReport, String)> {
+    if let Some(s) = e.downcast_ref::<mend_service::Error>() {
+        return Some((s.is_refusal(), s.report(), s.to_string()));
+    }
+    let p = e.downcast_ref::<mend_pending::Error>()?;
+    Some((p.is_refusal(), p.report(), p.to_string()))
+}
+
+/// The subcommand as a service action.
+fn action(command: &PendingCommand) -> Action {
+    let hunks = |numbers: &[usize], seen: &Option<String>| Hunks {
+        numbers: numbers.to_vec(),
+        seen: seen.clone(),
+    };
+    match command {
+        PendingCommand::Add { paths } => Action::Add(paths.clone()),
+        PendingCommand::Status => Action::Status,
+        PendingCommand::Accept {
+            paths,
+            hunks: numbers,
+            seen,
+            markers,
+        } => Action::Accept {
+            paths: paths.clone(),
+            hunks: hunks(numbers, seen),
+            markers: *markers,
+        },
+        PendingCommand::Reject {
+            paths,
+            hunks: numbers,
+            seen,
+        } => Action::Reject {
+            paths: paths.clone(),
+            hunks: hunks(numbers, seen),
+        },
+        PendingCommand::Sync { paths } => Action::Sync(paths.clone()),
+        PendingCommand::Diff { paths, against } => Action::Diff {
+            paths: paths.clone(),
+            against: *against,
+        },
+        PendingCommand::List => Action::List,
+        PendingCommand::Drop { name } => Action::Drop(name.clone()),
+        PendingCommand::RetryContext => Action::RetryContext,
+    }
 }
 
 fn act(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> anyhow::Result<u8> {
-    match &args.command {
-        PendingCommand::Add { paths } => {
-            let mut s = Session::open(ws, &args.session)?;
-            s.set_holder("mend pending add");
-            let added = s.add(paths)?;
-            lines(out, args.json, "added", &added)?;
-        }
-        PendingCommand::Status => status(ws, args, out)?,
-        PendingCommand::Accept {
-            paths,
-            hunks,
-            seen,
-            markers,
-        } => {
-            let mut s = existing(ws, args, "accept")?;
-            let lock = crate::lock_and_recover(ws)?;
-            let done = s.accept_with(&lock, paths, hunks, *markers, guard(seen))?;
-            if args.json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&done)?)?;
-            } else {
-                for d in &done {
-                    writeln!(out, "accepted {} ({})", esc(&d.path), esc(&d.how))?;
-                }
-            }
-        }
-        PendingCommand::Reject { paths, hunks, seen } => {
-            let done = existing(ws, args, "reject")?.reject_with(paths, hunks, guard(seen))?;
-            lines(out, args.json, "rejected", &done)?;
-        }
-        PendingCommand::Sync { paths } => {
-            let done = existing(ws, args, "sync")?.sync(paths)?;
-            lines(out, args.json, "synced", &done.synced)?;
-            for (path, why) in &done.skipped {
-                let note = format!("skipped {}: {}", esc(path), esc(why));
-                if args.json {
-                    let _ = std::io::Write::write_all(
-                        &mut std::io::stderr(),
-                        format!("mend: note: {note}\n").as_bytes(),
-                    );
-                } else {
-                    writeln!(out, "{note}")?;
-                }
-            }
-        }
-        PendingCommand::Diff { paths, against } => diff(ws, args, paths, *against, out)?,
-        PendingCommand::List => lines(out, args.json, "", &Session::list(ws)?)?,
-        PendingCommand::Drop { name } => {
-            Session::drop_session(ws, name)?;
-            lines(out, args.json, "dropped", std::slice::from_ref(name))?;
-        }
-        PendingCommand::RetryContext => return retry_context(ws, args, out),
-    }
-    Ok(crate::EXIT_OK)
-}
-
-/// How `--hunk` knows its numbers: `--seen`, else the last recorded diff.
-fn guard(seen: &Option<String>) -> HunkGuard<'_> {
-    seen.as_deref()
-        .map_or(HunkGuard::LastDiff, HunkGuard::Version)
-}
-
-/// `mend pending diff`: each numbered file after a `# PATH: version ID`
-/// line, recorded as what the person was shown.
-fn diff(
-    ws: &Workspace,
-    args: &PendingArgs,
-    paths: &[String],
-    against: AgainstArg,
-    out: &mut impl std::io::Write,
-) -> anyhow::Result<()> {
-    let against = match against {
-        AgainstArg::Context => Against::Context,
-        AgainstArg::Local => Against::Local,
+    let who = Actor {
+        session: &args.session,
+        holder: "mend pending",
+        merge: Some(args.merge),
     };
-    let files = existing(ws, args, "diff")?.diff_files(paths, against, true)?;
-    let mut text = String::new();
-    let mut versions = serde_json::Map::new();
-    for f in files {
-        if let Some(v) = f.version {
-            text.push_str(&format!("# {}: version {v}\n", esc(&f.path)));
-            versions.insert(f.path, v.into());
-        }
-        text.push_str(&f.text);
-    }
-    if args.json {
-        let v = serde_json::json!({ "diff": text, "versions": versions });
-        writeln!(out, "{v}")?;
-    } else {
-        write!(out, "{}", crate::for_terminal(&text))?;
-    }
-    Ok(())
-}
-
-/// The retry context of the last failed proposal; exit 1 when there is
-/// none.
-fn retry_context(
-    ws: &Workspace,
-    args: &PendingArgs,
-    out: &mut impl std::io::Write,
-) -> anyhow::Result<u8> {
-    let s = existing(ws, args, "retry-context")?;
-    let ctx = s.retry_context()?;
-    let code = if ctx.is_some() {
-        crate::EXIT_OK
-    } else {
-        crate::EXIT_FAILED
+    let outcome = mend_service::pending::act(ws, &who, action(&args.command))?;
+    // `retry-context` exits 1 when the last proposal did not fail.
+    let code = match &outcome {
+        Outcome::RetryContext {
+            retry_context: None,
+            ..
+        } => crate::EXIT_FAILED,
+        _ => crate::EXIT_OK,
     };
     if args.json {
-        let v = serde_json::json!({ "session": s.name(), "retry_context": ctx });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        return Ok(code);
-    }
-    match ctx {
-        Some(ctx) => write!(out, "{ctx}")?,
-        None => writeln!(
-            out,
-            "mend: pending session `{}` holds no retry context: its last proposal did not fail",
-            esc(s.name())
-        )?,
+        writeln!(out, "{}", mend_service::to_json(&outcome)?)?;
+    } else {
+        print(out, &outcome)?;
     }
     Ok(code)
 }
 
-fn status(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> anyhow::Result<()> {
-    let report = existing(ws, args, "status")?.report()?;
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-        return Ok(());
+/// An outcome for a person.
+fn print(out: &mut impl std::io::Write, outcome: &Outcome) -> anyhow::Result<()> {
+    match outcome {
+        Outcome::Added(paths) => lines(out, "added ", paths)?,
+        Outcome::Status(report) => status(out, report)?,
+        Outcome::Accepted { accepted } => {
+            for d in accepted {
+                writeln!(out, "accepted {} ({})", esc(&d.path), esc(&d.how))?;
+            }
+        }
+        Outcome::Rejected { rejected } => lines(out, "rejected ", rejected)?,
+        Outcome::Synced { synced, skipped } => {
+            lines(out, "synced ", synced)?;
+            for s in skipped {
+                writeln!(out, "skipped {}: {}", esc(&s.path), esc(&s.why))?;
+            }
+        }
+        Outcome::Diff(d) => write!(out, "{}", crate::for_terminal(&d.diff))?,
+        Outcome::Output { text, .. } => write!(out, "{}", text.as_deref().unwrap_or(""))?,
+        Outcome::Sessions { sessions } => lines(out, "", sessions)?,
+        Outcome::Dropped(names) => lines(out, "dropped ", names)?,
+        Outcome::RetryContext {
+            session,
+            retry_context,
+        } => match retry_context {
+            Some(ctx) => write!(out, "{ctx}")?,
+            None => writeln!(
+                out,
+                "mend: pending session `{}` holds no retry context: its last proposal did not fail",
+                esc(session)
+            )?,
+        },
     }
+    Ok(())
+}
+
+fn status(
+    out: &mut impl std::io::Write,
+    report: &mend_pending::StatusReport,
+) -> anyhow::Result<()> {
     for f in &report.files {
         let to =
             f.to.as_ref()
@@ -348,116 +328,10 @@ fn status(ws: &Workspace, args: &PendingArgs, out: &mut impl std::io::Write) -> 
     Ok(())
 }
 
-/// Prints `verb path` lines (or a JSON list).
-fn lines(
-    out: &mut impl std::io::Write,
-    json: bool,
-    verb: &str,
-    paths: &[String],
-) -> anyhow::Result<()> {
-    if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(paths)?)?;
-        return Ok(());
-    }
+/// Prints `verb path` lines.
+fn lines(out: &mut impl std::io::Write, verb: &str, paths: &[String]) -> anyhow::Result<()> {
     for p in paths {
-        if verb.is_empty() {
-            writeln!(out, "{}", esc(p))?;
-        } else {
-            writeln!(out, "{verb} {}", esc(p))?;
-        }
+        writeln!(out, "{verb}{}", esc(p))?;
     }
     Ok(())
-}
-
-/// `mend apply --pending`: plans the response as `mend apply` does and
-/// holds the results in the session instead of writing them. With
-/// `--stream`, each block is checked as it arrives against the session's
-/// view, without the session's lock, and the whole proposal is held at the
-/// end against the session as it is then.
-pub(crate) fn apply(
-    ws: &Workspace,
-    args: &crate::ApplyArgs,
-    expect: HashMap<String, String>,
-) -> anyhow::Result<u8> {
-    let mut out = std::io::stdout().lock();
-    match propose(ws, args, expect, &mut out) {
-        Ok(code) => Ok(code),
-        Err(e) => fail(&mut out, args.json, e, true),
-    }
-}
-
-fn propose(
-    ws: &Workspace,
-    args: &crate::ApplyArgs,
-    expect: HashMap<String, String>,
-    out: &mut impl std::io::Write,
-) -> anyhow::Result<u8> {
-    let mut s = Session::open(ws, &args.session)?;
-    s.set_syntax(args.syntax.into());
-    s.set_holder("mend apply --pending");
-    let (parsed, printed, streamed) = if args.stream {
-        let recorder = s.recorder();
-        let view = |raw: &str| recorder.read(raw);
-        let (parsed, printed, plans) = crate::stream_parse(ws, &view, args, out)?;
-        (parsed, printed, Some(recorder.finish(plans)))
-    } else {
-        let input = crate::read_input(args.input.as_ref())?;
-        let parsed = formats::parse(&input, args.format.into());
-        (parsed, HashMap::new(), None)
-    };
-    let parsed = match parsed {
-        Ok(p) => p,
-        Err(e) => return unparsed(out, args, &e),
-    };
-    let _lock = crate::lock_and_recover(ws)?;
-    let opts = Propose {
-        expect,
-        dry_run: false,
-        streamed,
-    };
-    let Proposal { report, held } = s.propose_with(&parsed, opts)?;
-    let code = if report.ok {
-        crate::EXIT_OK
-    } else {
-        crate::EXIT_FAILED
-    };
-    if args.json {
-        let listed = report.capped(mend_core::report::CAPS.listed_edits);
-        let mut v = serde_json::to_value(&listed)?;
-        v["pending"] = s.name().into();
-        v["held"] = serde_json::to_value(&held)?;
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        return Ok(code);
-    }
-    crate::print_human(out, &report, &printed, Some(&args.session))?;
-    Ok(code)
-}
-
-/// A response that holds no edits, or cannot be parsed: nothing is held.
-fn unparsed(
-    out: &mut impl std::io::Write,
-    args: &crate::ApplyArgs,
-    e: &mend_core::Error,
-) -> anyhow::Result<u8> {
-    let no_edits = matches!(e, mend_core::Error::NoEdits);
-    if args.json {
-        let error = ErrorReport {
-            kind: if no_edits { "no_edits" } else { "parse" }.into(),
-            message: e.to_string(),
-            session: Some(args.session.clone()),
-            path: None,
-        };
-        let v = serde_json::json!({
-            "ok": false,
-            "written": false,
-            "pending": args.session,
-            "held": null,
-            "error": error,
-            "no_edits": no_edits,
-        });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-    } else {
-        writeln!(out, "mend: {e}")?;
-    }
-    Ok(crate::EXIT_FAILED)
 }

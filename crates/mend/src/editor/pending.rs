@@ -1,13 +1,14 @@
 //! The `pending/*` methods: a pending-changes session for the editor's
-//! review panel, with the same operations as `mend pending`.
+//! review panel, with the same operations (and the same JSON) as
+//! `mend pending`.
 
-use super::Request;
-use mend_pending::{Against, HunkGuard, Session};
+use mend_pending::Against;
+use mend_service::choice::Choice;
+use mend_service::pending::{Action, Actor, Hunks};
 use mend_workspace::Workspace;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Answer, Failure, params};
+use super::{Answer, Failure, Request, params};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -30,82 +31,63 @@ struct Select {
     against: Option<String>,
 }
 
-/// The named session, naming the editor server in its lock.
-fn existing<'w>(ws: &'w Workspace, name: &str) -> Result<Session<'w>, mend_pending::Error> {
-    let mut s = Session::existing(ws, name)?;
-    s.set_holder("mend editor");
-    Ok(s)
-}
-
-/// How hunk numbers were read: `seen`, else the last recorded diff.
-fn guard(p: &Select) -> HunkGuard<'_> {
-    p.seen
-        .as_deref()
-        .map_or(HunkGuard::LastDiff, HunkGuard::Version)
+/// The request as a service action.
+fn action(method: &str, p: Select) -> Result<Action, Failure> {
+    let hunks = Hunks {
+        numbers: p.hunks,
+        seen: p.seen,
+    };
+    Ok(match method {
+        "pending/list" => Action::List,
+        "pending/status" => Action::Status,
+        "pending/diff" => {
+            let against = match p.against.as_deref() {
+                None => Against::Context,
+                Some(word) => Against::named(word).ok_or_else(|| {
+                    Failure(
+                        super::INVALID_PARAMS,
+                        format!("against must be {}, not {word:?}", Against::spelled()),
+                    )
+                })?,
+            };
+            Action::Diff {
+                paths: p.paths,
+                against,
+            }
+        }
+        "pending/output" => {
+            Action::Output(p.path.ok_or_else(|| {
+                Failure(super::INVALID_PARAMS, "pending/output needs a path".into())
+            })?)
+        }
+        "pending/accept" => Action::Accept {
+            paths: p.paths,
+            hunks,
+            markers: p.markers,
+        },
+        "pending/reject" => Action::Reject {
+            paths: p.paths,
+            hunks,
+        },
+        "pending/sync" => Action::Sync(p.paths),
+        m => {
+            return Err(Failure(
+                super::METHOD_NOT_FOUND,
+                format!("unknown method {m}; see docs/editor-protocol.md"),
+            ));
+        }
+    })
 }
 
 pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
-    let p: Select = params(req)?;
-    let name = p.session.as_deref().unwrap_or(default);
-    match req.method.as_str() {
-        "pending/list" => Ok(json!({"sessions": Session::list(ws)?})),
-        "pending/status" => Ok(serde_json::to_value(existing(ws, name)?.report()?)?),
-        "pending/diff" => {
-            let against = match p.against.as_deref() {
-                None | Some("context") => Against::Context,
-                Some("local") => Against::Local,
-                Some(other) => {
-                    return Err(Failure(
-                        super::INVALID_PARAMS,
-                        format!("against must be \"context\" or \"local\", not {other:?}"),
-                    ));
-                }
-            };
-            // Recorded as shown: hunks are then picked by these numbers.
-            let files = existing(ws, name)?.diff_files(&p.paths, against, true)?;
-            let mut versions = serde_json::Map::new();
-            let mut diff = String::new();
-            for f in files {
-                if let Some(v) = f.version {
-                    versions.insert(f.path, v.into());
-                }
-                diff.push_str(&f.text);
-            }
-            Ok(json!({"diff": diff, "versions": versions}))
-        }
-        "pending/output" => {
-            let Some(path) = p.path.as_deref() else {
-                return Err(Failure(
-                    super::INVALID_PARAMS,
-                    "pending/output needs a path".into(),
-                ));
-            };
-            // The model's output when there is one, else its context.
-            let snap = existing(ws, name)?.seen(path)?;
-            Ok(json!({"path": snap.rel, "text": snap.file.map(|f| f.text)}))
-        }
-        "pending/accept" => {
-            let mut s = existing(ws, name)?;
-            let lock = crate::lock_and_recover(ws)?;
-            let done = s.accept_with(&lock, &p.paths, &p.hunks, p.markers, guard(&p))?;
-            Ok(json!({"accepted": done}))
-        }
-        "pending/reject" => {
-            let done = existing(ws, name)?.reject_with(&p.paths, &p.hunks, guard(&p))?;
-            Ok(json!({"rejected": done}))
-        }
-        "pending/sync" => {
-            let done = existing(ws, name)?.sync(&p.paths)?;
-            let skipped: Vec<_> = done
-                .skipped
-                .iter()
-                .map(|(path, why)| json!({"path": path, "why": why}))
-                .collect();
-            Ok(json!({"synced": done.synced, "skipped": skipped}))
-        }
-        m => Err(Failure(
-            super::METHOD_NOT_FOUND,
-            format!("unknown method {m}; see docs/editor-protocol.md"),
-        )),
-    }
+    let mut p: Select = params(req)?;
+    let session = p.session.take().unwrap_or_else(|| default.to_owned());
+    let action = action(&req.method, p)?;
+    let who = Actor {
+        session: &session,
+        holder: "mend editor",
+        merge: None,
+    };
+    let outcome = mend_service::pending::act(ws, &who, action)?;
+    Ok(mend_service::to_value(&outcome)?)
 }

@@ -10,18 +10,22 @@
 //! Arguments are strict (see `strict`) and every writing tool takes
 //! `dry_run`.
 
-mod results;
-mod review;
 mod stdio;
 mod strict;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use mend_core::formats::schema::{self, StrReplaceChange};
 use mend_core::formats::{self, Entry, Format, Parsed};
 use mend_core::{Edit, EditOp, Origin};
+use mend_service::Roots;
+use mend_service::apply::{Applier, ApplyRequest, Destination};
+use mend_service::checkpoint::{CreateResult, ListResult};
+use mend_service::files::{ReadResult, Window};
+use mend_service::outcome::EditResult;
+use mend_service::stream::Streamed;
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -29,13 +33,15 @@ use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router}
 use serde::Deserialize;
 use strict::{Strict, saturating};
 
-use mend_apply::{ApplyOptions, run_parsed};
 use mend_core::report::syntax::SyntaxPolicy;
+
+/// What names this server in a session's lock in review mode.
+const HOLDER: &str = "mend mcp --pending";
 
 /// The MCP server state: one workspace per root.
 #[derive(Clone)]
 pub struct MendServer {
-    roots: Arc<Vec<Workspace>>,
+    roots: Arc<Roots>,
     tool_router: ToolRouter<Self>,
     /// Review mode: the pending session writing tools fill instead of
     /// writing.
@@ -201,6 +207,33 @@ fn failure(s: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(s.into())])
 }
 
+/// A successful result carrying `outcome` as structured content, and as
+/// its JSON text beside it for clients that read text only.
+fn structured<T: serde::Serialize>(outcome: &T) -> CallToolResult {
+    let (value, text) = match (
+        mend_service::to_value(outcome),
+        mend_service::to_json(outcome),
+    ) {
+        (Ok(v), Ok(t)) => (v, t),
+        (Err(e), _) | (_, Err(e)) => return failure(e.to_string()),
+    };
+    let mut r = CallToolResult::structured(value);
+    r.content = vec![ContentBlock::text(text)];
+    r
+}
+
+/// The answer of blocking work: its outcome, or its error as a failed
+/// call.
+async fn answer<T: serde::Serialize>(
+    work: tokio::task::JoinHandle<Result<T, mend_service::Error>>,
+) -> CallToolResult {
+    match work.await {
+        Ok(Ok(v)) => structured(&v),
+        Ok(Err(e)) => failure(e.to_string()),
+        Err(e) => failure(format!("internal error: {e}")),
+    }
+}
+
 impl MendServer {
     /// A server for these roots, serving only `tools` when given.
     pub fn new(
@@ -214,10 +247,11 @@ impl MendServer {
         } else {
             roots.to_vec()
         };
-        let ws = roots
+        let mut ws = roots
             .iter()
             .map(|r| Workspace::open(r, Options::default()).map(crate::prepared))
             .collect::<Result<Vec<_>, _>>()?;
+        let first = ws.remove(0);
         let mut tool_router = Self::tool_router();
         if let Some(keep) = tools {
             let all: Vec<String> = tool_router
@@ -237,88 +271,18 @@ impl MendServer {
         }
         if let Some(name) = pending {
             // A bad name fails at start, not on the first call.
-            mend_pending::Session::open(&ws[0], name)?;
+            mend_pending::Session::open(&first, name)?;
         }
         Ok(MendServer {
-            roots: Arc::new(ws),
+            roots: Arc::new(Roots::new(first, ws)),
             tool_router,
             pending: pending.map(Arc::from),
             syntax,
         })
     }
 
-    /// The workspace for a path, and the path relative to it: a relative
-    /// path belongs to the first root, an absolute one to the root it is
-    /// under (as given or canonical).
-    fn locate(&self, path: &str) -> Result<(usize, String), String> {
-        let p = Path::new(path);
-        if !p.is_absolute() {
-            return Ok((0, path.to_owned()));
-        }
-        for (i, ws) in self.roots.iter().enumerate() {
-            if let Some(rel) = ws.relative_to_root(p) {
-                return Ok((i, rel));
-            }
-        }
-        Err(format!(
-            "{} is outside the project root{}; use a path relative to it",
-            mend_core::text::escape_controls(path),
-            if self.roots.len() > 1 { "s" } else { "" }
-        ))
-    }
-
-    /// The root every edit of `parsed` belongs to, with each path made
-    /// relative to it. One call edits one root, so its transaction and its
-    /// lock stay one.
-    fn route(&self, mut parsed: Parsed) -> Result<(Workspace, Parsed), String> {
-        let mut chosen: Option<usize> = None;
-        let mut pick = |path: &mut String| -> Result<(), String> {
-            let (i, rel) = self.locate(path)?;
-            if chosen.is_some_and(|c| c != i) {
-                return Err(
-                    "these edits span more than one project root; send one call per root".into(),
-                );
-            }
-            chosen = Some(i);
-            *path = rel;
-            Ok(())
-        };
-        for entry in &mut parsed.entries {
-            if let Entry::Edit(e) = entry {
-                pick(&mut e.path)?;
-                if let EditOp::Rename { to } = &mut e.op {
-                    pick(to)?;
-                }
-            }
-        }
-        Ok((self.roots[chosen.unwrap_or(0)].clone(), parsed))
-    }
-
-    /// The root a checkpoint tool works on: named by any spelling of its
-    /// path, or the first.
-    fn pick_root(&self, named: Option<&str>) -> Result<PathBuf, String> {
-        let Some(name) = named else {
-            return Ok(self.roots[0].root().to_path_buf());
-        };
-        let want = Path::new(name).canonicalize().ok();
-        self.roots
-            .iter()
-            .find(|ws| want.as_deref() == Some(ws.root()))
-            .map(|ws| ws.root().to_path_buf())
-            .ok_or_else(|| {
-                format!(
-                    "{} is not one of the project roots ({})",
-                    mend_core::text::escape_controls(name),
-                    self.roots
-                        .iter()
-                        .map(|w| w.root().display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-    }
-
-    /// Runs edits through the apply pipeline on the blocking pool.
+    /// Runs edits through the service's apply on the blocking pool: into
+    /// the files, or in review mode into the pending session.
     async fn apply(
         &self,
         root: Workspace,
@@ -327,55 +291,31 @@ impl MendServer {
         call: Call,
     ) -> CallToolResult {
         let pending = self.pending.clone();
-        let (dry_run, syntax) = (call.dry_run, call.syntax.unwrap_or(self.syntax));
-        let work = tokio::task::spawn_blocking(move || -> Result<CallToolResult, String> {
-            let lock = root.lock().map_err(|e| e.to_string())?;
-            // A failed recovery stops the call: committing over an
-            // unfinished journal would lose it.
-            let recovered = root.recover(&lock).map_err(|e| e.to_string())?;
-            let notice = recovered.map(|r| r.to_string());
-            if let Some(session) = pending {
-                return review::propose(&root, &session, &parsed, expect, call, syntax);
-            }
-            let opts = ApplyOptions {
-                dry_run,
+        let syntax = call.syntax.unwrap_or(self.syntax);
+        let work = tokio::task::spawn_blocking(move || {
+            let req = ApplyRequest {
                 expect,
+                dry_run: call.dry_run,
                 syntax,
-                ..ApplyOptions::default()
+                versions: true,
+                ..ApplyRequest::default()
             };
-            let report = match run_parsed(&root, &lock, &parsed, &opts) {
-                Ok(r) => r,
-                Err(e) => return Ok(failure(e.to_string())),
+            let dest = match pending.as_deref() {
+                Some(session) => Destination::Pending {
+                    session,
+                    holder: HOLDER,
+                },
+                None => Destination::Files,
             };
-            if !report.ok {
-                let why = report
-                    .retry_context
-                    .clone()
-                    .unwrap_or_else(|| "the edits failed".into());
-                return Ok(failure(match &notice {
-                    Some(n) => format!("mend: {n}\n\n{why}"),
-                    None => why,
-                }));
-            }
-            let mut versions = std::collections::BTreeMap::new();
-            for f in &report.files {
-                let p = f.renamed_to.as_deref().unwrap_or(&f.path);
-                if let Ok(snap) = root.read(p)
-                    && let Some(t) = snap.text()
-                {
-                    let _ = root.remember(t);
-                    versions.insert(snap.rel.clone(), t.hash.clone());
-                }
-            }
-            let mut v = report_fields(&report);
-            v.versions = versions;
-            v.dry_run = dry_run;
-            v.recovery = notice;
-            Ok(results::structured(&v))
+            let applier = Applier::new(&root, dest, req)?;
+            applier.finish(Streamed::parsed(Ok(parsed)))
         });
         match work.await {
-            Ok(Ok(r)) => r,
-            Ok(Err(e)) => failure(e),
+            Ok(Ok(applied)) => match EditResult::of(applied) {
+                Ok(result) => structured(&result),
+                Err(why) => failure(why),
+            },
+            Ok(Err(e)) => failure(e.to_string()),
             Err(e) => failure(format!("internal error: {e}")),
         }
     }
@@ -406,42 +346,46 @@ impl MendServer {
 impl MendServer {
     #[tool(
         description = "Read a text file. Returns its content (or the lines from `offset`, 1-based, for `limit` lines) and its `version`, a content hash: pass it as `expected_version` to edit_file so an edit is refused if the file changed since you read it.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::ReadResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<ReadResult>()
     )]
     async fn read_file(
         &self,
         Parameters(Strict(a)): Parameters<Strict<ReadFileArgs>>,
     ) -> CallToolResult {
-        let (i, rel) = match self.locate(&a.path) {
-            Ok(x) => x,
-            Err(e) => return failure(e),
+        let (ws, rel) = match self.roots.locate(&a.path) {
+            Ok((ws, rel)) => (ws.clone(), rel),
+            Err(e) => return failure(e.to_string()),
         };
-        let ws = self.roots[i].clone();
         let pending = self.pending.clone();
-        let work = tokio::task::spawn_blocking(move || match pending {
-            Some(session) => review::read(&ws, &session, &rel, a.offset, a.limit),
-            None => read_lines(&ws, &rel, a.offset, a.limit),
-        });
-        match work.await {
-            Ok(Ok(v)) => results::structured(&v),
-            Ok(Err(e)) => failure(e),
-            Err(e) => failure(format!("internal error: {e}")),
-        }
+        let window = Window {
+            offset: a.offset,
+            limit: a.limit,
+        };
+        answer(tokio::task::spawn_blocking(move || {
+            let from = match pending.as_deref() {
+                Some(session) => Destination::Pending {
+                    session,
+                    holder: HOLDER,
+                },
+                None => Destination::Files,
+            };
+            mend_service::files::read(&ws, &rel, window, from)
+        }))
+        .await
     }
 
     #[tool(
         description = "Replace exact text in a file. Each `old_string` must be copied exactly from the file and occur once (or set replace_all); whitespace, quote and indentation drift is tolerated only when the match stays unique. All edits apply or none. Returns the diff and the new version; on failure, the closest match and what to send instead.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn edit_file(
         &self,
         Parameters(Strict(a)): Parameters<Strict<EditFileArgs>>,
     ) -> CallToolResult {
-        let (i, rel) = match self.locate(&a.path) {
-            Ok(x) => x,
-            Err(e) => return failure(e),
+        let (ws, rel) = match self.roots.locate(&a.path) {
+            Ok((ws, rel)) => (ws.clone(), rel),
+            Err(e) => return failure(e.to_string()),
         };
-        let ws = self.roots[i].clone();
         if let Err(e) = schema::non_empty("edits", a.edits.len()) {
             return failure(e);
         }
@@ -461,7 +405,7 @@ impl MendServer {
 
     #[tool(
         description = "Replace regions of a file located by anchors: each change's `start` (1-4 lines copied from the file) through its optional `end`, replaced by `content` exactly (repeat an anchor in `content` to keep it). Anchors must match once. All changes apply or none.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn modify_file(
         &self,
@@ -483,7 +427,7 @@ impl MendServer {
 
     #[tool(
         description = "Write the entire content of a file (a new file, or a full rewrite). The existing file's line endings and BOM are kept.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn write_file(
         &self,
@@ -497,7 +441,7 @@ impl MendServer {
 
     #[tool(
         description = "Apply a Codex-style patch: `*** Begin Patch`, then `*** Add File: p` (+ lines), `*** Delete File: p`, or `*** Update File: p` (optional `*** Move to: q`) with chunks of ` `, `-`, `+` lines after `@@ <context line>`; `*** End Patch`. Ambiguous chunks are refused.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn apply_patch(
         &self,
@@ -510,7 +454,7 @@ impl MendServer {
 
     #[tool(
         description = "Apply edits written in any format mend reads (SEARCH/REPLACE blocks, ««« EDIT blocks, patches, unified diffs, whole files in fences, or edit JSON), even mixed in one text; prose around them is ignored. All edits apply or none.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::EditResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn apply_edits(
         &self,
@@ -528,7 +472,7 @@ impl MendServer {
 
     #[tool(
         description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id. With dry_run, reports what it would hold instead.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::CreateResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<CreateResult>()
     )]
     async fn checkpoint_create(
         &self,
@@ -541,20 +485,8 @@ impl MendServer {
                 anchor: a.anchor,
                 ..Default::default()
             };
-            let result = if a.dry_run.unwrap_or(false) {
-                results::CreateResult {
-                    checkpoint: None,
-                    dry_run: Some(true),
-                    would_hold: Some(cps.preview(&opts)?),
-                }
-            } else {
-                results::CreateResult {
-                    checkpoint: Some(cps.create(&opts, &mut |_| {})?),
-                    dry_run: None,
-                    would_hold: None,
-                }
-            };
-            Ok(serde_json::to_value(result).unwrap_or_default())
+            let dry_run = a.dry_run.unwrap_or(false);
+            mend_service::checkpoint::create(&cps, &opts, dry_run, &mut |_| {})
         })
         .await
     }
@@ -567,35 +499,30 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<PendingStatusArgs>>,
     ) -> CallToolResult {
-        let root = match self.pick_root(a.root.as_deref()) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
+        let ws = match self.roots.pick(a.root.as_deref()) {
+            Ok(ws) => ws.clone(),
+            Err(e) => return failure(e.to_string()),
         };
         let session = self
             .pending
             .as_deref()
             .unwrap_or(mend_pending::DEFAULT_SESSION)
             .to_owned();
-        let work = tokio::task::spawn_blocking(move || review::status(&root, &session));
-        match work.await {
-            Ok(Ok(v)) => results::structured(&v),
-            Ok(Err(e)) => failure(e),
-            Err(e) => failure(format!("internal error: {e}")),
-        }
+        answer(tokio::task::spawn_blocking(move || {
+            mend_service::pending::status_or_empty(&ws, &session)
+        }))
+        .await
     }
 
     #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<results::ListResult>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<ListResult>()
     )]
     async fn checkpoint_list(
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointListArgs>>,
     ) -> CallToolResult {
         self.checkpoints(a.root.as_deref(), |cps| {
-            let list = results::ListResult {
-                checkpoints: cps.list()?,
-            };
-            Ok(serde_json::to_value(list).unwrap_or_default())
+            mend_service::checkpoint::list(&cps)
         })
         .await
     }
@@ -608,9 +535,7 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointRestoreArgs>>,
     ) -> CallToolResult {
-        if self.pending.is_some() && !a.dry_run.unwrap_or(false) {
-            return failure(review::NO_RESTORE);
-        }
+        let review = self.pending.is_some();
         let root = a.root.clone();
         self.checkpoints(root.as_deref(), move |cps| {
             let opts = mend_checkpoint::RestoreOptions {
@@ -618,8 +543,7 @@ impl MendServer {
                 prune_later: a.prune_later.unwrap_or(false),
                 force: a.force.unwrap_or(false),
             };
-            let done = cps.restore_with(&a.id, &opts)?;
-            Ok(serde_json::to_value(done).unwrap_or_default())
+            mend_service::checkpoint::restore(&cps, &a.id, &opts, review)
         })
         .await
     }
@@ -628,7 +552,7 @@ impl MendServer {
 impl MendServer {
     /// Routes parsed edits to their root, then applies them.
     async fn apply_routed(&self, parsed: Result<Parsed, String>, call: Call) -> CallToolResult {
-        let routed = parsed.and_then(|p| self.route(p));
+        let routed = parsed.and_then(|p| self.roots.route(p).map_err(|e| e.to_string()));
         match routed {
             Ok((ws, p)) => self.apply(ws, p, HashMap::new(), call).await,
             Err(e) => failure(e),
@@ -638,96 +562,23 @@ impl MendServer {
 
 impl MendServer {
     /// Runs checkpoint work for the named root (default the first) on the
-    /// blocking pool; its value becomes the result.
-    async fn checkpoints(
+    /// blocking pool; its outcome becomes the result.
+    async fn checkpoints<T: serde::Serialize + Send + 'static>(
         &self,
         root: Option<&str>,
-        work: impl FnOnce(
-            mend_checkpoint::Checkpoints,
-        ) -> Result<serde_json::Value, mend_checkpoint::Error>
+        work: impl FnOnce(mend_checkpoint::Checkpoints) -> Result<T, mend_service::Error>
         + Send
         + 'static,
     ) -> CallToolResult {
-        let root = match self.pick_root(root) {
-            Ok(r) => r,
-            Err(e) => return failure(e),
+        let root = match self.roots.pick(root) {
+            Ok(ws) => ws.root().to_path_buf(),
+            Err(e) => return failure(e.to_string()),
         };
-        let r =
-            tokio::task::spawn_blocking(move || work(mend_checkpoint::Checkpoints::open(&root)?));
-        match r.await {
-            Ok(Ok(v)) => results::structured(&v),
-            Ok(Err(e)) => failure(e.to_string()),
-            Err(e) => failure(format!("internal error: {e}")),
-        }
+        answer(tokio::task::spawn_blocking(move || {
+            work(mend_checkpoint::Checkpoints::open(&root)?)
+        }))
+        .await
     }
-}
-
-/// What a writing tool's result says about its report: whether it wrote,
-/// the diff and each edit's outcome, capped.
-fn report_fields(report: &mend_core::ApplyReport) -> results::EditResult {
-    let caps = mend_core::report::CAPS;
-    let diff: String = report.files.iter().map(|f| f.diff.as_str()).collect();
-    let omitted = (report.edits.len() > caps.listed_edits)
-        .then(|| mend_core::report::Omitted::of(&report.edits[caps.listed_edits..]))
-        .and_then(|o| serde_json::to_value(o).ok());
-    results::EditResult {
-        written: report.written,
-        diff: mend_core::report::cap_text(&diff, caps.diff).into_owned(),
-        edits: results::outcomes(report, caps.listed_edits),
-        omitted,
-        syntax_warning: (!report.syntax.is_empty())
-            .then(|| mend_core::report::syntax::render_findings(&report.syntax, "WARNING")),
-        syntax: report.syntax.clone(),
-        syntax_unchecked: report.syntax_unchecked.clone(),
-        ..results::EditResult::default()
-    }
-}
-
-/// `read_file`'s answer: the lines asked for (offsets saturate at the end
-/// of the file) and the version.
-fn read_lines(
-    ws: &Workspace,
-    rel: &str,
-    offset: Option<usize>,
-    limit: Option<usize>,
-) -> Result<results::ReadResult, String> {
-    let snap = ws.read(rel).map_err(|e| e.to_string())?;
-    if let Some(file) = snap.text() {
-        let _ = ws.remember(file);
-    }
-    lines_of(&snap, offset, limit)
-}
-
-/// The lines of a snapshot asked for, and its version.
-fn lines_of(
-    snap: &mend_workspace::Snapshot,
-    offset: Option<usize>,
-    limit: Option<usize>,
-) -> Result<results::ReadResult, String> {
-    let Some(file) = snap.text() else {
-        return Err(format!(
-            "File not found: {}",
-            mend_core::text::escape_controls(&snap.rel)
-        ));
-    };
-    // Lines as mend sees them (CR-only files included).
-    let doc = mend_core::text::Document::new(&file.text);
-    let n = doc.len();
-    let start = offset.unwrap_or(1).max(1).saturating_sub(1).min(n);
-    let end = limit.map_or(n, |l| start.saturating_add(l).min(n));
-    let content = if start >= n {
-        ""
-    } else {
-        &file.text[doc.byte_range(start..end)]
-    };
-    Ok(results::ReadResult {
-        path: snap.rel.clone(),
-        version: file.hash.clone(),
-        total_lines: n,
-        offset: start + 1,
-        content: content.to_owned(),
-        pending: None,
-    })
 }
 
 #[tool_handler(router = self.tool_router)]

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context as _;
 use mend_pending::{Against, Session};
+use mend_service::pending::{self, Actor, Checked, Hunks, Outcome, act_unless_changed};
 use mend_workspace::{Options, Workspace};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
@@ -87,9 +88,9 @@ pub fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
                 }
                 action => {
                     let said = match attempt(&quick, &s.session, &action) {
-                        Err(e) if busy(&e).is_some() => {
+                        Err(e) if busy_now(&e).is_some() => {
                             // Say who holds it before waiting, not after.
-                            s.message = busy(&e)
+                            s.message = busy_now(&e)
                                 .map(|b| format!("{b}; waiting up to {} s…", args.lock_timeout));
                             terminal.draw(|f| view::draw(f, &s, color))?;
                             let said = said_of(attempt(&ws, &s.session, &action));
@@ -150,6 +151,14 @@ fn dropped_keys() -> anyhow::Result<usize> {
     Ok(n)
 }
 
+/// When an action's error says a lock is held: who holds it.
+fn busy_now(e: &mend_service::Error) -> Option<String> {
+    match e {
+        mend_service::Error::Pending(p) => busy(p),
+        _ => None,
+    }
+}
+
 /// When `e` says a lock is held: who holds it, for the status area.
 fn busy(e: &mend_pending::Error) -> Option<String> {
     match e {
@@ -175,9 +184,9 @@ fn perform(ws: &Workspace, name: &str, action: &Action) -> String {
 }
 
 /// What the status area says of an action's outcome.
-fn said_of(done: Result<String, mend_pending::Error>) -> String {
+fn said_of(done: Result<String, mend_service::Error>) -> String {
     done.unwrap_or_else(|e| match e {
-        mend_pending::Error::Conflict { .. } => {
+        mend_service::Error::Pending(mend_pending::Error::Conflict { .. }) => {
             format!(
                 "refused: {e}. Here: m writes the markers, after you confirm; x rejects the output"
             )
@@ -187,62 +196,72 @@ fn said_of(done: Result<String, mend_pending::Error>) -> String {
 }
 
 /// Runs an action against the session, if the session still shows what
-/// the person saw. The workspace lock is taken before that check, so no
-/// other accept lands between it and the action. Nothing is done when a
-/// lock is busy, so the action can be tried again.
-fn attempt(ws: &Workspace, name: &str, action: &Action) -> Result<String, mend_pending::Error> {
-    let run = || -> Result<String, mend_pending::Error> {
-        let lock = ws.lock()?;
-        // Taking the lock finished a killed write: what was shown may be
-        // out of date, so nothing is decided on it.
-        if let Some(r) = ws.recover(&lock)? {
-            return Ok(format!("{r}; nothing else was done, look again"));
-        }
-        let mut s = Session::existing(ws, name)?;
-        s.set_holder("mend review");
-        if let Some(seen) = seen_of(action)
-            && let Some(why) = changed_since(&s, seen)?
-        {
-            return Ok(why);
-        }
-        let one = |p: &str| vec![p.to_owned()];
-        Ok(match action {
-            Action::AcceptHunk(seen, n) => {
-                s.accept(&lock, &one(&seen.path), &[*n], false)?;
-                format!("accepted hunk {n} of {}", seen.path)
-            }
-            Action::RejectHunk(seen, n) => {
-                s.reject(&one(&seen.path), &[*n])?;
-                format!("rejected hunk {n} of {}", seen.path)
-            }
-            Action::AcceptFile(seen) => accept_file(&lock, &mut s, &seen.path, false)?,
-            Action::AcceptMarkers(seen) => accept_file(&lock, &mut s, &seen.path, true)?,
-            Action::DiscardFile(seen) => {
-                s.reject(&one(&seen.path), &[])?;
-                format!("discarded the output of {}", seen.path)
-            }
-            Action::Sync(p) => {
-                s.sync(&one(p))?;
-                format!("synced {p}")
-            }
-            Action::Nothing | Action::Quit | Action::Select => String::new(),
-        })
+/// the person saw (see `mend_service::pending::act_unless_changed`), and
+/// says what it did.
+fn attempt(ws: &Workspace, name: &str, action: &Action) -> Result<String, mend_service::Error> {
+    let Some(todo) = to_service(action) else {
+        return Ok(String::new());
     };
-    run()
+    let who = Actor {
+        session: name,
+        holder: "mend review",
+        merge: None,
+    };
+    let changed = |s: &Session<'_>| match seen_of(action) {
+        Some(seen) => changed_since(s, seen),
+        None => Ok(None),
+    };
+    let done = match act_unless_changed(ws, &who, todo, &changed)? {
+        Checked::Recovered(r) => return Ok(format!("{r}; nothing else was done, look again")),
+        Checked::Changed(why) => return Ok(why),
+        Checked::Done(done) => done,
+    };
+    Ok(match (action, done) {
+        (Action::AcceptHunk(seen, n), _) => format!("accepted hunk {n} of {}", seen.path),
+        (Action::RejectHunk(seen, n), _) => format!("rejected hunk {n} of {}", seen.path),
+        (
+            Action::AcceptFile(seen) | Action::AcceptMarkers(seen),
+            Outcome::Accepted { accepted },
+        ) => accepted
+            .first()
+            .map_or(format!("{}: nothing to accept", seen.path), |d| {
+                format!("accepted {} ({})", seen.path, d.how)
+            }),
+        (Action::DiscardFile(seen), _) => format!("discarded the output of {}", seen.path),
+        (Action::Sync(p), _) => format!("synced {p}"),
+        _ => String::new(),
+    })
 }
 
-fn accept_file(
-    lock: &mend_workspace::Lock,
-    s: &mut Session<'_>,
-    path: &str,
-    markers: bool,
-) -> Result<String, mend_pending::Error> {
-    let done = s.accept(lock, &[path.to_owned()], &[], markers)?;
-    Ok(done
-        .first()
-        .map_or(format!("{path}: nothing to accept"), |d| {
-            format!("accepted {path} ({})", d.how)
-        }))
+/// A key's action as the service's.
+fn to_service(action: &Action) -> Option<pending::Action> {
+    let one = |p: &str| vec![p.to_owned()];
+    let hunk = |n: usize| Hunks {
+        numbers: vec![n],
+        seen: None,
+    };
+    Some(match action {
+        Action::AcceptHunk(seen, n) => pending::Action::Accept {
+            paths: one(&seen.path),
+            hunks: hunk(*n),
+            markers: false,
+        },
+        Action::RejectHunk(seen, n) => pending::Action::Reject {
+            paths: one(&seen.path),
+            hunks: hunk(*n),
+        },
+        Action::AcceptFile(seen) | Action::AcceptMarkers(seen) => pending::Action::Accept {
+            paths: one(&seen.path),
+            hunks: Hunks::default(),
+            markers: matches!(action, Action::AcceptMarkers(_)),
+        },
+        Action::DiscardFile(seen) => pending::Action::Reject {
+            paths: one(&seen.path),
+            hunks: Hunks::default(),
+        },
+        Action::Sync(p) => pending::Action::Sync(one(p)),
+        Action::Nothing | Action::Quit | Action::Select => return None,
+    })
 }
 
 /// What the person saw, for the actions that act on it.

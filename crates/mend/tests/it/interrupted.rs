@@ -50,9 +50,8 @@ fn killed_then_edited(d: &std::path::Path) {
 /// before it reaches the last.
 fn killed(d: &std::path::Path) {
     let mut child = Command::new(mend_bin())
-        .args(["pending", "accept"])
+        .args(["pending", "accept", "--commit-step-delay-ms", "40"])
         .current_dir(d)
-        .env("MEND_TEST_COMMIT_DELAY_MS", "40")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -228,9 +227,8 @@ fn a_busy_workspace_names_its_holder() {
         )
     });
     let mut child = Command::new(mend_bin())
-        .args(["apply", "-"])
+        .args(["apply", "--commit-step-delay-ms", "200", "-"])
         .current_dir(d)
-        .env("MEND_TEST_COMMIT_DELAY_MS", "200")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -259,7 +257,9 @@ fn a_busy_workspace_names_its_holder() {
     let said = v.to_string();
     assert_eq!(v["error"]["kind"], "busy", "{said}");
     assert!(
-        said.contains(&format!("mend apply - (pid {pid})")),
+        said.contains(&format!(
+            "mend apply --commit-step-delay-ms 200 - (pid {pid})"
+        )),
         "{said}"
     );
 }

@@ -60,10 +60,9 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_recovers() {
         std::fs::write(&input, &response).unwrap();
         let start = std::time::Instant::now();
         let status = Command::new(mend_bin())
-            .args(["apply", "--root"])
+            .args(["apply", "--commit-step-delay-ms", "1", "--root"])
             .arg(dir.path())
             .arg(&input)
-            .env("MEND_TEST_COMMIT_DELAY_MS", "1")
             .stdout(Stdio::null())
             .status()
             .unwrap();
@@ -75,10 +74,9 @@ fn sigkill_at_random_moments_leaves_old_or_new_and_recovers() {
         let input = dir.path().join("response.txt");
         std::fs::write(&input, &response).unwrap();
         let mut child = Command::new(mend_bin())
-            .args(["apply", "--root"])
+            .args(["apply", "--commit-step-delay-ms", "1", "--root"])
             .arg(dir.path())
             .arg(&input)
-            .env("MEND_TEST_COMMIT_DELAY_MS", "1")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -149,10 +147,9 @@ fn concurrent_processes_lose_no_edit() {
             )
             .unwrap();
             Command::new(mend_bin())
-                .args(["apply", "--root"])
+                .args(["apply", "--commit-step-delay-ms", "2", "--root"])
                 .arg(dir.path())
                 .arg(&input)
-                .env("MEND_TEST_COMMIT_DELAY_MS", "2")
                 .stdout(Stdio::piped())
                 .spawn()
                 .unwrap()

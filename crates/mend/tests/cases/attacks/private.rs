@@ -307,8 +307,8 @@ fn race_mend_swapped_mid_commit(s: &Sandbox) -> R {
         });
         let root = s.root_str();
         let out = s.mend_env(
-            &["apply", "--root", &root],
-            &[("MEND_TEST_COMMIT_DELAY_MS", "300")],
+            &["apply", "--commit-step-delay-ms", "300", "--root", &root],
+            &[],
             Some(edit.as_bytes()),
         );
         swapper.join().unwrap().map(|()| out)
@@ -353,8 +353,8 @@ fn race_tmp_swapped_before_the_rename(s: &Sandbox) -> R {
         });
         let root = s.root_str();
         let out = s.mend_env(
-            &["apply", "--root", &root],
-            &[("MEND_TEST_COMMIT_DELAY_MS", "300")],
+            &["apply", "--commit-step-delay-ms", "300", "--root", &root],
+            &[],
             Some(search_replace("a.txt", "alpha", "gamma").as_bytes()),
         );
         swapper.join().unwrap().map(|name| (out, name))

@@ -288,3 +288,55 @@ fn pending_session_is_served() {
     let r = expect(&mut c, "buffer/reload");
     assert_eq!(r["text"], "ONE\n");
 }
+
+/// One outcome, one JSON: `mend pending status --json` and the text of
+/// MCP's `pending_status` are the same bytes, and MCP's structured content
+/// and the editor's `pending/status` result are the same JSON value (the
+/// JSON-RPC transports carry a value, whose key order is theirs); so are
+/// `mend pending diff --json` and `pending/diff`, and `mend pending accept
+/// --json` and `pending/accept`.
+#[test]
+fn every_front_end_prints_one_outcome_the_same() {
+    let dir = workspace(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
+    let d = dir.path();
+    let edit = "a.txt\n<<<<<<< SEARCH\none\n=======\nONE\n>>>>>>> REPLACE\n\nb.txt\n<<<<<<< SEARCH\ntwo\n=======\nTWO\n>>>>>>> REPLACE\n";
+    let proposed = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert!(proposed.status.success(), "{proposed:?}");
+    let cli = |args: &[&str]| {
+        let out = run_mend(d, args, None);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let value = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let status = cli(&["pending", "status", "--json"]);
+    let mcp = std::process::Command::new(crate::python())
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/call.py"))
+        .arg(crate::mend_bin())
+        .arg(json!([[{"tool": "pending_status"}]]).to_string())
+        .arg("--root")
+        .arg(d)
+        .arg("--pending")
+        .output()
+        .unwrap();
+    assert!(mcp.status.success(), "{mcp:?}");
+    let mcp: Value = serde_json::from_slice(&mcp.stdout).unwrap();
+    let call = &mcp["steps"][0][0];
+    assert_eq!(call["error"], false, "{call}");
+    assert_eq!(format!("{}\n", call["text"].as_str().unwrap()), status);
+    assert_eq!(call["structured"], value(&status));
+    let mut c = Client::start(d);
+    let editor = c.request("pending/status", json!({})).unwrap();
+    assert_eq!(editor, value(&status));
+    let diff = cli(&["pending", "diff", "--json", "a.txt"]);
+    assert!(diff.contains("# a.txt: version "), "{diff}");
+    let shown = c.request("pending/diff", json!({"paths": ["a.txt"]}));
+    assert_eq!(shown.unwrap(), value(&diff));
+    let accepted = cli(&["pending", "accept", "--json", "a.txt"]);
+    assert_eq!(
+        accepted,
+        "{\n  \"accepted\": [\n    {\n      \"path\": \"a.txt\",\n      \"how\": \"written\"\n    }\n  ]\n}\n"
+    );
+    let editor = c.request("pending/accept", json!({"paths": ["b.txt"]}));
+    assert_eq!(editor.unwrap(), value(&accepted.replace("a.txt", "b.txt")));
+    assert!(c.finish().success());
+}
