@@ -122,9 +122,9 @@ mod tests {
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Args {
-        #[allow(dead_code)]
+        #[expect(dead_code, reason = "read only by deserialisation: its presence is the test")]
         id: String,
-        #[allow(dead_code)]
+        #[expect(dead_code, reason = "read only by deserialisation: its presence is the test")]
         dry_run: Option<bool>,
         #[serde(default, deserialize_with = "saturating")]
         limit: Option<usize>,
