@@ -19,7 +19,7 @@ fn name(i: usize) -> String {
 
 /// A folder whose `FILES` files have pending outputs in the default
 /// session, and `other.txt` for commands that need a file.
-fn proposed() -> tempfile::TempDir {
+pub(crate) fn proposed() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut response = String::new();
     for i in 0..FILES {
@@ -48,7 +48,7 @@ fn killed_then_edited(d: &std::path::Path) {
 
 /// Kills `mend pending accept` once it has moved the first file into place,
 /// before it reaches the last.
-fn killed(d: &std::path::Path) {
+pub(crate) fn killed(d: &std::path::Path) {
     let mut child = Command::new(mend_bin())
         .args(["pending", "accept", "--commit-step-delay-ms", "40"])
         .current_dir(d)

@@ -613,3 +613,26 @@ fn a_huge_line_is_refused_in_bounded_memory() {
     drop(writer.join().unwrap());
     assert!(child.wait().unwrap().success());
 }
+
+/// A writing tool in review mode takes the lock, which finishes a killed
+/// commit first, and says so in `recovery` as it does outside review mode
+/// (review mode used to drop the notice).
+#[test]
+fn review_mode_reports_what_recovery_did() {
+    for review in [false, true] {
+        let dir = crate::interrupted::proposed();
+        let d = dir.path();
+        crate::interrupted::killed(d);
+        assert!(d.join(".mend/journal.json").exists());
+        let extra: &[&str] = if review { &["--pending"] } else { &[] };
+        let call = serde_json::json!([[{"tool": "edit_file", "args": {
+            "path": "other.txt",
+            "edits": [{"old_string": "z", "new_string": "Z"}],
+        }}]]);
+        let result = &steps_with(d, extra, &call)[0][0];
+        assert_eq!(result["error"], false, "{result}");
+        let recovery = result["structured"]["recovery"].as_str().unwrap_or_default();
+        assert!(recovery.contains("interrupted transaction"), "review {review}: {result}");
+        assert!(!d.join(".mend/journal.json").exists());
+    }
+}
