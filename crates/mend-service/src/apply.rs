@@ -201,19 +201,18 @@ fn write(
         let (changed, deleted) = crate::checkpoint::stage_list(&report);
         crate::checkpoint::stage(ws.root(), &changed, &deleted)?;
     }
-    let mut versions = BTreeMap::new();
-    if req.versions && report.ok {
-        for f in &report.files {
-            let p = f.renamed_to.as_deref().unwrap_or(&f.path);
-            if let Ok(snap) = ws.read(p)
-                && let Some(t) = snap.text()
-            {
+    let versions = if req.versions {
+        read_back(&report, &|p| {
+            let snap = ws.read(p)?;
+            if let Some(t) = snap.text() {
                 // A version is still a version without its snapshot.
                 let _ = ws.remember(t);
-                versions.insert(snap.rel.clone(), t.hash.clone());
             }
-        }
-    }
+            Ok(snap)
+        })
+    } else {
+        BTreeMap::new()
+    };
     Ok(Applied {
         report,
         recovery,
@@ -237,17 +236,11 @@ fn propose(
         streamed: input.recorded,
     };
     let proposal = s.propose_with(&parsed, opts)?;
-    let mut versions = BTreeMap::new();
-    if req.versions && proposal.report.ok {
-        for f in &proposal.report.files {
-            let p = f.renamed_to.as_deref().unwrap_or(&f.path);
-            if let Ok(snap) = s.seen(p)
-                && let Some(t) = snap.text()
-            {
-                versions.insert(snap.rel.clone(), t.hash.clone());
-            }
-        }
-    }
+    let versions = if req.versions {
+        read_back(&proposal.report, &|p| s.seen(p))
+    } else {
+        BTreeMap::new()
+    };
     Ok(Applied {
         report: proposal.report,
         recovery,
@@ -257,6 +250,24 @@ fn propose(
             held: proposal.held,
         }),
     })
+}
+
+/// The version of each file a successful report changed, as `read`
+/// gives it now (a file that cannot be read has none).
+fn read_back(
+    report: &ApplyReport,
+    read: &dyn Fn(&str) -> Result<mend_workspace::Snapshot, mend_workspace::Error>,
+) -> BTreeMap<String, String> {
+    let mut versions = BTreeMap::new();
+    for f in report.files.iter().filter(|_| report.ok) {
+        let p = f.renamed_to.as_deref().unwrap_or(&f.path);
+        if let Ok(snap) = read(p)
+            && let Some(t) = snap.text()
+        {
+            versions.insert(snap.rel.clone(), t.hash.clone());
+        }
+    }
+    versions
 }
 
 /// A busy lock is a session's refusal (`busy`, exit 1) wherever a session

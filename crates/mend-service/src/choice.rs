@@ -184,22 +184,4 @@ mod tests {
         round_trips::<Adjacent>();
         assert_eq!(Against::spelled(), "\"context\" or \"local\"");
     }
-
-    #[test]
-    fn formats_are_the_library_s() {
-        let names: Vec<&str> = Format::choices().into_iter().map(Choice::name).collect();
-        assert_eq!(
-            names,
-            [
-                "auto",
-                "search-replace",
-                "str-replace",
-                "anchored",
-                "edit-block",
-                "apply-patch",
-                "unified-diff",
-                "whole-file"
-            ]
-        );
-    }
 }

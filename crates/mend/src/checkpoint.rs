@@ -162,6 +162,22 @@ fn json(out: &mut impl std::io::Write, v: &impl serde::Serialize) -> anyhow::Res
     Ok(())
 }
 
+/// A list as its JSON, or one line per item.
+fn each<T: serde::Serialize>(
+    out: &mut impl std::io::Write,
+    as_json: bool,
+    items: &[T],
+    line: impl Fn(&T) -> String,
+) -> anyhow::Result<()> {
+    if as_json {
+        return json(out, &items);
+    }
+    for item in items {
+        writeln!(out, "{}", line(item))?;
+    }
+    Ok(())
+}
+
 /// Runs `mend checkpoint …`.
 pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
     let cps = Checkpoints::open(&args.root)
@@ -183,22 +199,11 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
         }
         CheckpointCommand::List => {
             let all = mend_service::checkpoint::list(&cps)?.checkpoints;
-            if args.json {
-                json(out, &all)?;
-            }
-            for c in all.iter().filter(|_| !args.json) {
-                writeln!(out, "{}", line(c))?;
-            }
+            each(out, args.json, &all, line)?;
         }
-        CheckpointCommand::Show { id } => {
-            let changes = cps.show(id)?;
-            if args.json {
-                json(out, &changes)?;
-            }
-            for c in changes.iter().filter(|_| !args.json) {
-                writeln!(out, "{} {}", c.status, esc(&c.path))?;
-            }
-        }
+        CheckpointCommand::Show { id } => each(out, args.json, &cps.show(id)?, |c| {
+            format!("{} {}", c.status, esc(&c.path))
+        })?,
         CheckpointCommand::Diff { id } => {
             let diff = cps.diff(id)?;
             if args.json {
@@ -235,12 +240,7 @@ pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
         }
         CheckpointCommand::Gc { keep, older_than } => {
             let dropped = mend_service::checkpoint::gc(&cps, *keep, *older_than)?;
-            if args.json {
-                json(out, &dropped)?;
-            }
-            for c in dropped.iter().filter(|_| !args.json) {
-                writeln!(out, "dropped {}", line(c))?;
-            }
+            each(out, args.json, &dropped, |c| format!("dropped {}", line(c)))?;
         }
     }
     Ok(0)

@@ -666,26 +666,26 @@ fn write_human(
             writeln!(out, "  $ {command}")?;
         }
     }
-    let held = pending.map(|s| format!("held in pending session `{s}`, nothing written"));
-    let verb = if let Some(held) = held.as_deref().filter(|_| report.ok) {
-        held
-    } else if report.written && !report.ok {
-        "partial: the successful edits were written"
-    } else if report.written {
-        "written"
-    } else if report.dry_run && report.ok {
-        "dry run, nothing written"
-    } else if report.ok {
-        "nothing to write"
-    } else {
-        "nothing written"
-    };
     writeln!(
         out,
-        "{} of {} edits applied, {} file(s) changed ({verb})",
+        "{} of {} edits applied, {} file(s) changed ({})",
         report.applied,
         report.requested,
-        report.files.len()
+        report.files.len(),
+        verdict(report, pending)
     )?;
     Ok(())
+}
+
+/// What became of the edits, for the last line of the report.
+fn verdict(report: &ApplyReport, pending: Option<&String>) -> String {
+    let verb = match pending {
+        Some(s) if report.ok => return format!("held in pending session `{s}`, nothing written"),
+        _ if report.written && !report.ok => "partial: the successful edits were written",
+        _ if report.written => "written",
+        _ if report.dry_run && report.ok => "dry run, nothing written",
+        _ if report.ok => "nothing to write",
+        _ => "nothing written",
+    };
+    verb.to_owned()
 }

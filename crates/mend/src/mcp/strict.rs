@@ -122,9 +122,15 @@ mod tests {
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Args {
-        #[expect(dead_code, reason = "read only by deserialisation: its presence is the test")]
+        #[expect(
+            dead_code,
+            reason = "read only by deserialisation: its presence is the test"
+        )]
         id: String,
-        #[expect(dead_code, reason = "read only by deserialisation: its presence is the test")]
+        #[expect(
+            dead_code,
+            reason = "read only by deserialisation: its presence is the test"
+        )]
         dry_run: Option<bool>,
         #[serde(default, deserialize_with = "saturating")]
         limit: Option<usize>,

@@ -631,8 +631,13 @@ fn review_mode_reports_what_recovery_did() {
         }}]]);
         let result = &steps_with(d, extra, &call)[0][0];
         assert_eq!(result["error"], false, "{result}");
-        let recovery = result["structured"]["recovery"].as_str().unwrap_or_default();
-        assert!(recovery.contains("interrupted transaction"), "review {review}: {result}");
+        let recovery = result["structured"]["recovery"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            recovery.contains("interrupted transaction"),
+            "review {review}: {result}"
+        );
         assert!(!d.join(".mend/journal.json").exists());
     }
 }
