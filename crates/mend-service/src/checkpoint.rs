@@ -101,8 +101,8 @@ pub fn stage_list(report: &ApplyReport) -> (Vec<String>, Vec<String>) {
     let (mut changed, mut deleted) = (Vec::new(), Vec::new());
     for f in &report.files {
         match f.status {
-            'D' => deleted.push(f.path.clone()),
-            'R' => {
+            mend_core::Status::Deleted => deleted.push(f.path.clone()),
+            mend_core::Status::Renamed => {
                 deleted.push(f.path.clone());
                 changed.extend(f.renamed_to.clone());
             }

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use mend_core::ApplyReport;
-use mend_core::report::{CAPS, Omitted, cap_text};
 use mend_core::report::syntax::{SyntaxFinding, SyntaxUnchecked, render_findings};
+use mend_core::report::{CAPS, Omitted, cap_text};
 use mend_pending::{ErrorReport, StatusReport};
 use serde::Serialize;
 

@@ -10,7 +10,7 @@ use mend_checkpoint::{Checkpoint, Checkpoints, CreateOptions};
 
 /// `mend checkpoint` subcommands.
 #[derive(clap::Subcommand, Debug)]
-pub enum CheckpointCommand {
+pub(crate) enum CheckpointCommand {
     /// Snapshot tracked and untracked (not ignored) files.
     Create {
         /// A label for humans.
@@ -70,7 +70,7 @@ pub enum CheckpointCommand {
 
 /// `mend checkpoint` arguments.
 #[derive(clap::Args, Debug)]
-pub struct CheckpointArgs {
+pub(crate) struct CheckpointArgs {
     /// Worktree root.
     #[arg(long, default_value = ".", global = true)]
     root: PathBuf,
@@ -101,7 +101,7 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// A progress bar on standard error for a checkpoint's snapshot, shown
 /// once it has taken more than a second.
-pub struct Progress {
+pub(crate) struct Progress {
     start: Instant,
     bar: RefCell<Option<indicatif::ProgressBar>>,
 }
@@ -117,7 +117,7 @@ impl Default for Progress {
 
 impl Progress {
     /// `n` files examined so far.
-    pub fn tick(&self, n: usize) {
+    pub(crate) fn tick(&self, n: usize) {
         let mut bar = self.bar.borrow_mut();
         if bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
             let b = indicatif::ProgressBar::with_draw_target(
@@ -138,7 +138,7 @@ impl Progress {
     }
 
     /// The snapshot is done.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         if let Some(b) = self.bar.borrow_mut().take() {
             b.finish_and_clear();
         }
@@ -179,7 +179,7 @@ fn each<T: serde::Serialize>(
 }
 
 /// Runs `mend checkpoint …`.
-pub fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
+pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
     let cps = Checkpoints::open(&args.root)
         .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))?;
     let mut out = std::io::stdout().lock();

@@ -9,7 +9,7 @@ use mend_service::merge::MergeRequest;
 
 /// `mend merge` arguments.
 #[derive(clap::Args, Debug)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// Print the result instead of writing it into CURRENT.
     #[arg(short = 'p', long = "stdout")]
     stdout: bool,
@@ -55,7 +55,7 @@ pub struct MergeArgs {
 
 /// `mend diff` arguments.
 #[derive(clap::Args, Debug)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// Print the hunks as JSON.
     #[arg(long)]
     json: bool,
@@ -70,7 +70,7 @@ pub struct DiffArgs {
 }
 
 /// Runs `mend merge`; the exit code is the number of conflicts (at most 127).
-pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
+pub(crate) fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
     let style = if args.diff3 {
         Style::Diff3
     } else if args.zdiff3 {
@@ -104,7 +104,7 @@ pub fn run_merge(args: &MergeArgs) -> anyhow::Result<u8> {
 /// Runs `mend diff`: a unified diff that `git apply` applies to OLD's path
 /// to turn OLD into NEW; exit 0 when the files are equal, 1 when they differ
 /// (as `diff`).
-pub fn run_diff(args: &DiffArgs) -> anyhow::Result<u8> {
+pub(crate) fn run_diff(args: &DiffArgs) -> anyhow::Result<u8> {
     let d = mend_service::merge::diff(&args.old, &args.new, args.path.as_deref())?;
     let mut out = std::io::stdout().lock();
     if args.json {

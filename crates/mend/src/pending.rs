@@ -14,7 +14,7 @@ use mend_workspace::{Options, Workspace};
 
 /// `mend pending` arguments.
 #[derive(clap::Args, Debug)]
-pub struct PendingArgs {
+pub(crate) struct PendingArgs {
     /// Workspace root.
     #[arg(long, default_value = ".", global = true)]
     root: PathBuf,
@@ -134,7 +134,7 @@ enum PendingCommand {
 /// Runs `mend pending`. With `--json`, every outcome is one JSON document
 /// on standard output, refusals and errors included (`{"error": …}`), and
 /// the exit code is the same as without it.
-pub fn run(args: &PendingArgs) -> anyhow::Result<u8> {
+pub(crate) fn run(args: &PendingArgs) -> anyhow::Result<u8> {
     let mut out = std::io::stdout().lock();
     let opts = Options {
         lock_timeout: Duration::from_secs(args.lock_timeout),

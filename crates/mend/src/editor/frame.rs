@@ -14,16 +14,16 @@ use crossbeam_channel::{Receiver, Sender};
 use serde_json::{Value, json};
 
 /// JSON-RPC: the body is not JSON (or not UTF-8).
-pub const PARSE_ERROR: i32 = -32700;
+pub(super) const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC: the JSON is not a valid request.
-pub const INVALID_REQUEST: i32 = -32600;
+pub(super) const INVALID_REQUEST: i32 = -32600;
 
 /// The longest header line read; longer ones are cut (and are not valid).
 const MAX_HEADER_LINE: usize = 8 << 10;
 
 /// A request from the editor.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     /// Its id, echoed in the response.
     pub id: Value,
     /// The method.
@@ -34,7 +34,7 @@ pub struct Request {
 
 /// What the reader got.
 #[derive(Debug)]
-pub enum Incoming {
+pub(super) enum Incoming {
     /// A request: answer it.
     Request(Request),
     /// A notification (no answer).
@@ -59,7 +59,7 @@ pub enum Incoming {
 
 /// Reads frames from `input` on a thread until it ends; each becomes one
 /// [`Incoming`]. The channel closes at the end of input.
-pub fn reader(input: impl Read + Send + 'static, limit: usize) -> Receiver<Incoming> {
+pub(super) fn reader(input: impl Read + Send + 'static, limit: usize) -> Receiver<Incoming> {
     let (tx, rx) = crossbeam_channel::bounded(64);
     let _ = std::thread::Builder::new()
         .name("mend-editor-in".into())
@@ -77,7 +77,9 @@ pub fn reader(input: impl Read + Send + 'static, limit: usize) -> Receiver<Incom
 
 /// Writes each message, framed, to `output` on a thread; the thread ends
 /// when every sender is dropped or the output fails.
-pub fn writer(output: impl Write + Send + 'static) -> (Sender<Value>, std::thread::JoinHandle<()>) {
+pub(super) fn writer(
+    output: impl Write + Send + 'static,
+) -> (Sender<Value>, std::thread::JoinHandle<()>) {
     let (tx, rx) = crossbeam_channel::unbounded::<Value>();
     let handle = std::thread::spawn(move || {
         let mut out = std::io::BufWriter::new(output);
@@ -260,7 +262,7 @@ fn parse(body: &[u8]) -> Incoming {
 }
 
 /// A response's JSON.
-pub fn response(id: Value, result: Result<Value, (i32, String)>) -> Value {
+pub(super) fn response(id: Value, result: Result<Value, (i32, String)>) -> Value {
     let mut msg = json!({"jsonrpc": "2.0"});
     msg["id"] = id;
     match result {
@@ -271,7 +273,7 @@ pub fn response(id: Value, result: Result<Value, (i32, String)>) -> Value {
 }
 
 /// A notification's JSON.
-pub fn notification(method: &str, params: Value) -> Value {
+pub(super) fn notification(method: &str, params: Value) -> Value {
     let mut msg = json!({"jsonrpc": "2.0", "method": method});
     msg["params"] = params;
     msg

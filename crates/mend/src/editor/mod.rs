@@ -68,7 +68,7 @@ struct Server {
 }
 
 /// Runs the server until the editor sends `exit` or closes stdin.
-pub fn run(root: Option<&Path>, policy: mend_merge::Policy) -> anyhow::Result<u8> {
+pub(crate) fn run(root: Option<&Path>, policy: mend_merge::Policy) -> anyhow::Result<u8> {
     let default_root = match root {
         Some(r) => r.to_path_buf(),
         None => std::env::current_dir().context("cannot read the working directory")?,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 /// `initialize` (other fields an LSP client adds are ignored).
 #[derive(Deserialize, Default)]
 #[serde(default)]
-pub struct Initialize {
+pub(super) struct Initialize {
     /// The workspace root (default: the server's working directory).
     pub root: Option<String>,
     /// The pending-changes session the `pending/*` methods use.
@@ -24,7 +24,7 @@ pub struct Initialize {
 
 /// `buffer/open` and `buffer/resync`: a buffer's whole text.
 #[derive(Deserialize)]
-pub struct Report {
+pub(super) struct Report {
     pub path: String,
     pub text: String,
     #[serde(default)]
@@ -36,7 +36,7 @@ pub struct Report {
 
 /// `buffer/changed`: the whole text, or edits to the text last sent.
 #[derive(Deserialize)]
-pub struct Changed {
+pub(super) struct Changed {
     pub path: String,
     pub text: Option<String>,
     /// Edits in order, each to the text the one before left: lines
@@ -50,7 +50,7 @@ pub struct Changed {
 
 /// `buffer/saved`.
 #[derive(Deserialize)]
-pub struct Saved {
+pub(super) struct Saved {
     pub path: String,
     pub text: String,
     pub version: Option<i64>,
@@ -58,13 +58,13 @@ pub struct Saved {
 
 /// `buffer/close`.
 #[derive(Deserialize)]
-pub struct Close {
+pub(super) struct Close {
     pub path: String,
 }
 
 /// `changes/since`.
 #[derive(Deserialize)]
-pub struct Since {
+pub(super) struct Since {
     pub token: u64,
 }
 
@@ -72,7 +72,7 @@ pub struct Since {
 /// An edit's text is whole lines: one that does not end with a newline is
 /// refused unless it reaches the end of the buffer, since it would join
 /// its last line with the next.
-pub fn apply_edits(text: &str, edits: &[LineHunk<String>]) -> Result<String, String> {
+pub(super) fn apply_edits(text: &str, edits: &[LineHunk<String>]) -> Result<String, String> {
     let mut cur = text.to_owned();
     for e in edits {
         let mut lines: Vec<&str> = cur.split_inclusive('\n').collect();
@@ -124,7 +124,7 @@ fn change(base: Value, c: &Change) -> Value {
 }
 
 /// The notification for a notice: its method and params.
-pub fn notification(root: &Path, n: &Notice) -> (&'static str, Value) {
+pub(super) fn notification(root: &Path, n: &Notice) -> (&'static str, Value) {
     let base = json!({
         "buffer": n.buffer.get(),
         "path": n.path.to_string_lossy(),

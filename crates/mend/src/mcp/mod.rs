@@ -40,7 +40,7 @@ const HOLDER: &str = "mend mcp --pending";
 
 /// The MCP server state: one workspace per root.
 #[derive(Clone)]
-pub struct MendServer {
+pub(crate) struct MendServer {
     roots: Arc<Roots>,
     tool_router: ToolRouter<Self>,
     /// Review mode: the pending session writing tools fill instead of
@@ -236,7 +236,7 @@ async fn answer<T: serde::Serialize>(
 
 impl MendServer {
     /// A server for these roots, serving only `tools` when given.
-    pub fn new(
+    pub(crate) fn new(
         roots: &[PathBuf],
         tools: Option<&[String]>,
         pending: Option<&str>,
@@ -590,7 +590,7 @@ impl ServerHandler for MendServer {
 
 /// Runs the server on stdio until standard input closes; calls in flight
 /// finish (a commit completes or rolls back) before the process exits.
-pub fn run(
+pub(crate) fn run(
     roots: &[PathBuf],
     tools: Option<&[String]>,
     pending: Option<&str>,

@@ -17,7 +17,7 @@ const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// The pipe ends rmcp serves on, and the writer task, which finishes once
 /// rmcp's last reply is on standard output.
-pub struct Transport {
+pub(super) struct Transport {
     /// What rmcp reads.
     pub input: DuplexStream,
     /// What rmcp writes.
@@ -27,7 +27,7 @@ pub struct Transport {
 }
 
 /// Starts the filter and writer tasks.
-pub fn transport() -> Transport {
+pub(super) fn transport() -> Transport {
     let (to_server, input) = tokio::io::duplex(1 << 16);
     let (output, from_server) = tokio::io::duplex(1 << 16);
     let (errors, error_rx) = mpsc::unbounded_channel::<String>();
@@ -41,7 +41,7 @@ pub fn transport() -> Transport {
 }
 
 /// What to answer for one input line instead of passing it on, if anything.
-pub fn reject(line: &str) -> Option<Value> {
+pub(super) fn reject(line: &str) -> Option<Value> {
     let error = |id: Value, code: i64, message: String| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
     if line.len() > MAX_LINE {
         return Some(too_long(line.len()));

@@ -10,7 +10,7 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
 
 /// Arguments of type `T`, whose unknown-field errors suggest a close match.
-pub struct Strict<T>(pub T);
+pub(super) struct Strict<T>(pub T);
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Strict<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -41,7 +41,7 @@ impl<T: JsonSchema> JsonSchema for Strict<T> {
 
 /// serde's "unknown field `x`, expected one of `a`, `b`" with "did you mean
 /// `a`?" added when one of the expected fields is close.
-pub fn with_suggestion(msg: &str) -> String {
+pub(super) fn with_suggestion(msg: &str) -> String {
     if !msg.starts_with("unknown field") {
         return msg.to_owned();
     }
@@ -87,7 +87,7 @@ fn snake_case(s: &str) -> String {
 /// Deserializes an optional count that saturates: negative numbers become
 /// 0 and numbers past the largest `usize` (even past `u64`, which JSON
 /// carries as a float) become `usize::MAX`.
-pub fn saturating<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+pub(super) fn saturating<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
     let v = Option::<serde_json::Value>::deserialize(d)?;
     let n = match v {
         None | Some(serde_json::Value::Null) => return Ok(None),

@@ -4,8 +4,8 @@
 //! session and reloads it. Between keys it watches the session's index and
 //! files, and reloads when another command changed them.
 
-pub mod state;
-pub mod view;
+pub(crate) mod state;
+pub(crate) mod view;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,7 +24,7 @@ const POLL: Duration = Duration::from_millis(200);
 
 /// `mend review` arguments.
 #[derive(clap::Args, Debug)]
-pub struct ReviewArgs {
+pub(crate) struct ReviewArgs {
     /// Workspace root.
     #[arg(long, default_value = ".")]
     root: PathBuf,
@@ -41,7 +41,7 @@ pub struct ReviewArgs {
 }
 
 /// Runs the review screen until `q`, Esc or Ctrl-C.
-pub fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
+pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
     let open = |wait: u64| {
         let options = Options {
             lock_timeout: Duration::from_secs(wait),

@@ -8,7 +8,7 @@
 
 /// One file of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     /// Its path.
     pub path: String,
     /// Its status letter.
@@ -17,7 +17,7 @@ pub struct Row {
 
 /// Which pane has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pane {
+pub(crate) enum Pane {
     /// The file list.
     Files,
     /// The diff.
@@ -27,7 +27,7 @@ pub enum Pane {
 /// What the diff pane shows of one file: a note (the merge preview of a
 /// file changed locally) above its numbered diff.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Shown {
+pub(crate) struct Shown {
     /// The note's lines.
     pub note: Vec<String>,
     /// The diff's lines.
@@ -40,7 +40,7 @@ pub struct Shown {
 
 impl Shown {
     /// A file's note and diff, split into lines.
-    pub fn new(note: &str, diff: &str, merge: Option<usize>) -> Shown {
+    pub(crate) fn new(note: &str, diff: &str, merge: Option<usize>) -> Shown {
         let diff: Vec<String> = diff.lines().map(str::to_owned).collect();
         let hunks = hunk_starts(&diff);
         Shown {
@@ -52,12 +52,12 @@ impl Shown {
     }
 
     /// How many lines the pane holds, note and diff.
-    pub fn line_count(&self) -> usize {
+    pub(crate) fn line_count(&self) -> usize {
         self.note.len() + self.diff.len()
     }
 
     /// Line `i` of the pane: a note line (`true`) or a diff line.
-    pub fn line(&self, i: usize) -> Option<(&str, bool)> {
+    pub(crate) fn line(&self, i: usize) -> Option<(&str, bool)> {
         match self.note.get(i) {
             Some(l) => Some((l, true)),
             None => self
@@ -69,7 +69,7 @@ impl Shown {
 
     /// The changed lines of hunk `n` (from 0): what identifies it when
     /// other hunks come and go around it.
-    pub fn changes(&self, n: usize) -> Vec<&str> {
+    pub(crate) fn changes(&self, n: usize) -> Vec<&str> {
         let Some(span) = self.hunk_span(n) else {
             return Vec::new();
         };
@@ -82,7 +82,7 @@ impl Shown {
     }
 
     /// The pane lines hunk `n` (from 0) spans, its `@@` line first.
-    pub fn hunk_span(&self, n: usize) -> Option<std::ops::Range<usize>> {
+    pub(crate) fn hunk_span(&self, n: usize) -> Option<std::ops::Range<usize>> {
         let start = *self.hunks.get(n)?;
         let end = self.hunks.get(n + 1).copied().unwrap_or(self.diff.len());
         Some(self.note.len() + start..self.note.len() + end)
@@ -91,7 +91,7 @@ impl Shown {
 
 /// Whether a diff line starts a hunk: its `@@` line (a diff's own lines
 /// start with a space, `+`, `-` or `\`, so no content line looks like one).
-pub fn starts_hunk(line: &str) -> bool {
+pub(crate) fn starts_hunk(line: &str) -> bool {
     line.starts_with("@@ ")
 }
 
@@ -106,7 +106,7 @@ fn hunk_starts(diff: &[String]) -> Vec<usize> {
 
 /// The session as the header sums it up.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// How many files have each letter, in letter order.
     pub letters: Vec<(String, usize)>,
     /// How many hunks the whole session's diff has.
@@ -115,7 +115,7 @@ pub struct Counts {
 
 /// What the screen shows and where the cursor is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct State {
+pub(crate) struct State {
     /// The session's name.
     pub session: String,
     /// The files, with letters.
@@ -149,7 +149,7 @@ pub struct State {
 
 /// A key, as the screen understands it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
+pub(crate) enum Key {
     /// Up arrow.
     Up,
     /// Down arrow.
@@ -171,7 +171,7 @@ pub enum Key {
 /// What the person saw of a file when they pressed a key: the runner acts
 /// only if the session still shows exactly that.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// The file.
     pub path: String,
     /// Its note and diff as shown.
@@ -180,7 +180,7 @@ pub struct Seen {
 
 /// What the runner does after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Nothing beyond redrawing.
     Nothing,
     /// Leave.
@@ -204,7 +204,7 @@ pub enum Action {
 
 impl State {
     /// A state over session `session`'s rows, the first selected.
-    pub fn new(session: &str, rows: Vec<Row>) -> State {
+    pub(crate) fn new(session: &str, rows: Vec<Row>) -> State {
         State {
             session: session.to_owned(),
             rows,
@@ -224,7 +224,7 @@ impl State {
     }
 
     /// The selected file's path.
-    pub fn path(&self) -> Option<&str> {
+    pub(crate) fn path(&self) -> Option<&str> {
         self.rows.get(self.selected).map(|r| r.path.as_str())
     }
 
@@ -232,7 +232,7 @@ impl State {
     /// stays on the hunk with the same changes if there still is one (the
     /// view moving with it), else on the same number; another file shows
     /// from the top (the note first), its first hunk selected.
-    pub fn show(&mut self, shown: Shown, same_file: bool) {
+    pub(crate) fn show(&mut self, shown: Shown, same_file: bool) {
         let was = self.shown.changes(self.hunk).join("\n");
         // Where it was in the diff: the view moves as far as the hunk moved
         // within the diff, not as far as a note above it grew.
@@ -254,7 +254,7 @@ impl State {
 
     /// Records the pane heights of a new layout and keeps the selected
     /// file in view and the diff's scroll in range.
-    pub fn fit(&mut self, files: usize, diff: usize) {
+    pub(crate) fn fit(&mut self, files: usize, diff: usize) {
         self.heights = (files, diff);
         self.selected = self.selected.min(self.rows.len().saturating_sub(1));
         self.follow_file();
@@ -262,7 +262,7 @@ impl State {
     }
 
     /// Whether any line of the selected hunk is in the diff pane.
-    pub fn hunk_in_view(&self) -> bool {
+    pub(crate) fn hunk_in_view(&self) -> bool {
         let view = self.scroll..self.scroll + self.heights.1;
         self.shown
             .hunk_span(self.hunk)
@@ -399,7 +399,7 @@ impl State {
 }
 
 /// Applies a key to the state and says what the runner must do.
-pub fn update(s: &mut State, key: Key) -> Action {
+pub(crate) fn update(s: &mut State, key: Key) -> Action {
     if key == Key::Interrupt {
         return Action::Quit;
     }

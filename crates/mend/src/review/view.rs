@@ -57,20 +57,20 @@ fn layout(area: Rect, s: &State) -> [Rect; 4] {
 
 /// How many rows the file list and the diff pane show on a screen of
 /// this size (inside their borders).
-pub fn heights(area: Rect, s: &State) -> (usize, usize) {
+pub(crate) fn heights(area: Rect, s: &State) -> (usize, usize) {
     let [_, files, diff, _] = layout(area, s);
     let inner = |r: Rect| usize::from(r.height.saturating_sub(2));
     (inner(files), inner(diff))
 }
 
 /// How many columns the diff pane has inside its borders.
-pub fn diff_width(area: Rect, s: &State) -> usize {
+pub(crate) fn diff_width(area: Rect, s: &State) -> usize {
     let [_, _, diff, _] = layout(area, s);
     usize::from(diff.width.saturating_sub(2))
 }
 
 /// Draws the screen from the state, as laid out for this frame.
-pub fn draw(frame: &mut Frame<'_>, s: &State, color: bool) {
+pub(crate) fn draw(frame: &mut Frame<'_>, s: &State, color: bool) {
     let [header, files, diff, status] = layout(frame.area(), s);
     let style = |c: Color| {
         if color {
@@ -132,7 +132,7 @@ fn status_lines(s: &State, width: u16) -> Vec<String> {
 
 /// `text` broken into lines of at most `width` columns, at spaces where it
 /// can and inside a word where a word is longer than a line.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut out = Vec::new();
     for para in text.split('\n') {
@@ -163,7 +163,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// `text` with each tab replaced by spaces up to the next tab stop.
-pub fn expand_tabs(text: &str) -> String {
+pub(crate) fn expand_tabs(text: &str) -> String {
     if !text.contains('\t') {
         return text.to_owned();
     }
@@ -289,7 +289,7 @@ fn help(frame: &mut Frame<'_>, area: Rect) {
 /// The screen as text, laid out for `width` × `height` as the runner lays
 /// it out before each draw.
 #[cfg(test)]
-pub fn screen_of(s: &mut State, width: u16, height: u16) -> String {
+pub(crate) fn screen_of(s: &mut State, width: u16, height: u16) -> String {
     let (files, diff) = heights(Rect::new(0, 0, width, height), s);
     s.fit(files, diff);
     let backend = ratatui::backend::TestBackend::new(width, height);
