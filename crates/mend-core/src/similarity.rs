@@ -219,6 +219,218 @@ fn window_starts(
     (first < last).then_some(first..last)
 }
 
+/// Windows scored against one search, and what the scoring has found so
+/// far: the state [`best_windows`] and [`anchored_windows`] share, whatever
+/// order they try windows in.
+struct Ranking<'h, 'a> {
+    hay: &'h LineGrams<'a>,
+    scorer: BatchComparator<char>,
+    /// The search's length in characters, lines joined by `\n`.
+    chars: usize,
+    margin: f64,
+    budget: Budget,
+    best: Option<Scored>,
+    scored: Vec<Scored>,
+    /// Whether a window was passed over for want of budget.
+    exhausted: bool,
+}
+
+impl<'h, 'a> Ranking<'h, 'a> {
+    fn new(hay: &'h LineGrams<'a>, search: &[String], margin: f64, budget: Budget) -> Self {
+        let search_text = search.join("\n");
+        Ranking {
+            hay,
+            scorer: BatchComparator::new(search_text.chars()),
+            chars: search_text.chars().count(),
+            margin,
+            budget,
+            best: None,
+            scored: Vec::new(),
+            exhausted: false,
+        }
+    }
+
+    /// The least score still worth finding: within `margin` of the best so
+    /// far, and never below [`REPORT_FLOOR`].
+    fn floor(&self) -> f64 {
+        match self.best {
+            Some(b) => (b.score - self.margin).max(REPORT_FLOOR),
+            None => REPORT_FLOOR,
+        }
+    }
+
+    /// Scores the `len`-line window at `k` unless its length alone puts it
+    /// below the floor, and keeps it if it reaches the floor. Without the
+    /// budget for it, the window is passed over and the search marked
+    /// exhausted.
+    fn try_window(&mut self, k: usize, len: usize) {
+        let floor = self.floor();
+        let a = self.chars;
+        let w = self.hay.chars[k..k + len].iter().sum::<usize>() + len - 1;
+        let max = a.max(w).max(1);
+        if 1.0 - (a.abs_diff(w) as f64) / (max as f64) < floor {
+            return;
+        }
+        if !self.budget.spend(a, w) {
+            self.exhausted = true;
+            return;
+        }
+        let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
+        let text = self.hay.window_text(k, len);
+        let Some(d) = self
+            .scorer
+            .distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))
+        else {
+            return;
+        };
+        let s = Scored {
+            start: k,
+            len,
+            score: 1.0 - d as f64 / max as f64,
+        };
+        if self.best.is_none_or(|b| s.score > b.score) {
+            self.best = Some(s);
+        }
+        self.scored.push(s);
+    }
+
+    /// The best window and its rivals: the windows that do not overlap it
+    /// and score within `margin` of it, one per region, best first.
+    fn finish(self) -> WindowSearch {
+        let Some(best) = self.best else {
+            return WindowSearch {
+                best: None,
+                rivals: Vec::new(),
+                exhausted: self.exhausted,
+            };
+        };
+        let mut rivals: Vec<Scored> = self
+            .scored
+            .into_iter()
+            .filter(|s| !s.overlaps(&best) && s.score >= best.score - self.margin)
+            .collect();
+        rivals.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.start.cmp(&y.start)));
+        // Rivals that overlap each other stand for one region: keep the best of each.
+        let mut kept: Vec<Scored> = Vec::new();
+        for r in rivals {
+            if kept.iter().all(|k| !k.overlaps(&r)) {
+                kept.push(r);
+            }
+        }
+        WindowSearch {
+            best: Some(best),
+            rivals: kept,
+            exhausted: self.exhausted,
+        }
+    }
+}
+
+/// The search's q-grams counted in buckets: what the q-gram lemma's bound
+/// on a window's score is computed from.
+struct GramProfile {
+    /// How many of the search's grams fall in each bucket.
+    want: Vec<u32>,
+    /// How far a gram's 16-bit bucket is shifted down to index `want`.
+    shift: u32,
+    /// The search's number of grams.
+    total: usize,
+}
+
+impl GramProfile {
+    fn new(search: &[String]) -> Self {
+        let mut grams = Vec::new();
+        for line in search {
+            push_grams(line, &mut grams);
+        }
+        // As many buckets as the search needs: merged buckets only loosen the
+        // bound, and a short search then costs little to set up.
+        let bits = (usize::BITS - (4 * grams.len()).max(1).leading_zeros()).clamp(8, 16);
+        let shift = 16 - bits;
+        let mut want = vec![0u32; 1 << bits];
+        for &g in &grams {
+            want[(g >> shift) as usize] += 1;
+        }
+        GramProfile {
+            want,
+            shift,
+            total: grams.len(),
+        }
+    }
+}
+
+/// A window sliding over the file, keeping its count of grams shared with
+/// the search and its length in characters current.
+struct Sliding<'p> {
+    profile: &'p GramProfile,
+    have: Vec<u32>,
+    shared: usize,
+    chars: usize,
+}
+
+impl Sliding<'_> {
+    fn add(&mut self, hay: &LineGrams<'_>, i: usize) {
+        for &g in hay.line_grams(i) {
+            let g = (g >> self.profile.shift) as usize;
+            if self.have[g] < self.profile.want[g] {
+                self.shared += 1;
+            }
+            self.have[g] += 1;
+        }
+        self.chars += hay.chars[i];
+    }
+
+    fn remove(&mut self, hay: &LineGrams<'_>, i: usize) {
+        for &g in hay.line_grams(i) {
+            let g = (g >> self.profile.shift) as usize;
+            self.have[g] -= 1;
+            if self.have[g] < self.profile.want[g] {
+                self.shared -= 1;
+            }
+        }
+        self.chars -= hay.chars[i];
+    }
+}
+
+/// The windows of `hay` starting in `starts` whose bound on their score
+/// against `search` (the length difference and the q-gram lemma: an edit
+/// destroys at most `Q` of the search's grams) reaches [`REPORT_FLOOR`],
+/// as `(bound, start)`, highest bound first.
+fn bounded_starts(
+    hay: &LineGrams<'_>,
+    search: &[String],
+    starts: std::ops::Range<usize>,
+) -> Vec<(f64, usize)> {
+    let m = search.len();
+    let a: usize = search.iter().map(|l| l.chars().count()).sum::<usize>() + m - 1;
+    let profile = GramProfile::new(search);
+    let mut window = Sliding {
+        profile: &profile,
+        have: vec![0u32; profile.want.len()],
+        shared: 0,
+        chars: 0,
+    };
+    for i in starts.start..starts.start + m {
+        window.add(hay, i);
+    }
+    let mut bounds: Vec<(f64, usize)> = Vec::new();
+    for k in starts.clone() {
+        if k > starts.start {
+            window.remove(hay, k - 1);
+            window.add(hay, k + m - 1);
+        }
+        let w = window.chars + m - 1;
+        let max = a.max(w).max(1);
+        let by_grams = profile.total.saturating_sub(window.shared).div_ceil(Q);
+        let by_len = a.abs_diff(w);
+        let upper = 1.0 - by_grams.max(by_len) as f64 / max as f64;
+        if upper >= REPORT_FLOOR {
+            bounds.push((upper, k));
+        }
+    }
+    bounds.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+    bounds
+}
+
 /// Finds the windows of `hay` most similar to `search` (normalized lines),
 /// and every non-overlapping rival within `margin` of the best.
 ///
@@ -228,120 +440,84 @@ pub fn best_windows(
     search: &[String],
     margin: f64,
     range: std::ops::Range<usize>,
-    mut budget: Budget,
+    budget: Budget,
 ) -> WindowSearch {
     let m = search.len();
     let Some(starts) = window_starts(hay.len(), m, range) else {
         return WindowSearch::default();
     };
-    let (first, last) = (starts.start, starts.end);
-
-    let search_text = search.join("\n");
-    let a: usize = search.iter().map(|l| l.chars().count()).sum::<usize>() + m - 1;
-    let mut search_grams = Vec::new();
-    for line in search {
-        push_grams(line, &mut search_grams);
-    }
-    let g_a = search_grams.len();
-    // As many buckets as the search needs: merged buckets only loosen the
-    // bound, and a short search then costs little to set up.
-    let bits = (usize::BITS - (4 * g_a).max(1).leading_zeros()).clamp(8, 16);
-    let shift = 16 - bits;
-    let mut want = vec![0u32; 1 << bits];
-    for &g in &search_grams {
-        want[(g >> shift) as usize] += 1;
-    }
-
-    // Slide the window over the file, keeping the shared-gram count and the
-    // window length current.
-    let mut have = vec![0u32; 1 << bits];
-    let mut shared = 0usize;
-    let mut w_len = 0usize;
-    let add = |i: usize, have: &mut [u32], shared: &mut usize| {
-        for &g in hay.line_grams(i) {
-            let g = (g >> shift) as usize;
-            if have[g] < want[g] {
-                *shared += 1;
-            }
-            have[g] += 1;
-        }
-    };
-    let remove = |i: usize, have: &mut [u32], shared: &mut usize| {
-        for &g in hay.line_grams(i) {
-            let g = (g >> shift) as usize;
-            have[g] -= 1;
-            if have[g] < want[g] {
-                *shared -= 1;
-            }
-        }
-    };
-    for i in first..first + m {
-        add(i, &mut have, &mut shared);
-        w_len += hay.chars[i];
-    }
-    let mut bounds: Vec<(f64, usize)> = Vec::new();
-    for k in first..last {
-        if k > first {
-            remove(k - 1, &mut have, &mut shared);
-            w_len -= hay.chars[k - 1];
-            add(k + m - 1, &mut have, &mut shared);
-            w_len += hay.chars[k + m - 1];
-        }
-        let w = w_len + m - 1;
-        let max = a.max(w).max(1);
-        let by_grams = g_a.saturating_sub(shared).div_ceil(Q);
-        let by_len = a.abs_diff(w);
-        let upper = 1.0 - by_grams.max(by_len) as f64 / max as f64;
-        if upper >= REPORT_FLOOR {
-            bounds.push((upper, k));
-        }
-    }
-    bounds.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
-
-    let scorer = BatchComparator::new(search_text.chars());
-    let mut scored: Vec<Scored> = Vec::new();
-    let mut best: Option<Scored> = None;
-    let mut exhausted = false;
-    for &(upper, k) in &bounds {
-        let floor = match best {
-            Some(b) => (b.score - margin).max(REPORT_FLOOR),
-            None => REPORT_FLOOR,
-        };
-        if upper < floor {
+    let mut ranking = Ranking::new(hay, search, margin, budget);
+    // Best bound first: once a bound is below the floor, so are the rest.
+    for (upper, k) in bounded_starts(hay, search, starts) {
+        if upper < ranking.floor() {
             break;
         }
-        let w = hay.chars[k..k + m].iter().sum::<usize>() + m - 1;
-        if !budget.spend(a, w) {
-            exhausted = true;
+        ranking.try_window(k, m);
+        if ranking.exhausted {
             break;
         }
-        let text = hay.window_text(k, m);
-        let w = text.chars().count();
-        let max = a.max(w).max(1);
-        let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
-        let Some(d) =
-            scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))
-        else {
-            continue;
-        };
-        let score = 1.0 - d as f64 / max as f64;
-        let s = Scored {
-            start: k,
-            len: m,
-            score,
-        };
-        if best.is_none_or(|b| score > b.score) {
-            best = Some(s);
-        }
-        scored.push(s);
     }
-    finish(best, scored, m, margin, exhausted)
+    ranking.finish()
 }
 
 /// Whether a line is distinctive enough to anchor a window: it holds at
 /// least three letters or digits.
 fn distinctive(line: &str) -> bool {
     line.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+}
+
+/// The distinctive search lines and where each occurs in the file: one
+/// hash join of the search against the file.
+struct Anchors<'s> {
+    /// Each distinctive search line, with its positions in the search.
+    wanted: rustc_hash::FxHashMap<&'s str, Vec<usize>>,
+    /// Each of those lines found in the file, with its positions there.
+    hits: rustc_hash::FxHashMap<&'s str, Vec<usize>>,
+}
+
+impl<'s> Anchors<'s> {
+    fn find(hay: &LineGrams<'_>, search: &'s [String]) -> Self {
+        let mut wanted: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+        for (j, l) in search.iter().enumerate() {
+            if distinctive(l) {
+                wanted.entry(l.as_str()).or_default().push(j);
+            }
+        }
+        let mut hits: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+        for p in 0..hay.len() {
+            if let Some((k, _)) = wanted.get_key_value(hay.line(p)) {
+                hits.entry(k).or_default().push(p);
+            }
+        }
+        Anchors { wanted, hits }
+    }
+
+    /// Window starts in `within` that put an anchor within `slack` lines
+    /// of its place in the search, best supported first (an anchor exactly
+    /// in place counts double), so a spent budget leaves out the least
+    /// likely.
+    fn starts(&self, slack: isize, within: &std::ops::Range<usize>) -> Vec<usize> {
+        let mut support: rustc_hash::FxHashMap<usize, u32> = Default::default();
+        for (line, ps) in &self.hits {
+            if ps.len() > MAX_ANCHOR_HITS {
+                continue;
+            }
+            for &j in &self.wanted[line] {
+                for &p in ps {
+                    let base = p as isize - j as isize;
+                    for d in -slack..=slack {
+                        let k = base + d;
+                        if k >= within.start as isize && k < within.end as isize {
+                            *support.entry(k as usize).or_default() += if d == 0 { 2 } else { 1 };
+                        }
+                    }
+                }
+            }
+        }
+        let mut v: Vec<(usize, u32)> = support.into_iter().collect();
+        v.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+        v.into_iter().map(|(k, _)| k).collect()
+    }
 }
 
 /// Scores every anchored window (see the module doc) of `hay` against
@@ -354,149 +530,29 @@ pub fn anchored_windows(
     range: std::ops::Range<usize>,
     budget: Budget,
 ) -> WindowSearch {
-    type HashMap<K, V> = rustc_hash::FxHashMap<K, V>;
     let m = search.len();
     let n = hay.len();
-    let Some(std::ops::Range {
-        start: first,
-        end: last,
-    }) = window_starts(n, m, range)
-    else {
+    let Some(within) = window_starts(n, m, range) else {
         return WindowSearch::default();
     };
-    let mut wanted: HashMap<&str, Vec<usize>> = HashMap::default();
-    for (j, l) in search.iter().enumerate() {
-        if distinctive(l) {
-            wanted.entry(l.as_str()).or_default().push(j);
-        }
-    }
-    let mut hits: HashMap<&str, Vec<usize>> = HashMap::default();
-    for p in 0..n {
-        let line = hay.line(p);
-        if let Some((k, _)) = wanted.get_key_value(line) {
-            hits.entry(k).or_default().push(p);
-        }
-    }
-    // Candidate starts, best supported first (an anchor exactly in place
-    // counts double), so a spent budget leaves out the least likely.
-    let candidates = |slack: isize| -> Vec<usize> {
-        let mut support: rustc_hash::FxHashMap<usize, u32> = Default::default();
-        for (line, ps) in &hits {
-            if ps.len() > MAX_ANCHOR_HITS {
-                continue;
-            }
-            for &j in &wanted[line] {
-                for &p in ps {
-                    let base = p as isize - j as isize;
-                    for d in -slack..=slack {
-                        let k = base + d;
-                        if k >= first as isize && k < last as isize {
-                            *support.entry(k as usize).or_default() += if d == 0 { 2 } else { 1 };
-                        }
-                    }
-                }
-            }
-        }
-        let mut v: Vec<(usize, u32)> = support.into_iter().collect();
-        v.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-        v.into_iter().map(|(k, _)| k).collect()
-    };
-    let starts = candidates(ANCHOR_SLACK as isize);
-    // Windows one line longer or shorter absorb one line of shift
-    // themselves, so they are tried within one line of each anchor.
-    let near = candidates(1);
-
-    let search_text = search.join("\n");
-    let a = search_text.chars().count();
-    let scorer = BatchComparator::new(search_text.chars());
-    let floor_of = |best: Option<Scored>| match best {
-        Some(b) => (b.score - margin).max(REPORT_FLOOR),
-        None => REPORT_FLOOR,
-    };
-    let mut scored: Vec<Scored> = Vec::new();
-    let mut best: Option<Scored> = None;
-    let budget = std::cell::Cell::new(budget);
-    let exhausted = std::cell::Cell::new(false);
-    let score_at = |k: usize, len: usize, best: Option<Scored>| -> Option<Scored> {
-        let floor = floor_of(best);
-        let w = hay.chars[k..k + len].iter().sum::<usize>() + len - 1;
-        let max = a.max(w).max(1);
-        if 1.0 - (a.abs_diff(w) as f64) / (max as f64) < floor {
-            return None;
-        }
-        let mut b = budget.get();
-        if !b.spend(a, w) {
-            exhausted.set(true);
-            return None;
-        }
-        budget.set(b);
-        let cutoff = ((1.0 - floor) * max as f64).floor() as usize;
-        let text = hay.window_text(k, len);
-        let d = scorer.distance_with_args(text.chars(), &Args::default().score_cutoff(cutoff))?;
-        Some(Scored {
-            start: k,
-            len,
-            score: 1.0 - d as f64 / max as f64,
-        })
-    };
-    for &k in &starts {
-        if let Some(s) = score_at(k, m, best) {
-            if best.is_none_or(|b| s.score > b.score) {
-                best = Some(s);
-            }
-            scored.push(s);
-        }
+    let anchors = Anchors::find(hay, search);
+    let mut ranking = Ranking::new(hay, search, margin, budget);
+    for k in anchors.starts(ANCHOR_SLACK as isize, &within) {
+        ranking.try_window(k, m);
     }
     // A model that dropped or invented a line: every anchored region is
     // also tried one line longer and shorter, so rivals of any size count.
-    for &k in &near {
+    // Those windows absorb one line of shift themselves, so they are tried
+    // within one line of each anchor.
+    for k in anchors.starts(1, &within) {
         for len in [m + 1, m.wrapping_sub(1)] {
             if len < 2 || len > m + 1 || k + len > n || (len < m && m < 3) {
                 continue;
             }
-            if let Some(s) = score_at(k, len, best) {
-                if best.is_none_or(|b| s.score > b.score) {
-                    best = Some(s);
-                }
-                scored.push(s);
-            }
+            ranking.try_window(k, len);
         }
     }
-    finish(best, scored, m, margin, exhausted.get())
-}
-
-fn finish(
-    best: Option<Scored>,
-    scored: Vec<Scored>,
-    m: usize,
-    margin: f64,
-    exhausted: bool,
-) -> WindowSearch {
-    let Some(best) = best else {
-        return WindowSearch {
-            best: None,
-            rivals: Vec::new(),
-            exhausted,
-        };
-    };
-    let _ = m;
-    let mut rivals: Vec<Scored> = scored
-        .into_iter()
-        .filter(|s| !s.overlaps(&best) && s.score >= best.score - margin)
-        .collect();
-    rivals.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.start.cmp(&y.start)));
-    // Rivals that overlap each other stand for one region: keep the best of each.
-    let mut kept: Vec<Scored> = Vec::new();
-    for r in rivals {
-        if kept.iter().all(|k| !k.overlaps(&r)) {
-            kept.push(r);
-        }
-    }
-    WindowSearch {
-        best: Some(best),
-        rivals: kept,
-        exhausted,
-    }
+    ranking.finish()
 }
 
 /// Tokens of a line that carry meaning: runs of letters, digits and `_`
@@ -574,54 +630,10 @@ pub fn meaningful_differences<'s>(
             .any(|l| !l.trim().is_empty() && !is_comment(l)),
         _ => false,
     });
-    let mut out: Vec<&'s str> = Vec::new();
-    let check_pair = |sl: &'s str, wl: &'s str, out: &mut Vec<&'s str>| {
-        if anchored && is_comment(sl) && is_comment(wl) {
-            return;
-        }
-        let ts = words(sl);
-        let tw = words(wl);
-        let flag = |t: &'s str, out: &mut Vec<&'s str>| {
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        };
-        if let Some(pairs) = slipped_pairs(&ts, &tw) {
-            for (t, _) in pairs {
-                if file_has(t) {
-                    flag(t, out);
-                }
-            }
-            return;
-        }
-        for op in crate::diff::line_ops(&ts, &tw) {
-            match op {
-                DiffOp::Equal { .. } => {}
-                // The window has a token where the search has none: the
-                // search does not describe this line.
-                DiffOp::Insert {
-                    new_index, new_len, ..
-                } => {
-                    for &t in &tw[new_index..new_index + new_len] {
-                        flag(t, out);
-                    }
-                }
-                DiffOp::Delete {
-                    old_index, old_len, ..
-                }
-                | DiffOp::Replace {
-                    old_index, old_len, ..
-                } => {
-                    for &t in &ts[old_index..old_index + old_len] {
-                        // A misspelt name names nothing in the file; a
-                        // different operator is never a typo.
-                        if !is_word(t) || file_has(t) {
-                            flag(t, out);
-                        }
-                    }
-                }
-            }
-        }
+    let mut found = Differences {
+        file_has,
+        forgive_comments: anchored,
+        tokens: Vec::new(),
     };
     for op in line_ops {
         match op {
@@ -630,7 +642,7 @@ pub fn meaningful_differences<'s>(
                 old_index, old_len, ..
             } => {
                 for sl in &search[old_index..old_index + old_len] {
-                    check_pair(sl, "", &mut out);
+                    found.compare_lines(sl, "");
                 }
             }
             DiffOp::Replace {
@@ -639,6 +651,8 @@ pub fn meaningful_differences<'s>(
                 new_index,
                 new_len,
             } => {
+                // Paired line by line; a side that runs out pairs with
+                // nothing.
                 for k in 0..old_len.max(new_len) {
                     let sl = if k < old_len {
                         search[old_index + k].as_str()
@@ -650,12 +664,84 @@ pub fn meaningful_differences<'s>(
                     } else {
                         ""
                     };
-                    check_pair(sl, wl, &mut out);
+                    found.compare_lines(sl, wl);
                 }
             }
         }
     }
-    out
+    found.tokens
+}
+
+/// The meaningful tokens found so far as [`meaningful_differences`]
+/// compares a search with a window line by line.
+struct Differences<'s, F> {
+    /// Whether the file has a token outside the window's surroundings.
+    file_has: F,
+    /// Whether lines that are comments on both sides are passed over.
+    forgive_comments: bool,
+    /// The tokens found, each once, in the order found.
+    tokens: Vec<&'s str>,
+}
+
+impl<'s, F: Fn(&str) -> bool> Differences<'s, F> {
+    fn flag(&mut self, t: &'s str) {
+        if !self.tokens.contains(&t) {
+            self.tokens.push(t);
+        }
+    }
+
+    /// Compares a search line with the window line in its place (`""`
+    /// where either side has none).
+    fn compare_lines(&mut self, sl: &'s str, wl: &'s str) {
+        if self.forgive_comments && is_comment(sl) && is_comment(wl) {
+            return;
+        }
+        let ts = words(sl);
+        let tw = words(wl);
+        if let Some(pairs) = slipped_pairs(&ts, &tw) {
+            for (t, _) in pairs {
+                if (self.file_has)(t) {
+                    self.flag(t);
+                }
+            }
+            return;
+        }
+        self.compare_tokens(&ts, &tw);
+    }
+
+    /// Compares the tokens of two lines that are no typing slip of each
+    /// other.
+    fn compare_tokens(&mut self, ts: &[&'s str], tw: &[&'s str]) {
+        use crate::diff::DiffOp;
+        for op in crate::diff::line_ops(ts, tw) {
+            match op {
+                DiffOp::Equal { .. } => {}
+                // The window has a token where the search has none: the
+                // search does not describe this line.
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => {
+                    for &t in &tw[new_index..new_index + new_len] {
+                        self.flag(t);
+                    }
+                }
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                }
+                | DiffOp::Replace {
+                    old_index, old_len, ..
+                } => {
+                    for &t in &ts[old_index..old_index + old_len] {
+                        // A misspelt name names nothing in the file; a
+                        // different operator is never a typo.
+                        if !is_word(t) || (self.file_has)(t) {
+                            self.flag(t);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Whether a token is a word (a name, a number, a word in a literal)
