@@ -72,6 +72,8 @@ pub fn parse_value(v: &Value) -> Result<Vec<Edit>, Error> {
     Ok(out)
 }
 
+/// Collects the edits of the value at JSON path `at`: a call, or an array
+/// of them.
 fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
     let unwrapped = json::unwrap_call(v).map_err(|e| format!("{at}: {e}"))?;
     match &unwrapped {
@@ -84,86 +86,96 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
         Value::Object(obj) => {
             let path = json::string(obj, PATH_KEYS, at)?;
             if let Some(changes) = obj.get("changes") {
-                let Value::Array(items) = changes else {
-                    return Err(format!(
-                        "{at}.changes must be an array, found {}",
-                        json::kind(changes)
-                    ));
-                };
-                schema::non_empty("changes", items.len()).map_err(|e| format!("{at}.{e}"))?;
-                for (i, c) in items.iter().enumerate() {
-                    let here = format!("{at}.changes[{i}]");
-                    let Value::Object(co) = c else {
-                        return Err(format!(
-                            "{here} must be an object with start and content, found {}",
-                            json::kind(c)
-                        ));
-                    };
-                    let start = json::lines(
-                        co.get("start").ok_or_else(|| {
-                            format!("{here}: missing `start` (1-4 lines that begin the region)")
-                        })?,
-                        &format!("{here}.start"),
-                    )?;
-                    let end = match co.get("end") {
-                        Some(e) => json::lines(e, &format!("{here}.end"))?,
-                        None => Vec::new(),
-                    };
-                    let content = json::lines(
-                        co.get("content").ok_or_else(|| {
-                            format!("{here}: missing `content` (use [] to delete the region)")
-                        })?,
-                        &format!("{here}.content"),
-                    )?;
-                    let change = schema::AnchoredChange {
-                        start,
-                        end: Some(end),
-                        content,
-                    };
-                    let op = change.into_op().map_err(|e| format!("{here}.{e}"))?;
-                    out.push(Edit {
-                        path: path.clone(),
-                        op,
-                        origin: Some(Origin {
-                            format: NAME.into(),
-                            line: 0,
-                            text: format!(
-                                "{here} of modify_file({path}): {}",
-                                serde_json::to_string_pretty(c).unwrap_or_default()
-                            )
-                            .into(),
-                        }),
-                    });
-                }
-                return Ok(());
+                return modify_file(changes, &path, at, out);
             }
-            match obj.get("content") {
-                Some(Value::String(content)) => {
-                    out.push(Edit {
-                        path: path.clone(),
-                        op: EditOp::WriteFile {
-                            content: content.clone(),
-                        },
-                        origin: Some(Origin {
-                            format: NAME.into(),
-                            line: 0,
-                            text: format!("{at}: write_file({path}, …)").into(),
-                        }),
-                    });
-                    Ok(())
-                }
-                Some(other) => Err(format!(
-                    "{at}.content must be the whole file as a string, found {}",
-                    json::kind(other)
-                )),
-                None => Err(format!(
-                    "{at}: expected `changes` (modify_file) or `content` (write_file)"
-                )),
-            }
+            out.push(write_file(obj, &path, at)?);
+            Ok(())
         }
         other => Err(format!(
             "{at}: expected a modify_file or write_file object, found {}",
             json::kind(other)
+        )),
+    }
+}
+
+/// The edits of a `modify_file` call's `changes`, one per change.
+fn modify_file(changes: &Value, path: &str, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
+    let Value::Array(items) = changes else {
+        return Err(format!(
+            "{at}.changes must be an array, found {}",
+            json::kind(changes)
+        ));
+    };
+    schema::non_empty("changes", items.len()).map_err(|e| format!("{at}.{e}"))?;
+    for (i, c) in items.iter().enumerate() {
+        out.push(change(c, path, &format!("{at}.changes[{i}]"))?);
+    }
+    Ok(())
+}
+
+/// The edit of one `modify_file` change, found at JSON path `here`.
+fn change(c: &Value, path: &str, here: &str) -> Result<Edit, String> {
+    let Value::Object(co) = c else {
+        return Err(format!(
+            "{here} must be an object with start and content, found {}",
+            json::kind(c)
+        ));
+    };
+    let start = json::lines(
+        co.get("start")
+            .ok_or_else(|| format!("{here}: missing `start` (1-4 lines that begin the region)"))?,
+        &format!("{here}.start"),
+    )?;
+    let end = match co.get("end") {
+        Some(e) => json::lines(e, &format!("{here}.end"))?,
+        None => Vec::new(),
+    };
+    let content = json::lines(
+        co.get("content")
+            .ok_or_else(|| format!("{here}: missing `content` (use [] to delete the region)"))?,
+        &format!("{here}.content"),
+    )?;
+    let change = schema::AnchoredChange {
+        start,
+        end: Some(end),
+        content,
+    };
+    let op = change.into_op().map_err(|e| format!("{here}.{e}"))?;
+    Ok(Edit {
+        path: path.to_owned(),
+        op,
+        origin: Some(Origin {
+            format: NAME.into(),
+            line: 0,
+            text: format!(
+                "{here} of modify_file({path}): {}",
+                serde_json::to_string_pretty(c).unwrap_or_default()
+            )
+            .into(),
+        }),
+    })
+}
+
+/// The edit of a `write_file` call (an object without `changes`).
+fn write_file(obj: &serde_json::Map<String, Value>, path: &str, at: &str) -> Result<Edit, String> {
+    match obj.get("content") {
+        Some(Value::String(content)) => Ok(Edit {
+            path: path.to_owned(),
+            op: EditOp::WriteFile {
+                content: content.clone(),
+            },
+            origin: Some(Origin {
+                format: NAME.into(),
+                line: 0,
+                text: format!("{at}: write_file({path}, …)").into(),
+            }),
+        }),
+        Some(other) => Err(format!(
+            "{at}.content must be the whole file as a string, found {}",
+            json::kind(other)
+        )),
+        None => Err(format!(
+            "{at}: expected `changes` (modify_file) or `content` (write_file)"
         )),
     }
 }
