@@ -8,7 +8,7 @@ use mend_workspace::{Base, Change, Lock, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::store::{Entry, Index, Output};
+use crate::store::{Entry, Index, Output, Text};
 use crate::{HunkGuard, Session, encoding_of, hunks, select, unreadable, version};
 
 /// What accepting did to one file.
@@ -166,13 +166,6 @@ impl Session<'_> {
     ) -> Result<Plan, Error> {
         let entry = &index.files[rel];
         let local = self.local(rel)?;
-        let local_hash = local.text().map(|f| f.hash.clone());
-        let unchanged = local_hash.as_deref() == entry.context.as_ref().map(|c| c.hash.as_str());
-        let base = local_hash.map_or(Base::Absent, Base::Hash);
-        let diverged = |why: String| Error::Diverged {
-            path: rel.to_owned(),
-            why,
-        };
         let Some(output) = entry.output.as_ref() else {
             return Err(Error::Nothing {
                 path: rel.to_owned(),
@@ -182,64 +175,74 @@ impl Session<'_> {
         match output {
             Output::Write { .. } => self.accept_write(rel, entry, &local, picked, markers),
             Output::Delete | Output::Rename { .. } if !picked.is_empty() => Err(diverged(
+                rel,
                 "a deletion or a rename has no hunks; accept or reject the whole file".into(),
             )),
-            Output::Delete if local.text().is_none() => Ok(Plan {
-                changes: Vec::new(),
-                updates: vec![Update::Remove(rel.to_owned())],
-                how: "already deleted".into(),
-            }),
-            Output::Delete if !unchanged => Err(diverged(
-                "the proposal deletes the file, and it changed since the model saw it, so accepting would delete your changes; nothing was written. Delete it yourself if you mean to, or reject the deletion".into(),
-            )),
-            Output::Rename { .. } if local.text().is_none() => Err(diverged(
-                "the proposal renames the file, and it was deleted since the model saw it; nothing was written. Restore it to accept the rename, or reject the rename if you do not want it".into(),
-            )),
-            Output::Rename { to, .. } if self.taken(to) && !vacated.contains(&to.as_str()) => {
-                Err(Error::RenameOnto {
-                    path: to.clone(),
-                    from: rel.to_owned(),
-                })
+            Output::Delete => accept_delete(rel, entry, &local),
+            Output::Rename { to, text } => {
+                self.accept_rename(rel, entry, &local, (to, text), vacated)
             }
-            Output::Rename { .. } if !unchanged => Err(diverged(format!(
-                "the proposal renames the file, and it changed since the model saw it; nothing was written. Run `mend pending sync {rel}` (it carries your changes over to the renamed text), then accept again"
-            ))),
-            Output::Delete => Ok(Plan {
-                changes: vec![Change::Delete {
+        }
+    }
+
+    /// Accepting a rename to `to` of the text `text`. Something else at
+    /// `to` refuses it, unless this accept deletes or renames it away
+    /// (`vacated`).
+    fn accept_rename(
+        &self,
+        rel: &str,
+        entry: &Entry,
+        local: &Snapshot,
+        (to, text): (&String, &Text),
+        vacated: &[&str],
+    ) -> Result<Plan, Error> {
+        if local.text().is_none() {
+            return Err(diverged(
+                rel,
+                "the proposal renames the file, and it was deleted since the model saw it; nothing was written. Restore it to accept the rename, or reject the rename if you do not want it".into(),
+            ));
+        }
+        if self.taken(to) && !vacated.contains(&to.as_str()) {
+            return Err(Error::RenameOnto {
+                path: to.clone(),
+                from: rel.to_owned(),
+            });
+        }
+        let Some(base) = base_if_unchanged(entry, local) else {
+            return Err(diverged(
+                rel,
+                format!(
+                    "the proposal renames the file, and it changed since the model saw it; nothing was written. Run `mend pending sync {rel}` (it carries your changes over to the renamed text), then accept again"
+                ),
+            ));
+        };
+        Ok(Plan {
+            changes: vec![
+                Change::Write {
+                    path: to.clone(),
+                    text: self.blob(rel, text)?,
+                    encoding: text.encoding,
+                    base: Base::Absent,
+                    mode_from: Some(rel.to_owned()),
+                    executable: None,
+                },
+                Change::Delete {
                     path: rel.to_owned(),
                     base,
-                }],
-                updates: vec![Update::Remove(rel.to_owned())],
-                how: "deleted".into(),
-            }),
-            Output::Rename { to, text } => Ok(Plan {
-                changes: vec![
-                    Change::Write {
-                        path: to.clone(),
-                        text: self.blob(rel, text)?,
-                        encoding: text.encoding,
-                        base: Base::Absent,
-                        mode_from: Some(rel.to_owned()),
-                        executable: None,
+                },
+            ],
+            updates: vec![
+                Update::Remove(rel.to_owned()),
+                Update::Set(
+                    to.clone(),
+                    Entry {
+                        context: Some(text.clone()),
+                        output: None,
                     },
-                    Change::Delete {
-                        path: rel.to_owned(),
-                        base,
-                    },
-                ],
-                updates: vec![
-                    Update::Remove(rel.to_owned()),
-                    Update::Set(
-                        to.clone(),
-                        Entry {
-                            context: Some(text.clone()),
-                            output: None,
-                        },
-                    ),
-                ],
-                how: format!("renamed to {to}"),
-            }),
-        }
+                ),
+            ],
+            how: format!("renamed to {to}"),
+        })
     }
 
     /// Accepting a written output: whole, merged, or some of its hunks.
@@ -734,5 +737,47 @@ fn conflict(rel: &str, merged: &str, conflicts: usize) -> Error {
         path: rel.to_owned(),
         conflicts,
         lines: conflict_lines(merged),
+    }
+}
+
+/// Accepting a deletion: done already if the file is gone, refused if it
+/// changed since the model saw it (that would delete the user's changes).
+fn accept_delete(rel: &str, entry: &Entry, local: &Snapshot) -> Result<Plan, Error> {
+    if local.text().is_none() {
+        return Ok(Plan {
+            changes: Vec::new(),
+            updates: vec![Update::Remove(rel.to_owned())],
+            how: "already deleted".into(),
+        });
+    }
+    let Some(base) = base_if_unchanged(entry, local) else {
+        return Err(diverged(
+            rel,
+            "the proposal deletes the file, and it changed since the model saw it, so accepting would delete your changes; nothing was written. Delete it yourself if you mean to, or reject the deletion".into(),
+        ));
+    };
+    Ok(Plan {
+        changes: vec![Change::Delete {
+            path: rel.to_owned(),
+            base,
+        }],
+        updates: vec![Update::Remove(rel.to_owned())],
+        how: "deleted".into(),
+    })
+}
+
+/// The base a change to `rel` is made against, if the file on disk is
+/// still the context the model saw (absent on both sides counts).
+fn base_if_unchanged(entry: &Entry, local: &Snapshot) -> Option<Base> {
+    let local_hash = local.text().map(|f| f.hash.clone());
+    let unchanged = local_hash.as_deref() == entry.context.as_ref().map(|c| c.hash.as_str());
+    unchanged.then(|| local_hash.map_or(Base::Absent, Base::Hash))
+}
+
+/// The refusal of an accept whose proposal no longer fits the file.
+fn diverged(rel: &str, why: String) -> Error {
+    Error::Diverged {
+        path: rel.to_owned(),
+        why,
     }
 }
