@@ -124,61 +124,80 @@ impl Workspace {
         n: usize,
     ) -> Result<(txn::Op, Option<Staged>), Error> {
         let (rel, path) = path::resolve(&self.root, change.path())?;
-        let replacing_folder = checked.emptied.contains_key(&rel);
+        self.check_change(change, checked, &path, &rel)?;
+        let Some(content) = Content::of(change) else {
+            let target = self.relative(&path);
+            let before = Some(found_at(&path, &rel)?);
+            return Ok((txn::Op::Delete { target, before }, None));
+        };
+        let target = self.write_target(change, path, &rel)?;
+        // The target's name is left out so a long name cannot make the
+        // temporary one exceed the filesystem's limit.
+        let temp = staging_dir(&self.root.canonical, &target).join(format!(".mend-{id}-{n}.tmp"));
+        let (op, staged) = self.plan_put(content, target, temp, &rel, checked)?;
+        Ok((op, Some(staged)))
+    }
+
+    /// Checks a change against what is at `path` now: the kind of entry,
+    /// whether it can be replaced at all, and staleness.
+    fn check_change(
+        &self,
+        change: &Change,
+        checked: &Checked,
+        path: &Path,
+        rel: &str,
+    ) -> Result<(), Error> {
+        let replacing_folder = checked.emptied.contains_key(rel);
         if !replacing_folder {
             let replaces_links = matches!(change, Change::Delete { .. } | Change::Restore { .. });
-            self.check_kind(&path, &rel, replaces_links)?;
+            self.check_kind(path, rel, replaces_links)?;
         }
-        replaceable::check(&self.root.canonical, &path, &rel)?;
+        replaceable::check(&self.root.canonical, path, rel)?;
         // A folder being replaced holds no file yet; a move onto the moved
         // file itself is not a collision.
-        if !replacing_folder && !checked.same_file.contains(&rel) {
-            self.check_base(&path, &rel, change.base())?;
+        if !replacing_folder && !checked.same_file.contains(rel) {
+            self.check_base(path, rel, change.base())?;
         }
-        let (bytes, mode_from, executable, link) = match change {
-            Change::Delete { .. } => {
-                let target = self.relative(&path);
-                let before = Some(found_at(&path, &rel)?);
-                return Ok((txn::Op::Delete { target, before }, None));
-            }
-            Change::Write {
-                text,
-                encoding,
-                mode_from,
-                executable,
-                ..
-            } => (
-                encoding::encode(text, *encoding),
-                mode_from.as_deref(),
-                *executable,
-                false,
-            ),
-            Change::Bytes {
-                bytes, executable, ..
-            } => (bytes.clone(), None, *executable, false),
-            Change::Restore {
-                bytes,
-                link,
-                executable,
-                ..
-            } => (bytes.clone(), None, Some(*executable), *link),
-        };
-        // An edit writes through a symlink inside the root; a restore
-        // replaces the link itself.
+        Ok(())
+    }
+
+    /// Where a change's new content goes. An edit writes through a symlink
+    /// inside the root, to the file it names (checked as `path` was); a
+    /// restore replaces the link itself.
+    fn write_target(&self, change: &Change, path: PathBuf, rel: &str) -> Result<PathBuf, Error> {
         let through_link = matches!(change, Change::Write { .. } | Change::Bytes { .. })
             && path
                 .symlink_metadata()
                 .is_ok_and(|m| m.file_type().is_symlink());
-        let target = if through_link {
-            let real = path
-                .canonicalize()
-                .map_err(|e| Error::io(format!("resolving {}", esc(&rel)), e))?;
-            path::check_real(&self.root.canonical, change.path(), &real)?;
-            replaceable::check(&self.root.canonical, &real, &rel)?;
-            real
-        } else {
-            path.clone()
-        };
+        if !through_link {
+            return Ok(path);
+        }
+        let real = path
+            .canonicalize()
+            .map_err(|e| Error::io(format!("resolving {}", esc(rel)), e))?;
+        path::check_real(&self.root.canonical, change.path(), &real)?;
+        replaceable::check(&self.root.canonical, &real, rel)?;
+        Ok(real)
+    }
+
+    /// The journal's `Put` of `content` at `target` through the temporary
+    /// file `temp`, and what to stage there: the mode comes from the file
+    /// replaced (or the one `mode_from` names), and a target with other
+    /// hard links is overwritten in place so they keep seeing it.
+    fn plan_put(
+        &self,
+        content: Content<'_>,
+        target: PathBuf,
+        temp: PathBuf,
+        rel: &str,
+        checked: &Checked,
+    ) -> Result<(txn::Op, Staged), Error> {
+        let Content {
+            bytes,
+            mode_from,
+            executable,
+            link,
+        } = content;
         let meta = fs::symlink_metadata(&target)
             .ok()
             .filter(fs::Metadata::is_file);
@@ -189,16 +208,13 @@ impl Workspace {
                 .map(|m| m.permissions()),
             None => meta.map(|m| m.permissions()),
         };
-        // The target's name is left out so a long name cannot make the
-        // temporary one exceed the filesystem's limit.
-        let temp = staging_dir(&self.root.canonical, &target).join(format!(".mend-{id}-{n}.tmp"));
         // Recovery compares the target with this: a move onto the moved
         // file itself finds it deleted by its own transaction, so it is
         // not recorded.
-        let before = if checked.same_file.contains(&rel) {
+        let before = if checked.same_file.contains(rel) {
             None
         } else {
-            Some(found_at(&target, &rel)?)
+            Some(found_at(&target, rel)?)
         };
         let op = txn::Op::Put {
             target: self.relative(&target),
@@ -216,7 +232,7 @@ impl Workspace {
             executable: executable.filter(|_| !link),
             link,
         };
-        Ok((op, Some(staged)))
+        Ok((op, staged))
     }
 
     /// Refuses anything but a regular file (or, for a deletion or a
@@ -293,6 +309,52 @@ fn same_filesystem(a: &PrivateDir, b: &Path) -> bool {
     match (rustix::fs::fstat(a), fs::metadata(b)) {
         (Ok(x), Ok(y)) => x.st_dev == y.dev(),
         _ => false,
+    }
+}
+
+/// What a change puts at its path, before it is staged.
+struct Content<'c> {
+    bytes: Vec<u8>,
+    /// The file whose mode the new one takes (a renamed file's source).
+    mode_from: Option<&'c str>,
+    executable: Option<bool>,
+    /// `bytes` is a link's target, to be made a link.
+    link: bool,
+}
+
+impl<'c> Content<'c> {
+    /// The content a change writes; `None` for a deletion.
+    fn of(change: &'c Change) -> Option<Self> {
+        let (bytes, mode_from, executable, link) = match change {
+            Change::Delete { .. } => return None,
+            Change::Write {
+                text,
+                encoding,
+                mode_from,
+                executable,
+                ..
+            } => (
+                encoding::encode(text, *encoding),
+                mode_from.as_deref(),
+                *executable,
+                false,
+            ),
+            Change::Bytes {
+                bytes, executable, ..
+            } => (bytes.clone(), None, *executable, false),
+            Change::Restore {
+                bytes,
+                link,
+                executable,
+                ..
+            } => (bytes.clone(), None, Some(*executable), *link),
+        };
+        Some(Content {
+            bytes,
+            mode_from,
+            executable,
+            link,
+        })
     }
 }
 
