@@ -31,6 +31,7 @@
 //! Inputs are bytes: git merges any text, and so does this crate. The crate
 //! is pure: no filesystem, processes or clock.
 
+pub mod hunks;
 mod render;
 mod resolve;
 mod walk;

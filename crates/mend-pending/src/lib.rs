@@ -38,13 +38,13 @@
 
 mod act;
 mod error;
-mod hunks;
 mod propose;
 mod store;
 
 use std::path::PathBuf;
 
 use mend_core::text::escape_controls as esc;
+use mend_merge::hunks;
 use mend_workspace::{Encoding, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 

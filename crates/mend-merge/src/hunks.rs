@@ -1,25 +1,28 @@
-//! Hunks of a proposal: the runs of changed lines between a file's base
-//! and its output, as git's diff pairs them (mend-merge's `line_hunks`),
-//! with runs whose context lines would overlap joined into one hunk, as
-//! git joins them, so a diff's hunks never share a line and `git apply`
-//! takes it. They are recomputed for every action, so no stale coordinate
-//! is held.
+//! Numbered hunks between a file's base and its output: the runs of
+//! changed lines as git's diff pairs them ([`crate::line_hunks`]), with
+//! runs whose context lines would overlap joined into one hunk, as git
+//! joins them, so a diff's hunks never share a line and `git apply` takes
+//! it. Pending sessions and turns both number hunks here, so `--hunk N`
+//! means the same hunk to each; callers recompute them for every action,
+//! so no stale coordinate is held.
+
+use std::ops::Range;
 
 use mend_core::diff::{LineHunk, Side, grouped, lines, render};
 
 /// The changed runs from `base` to `output`, by git's diff.
 fn changes(base: &str, output: &str) -> Vec<LineHunk> {
-    mend_merge::line_hunks(base.as_bytes(), output.as_bytes())
+    crate::line_hunks(base.as_bytes(), output.as_bytes())
 }
 
 /// How many hunks a diff from `base` to `output` has.
-pub(crate) fn count(base: &str, output: &str) -> usize {
+pub fn count(base: &str, output: &str) -> usize {
     grouped(&changes(base, output)).len()
 }
 
 /// `base` with the hunks for which `take` (given the hunk's number,
 /// counting from 1) says yes, and the rest left as they were.
-pub(crate) fn with_hunks(base: &str, output: &str, take: &dyn Fn(usize) -> bool) -> String {
+pub fn with_hunks(base: &str, output: &str, take: &dyn Fn(usize) -> bool) -> String {
     let (old, new) = (lines(base), lines(output));
     let mut out = String::with_capacity(base.len().max(output.len()));
     let mut at = 0;
@@ -38,10 +41,23 @@ pub(crate) fn with_hunks(base: &str, output: &str, take: &dyn Fn(usize) -> bool)
     out
 }
 
+/// Each hunk's lines: the range of `base`'s lines it replaces and the
+/// range of `output`'s lines that replace them, in hunk order (the hunk
+/// numbered `k` is at `k - 1`).
+pub fn regions(base: &str, output: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    grouped(&changes(base, output))
+        .iter()
+        .map(|runs| {
+            let (first, last) = (&runs[0], &runs[runs.len() - 1]);
+            (first.start..last.end, first.text.start..last.text.end)
+        })
+        .collect()
+}
+
 /// A file's diff from `from` (its path and text, `None` when it does not
 /// exist) to `to`, by git's diff, each hunk saying its number as `--hunk`
 /// counts them when `numbered` (see [`render`]).
-pub(crate) fn render_file(from: Side<'_>, to: Side<'_>, numbered: bool) -> String {
+pub fn render_file(from: Side<'_>, to: Side<'_>, numbered: bool) -> String {
     let all = changes(from.1.unwrap_or(""), to.1.unwrap_or(""));
     render(from, to, &all, numbered)
 }
