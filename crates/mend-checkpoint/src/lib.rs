@@ -33,6 +33,7 @@
 mod ignore_then;
 mod restore;
 mod snapshot;
+pub mod turn;
 
 pub use restore::RestoreOptions;
 use snapshot::state::StateFile;
@@ -97,6 +98,21 @@ pub enum Error {
     /// Writing the restored files failed.
     #[error(transparent)]
     Workspace(#[from] mend_workspace::Error),
+    /// No turn is open in the root.
+    #[error("no turn is open in this root; `mend turn begin` starts one")]
+    NoTurn,
+    /// The turn's state cannot be read.
+    #[error(
+        "{what}. The turn's start is a checkpoint and is kept: `mend checkpoint list` shows it (labelled `turn start`). Run `mend turn end` to clear the state, or `mend turn begin` to start a new turn"
+    )]
+    TurnCorrupt {
+        /// What is wrong.
+        what: String,
+    },
+    /// A turn action refused its selection (a path with no change, a hunk
+    /// changed since it was shown); nothing was written.
+    #[error("{0}")]
+    TurnRefused(String),
     /// A filesystem operation failed.
     #[error("{context}: {cause}")]
     Io {
@@ -105,6 +121,15 @@ pub enum Error {
         /// The error.
         cause: std::io::Error,
     },
+}
+
+impl Error {
+    /// Whether this is a refusal the caller can act on (no open turn, a
+    /// selection that names nothing, a hunk changed since it was shown):
+    /// nothing was written, and the message says what to do instead.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Error::NoTurn | Error::TurnRefused(_))
+    }
 }
 
 fn git(context: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {

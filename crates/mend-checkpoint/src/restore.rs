@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use git2::{FileMode, ObjectType, Oid};
+use git2::{FileMode, ObjectType, Oid, Tree};
 use mend_core::report::Status;
 
 use crate::{Checkpoint, Checkpoints, CreateOptions, Error, FileChange, Restored, Skipped, git};
@@ -39,14 +39,32 @@ pub struct RestoreOptions {
 }
 
 /// Path → (blob id, mode).
-type Files = BTreeMap<String, (Oid, i32)>;
+pub(crate) type Files = BTreeMap<String, (Oid, i32)>;
 
 /// What a restore will do.
 #[derive(Default)]
-struct Plan {
-    writes: Vec<(String, Oid, i32)>,
-    deletes: BTreeSet<String>,
-    kept: Vec<String>,
+pub(crate) struct Plan {
+    pub(crate) writes: Vec<(String, Oid, i32)>,
+    pub(crate) deletes: BTreeSet<String>,
+    pub(crate) kept: Vec<String>,
+}
+
+/// What a restore puts back: a tree, what its snapshot skipped, and
+/// (for a turn's reject) only some paths.
+pub(crate) struct Scope<'a> {
+    pub(crate) tree: &'a Tree<'a>,
+    pub(crate) skipped: &'a [Skipped],
+    /// Paths restored, each with everything under it; `None`: all.
+    pub(crate) only: Option<&'a BTreeSet<String>>,
+}
+
+impl Scope<'_> {
+    /// Whether a restore in this scope touches `path`.
+    fn covers(&self, path: &str) -> bool {
+        self.only.is_none_or(|only| {
+            only.contains(path) || folders_of(path).any(|d| only.contains(d))
+        })
+    }
 }
 
 impl Checkpoints {
@@ -140,26 +158,47 @@ impl Checkpoints {
             Some(s) => (self.files(&self.tree_of(s)?)?, s.skipped.clone()),
             None => self.worktree_files()?,
         };
-        let mut plan = self.plan(target, &now, &skipped)?;
-        plan.clear_the_way(self.root());
-        self.no_linked_folders(&plan)?;
-        let unheld = self.unheld(&plan, &now)?;
-        if !unheld.is_empty() && !opts.force {
-            return Err(Error::Unheld { paths: unheld });
-        }
-        let changes = self.change_set(&plan)?;
+        let tree = self.tree_of(target)?;
+        let (plan, changes, unheld) = self.prepare_scoped(
+            &Scope {
+                tree: &tree,
+                skipped: &target.skipped,
+                only: None,
+            },
+            (&now, &skipped),
+            opts.force,
+        )?;
         self.ws.check_changes(&changes)?;
         Ok((plan, changes, unheld))
     }
 
+    /// [`Checkpoints::prepare`] for any tree and, with `only`, just the
+    /// paths in scope: the plan, its change set (not yet checked as a
+    /// whole, so a caller can add to it) and the unheld paths.
+    pub(crate) fn prepare_scoped(
+        &self,
+        scope: &Scope<'_>,
+        (now, skipped): (&Files, &[Skipped]),
+        force: bool,
+    ) -> Result<(Plan, Vec<mend_workspace::Change>, Vec<String>), Error> {
+        let mut plan = self.plan(scope, now, skipped)?;
+        plan.clear_the_way(self.root());
+        self.no_linked_folders(&plan)?;
+        let unheld = self.unheld(&plan, now)?;
+        if !unheld.is_empty() && !force {
+            return Err(Error::Unheld { paths: unheld });
+        }
+        let changes = self.change_set(&plan)?;
+        Ok((plan, changes, unheld))
+    }
+
     /// Writes and deletes from the two trees (see the module's step 2).
-    fn plan(&self, target: &Checkpoint, now: &Files, skipped: &[Skipped]) -> Result<Plan, Error> {
-        let tree = self.tree_of(target)?;
-        let then = self.files(&tree)?;
-        let then_ignores = crate::ignore_then::Rules::from_tree(&self.repo, &tree, self.root());
+    fn plan(&self, scope: &Scope<'_>, now: &Files, skipped: &[Skipped]) -> Result<Plan, Error> {
+        let then = self.files(scope.tree)?;
+        let then_ignores = crate::ignore_then::Rules::from_tree(&self.repo, scope.tree, self.root());
         let mut plan = Plan::default();
         for (path, (oid, mode)) in &then {
-            if now.get(path) != Some(&(*oid, *mode)) {
+            if scope.covers(path) && now.get(path) != Some(&(*oid, *mode)) {
                 plan.writes.push((path.clone(), *oid, *mode));
             }
         }
@@ -168,10 +207,10 @@ impl Checkpoints {
         let too_large = skipped
             .iter()
             .filter(|s| s.reason.starts_with("too large"))
-            .filter(|s| !target.skipped.iter().any(|t| t.path == s.path))
+            .filter(|s| !scope.skipped.iter().any(|t| t.path == s.path))
             .map(|s| &s.path);
         for path in now.keys().chain(too_large) {
-            if then.contains_key(path) {
+            if then.contains_key(path) || !scope.covers(path) {
                 continue;
             }
             let ignored_now = self.repo.is_path_ignored(path).unwrap_or(true);
@@ -314,7 +353,7 @@ impl Checkpoints {
 }
 
 /// The folders above a path, nearest first (`a/b/c` → `a/b`, `a`).
-fn folders_of(path: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn folders_of(path: &str) -> impl Iterator<Item = &str> {
     path.match_indices('/').rev().map(move |(i, _)| &path[..i])
 }
 
@@ -346,7 +385,7 @@ impl Plan {
     }
 
     /// What changes, as seen from now.
-    fn report(&self, root: &Path) -> Vec<FileChange> {
+    pub(crate) fn report(&self, root: &Path) -> Vec<FileChange> {
         let mut changes: Vec<FileChange> = self
             .writes
             .iter()

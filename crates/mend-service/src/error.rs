@@ -68,11 +68,11 @@ impl Error {
             Error::Pending(e) => e.is_refusal(),
             Error::Apply(e) => e.is_refusal(),
             Error::Workspace(e) => e.is_refusal(),
+            Error::Checkpoint(e) => e.is_refusal(),
             Error::Usage(_)
             | Error::Input(_)
             | Error::Roots(_)
             | Error::NotFound(_)
-            | Error::Checkpoint(_)
             | Error::Stage { .. }
             | Error::Json(_)
             | Error::Io { .. } => false,

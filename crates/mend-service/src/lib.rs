@@ -10,7 +10,7 @@
 //! ([`Roots`]), applying or proposing with expectations, a checkpoint
 //! before the write and the git stage list ([`apply`]), reading back
 //! versions ([`files`]), the pending actions ([`pending`]), checkpoints
-//! ([`checkpoint`]), merges and diffs ([`merge`]), and which errors are
+//! ([`checkpoint`]), turns and agents' hooks ([`turn`]), merges and diffs ([`merge`]), and which errors are
 //! refusals a caller can act on ([`Error::is_refusal`]).
 //!
 //! The command-line spelling of the libraries' value enums lives here too
@@ -26,6 +26,7 @@ pub mod outcome;
 pub mod pending;
 mod roots;
 pub mod stream;
+pub mod turn;
 
 pub use error::{Error, chain, usage};
 pub use roots::Roots;

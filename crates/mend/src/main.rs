@@ -9,6 +9,7 @@ mod mcp;
 mod merge;
 mod pending;
 mod review;
+mod turn;
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write as _};
@@ -102,6 +103,15 @@ enum Command {
     /// a session busy past --lock-timeout, no such hunk or session), 2 for
     /// an error. With --json, every outcome is one JSON document.
     Pending(pending::PendingArgs),
+    /// Review every change of an agent's turn, however it was made (its
+    /// own tools, sed, formatters, git checkout, rm, mv): begin, status
+    /// with letters, diff with numbered hunks, reject or accept by file or
+    /// hunk, end; `hook AGENT` runs as an agent's prompt and stop hooks.
+    ///
+    /// Exit status: 0 done, 1 refused (no open turn, a path with no change,
+    /// a hunk changed since it was shown), 2 for an error; `hook` always
+    /// exits 0. With --json, every outcome is one JSON document.
+    Turn(turn::TurnArgs),
     /// Review a pending session in the terminal: a file list with letters
     /// and the selected file's hunks; accept or reject hunk by hunk, or a
     /// changed file with conflict markers after asking. The screen follows
@@ -262,6 +272,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => merge::run_diff(&args),
         Command::Checkpoint(args) => checkpoint::run(&args),
         Command::Pending(args) => pending::run(&args),
+        Command::Turn(args) => turn::run(&args),
         Command::Review(args) => review::run(&args),
         Command::Mcp {
             root,
@@ -295,7 +306,7 @@ fn json_errors() -> Option<&'static str> {
         .find(|a| !a.to_string_lossy().starts_with('-'))?;
     if !has("--json") {
         None
-    } else if command == "pending" {
+    } else if command == "pending" || command == "turn" {
         Some("pending")
     } else if command == "apply" && has("--pending") {
         Some("apply")

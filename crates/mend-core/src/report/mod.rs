@@ -387,10 +387,15 @@ pub enum Status {
     /// folder, too large): `?`, with the reason.
     #[serde(rename = "?")]
     Unreadable,
+    /// In a turn: the entry's type or mode changed (`T`): a file became a
+    /// link or a folder, or the reverse, or its executable bit changed.
+    #[serde(rename = "T")]
+    TypeChanged,
 }
 
 impl Status {
-    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `!R`, `~`, `~M` or `?`.
+    /// The letter: `" "`, `M`, `A`, `!A`, `D`, `R`, `!R`, `~`, `~M`, `?`
+    /// or `T`.
     pub fn letter(self) -> &'static str {
         match self {
             Status::Clean => " ",
@@ -403,6 +408,7 @@ impl Status {
             Status::LocalChange => "~",
             Status::Conflict => "~M",
             Status::Unreadable => "?",
+            Status::TypeChanged => "T",
         }
     }
 }

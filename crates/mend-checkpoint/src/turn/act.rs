@@ -1,0 +1,323 @@
+//! `reject` and `accept`: which changes a selection names, and which of a
+//! file's hunks, checked against what `diff` showed.
+
+use std::collections::BTreeSet;
+
+use mend_core::report::Status;
+use mend_merge::hunks;
+use mend_workspace::{Base, Change, Lock};
+
+use super::changes::Entry;
+use super::report::{Acted, TurnAccepted, TurnRejected, blob_id, fingerprints, version};
+use super::state::{Held, State};
+use super::{Now, Turns, state};
+use crate::restore::Scope;
+use crate::{Checkpoint, CreateOptions, Error, FileChange, git};
+
+/// Which changes `reject` or `accept` act on.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Paths, each with everything under it and a rename's other name
+    /// (none: every change).
+    pub paths: Vec<String>,
+    /// Just these hunks of one file, numbered as `diff` showed them.
+    pub hunks: Vec<usize>,
+    /// The file's version as `status` or `diff` gave it; without it, the
+    /// hunks must be ones the last `diff` of the file numbered, still
+    /// unchanged.
+    pub seen: Option<String>,
+}
+
+fn refuse(message: impl Into<String>) -> Error {
+    Error::TurnRefused(message.into())
+}
+
+/// The entries under `paths` (every entry when none is given); a path
+/// that names no change is refused.
+pub(super) fn chosen<'e>(entries: &'e [Entry], paths: &[String]) -> Result<Vec<&'e Entry>, Error> {
+    if paths.is_empty() {
+        return Ok(entries.iter().collect());
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        let under = |q: &str| q == p || q.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/'));
+        let found: Vec<&Entry> = entries.iter().filter(|e| e.paths().any(under)).collect();
+        if found.is_empty() {
+            return Err(refuse(format!(
+                "{} has no change in this turn; `mend turn status` lists what changed",
+                mend_core::text::escape_controls(p)
+            )));
+        }
+        out.extend(found);
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.dedup_by(|a, b| a.path == b.path);
+    Ok(out)
+}
+
+impl Turns {
+    /// The hunks `sel` names, as numbered in the file now: checked against
+    /// the version given, or against what the last `diff` showed.
+    fn hunk_numbers(
+        &self,
+        st: &State,
+        e: &Entry,
+        sel: &Selection,
+        (old, new): (&str, &str),
+    ) -> Result<Vec<usize>, Error> {
+        let path = mend_core::text::escape_controls(&e.path);
+        let now = fingerprints(old, new);
+        let again = format!("Run `mend turn diff {path}` again and pick the hunks it numbers");
+        if let Some(seen) = &sel.seen {
+            if *seen != version(e) {
+                return Err(refuse(format!(
+                    "{path} changed since version {seen} was shown; nothing was written. {again} (version {})",
+                    version(e)
+                )));
+            }
+            return match sel.hunks.iter().find(|k| **k == 0 || **k > now.len()) {
+                Some(k) => Err(refuse(format!(
+                    "{path} has {} hunks; there is no hunk {k}",
+                    now.len()
+                ))),
+                None => Ok(sel.hunks.clone()),
+            };
+        }
+        let Some(shown) = st.shown.get(&e.path) else {
+            return Err(refuse(format!(
+                "no diff of {path} was shown in this turn, so hunk numbers name nothing yet; run `mend turn diff {path}` first"
+            )));
+        };
+        let mut out = Vec::new();
+        for k in &sel.hunks {
+            let Some(fp) = k.checked_sub(1).and_then(|i| shown.get(i)) else {
+                return Err(refuse(format!(
+                    "the last diff of {path} showed {} hunks; there is no hunk {k}",
+                    shown.len()
+                )));
+            };
+            match now.iter().position(|n| n == fp) {
+                Some(i) => out.push(i + 1),
+                None => {
+                    return Err(refuse(format!(
+                        "hunk {k} of {path} changed since `mend turn diff` showed it; nothing was written. {again}"
+                    )));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The one file `--hunk` acts on, as text on both sides.
+    fn hunk_file<'e>(
+        &self,
+        chosen: &[&'e Entry],
+    ) -> Result<(&'e Entry, String, String), Error> {
+        let [e] = chosen else {
+            return Err(refuse(format!(
+                "--hunk picks hunks of one file, and {} files were named; give one path",
+                chosen.len()
+            )));
+        };
+        let path = mend_core::text::escape_controls(&e.path);
+        match (e.old, e.new, self.texts(e)?) {
+            (Some(_), Some(_), Some((old, new))) => Ok((e, old, new)),
+            _ => Err(refuse(format!(
+                "{path} ({}) has no hunks to pick: it is added, deleted, binary, large or of another type; act on the whole file (without --hunk)",
+                e.status
+            ))),
+        }
+    }
+
+    /// Puts back the review base's content of the selected files or hunks,
+    /// after a safety checkpoint (restoring it undoes the reject exactly),
+    /// in one transaction. Refused, with nothing written, when a hunk
+    /// changed since it was shown.
+    pub fn reject(&self, sel: &Selection) -> Result<TurnRejected, Error> {
+        let lock = self.cps.lock()?;
+        let dir = self.private()?;
+        let mut st = self.open_turn()?;
+        let paths = self.normalized(&sel.paths)?;
+        let safety = self.cps.create_locked(
+            &lock,
+            &CreateOptions {
+                label: Some(format!("before a reject in turn {}", st.id)),
+                ..CreateOptions::default()
+            },
+            &mut |_| {},
+        )?;
+        let (rejected, changes) = match self.reject_from(&lock, &st, &safety, &paths, sel) {
+            Ok(done) => done,
+            Err(e) => {
+                // Nothing was written: the safety checkpoint undoes nothing.
+                let _ = self.cps.drop_ref(&safety.id);
+                return Err(e);
+            }
+        };
+        for a in &rejected {
+            st.shown.remove(&a.path);
+        }
+        state::save(&dir, &st)?;
+        Ok(TurnRejected {
+            safety,
+            rejected,
+            changes,
+        })
+    }
+
+    fn reject_from(
+        &self,
+        lock: &Lock,
+        st: &State,
+        safety: &Checkpoint,
+        paths: &[String],
+        sel: &Selection,
+    ) -> Result<(Vec<Acted>, Vec<FileChange>), Error> {
+        let now = Now {
+            tree: self.cps.tree_of(safety)?,
+            skipped: safety.skipped.clone(),
+        };
+        let entries = self.entries(st, &now)?;
+        let chosen = chosen(&entries, paths)?;
+        if chosen.is_empty() {
+            return Err(refuse("nothing changed in this turn; there is nothing to reject"));
+        }
+        if !sel.hunks.is_empty() {
+            return self.reject_hunks(lock, st, &chosen, sel);
+        }
+        if let Some(e) = chosen.iter().find(|e| e.large.is_some()) {
+            return Err(refuse(format!(
+                "{} is too large to snapshot, so no checkpoint holds it and it cannot be put back; nothing was written. Leave it out, or move it yourself",
+                mend_core::text::escape_controls(&e.path)
+            )));
+        }
+        let only: BTreeSet<String> = chosen
+            .iter()
+            .flat_map(|e| e.paths().map(str::to_owned))
+            .collect();
+        let (base, start) = self.review_base(st)?;
+        let now_files = self.cps.files(&now.tree)?;
+        let scope = Scope {
+            tree: &base,
+            skipped: &start.skipped,
+            only: Some(&only),
+        };
+        let (plan, changes, _) =
+            self.cps
+                .prepare_scoped(&scope, (&now_files, &now.skipped), false)?;
+        self.cps.ws.check_changes(&changes)?;
+        let report = plan.report(self.cps.root());
+        self.cps.ws.commit(lock, &changes).map_err(stale)?;
+        let acted = chosen.iter().map(|e| whole(e)).collect();
+        Ok((acted, report))
+    }
+
+    fn reject_hunks(
+        &self,
+        lock: &Lock,
+        st: &State,
+        chosen: &[&Entry],
+        sel: &Selection,
+    ) -> Result<(Vec<Acted>, Vec<FileChange>), Error> {
+        let (e, old, new) = self.hunk_file(chosen)?;
+        let numbers = self.hunk_numbers(st, e, sel, (&old, &new))?;
+        let out = hunks::with_hunks(&old, &new, &|k| !numbers.contains(&k));
+        let change = Change::Bytes {
+            path: e.path.clone(),
+            bytes: out.into_bytes(),
+            base: Base::Hash(mend_workspace::hash_bytes(new.as_bytes())),
+            executable: None,
+        };
+        self.cps.ws.check_changes(std::slice::from_ref(&change))?;
+        self.cps.ws.commit(lock, &[change]).map_err(stale)?;
+        Ok((
+            vec![Acted {
+                path: e.path.clone(),
+                status: e.status,
+                hunks: sel.hunks.clone(),
+            }],
+            vec![FileChange {
+                path: e.path.clone(),
+                status: Status::Modified,
+            }],
+        ))
+    }
+
+    /// Marks the selected files or hunks reviewed: the review base takes
+    /// them, so they leave `status` and `diff`. Nothing is written to the
+    /// worktree.
+    pub fn accept(&self, sel: &Selection) -> Result<TurnAccepted, Error> {
+        let lock = self.cps.lock()?;
+        let dir = self.private()?;
+        let mut st = self.open_turn()?;
+        let paths = self.normalized(&sel.paths)?;
+        let now = self.snapshot(&lock)?;
+        let entries = self.entries(&st, &now)?;
+        let chosen = chosen(&entries, &paths)?;
+        if chosen.is_empty() {
+            return Err(refuse("nothing changed in this turn; there is nothing to accept"));
+        }
+        let held = |side: Option<(git2::Oid, i32)>| {
+            side.map(|(oid, mode)| Held {
+                blob: blob_id(oid),
+                mode,
+            })
+        };
+        let mut accepted = Vec::new();
+        if sel.hunks.is_empty() {
+            for e in &chosen {
+                st.accepted.insert(e.path.clone(), held(e.new));
+                if let Some(from) = &e.from {
+                    st.accepted.insert(from.clone(), None);
+                }
+                accepted.push(whole(e));
+            }
+        } else {
+            let (e, old, new) = self.hunk_file(&chosen)?;
+            let numbers = self.hunk_numbers(&st, e, sel, (&old, &new))?;
+            let partial = hunks::with_hunks(&old, &new, &|k| numbers.contains(&k));
+            let oid = self
+                .cps
+                .repo
+                .blob(partial.as_bytes())
+                .map_err(git("storing what was accepted"))?;
+            // Hunks carry lines, not modes: the mode stays the base's.
+            let mode = e.old.map_or(0o100644, |o| o.1);
+            st.accepted.insert(e.path.clone(), held(Some((oid, mode))));
+            // Accepting hunks of a renamed file accepts the rename.
+            if let Some(from) = &e.from {
+                st.accepted.insert(from.clone(), None);
+            }
+            accepted.push(Acted {
+                path: e.path.clone(),
+                status: e.status,
+                hunks: sel.hunks.clone(),
+            });
+        }
+        for a in &accepted {
+            st.shown.remove(&a.path);
+        }
+        state::save(&dir, &st)?;
+        Ok(TurnAccepted { accepted })
+    }
+}
+
+fn whole(e: &Entry) -> Acted {
+    Acted {
+        path: e.path.clone(),
+        status: e.status,
+        hunks: Vec::new(),
+    }
+}
+
+/// A file changed between the safety checkpoint and the write (a person
+/// saving it meanwhile): refused, nothing written.
+fn stale(e: mend_workspace::Error) -> Error {
+    match e {
+        mend_workspace::Error::Stale { path, .. } => refuse(format!(
+            "{} changed while the reject was being made; nothing was written. Run `mend turn diff` again",
+            mend_core::text::escape_controls(&path)
+        )),
+        other => other.into(),
+    }
+}

@@ -1,0 +1,163 @@
+//! What changed between the review base (the turn's start with what was
+//! accepted laid over it) and the worktree's snapshot now, one entry per
+//! path, with git's letters: renames found by content as `git diff -M`
+//! finds them, type and mode changes as `T`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository, Tree};
+use mend_core::report::Status;
+
+use crate::{Error, Skipped, git};
+
+/// An entry of a tree: its blob and git mode.
+pub(crate) type Side = (Oid, i32);
+
+/// One changed path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// The path now (for a deletion, the path that was).
+    pub path: String,
+    /// The letter.
+    pub status: Status,
+    /// For a rename, the path it had.
+    pub from: Option<String>,
+    /// What the review base holds (`None`: nothing, or a folder).
+    pub old: Option<Side>,
+    /// What the worktree holds (`None`: nothing, or a folder).
+    pub new: Option<Side>,
+    /// The file is too large to snapshot (now, or at the start): listed,
+    /// never diffed or put back.
+    pub large: Option<u64>,
+}
+
+impl Entry {
+    /// The paths this entry touches: a rename's both names.
+    pub(crate) fn paths(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.path.as_str()).chain(self.from.as_deref())
+    }
+}
+
+/// The changes from `base` to `now`, sorted by path. `skipped_then` and
+/// `skipped_now` are the files each snapshot left out.
+pub(crate) fn between(
+    repo: &Repository,
+    base: &Tree<'_>,
+    now: &Tree<'_>,
+    skipped_then: &[Skipped],
+    skipped_now: &[Skipped],
+) -> Result<Vec<Entry>, Error> {
+    let mut opts = DiffOptions::new();
+    opts.include_typechange(true);
+    let mut diff = repo
+        .diff_tree_to_tree(Some(base), Some(now), Some(&mut opts))
+        .map_err(git("comparing the turn's start with the worktree"))?;
+    let mut find = DiffFindOptions::new();
+    find.renames(true);
+    diff.find_similar(Some(&mut find))
+        .map_err(git("finding renames"))?;
+    let side = |f: git2::DiffFile<'_>| f.exists().then(|| (f.id(), i32::from(f.mode())));
+    let mut out = Vec::new();
+    for d in diff.deltas() {
+        let (old, new) = (side(d.old_file()), side(d.new_file()));
+        let path = |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().into_owned());
+        let (Some(old_path), Some(new_path)) = (path(d.old_file()), path(d.new_file())) else {
+            continue;
+        };
+        let (status, from) = match d.status() {
+            Delta::Added => (Status::Added, None),
+            Delta::Deleted => (Status::Deleted, None),
+            Delta::Renamed => (Status::Renamed, Some(old_path)),
+            Delta::Typechange => (Status::TypeChanged, None),
+            Delta::Modified if old.map(|o| o.1) != new.map(|n| n.1) => (Status::TypeChanged, None),
+            Delta::Modified => (Status::Modified, None),
+            _ => continue,
+        };
+        out.push(Entry {
+            path: new_path,
+            status,
+            from,
+            old: if status == Status::Added { None } else { old },
+            new: if status == Status::Deleted { None } else { new },
+            large: None,
+        });
+    }
+    folders_swapped(&mut out);
+    too_large(&mut out, skipped_then, skipped_now, base);
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// A file that became a folder shows as the file deleted and files added
+/// beneath its path (a folder that became a file, the reverse): the
+/// file's own entry is `T`.
+fn folders_swapped(out: &mut [Entry]) {
+    let under = |status: Status| -> BTreeSet<String> {
+        out.iter()
+            .filter(|e| e.status == status)
+            .flat_map(|e| crate::restore::folders_of(&e.path).map(str::to_owned).collect::<Vec<_>>())
+            .collect()
+    };
+    let (added_below, deleted_below) = (under(Status::Added), under(Status::Deleted));
+    for e in out.iter_mut() {
+        let swapped = match e.status {
+            Status::Deleted => added_below.contains(&e.path),
+            Status::Added => deleted_below.contains(&e.path),
+            _ => false,
+        };
+        if swapped {
+            e.status = Status::TypeChanged;
+        }
+    }
+}
+
+/// Files too large to snapshot are in no tree: one too large now shows
+/// as deleted (or not at all, when it is new), and one too large at the
+/// start as added. Each is listed with its size instead, as `A` or `M`.
+fn too_large(
+    out: &mut Vec<Entry>,
+    skipped_then: &[Skipped],
+    skipped_now: &[Skipped],
+    base: &Tree<'_>,
+) {
+    let large = |s: &[Skipped]| -> BTreeMap<String, u64> {
+        s.iter()
+            .filter_map(|s| Some((s.path.clone(), size_of_reason(&s.reason)?)))
+            .collect()
+    };
+    let (then, now) = (large(skipped_then), large(skipped_now));
+    for e in out.iter_mut() {
+        if e.status == Status::Deleted && now.contains_key(&e.path) {
+            e.status = Status::Modified;
+            e.large = now.get(&e.path).copied();
+        } else if e.status == Status::Added && then.contains_key(&e.path) {
+            e.status = Status::Modified;
+            e.large = then.get(&e.path).copied();
+        }
+    }
+    for (path, size) in &now {
+        let listed = out.iter().any(|e| e.path == *path);
+        let in_base = base.get_path(std::path::Path::new(path)).is_ok();
+        // Too large then and now: no snapshot holds either, so whether it
+        // changed is unknown; it is not listed.
+        if !listed && !in_base && !then.contains_key(path) {
+            out.push(Entry {
+                path: path.clone(),
+                status: Status::Added,
+                from: None,
+                old: None,
+                new: None,
+                large: Some(*size),
+            });
+        }
+    }
+}
+
+/// The size in a snapshot's `too large (N bytes)` reason.
+fn size_of_reason(reason: &str) -> Option<u64> {
+    reason
+        .strip_prefix("too large (")?
+        .strip_suffix(" bytes)")?
+        .parse()
+        .ok()
+}

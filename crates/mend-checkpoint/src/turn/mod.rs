@@ -1,0 +1,372 @@
+//! Turns: every change an agent's turn made to the worktree, however it
+//! was made (its own edit tools, `sed -i`, a formatter, `git checkout`,
+//! `rm`, `mv`), reviewed hunk by hunk.
+//!
+//! A turn is a checkpoint and a review overlay. `begin` checkpoints the
+//! worktree (the turn's **start**); `status` and `diff` compare a snapshot
+//! of the worktree now with the **review base**: the start, with what was
+//! accepted laid over it. Whoever changed a file shows, the person too.
+//!
+//! - `reject` puts the review base's content of whole files or of single
+//!   hunks back, after a safety checkpoint (so it can be undone exactly),
+//!   in one `mend-workspace` transaction; bytes outside a rejected hunk are
+//!   copied from the file as it is. A hunk whose region changed since
+//!   `diff` numbered it is refused, and nothing is written.
+//! - `accept` moves the review base: nothing in the worktree is written.
+//! - `end` forgets the overlay; the start stays a checkpoint, so `mend
+//!   checkpoint restore` can still rewind the whole turn, undoably.
+//!
+//! A root holds at most one open turn; its state is `.mend/turn.json`
+//! ([`state`]), and every operation runs under the workspace lock.
+//! Hunks are numbered by [`mend_merge::hunks`], as `mend pending diff`
+//! numbers them.
+
+mod act;
+mod changes;
+mod report;
+mod state;
+
+pub use act::Selection;
+pub use report::{
+    Acted, Begun, Ended, FileDiff, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
+    TurnInfo, TurnRejected, TurnStatus,
+};
+
+use std::path::Path;
+
+use git2::{Oid, Tree};
+use mend_workspace::{Lock, PrivateDir};
+
+use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, git};
+use changes::Entry;
+use state::{Held, State};
+
+/// Files larger than this are listed with their sizes, never diffed.
+pub const DIFF_LIMIT: u64 = 1024 * 1024;
+
+/// How a turn begins.
+#[derive(Debug, Clone, Default)]
+pub struct BeginOptions {
+    /// A label for humans (also the start checkpoint's).
+    pub label: Option<String>,
+    /// The agent's session id, when a hook begins the turn.
+    pub session: Option<String>,
+    /// The agent whose hook begins it.
+    pub agent: Option<String>,
+}
+
+/// The turns of one worktree.
+pub struct Turns {
+    cps: Checkpoints,
+}
+
+/// The worktree now, as the turn compares it.
+struct Now<'r> {
+    tree: Tree<'r>,
+    skipped: Vec<Skipped>,
+}
+
+impl Turns {
+    /// Opens the turns of `root` (its checkpoints; see [`Checkpoints::open`]).
+    pub fn open(root: &Path) -> Result<Self, Error> {
+        Ok(Turns {
+            cps: Checkpoints::open(root)?,
+        })
+    }
+
+    /// [`Turns::open`], waiting at most `lock_timeout` for another mend
+    /// writing in the root (an agent's hook must not wait long).
+    pub fn open_with(root: &Path, lock_timeout: std::time::Duration) -> Result<Self, Error> {
+        let mut cps = Checkpoints::open(root)?;
+        cps.ws = mend_workspace::Workspace::open(
+            cps.ws.root(),
+            mend_workspace::Options {
+                max_bytes: u64::MAX,
+                lock_timeout,
+                ..mend_workspace::Options::default()
+            },
+        )?;
+        Ok(Turns { cps })
+    }
+
+    /// The checkpoints the turns are made of.
+    pub fn checkpoints(&self) -> &Checkpoints {
+        &self.cps
+    }
+
+    fn private(&self) -> Result<PrivateDir, Error> {
+        Ok(self.cps.ws.private_dir()?)
+    }
+
+    /// The open turn, or [`Error::NoTurn`].
+    fn open_turn(&self) -> Result<State, Error> {
+        state::load(&self.private()?)?.ok_or(Error::NoTurn)
+    }
+
+    /// Checkpoints the worktree as a new turn's start. An open turn is
+    /// ended first (its start stays a checkpoint); a state file that
+    /// cannot be read is replaced, and both are said in the outcome.
+    pub fn begin(
+        &self,
+        opts: &BeginOptions,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Begun, Error> {
+        let lock = self.cps.lock()?;
+        let dir = self.private()?;
+        let (ended, replaced) = match state::load(&dir) {
+            Ok(prev) => (prev.map(|s| self.info(&s)), None),
+            Err(Error::TurnCorrupt { what }) => (None, Some(what)),
+            Err(e) => return Err(e),
+        };
+        let cp = self.cps.create_locked(
+            &lock,
+            &CreateOptions {
+                label: Some(match &opts.label {
+                    Some(l) => format!("turn start: {l}"),
+                    None => "turn start".to_owned(),
+                }),
+                anchor: opts.session.clone(),
+                ..CreateOptions::default()
+            },
+            progress,
+        )?;
+        let st = State {
+            id: cp.id.clone(),
+            label: opts.label.clone(),
+            start: cp.commit.clone(),
+            head: cp.head.clone(),
+            session: opts.session.clone(),
+            agent: opts.agent.clone(),
+            time: cp.time,
+            accepted: Default::default(),
+            shown: Default::default(),
+        };
+        state::save(&dir, &st)?;
+        Ok(Begun {
+            turn: self.info(&st),
+            ended,
+            replaced,
+        })
+    }
+
+    /// Closes the open turn. Its start stays a checkpoint. A state file
+    /// that cannot be read is removed (the start checkpoint is not).
+    pub fn end(&self) -> Result<Ended, Error> {
+        let _lock = self.cps.lock()?;
+        let dir = self.private()?;
+        let st = match state::load(&dir) {
+            Ok(Some(st)) => Some(st),
+            Ok(None) => return Err(Error::NoTurn),
+            Err(Error::TurnCorrupt { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        state::remove(&dir)?;
+        Ok(Ended {
+            turn: st.as_ref().map(|s| self.info(s)),
+        })
+    }
+
+    /// What changed since the turn began, with letters; with `ignored`,
+    /// ignored files modified since too (no checkpoint holds them).
+    pub fn status(&self, ignored: bool) -> Result<TurnStatus, Error> {
+        let lock = self.cps.lock()?;
+        let st = self.open_turn()?;
+        let now = self.snapshot(&lock)?;
+        let entries = self.entries(&st, &now)?;
+        let files = entries
+            .iter()
+            .map(|e| self.file(e))
+            .collect::<Result<_, _>>()?;
+        Ok(TurnStatus {
+            turn: self.info(&st),
+            head_moved: self.head_moved(&st),
+            files,
+            ignored: if ignored {
+                Some(self.ignored_since(st.time)?)
+            } else {
+                None
+            },
+        })
+    }
+
+    /// The diff of each changed file (of those under `paths`; all when
+    /// none is given), hunks numbered as `--hunk` takes them; recorded as
+    /// shown, so `reject`/`accept --hunk` act only on hunks seen.
+    pub fn diff(&self, paths: &[String]) -> Result<TurnDiff, Error> {
+        let lock = self.cps.lock()?;
+        let dir = self.private()?;
+        let mut st = self.open_turn()?;
+        let now = self.snapshot(&lock)?;
+        let entries = self.entries(&st, &now)?;
+        let paths = self.normalized(paths)?;
+        let mut files = Vec::new();
+        for e in act::chosen(&entries, &paths)? {
+            let (diff, shown) = self.file_diff(e)?;
+            match shown {
+                Some(fps) => st.shown.insert(e.path.clone(), fps),
+                None => st.shown.remove(&e.path),
+            };
+            files.push(diff);
+        }
+        state::save(&dir, &st)?;
+        Ok(TurnDiff {
+            turn: self.info(&st),
+            head_moved: self.head_moved(&st),
+            files,
+        })
+    }
+
+    /// Paths as given, in the form the trees spell them.
+    fn normalized(&self, paths: &[String]) -> Result<Vec<String>, Error> {
+        paths
+            .iter()
+            .map(|p| Ok(self.cps.ws.normalize(p)?))
+            .collect()
+    }
+
+    fn info(&self, st: &State) -> TurnInfo {
+        TurnInfo {
+            id: st.id.clone(),
+            label: st.label.clone(),
+            start: st.id.clone(),
+            head: st.head.clone(),
+            session: st.session.clone(),
+            agent: st.agent.clone(),
+            time: st.time,
+        }
+    }
+
+    /// HEAD at the start and now, when they differ.
+    fn head_moved(&self, st: &State) -> Option<report::HeadMoved> {
+        let now = self.cps.head().map(|c| c.id().to_string());
+        (now != st.head).then(|| report::HeadMoved {
+            from: st.head.clone(),
+            to: now,
+        })
+    }
+
+    /// The worktree as a tree, without making a checkpoint.
+    fn snapshot(&self, _lock: &Lock) -> Result<Now<'_>, Error> {
+        let snap = self
+            .cps
+            .walk(crate::DEFAULT_MAX_FILE_BYTES, &mut |_| {})?;
+        let tree = self
+            .cps
+            .repo
+            .find_tree(snap.tree)
+            .map_err(git("reading the snapshot"))?;
+        Ok(Now {
+            tree,
+            skipped: snap.skipped,
+        })
+    }
+
+    /// The start checkpoint's tree and what it skipped.
+    fn start(&self, st: &State) -> Result<(Tree<'_>, Checkpoint), Error> {
+        let commit = self.cps.find_commit(&st.start).map_err(|_| Error::TurnCorrupt {
+            what: format!(
+                "the turn's start checkpoint {} is gone (dropped or collected)",
+                st.id
+            ),
+        })?;
+        let cp = self.cps.describe(&st.id, &commit);
+        let tree = commit.tree().map_err(git("reading the turn's start"))?;
+        Ok((tree, cp))
+    }
+
+    /// The review base: the start with the accepted entries laid over it.
+    fn review_base(&self, st: &State) -> Result<(Tree<'_>, Checkpoint), Error> {
+        let (start, cp) = self.start(st)?;
+        if st.accepted.is_empty() {
+            return Ok((start, cp));
+        }
+        let repo = &self.cps.repo;
+        let mut index = git2::Index::new().map_err(git("making an index"))?;
+        index.read_tree(&start).map_err(git("reading the turn's start"))?;
+        for path in st.accepted.keys() {
+            let _ = index.remove_path(Path::new(path));
+        }
+        for (path, held) in &st.accepted {
+            let Some(Held { blob, mode }) = held else {
+                continue;
+            };
+            index.add(&index_entry(path, blob, *mode)?).map_err(git("laying over what was accepted"))?;
+        }
+        let oid = index
+            .write_tree_to(repo)
+            .map_err(git("writing the review base"))?;
+        let tree = repo.find_tree(oid).map_err(git("reading the review base"))?;
+        Ok((tree, cp))
+    }
+
+    /// The changes from the review base to `now`.
+    fn entries(&self, st: &State, now: &Now<'_>) -> Result<Vec<Entry>, Error> {
+        let (base, start) = self.review_base(st)?;
+        changes::between(&self.cps.repo, &base, &now.tree, &start.skipped, &now.skipped)
+    }
+
+    /// Ignored files (none that HEAD tracks) modified since `since`.
+    fn ignored_since(&self, since: i64) -> Result<Vec<IgnoredFile>, Error> {
+        let mut opts = git2::StatusOptions::new();
+        opts.include_ignored(true)
+            .recurse_ignored_dirs(true)
+            .include_untracked(false)
+            .exclude_submodules(true);
+        let statuses = self
+            .cps
+            .repo
+            .statuses(Some(&mut opts))
+            .map_err(git("listing ignored files"))?;
+        let mut out = Vec::new();
+        for s in statuses.iter() {
+            let Some(path) = s.path() else { continue };
+            if !s.status().is_ignored() || path == ".mend" || path.starts_with(".mend/") {
+                continue;
+            }
+            let Ok(meta) = self.cps.root().join(path).symlink_metadata() else {
+                continue;
+            };
+            use std::os::unix::fs::MetadataExt as _;
+            if meta.is_file() && meta.mtime() >= since {
+                out.push(IgnoredFile {
+                    path: path.to_owned(),
+                    size: meta.len(),
+                });
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// A blob's bytes.
+    fn blob(&self, oid: Oid) -> Result<Vec<u8>, Error> {
+        Ok(self
+            .cps
+            .repo
+            .find_blob(oid)
+            .map_err(git("reading a file of the turn"))?
+            .content()
+            .to_vec())
+    }
+}
+
+/// An index entry for a blob at `path`.
+fn index_entry(path: &str, blob: &str, mode: i32) -> Result<git2::IndexEntry, Error> {
+    let id = Oid::from_str(blob).map_err(|_| Error::TurnCorrupt {
+        what: format!("the turn state names a file {path} with a bad id {blob}"),
+    })?;
+    Ok(git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode: mode as u32,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id,
+        flags: path.len().min(0xfff) as u16,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    })
+}

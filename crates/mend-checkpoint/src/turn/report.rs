@@ -1,0 +1,338 @@
+//! What the turn's operations return, and how a changed file is
+//! described: its letter, sizes, whether it is text, its hunks.
+
+use git2::Oid;
+use mend_core::report::Status;
+use mend_merge::hunks;
+use serde::Serialize;
+
+use super::Turns;
+use super::changes::{Entry, Side};
+use crate::{Checkpoint, Error, FileChange, git};
+
+/// A turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct TurnInfo {
+    /// The turn's id (its start checkpoint's).
+    pub id: String,
+    /// The label given at `begin`.
+    pub label: Option<String>,
+    /// The start checkpoint: `mend checkpoint restore` with it rewinds the
+    /// whole turn.
+    pub start: String,
+    /// HEAD when the turn began.
+    pub head: Option<String>,
+    /// The agent's session, when a hook began it.
+    pub session: Option<String>,
+    /// The agent whose hook began it.
+    pub agent: Option<String>,
+    /// When it began, in seconds since the Unix epoch.
+    pub time: i64,
+}
+
+/// `begin`'s outcome.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Begun {
+    /// The turn begun.
+    pub turn: TurnInfo,
+    /// The turn that was open and was ended first.
+    pub ended: Option<TurnInfo>,
+    /// Why an unreadable state file was replaced (its start checkpoint, if
+    /// any, is still listed by `mend checkpoint list`).
+    pub replaced: Option<String>,
+}
+
+/// `end`'s outcome.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Ended {
+    /// The turn ended (`None` when its state file was unreadable and was
+    /// removed).
+    pub turn: Option<TurnInfo>,
+}
+
+/// HEAD moved during the turn: a commit, a checkout, a stash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct HeadMoved {
+    /// HEAD when the turn began.
+    pub from: Option<String>,
+    /// HEAD now.
+    pub to: Option<String>,
+}
+
+/// One changed path of a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct TurnFile {
+    /// The path (for a deletion, the path that was).
+    pub path: String,
+    /// `M`, `A`, `D`, `R` (renamed, found by content) or `T` (type or
+    /// mode changed).
+    pub status: Status,
+    /// For a rename, the path it had.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// For `T`, what it was and is: `file → link`, `file → folder`,
+    /// `file → executable file`, ….
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+    /// Bytes now (for a deletion, at the start).
+    pub size: Option<u64>,
+    /// Bytes at the start, when it existed and its size changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_before: Option<u64>,
+    /// Not text (a NUL byte, or not UTF-8): listed without a diff.
+    pub binary: bool,
+    /// Over the diff limit, or too large to snapshot: listed without a
+    /// diff (one too large to snapshot cannot be rejected).
+    pub large: bool,
+    /// How many hunks its diff has (0 without a text diff).
+    pub hunks: usize,
+    /// The version of its change: `reject`/`accept --seen` take it back.
+    pub version: String,
+}
+
+/// An ignored file modified since the turn began (`status --ignored`):
+/// no checkpoint holds it, so it has no diff and no reject.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct IgnoredFile {
+    /// The path.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// `status`'s outcome.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnStatus {
+    /// The open turn.
+    pub turn: TurnInfo,
+    /// Set when HEAD moved during the turn; the changes are still those
+    /// since the turn's start.
+    pub head_moved: Option<HeadMoved>,
+    /// What changed since the start (less what was accepted), by path.
+    pub files: Vec<TurnFile>,
+    /// With `--ignored`: ignored files modified since the turn began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<Vec<IgnoredFile>>,
+}
+
+/// One file's diff.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileDiff {
+    /// The file, as `status` lists it.
+    #[serde(flatten)]
+    pub file: TurnFile,
+    /// Its unified diff, hunks numbered (`hunk k`) as `--hunk` takes them;
+    /// for a file without a text diff, a line saying why.
+    pub diff: String,
+}
+
+/// `diff`'s outcome.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnDiff {
+    /// The open turn.
+    pub turn: TurnInfo,
+    /// Set when HEAD moved during the turn.
+    pub head_moved: Option<HeadMoved>,
+    /// The files' diffs.
+    pub files: Vec<FileDiff>,
+}
+
+/// What `reject` or `accept` did to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Acted {
+    /// The file.
+    pub path: String,
+    /// Its letter before.
+    pub status: Status,
+    /// The hunks acted on, as the diff numbered them (empty: the whole
+    /// file).
+    pub hunks: Vec<usize>,
+}
+
+/// `reject`'s outcome.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnRejected {
+    /// The checkpoint of the worktree just before: restoring it undoes
+    /// the reject exactly.
+    pub safety: Checkpoint,
+    /// What was rejected.
+    pub rejected: Vec<Acted>,
+    /// The files written, created or deleted.
+    pub changes: Vec<FileChange>,
+}
+
+/// `accept`'s outcome.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnAccepted {
+    /// What was marked reviewed (nothing was written).
+    pub accepted: Vec<Acted>,
+}
+
+/// What an entry's side is, in words.
+fn kind(side: Option<Side>) -> &'static str {
+    match side.map(|s| s.1) {
+        None => "folder",
+        Some(0o120000) => "link",
+        Some(0o100755) => "executable file",
+        Some(0o160000) => "submodule",
+        Some(_) => "file",
+    }
+}
+
+impl Turns {
+    /// A blob's size, from its header.
+    fn size(&self, side: Option<Side>) -> Result<Option<u64>, Error> {
+        let Some((oid, _)) = side else {
+            return Ok(None);
+        };
+        let odb = self.cps.repo.odb().map_err(git("opening the object store"))?;
+        let (size, _) = odb.read_header(oid).map_err(git("reading a file's size"))?;
+        Ok(Some(size as u64))
+    }
+
+    /// A side's text, when it is a regular file within the diff limit,
+    /// with no NUL byte and in UTF-8; `Ok(None)` otherwise.
+    pub(super) fn text(&self, side: Option<Side>) -> Result<Option<String>, Error> {
+        let Some((oid, mode)) = side else {
+            return Ok(None);
+        };
+        if mode == 0o120000 || self.size(side)?.is_some_and(|s| s > super::DIFF_LIMIT) {
+            return Ok(None);
+        }
+        let bytes = self.blob(oid)?;
+        if bytes[..bytes.len().min(8000)].contains(&0) {
+            return Ok(None);
+        }
+        Ok(String::from_utf8(bytes).ok())
+    }
+
+    /// Whether a side is a regular file within the diff limit that is
+    /// not text.
+    fn binary(&self, side: Option<Side>) -> Result<bool, Error> {
+        let file = side.is_some_and(|s| s.1 == 0o100644 || s.1 == 0o100755);
+        let small = self.size(side)?.is_some_and(|s| s <= super::DIFF_LIMIT);
+        Ok(file && small && self.text(side)?.is_none())
+    }
+
+    /// Both sides as text, for an entry that has a line diff: the missing
+    /// side of an addition or deletion is empty; `None` when a side that
+    /// exists is not text, or the entry is too large.
+    pub(super) fn texts(&self, e: &Entry) -> Result<Option<(String, String)>, Error> {
+        if e.large.is_some() || (e.old.is_none() && e.new.is_none()) {
+            return Ok(None);
+        }
+        let side = |s: Option<Side>| -> Result<Option<String>, Error> {
+            match s {
+                None => Ok(Some(String::new())),
+                Some(_) => self.text(s),
+            }
+        };
+        Ok(side(e.old)?.zip(side(e.new)?))
+    }
+
+    /// An entry as `status` lists it.
+    pub(super) fn file(&self, e: &Entry) -> Result<TurnFile, Error> {
+        let texts = self.texts(e)?;
+        let hunks = texts.as_ref().map_or(0, |(a, b)| hunks::count(a, b));
+        let (before, now) = (self.size(e.old)?, self.size(e.new)?);
+        let large = e.large.is_some() || now.or(before).is_some_and(|s| s > super::DIFF_LIMIT);
+        let binary = !large && (self.binary(e.old)? || self.binary(e.new)?);
+        Ok(TurnFile {
+            path: e.path.clone(),
+            status: e.status,
+            from: e.from.clone(),
+            change: (e.status == Status::TypeChanged)
+                .then(|| format!("{} → {}", kind(e.old), kind(e.new))),
+            size: e.large.or(now).or(before),
+            size_before: before.filter(|b| now.is_some_and(|n| n != *b)),
+            binary,
+            large,
+            hunks,
+            version: version(e),
+        })
+    }
+
+    /// An entry's diff, and the fingerprints of its hunks (`None` when it
+    /// has no text diff).
+    pub(super) fn file_diff(&self, e: &Entry) -> Result<(FileDiff, Option<Vec<String>>), Error> {
+        let file = self.file(e)?;
+        let Some((old, new)) = self.texts(e)? else {
+            let why = if file.large {
+                "large file"
+            } else if file.binary {
+                "binary file"
+            } else {
+                "no line diff"
+            };
+            let sizes = match (file.size_before, file.size) {
+                (Some(b), Some(n)) => format!("{b} → {n} bytes"),
+                (None, Some(n)) => format!("{n} bytes"),
+                _ => String::new(),
+            };
+            let mut diff = format!("{} {}: {why}", file.status, e.path);
+            if let Some(c) = &file.change {
+                diff.push_str(&format!(", {c}"));
+            }
+            if !sizes.is_empty() {
+                diff.push_str(&format!(" ({sizes})"));
+            }
+            diff.push('\n');
+            return Ok((FileDiff { file, diff }, None));
+        };
+        let from = e.from.as_deref().unwrap_or(&e.path);
+        let mut diff = String::new();
+        if let (Some(o), Some(n)) = (e.old, e.new)
+            && o.1 != n.1
+        {
+            diff.push_str(&format!(
+                "diff --git a/{from} b/{}\nold mode {:o}\nnew mode {:o}\n",
+                e.path, o.1, n.1
+            ));
+        }
+        diff.push_str(&hunks::render_file(
+            (from, e.old.map(|_| old.as_str())),
+            (&e.path, e.new.map(|_| new.as_str())),
+            true,
+        ));
+        Ok((FileDiff { file, diff }, Some(fingerprints(&old, &new))))
+    }
+}
+
+
+/// An entry's version: what its two sides are.
+pub(super) fn version(e: &Entry) -> String {
+    let side = |s: Option<Side>| s.map_or("-".to_owned(), |(o, m)| format!("{o}:{m:o}"));
+    let text = format!(
+        "{}>{}>{}>{}",
+        e.from.as_deref().unwrap_or(""),
+        side(e.old),
+        e.path,
+        side(e.new)
+    );
+    mend_workspace::hash_bytes(text.as_bytes())["sha256:".len()..][..12].to_owned()
+}
+
+/// Each hunk's fingerprint, in order: the lines it replaces and the lines
+/// replacing them, and how many identical hunks come before it. A hunk
+/// keeps its fingerprint while its region is untouched, whatever changes
+/// elsewhere in the file.
+pub(super) fn fingerprints(old: &str, new: &str) -> Vec<String> {
+    let (a, b) = (mend_core::diff::lines(old), mend_core::diff::lines(new));
+    let mut seen: Vec<String> = Vec::new();
+    hunks::regions(old, new)
+        .into_iter()
+        .map(|(o, n)| {
+            let (o, n) = (a[o].concat(), b[n].concat());
+            let body = format!("{}:{o}{}:{n}", o.len(), n.len());
+            let same = seen.iter().filter(|s| **s == body).count();
+            seen.push(body.clone());
+            let hash = mend_workspace::hash_bytes(format!("{same}:{body}").as_bytes());
+            hash["sha256:".len()..][..16].to_owned()
+        })
+        .collect()
+}
+
+/// The id of a blob written for the review base.
+pub(super) fn blob_id(oid: Oid) -> String {
+    oid.to_string()
+}

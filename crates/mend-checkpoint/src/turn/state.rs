@@ -1,0 +1,90 @@
+//! The open turn's state: `.mend/turn.json`, read and written only
+//! through the private folder's descriptor, replaced atomically (a new file
+//! renamed over the old), and only under the workspace lock.
+//!
+//! The state names its start checkpoint; the checkpoint itself lives in a
+//! ref, so a lost or corrupt state file never loses the start: `mend
+//! checkpoint list` still shows it (labelled `turn <id>`).
+
+use std::collections::BTreeMap;
+
+use mend_workspace::PrivateDir;
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// The state file's name in `.mend/`.
+pub(crate) const FILE: &str = "turn.json";
+
+/// The state is small (a few paths and ids); a larger file is not ours.
+const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// An entry as the review base holds it: a blob and its git mode, or
+/// nothing (the path is absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Held {
+    /// The blob's id.
+    pub blob: String,
+    /// Its git file mode (`0o100644`, `0o100755`, `0o120000`).
+    pub mode: i32,
+}
+
+/// What `diff` numbered for one file: each hunk's fingerprint, in order.
+pub(crate) type Shown = Vec<String>;
+
+/// The open turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct State {
+    /// The turn's id: its start checkpoint's id.
+    pub id: String,
+    /// The label given at `begin`.
+    pub label: Option<String>,
+    /// The start checkpoint's commit.
+    pub start: String,
+    /// HEAD at the start.
+    pub head: Option<String>,
+    /// The agent's session, when a hook began the turn.
+    pub session: Option<String>,
+    /// The agent whose hook began the turn.
+    pub agent: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub time: i64,
+    /// Reviewed entries, by path: what the review base holds there in
+    /// place of the start (`None`: nothing). Status and diff compare the
+    /// worktree with the start overlaid with these.
+    #[serde(default)]
+    pub accepted: BTreeMap<String, Option<Held>>,
+    /// What `diff` numbered last, by path: `--hunk` acts only on hunks a
+    /// person was shown and that are still there.
+    #[serde(default)]
+    pub shown: BTreeMap<String, Shown>,
+}
+
+/// The state in the private folder: `Ok(None)` when no turn is open; a
+/// file that cannot be read is an error that says how to get past it.
+pub(crate) fn load(dir: &PrivateDir) -> Result<Option<State>, Error> {
+    let Some(bytes) = dir.read(FILE, MAX_BYTES)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| Error::TurnCorrupt {
+            what: format!("{} is unreadable ({e})", dir.shown(FILE)),
+        })
+}
+
+/// Writes the state atomically.
+pub(crate) fn save(dir: &PrivateDir, state: &State) -> Result<(), Error> {
+    let bytes = serde_json::to_vec_pretty(state).map_err(|e| Error::Io {
+        context: "writing the turn state".into(),
+        cause: std::io::Error::other(e),
+    })?;
+    dir.write(FILE, &bytes)?;
+    Ok(())
+}
+
+/// Removes the state (the turn is closed).
+pub(crate) fn remove(dir: &PrivateDir) -> Result<(), Error> {
+    dir.remove_file(FILE)?;
+    Ok(())
+}

@@ -1,0 +1,234 @@
+//! `mend turn hook AGENT`: a coding agent's hook, turned into a turn step.
+//!
+//! Each agent sends one JSON object when a prompt is submitted and when its
+//! reply is finished (`docs/turn.md` has each one's configuration). The
+//! project folder and the session come from that object; a prompt begins
+//! a turn, a finished reply gets the turn's status as one line for the
+//! person. The hook never blocks the agent: whatever happens, the reply is
+//! what the agent's protocol takes as "go on", and the process exits 0;
+//! when mend cannot act (bad JSON, no folder, not a git repository, the
+//! lock held), the reply says why.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mend_checkpoint::turn::BeginOptions;
+use serde_json::Value;
+
+use super::{Action, Outcome, act, summary};
+
+/// The agents whose hooks mend understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code: `UserPromptSubmit` and `Stop` command hooks.
+    Claude,
+    /// Gemini CLI: `BeforeAgent` and `AfterAgent` command hooks.
+    Gemini,
+    /// Codex: `UserPromptSubmit` and `Stop` hooks, or `notify`
+    /// (`agent-turn-complete`, the JSON as the last argument).
+    Codex,
+    /// opencode: the plugin in `docs/turn.md` sends `chat.message` and
+    /// `session.idle`.
+    Opencode,
+    /// Cline: `UserPromptSubmit` and `TaskComplete` hook scripts.
+    Cline,
+}
+
+impl Agent {
+    /// Every agent, by the name `mend turn hook` takes.
+    pub const ALL: [(&'static str, Agent); 5] = [
+        ("claude", Agent::Claude),
+        ("gemini", Agent::Gemini),
+        ("codex", Agent::Codex),
+        ("opencode", Agent::Opencode),
+        ("cline", Agent::Cline),
+    ];
+
+    /// The agent a name stands for.
+    pub fn named(name: &str) -> Option<Agent> {
+        Agent::ALL.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+    }
+
+    fn name(self) -> &'static str {
+        Agent::ALL
+            .iter()
+            .find(|(_, a)| *a == self)
+            .map_or("agent", |(n, _)| n)
+    }
+}
+
+/// The step an event asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A prompt was submitted: begin a turn.
+    Begin,
+    /// The reply is finished: summarise the turn.
+    Status,
+}
+
+/// What an agent's JSON says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The event's name, as the agent spells it.
+    pub name: String,
+    /// The step, when mend acts on this event.
+    pub step: Option<Step>,
+    /// The project folder.
+    pub dir: Option<PathBuf>,
+    /// The agent's session.
+    pub session: Option<String>,
+}
+
+/// What the hook prints: standard output in the agent's protocol, and a
+/// line for its log on standard error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+fn field(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// Reads an agent's JSON.
+pub fn parse(agent: Agent, input: &str) -> Result<Event, String> {
+    let v: Value = serde_json::from_str(input.trim())
+        .map_err(|e| format!("the hook's input is not JSON ({e})"))?;
+    if !v.is_object() {
+        return Err("the hook's input is not a JSON object".into());
+    }
+    let (name, begin, end) = match agent {
+        Agent::Claude => (field(&v, "hook_event_name"), "UserPromptSubmit", "Stop"),
+        Agent::Gemini => (field(&v, "hook_event_name"), "BeforeAgent", "AfterAgent"),
+        Agent::Codex if v.get("type").is_some() => (field(&v, "type"), "", "agent-turn-complete"),
+        Agent::Codex => (field(&v, "hook_event_name"), "UserPromptSubmit", "Stop"),
+        Agent::Opencode => (field(&v, "event"), "chat.message", "session.idle"),
+        Agent::Cline => (field(&v, "hookName"), "UserPromptSubmit", "TaskComplete"),
+    };
+    let name = name.ok_or("the hook's input names no event")?;
+    let step = if name == begin {
+        Some(Step::Begin)
+    } else if name == end {
+        Some(Step::Status)
+    } else {
+        None
+    };
+    let dir = match agent {
+        Agent::Opencode => field(&v, "directory"),
+        Agent::Cline => v
+            .get("workspaceRoots")
+            .and_then(|r| r.get(0))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        _ => field(&v, "cwd"),
+    };
+    let session = match agent {
+        Agent::Codex if v.get("type").is_some() => field(&v, "thread-id"),
+        Agent::Opencode => field(&v, "sessionID"),
+        Agent::Cline => field(&v, "taskId"),
+        _ => field(&v, "session_id"),
+    };
+    Ok(Event {
+        name,
+        step,
+        dir: dir.map(PathBuf::from),
+        session,
+    })
+}
+
+/// The git worktree `dir` is in.
+fn root_of(dir: &Path) -> Result<PathBuf, String> {
+    if !dir.is_absolute() {
+        return Err(format!("the folder {} is not an absolute path", dir.display()));
+    }
+    if !dir.is_dir() {
+        return Err(format!("the folder {} does not exist", dir.display()));
+    }
+    let repo = git2::Repository::discover(dir)
+        .map_err(|_| format!("{} is not in a git repository", dir.display()))?;
+    repo.workdir()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| format!("{} is in a bare git repository", dir.display()))
+}
+
+/// What the hook does for `agent` given its input; `env_dir` is the
+/// project folder the agent's environment names (`CLAUDE_PROJECT_DIR`,
+/// `GEMINI_PROJECT_DIR`), used when the JSON names none. Never fails:
+/// every failure is a reply that lets the agent go on.
+pub fn run(agent: Agent, input: &str, env_dir: Option<&Path>, lock_timeout: Duration) -> Reply {
+    match step(agent, input, env_dir, lock_timeout) {
+        Ok(Some(note)) => reply(agent, Some(&note), &note),
+        Ok(None) => reply(agent, None, ""),
+        Err(why) => {
+            let note = format!("mend turn hook {}: nothing done: {why}", agent.name());
+            reply(agent, Some(&note), &note)
+        }
+    }
+}
+
+/// Does the event's step; `Ok(Some(line))` is a line to show the person.
+fn step(
+    agent: Agent,
+    input: &str,
+    env_dir: Option<&Path>,
+    lock_timeout: Duration,
+) -> Result<Option<String>, String> {
+    let event = parse(agent, input)?;
+    let Some(step) = event.step else {
+        return Ok(None);
+    };
+    let dir = event
+        .dir
+        .or_else(|| env_dir.map(Path::to_path_buf))
+        .ok_or("the hook's input names no project folder")?;
+    let root = root_of(&dir)?;
+    let action = match step {
+        Step::Begin => Action::Begin(BeginOptions {
+            label: Some(format!("{} prompt", agent.name())),
+            session: event.session,
+            agent: Some(agent.name().to_owned()),
+        }),
+        Step::Status => Action::Status { ignored: false },
+    };
+    match act(&root, &action, lock_timeout, &mut |_| {}) {
+        Ok(Outcome::Status(s)) => Ok(Some(summary(&s))),
+        Ok(_) => Ok(None),
+        Err(crate::Error::Checkpoint(mend_checkpoint::Error::NoTurn)) => Err(
+            "no turn is open (the hook that begins one on a prompt has not run yet)".into(),
+        ),
+        Err(e) => Err(crate::chain(&e)),
+    }
+}
+
+/// The reply in the agent's protocol: `message` (when some) is shown to
+/// the person where the protocol has a place for it; `log` goes to
+/// standard error.
+fn reply(agent: Agent, message: Option<&str>, log: &str) -> Reply {
+    let json = |m: Option<&str>| match m {
+        Some(m) => serde_json::json!({ "systemMessage": m }).to_string() + "\n",
+        None => String::new(),
+    };
+    let stdout = match agent {
+        // Plain text after a prompt would reach the model: JSON or nothing.
+        Agent::Claude | Agent::Codex => json(message),
+        // Only JSON, always.
+        Agent::Gemini => match message {
+            Some(_) => json(message),
+            None => "{}\n".to_owned(),
+        },
+        Agent::Opencode => message.map_or(String::new(), |m| format!("{m}\n")),
+        // Anything but this (a non-zero exit, other JSON) can block it.
+        Agent::Cline => "{\"cancel\":false}\n".to_owned(),
+    };
+    Reply {
+        stdout,
+        stderr: if log.is_empty() {
+            String::new()
+        } else {
+            format!("{log}\n")
+        },
+    }
+}

@@ -1,0 +1,175 @@
+//! `mend turn …`: review every change of an agent's turn, however it was
+//! made. Each subcommand maps its arguments onto one
+//! `mend_service::turn` action and prints the outcome (its JSON with
+//! `--json`); `hook` reads an agent's JSON and always exits 0.
+
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mend_checkpoint::turn::{BeginOptions, Selection};
+use mend_service::turn::hook::{self, Agent};
+use mend_service::turn::{Action, act};
+
+/// The longest a hook waits for the workspace lock, in seconds.
+const HOOK_LOCK_TIMEOUT_SECS: u64 = 5;
+
+/// `mend turn` arguments.
+#[derive(clap::Args, Debug)]
+pub(crate) struct TurnArgs {
+    /// Worktree root.
+    #[arg(long, default_value = ".", global = true)]
+    root: PathBuf,
+    /// Print JSON: one document for every outcome, refusals and errors
+    /// included (`{"error": {"kind", "message", …}}`).
+    #[arg(long, global = true)]
+    json: bool,
+    /// Seconds to wait for another mend process writing in the root.
+    #[arg(long, default_value_t = mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS, global = true)]
+    lock_timeout: u64,
+    #[command(subcommand)]
+    command: TurnCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum TurnCommand {
+    /// Checkpoint the worktree as a turn's start and print the turn's id.
+    /// An open turn is ended first (its start stays a checkpoint).
+    Begin {
+        /// A label for humans.
+        #[arg(long)]
+        label: Option<String>,
+        /// The agent's session id.
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// What changed since the turn began, whoever changed it: `M`
+    /// modified, `A` added, `D` deleted, `R` renamed (found by content),
+    /// `T` type or mode changed (file ↔ link or folder, `chmod +x`).
+    /// Binary and large files are listed with their sizes, without diffs.
+    Status {
+        /// Also list ignored files modified during the turn (no
+        /// checkpoint holds them: no diff, no reject).
+        #[arg(long)]
+        ignored: bool,
+    },
+    /// The diff since the turn began, hunks numbered as --hunk takes them.
+    Diff {
+        /// Files or folders (default: every change).
+        paths: Vec<String>,
+    },
+    /// Put back the turn-start content of files (or of hunks of one file),
+    /// after a safety checkpoint that undoes it. A hunk changed since
+    /// `mend turn diff` showed it is refused, and nothing is written.
+    Reject(SelectArgs),
+    /// Mark files or hunks reviewed: they leave status and diff; nothing is
+    /// written.
+    Accept(SelectArgs),
+    /// Close the turn; its start stays a checkpoint (`mend checkpoint
+    /// restore` rewinds the whole turn, undoably).
+    End,
+    /// Run as an agent's hook: read its JSON (standard input, or the last
+    /// argument for Codex's notify), begin a turn on a prompt and print
+    /// the turn's summary when the reply is done. Always exits 0.
+    Hook {
+        /// claude, gemini, codex, opencode or cline.
+        agent: String,
+        /// The agent's JSON, for agents that pass it as an argument
+        /// (Codex's notify); default: standard input.
+        input: Option<String>,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct SelectArgs {
+    /// Files or folders (default: every change).
+    paths: Vec<String>,
+    /// Just these hunks of one file, as `mend turn diff` numbered them.
+    #[arg(long, value_delimiter = ',')]
+    hunk: Vec<usize>,
+    /// The file's version as `status --json` or `diff --json` gave it:
+    /// refused if the file changed since.
+    #[arg(long)]
+    seen: Option<String>,
+}
+
+impl SelectArgs {
+    fn selection(&self) -> Selection {
+        Selection {
+            paths: self.paths.clone(),
+            hunks: self.hunk.clone(),
+            seen: self.seen.clone(),
+        }
+    }
+}
+
+/// Runs `mend turn …`.
+pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
+    let timeout = Duration::from_secs(args.lock_timeout);
+    let action = match &args.command {
+        TurnCommand::Hook { agent, input } => {
+            // An agent waits for its hook: never long.
+            let timeout = timeout.min(Duration::from_secs(HOOK_LOCK_TIMEOUT_SECS));
+            return Ok(run_hook(agent, input.as_deref(), timeout));
+        }
+        TurnCommand::Begin { label, session } => Action::Begin(BeginOptions {
+            label: label.clone(),
+            session: session.clone(),
+            agent: None,
+        }),
+        TurnCommand::Status { ignored } => Action::Status { ignored: *ignored },
+        TurnCommand::Diff { paths } => Action::Diff(paths.clone()),
+        TurnCommand::Reject(sel) => Action::Reject(sel.selection()),
+        TurnCommand::Accept(sel) => Action::Accept(sel.selection()),
+        TurnCommand::End => Action::End,
+    };
+    let mut out = std::io::stdout().lock();
+    let progress = crate::checkpoint::Progress::default();
+    let result = act(&args.root, &action, timeout, &mut |n| progress.tick(n));
+    progress.clear();
+    match result {
+        Ok(outcome) => {
+            if args.json {
+                writeln!(out, "{}", mend_service::to_json(&outcome)?)?;
+            } else {
+                write!(out, "{}", outcome.text())?;
+            }
+            Ok(crate::EXIT_OK)
+        }
+        Err(e) => crate::pending::fail(&mut out, args.json, e.into(), false),
+    }
+}
+
+/// `mend turn hook AGENT`: exit 0 whatever happens.
+fn run_hook(agent: &str, input: Option<&str>, timeout: Duration) -> u8 {
+    let reply = match Agent::named(agent) {
+        Some(a) => {
+            let text = match input {
+                Some(t) => t.to_owned(),
+                None => {
+                    let mut t = String::new();
+                    // Unreadable input is reported as bad JSON below.
+                    let _ = std::io::stdin().take(16 << 20).read_to_string(&mut t);
+                    t
+                }
+            };
+            let env_dir = match a {
+                Agent::Claude => std::env::var_os("CLAUDE_PROJECT_DIR"),
+                Agent::Gemini => std::env::var_os("GEMINI_PROJECT_DIR"),
+                _ => None,
+            }
+            .map(PathBuf::from);
+            hook::run(a, &text, env_dir.as_deref(), timeout)
+        }
+        None => hook::Reply {
+            stdout: String::new(),
+            stderr: format!(
+                "mend turn hook: nothing done: no agent `{}`; use claude, gemini, codex, opencode or cline\n",
+                mend_core::text::escape_controls(agent)
+            ),
+        },
+    };
+    let _ = std::io::stdout().lock().write_all(reply.stdout.as_bytes());
+    let _ = std::io::stderr().lock().write_all(reply.stderr.as_bytes());
+    crate::EXIT_OK
+}
