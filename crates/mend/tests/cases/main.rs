@@ -3,7 +3,8 @@
 //! - `fixtures::NAME`: the CLI fixtures under `tests/fixtures/` (see
 //!   `fixtures.rs`), in the workspace's fixture convention;
 //! - `attacks::THREAT::NAME`: the attack suite (see `attacks/mod.rs`);
-//! - `nvim::NAME`: the Neovim plugin's headless tests (see `nvim.rs`).
+//! - `nvim::NAME`: the Neovim plugin's headless tests (see `nvim.rs`);
+//! - `turn::NAME`: turns made of shell commands (see `turn.rs`).
 //!
 //! `cargo test -p mend --test cases attacks::` runs one suite, and a
 //! case's name runs that case.
@@ -15,6 +16,7 @@
 mod attacks;
 mod fixtures;
 mod nvim;
+mod turn;
 
 use libtest_mimic::Arguments;
 
@@ -23,5 +25,6 @@ fn main() {
     let mut trials = fixtures::trials();
     trials.extend(attacks::trials());
     trials.extend(nvim::trials());
+    trials.extend(turn::trials());
     libtest_mimic::run(&args, trials).exit();
 }

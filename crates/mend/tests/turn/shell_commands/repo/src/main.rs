@@ -1,0 +1,5 @@
+fn main() {
+    let x = 1;
+    let y = 2;
+    println!("{}", x + y);
+}
