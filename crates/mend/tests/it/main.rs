@@ -22,6 +22,7 @@ mod pending_model;
 mod soak;
 mod tidy;
 mod transactions;
+mod turn_hooks;
 
 use mend_test_support as support;
 pub use mend_test_support::{git, mend_bin, python, run_mend, search_replace, tree};

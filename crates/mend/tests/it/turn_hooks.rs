@@ -1,0 +1,212 @@
+//! `mend turn hook AGENT` through the real binary: each agent's documented
+//! JSON (docs/turn.md) gives the right step and the reply its protocol
+//! takes, and bad input never blocks the agent (exit 0, and why).
+
+use std::path::Path;
+use std::process::Output;
+
+use mend_test_support::{put, repo, run_mend};
+
+/// Runs the hook for `agent` with `json` on stdin (or, for Codex's
+/// notify, as the last argument).
+fn hook(root: &Path, agent: &str, json: &str, as_arg: bool) -> Output {
+    let mut args = vec!["turn", "--lock-timeout", "1", "hook", agent];
+    if as_arg {
+        args.push(json);
+        return run_mend(root, &args, None);
+    }
+    run_mend(root, &args, Some(json.as_bytes()))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The open turn's id and session, from `mend turn status --json`.
+fn open_turn(root: &Path) -> (String, Option<String>) {
+    let out = run_mend(root, &["turn", "status", "--json"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let turn = &v["turn"];
+    (
+        turn["id"].as_str().unwrap().to_owned(),
+        turn["session"].as_str().map(str::to_owned),
+    )
+}
+
+struct Agent {
+    name: &'static str,
+    /// The JSON of a prompt submitted, then of the reply done; `{cwd}` is
+    /// the project folder.
+    begin: &'static str,
+    end: &'static str,
+    /// Codex's notify passes the end as an argument.
+    end_as_arg: bool,
+    /// What the hook prints after the prompt, and after the reply
+    /// (`{msg}` the summary line, as a JSON string where JSON is printed).
+    begin_out: &'static str,
+    end_out: &'static str,
+    session: &'static str,
+}
+
+const AGENTS: &[Agent] = &[
+    Agent {
+        name: "claude",
+        begin: r#"{"session_id":"c-1","transcript_path":"/tmp/t.jsonl","cwd":"{cwd}","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"Rename foo"}"#,
+        end: r#"{"session_id":"c-1","transcript_path":"/tmp/t.jsonl","cwd":"{cwd}","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done."}"#,
+        end_as_arg: false,
+        begin_out: "",
+        end_out: "{\"systemMessage\":{msg}}\n",
+        session: "c-1",
+    },
+    Agent {
+        name: "gemini",
+        begin: r#"{"session_id":"g-1","transcript_path":"/tmp/t.json","cwd":"{cwd}","hook_event_name":"BeforeAgent","timestamp":"2025-12-01T10:30:00Z","prompt":"Fix"}"#,
+        end: r#"{"session_id":"g-1","transcript_path":"/tmp/t.json","cwd":"{cwd}","hook_event_name":"AfterAgent","timestamp":"2025-12-01T10:31:00Z","prompt":"Fix","prompt_response":"Fixed","stop_hook_active":false}"#,
+        end_as_arg: false,
+        begin_out: "{}\n",
+        end_out: "{\"systemMessage\":{msg}}\n",
+        session: "g-1",
+    },
+    Agent {
+        name: "codex",
+        begin: r#"{"session_id":"x-1","turn_id":"t1","transcript_path":null,"cwd":"{cwd}","hook_event_name":"UserPromptSubmit","model":"m","permission_mode":"default","prompt":"Rename"}"#,
+        end: r#"{"session_id":"x-1","turn_id":"t1","transcript_path":null,"cwd":"{cwd}","hook_event_name":"Stop","model":"m","permission_mode":"default","stop_hook_active":false,"last_assistant_message":null}"#,
+        end_as_arg: false,
+        begin_out: "",
+        end_out: "{\"systemMessage\":{msg}}\n",
+        session: "x-1",
+    },
+    Agent {
+        name: "codex",
+        begin: r#"{"session_id":"n-1","turn_id":"t1","transcript_path":null,"cwd":"{cwd}","hook_event_name":"UserPromptSubmit","model":"m","permission_mode":"default","prompt":"Rename"}"#,
+        end: r#"{"type":"agent-turn-complete","thread-id":"n-1","turn-id":"t1","cwd":"{cwd}","input-messages":["Rename"],"last-assistant-message":"Done"}"#,
+        end_as_arg: true,
+        begin_out: "",
+        end_out: "{\"systemMessage\":{msg}}\n",
+        session: "n-1",
+    },
+    Agent {
+        name: "opencode",
+        begin: r#"{"event":"chat.message","sessionID":"o-1","directory":"{cwd}"}"#,
+        end: r#"{"event":"session.idle","sessionID":"o-1","directory":"{cwd}"}"#,
+        end_as_arg: false,
+        begin_out: "",
+        end_out: "{msg}\n",
+        session: "o-1",
+    },
+    Agent {
+        name: "cline",
+        begin: r#"{"clineVersion":"3.36.0","hookName":"UserPromptSubmit","timestamp":"1737000000000","taskId":"k-1","workspaceRoots":["{cwd}"],"userId":"u","userPromptSubmit":{"prompt":"Add tests","attachments":[]}}"#,
+        end: r#"{"clineVersion":"3.36.0","hookName":"TaskComplete","timestamp":"1737000000001","taskId":"k-1","workspaceRoots":["{cwd}"],"userId":"u","taskComplete":{"taskMetadata":{"taskId":"k-1","ulid":"01J"}}}"#,
+        end_as_arg: false,
+        begin_out: "{\"cancel\":false}\n",
+        end_out: "{\"cancel\":false}\n",
+        session: "k-1",
+    },
+];
+
+/// A prompt begins a turn with the agent's session; the reply's end
+/// prints the turn's summary in the agent's protocol.
+#[test]
+fn each_agents_documented_json_gives_the_right_step() {
+    for a in AGENTS {
+        let dir = repo(&[("a.txt", "one\n"), ("src/b.txt", "two\n")]);
+        let root = dir.path();
+        // The agent may run in a subfolder: the turn is the repository's.
+        let cwd = root.join("src").to_string_lossy().into_owned();
+        let out = hook(root, a.name, &a.begin.replace("{cwd}", &cwd), false);
+        assert_eq!(out.status.code(), Some(0), "{}", a.name);
+        assert_eq!(text(&out.stdout), a.begin_out, "{} begin", a.name);
+        let (id, session) = open_turn(root);
+        assert_eq!(session.as_deref(), Some(a.session), "{}", a.name);
+        put(root, "a.txt", "ONE\n");
+        put(root, "new.txt", "new\n");
+        let out = hook(root, a.name, &a.end.replace("{cwd}", &cwd), a.end_as_arg);
+        assert_eq!(out.status.code(), Some(0), "{}", a.name);
+        let msg = format!(
+            "mend: turn {id}: 2 files changed (1 M, 1 A); review with `mend turn diff`, undo with `mend turn reject`"
+        );
+        let shown = if a.end_out.contains("systemMessage") {
+            serde_json::to_string(&msg).unwrap()
+        } else {
+            msg.clone()
+        };
+        assert_eq!(text(&out.stdout), a.end_out.replace("{msg}", &shown), "{} end", a.name);
+        assert_eq!(text(&out.stderr), format!("{msg}\n"), "{} end", a.name);
+        // The reply's end leaves the turn open for review.
+        assert_eq!(open_turn(root).0, id);
+    }
+}
+
+/// What the hook prints when it cannot act, for an agent that shows
+/// JSON (Claude) and one that must never see anything else (Cline).
+fn refused(root: &Path, agent: &str, input: &str) -> (String, String) {
+    let out = hook(root, agent, input, false);
+    assert_eq!(out.status.code(), Some(0), "{agent} {input}");
+    (text(&out.stdout), text(&out.stderr))
+}
+
+/// Bad JSON, a folder that does not exist, a folder outside git, and the
+/// lock held by another mend: exit 0, the agent's "go on", and why.
+#[test]
+fn bad_input_never_blocks_the_agent() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let plain = tempfile::tempdir().unwrap();
+    let event = |cwd: &str| {
+        format!(r#"{{"session_id":"s","cwd":"{cwd}","hook_event_name":"UserPromptSubmit"}}"#)
+    };
+    let cline = |cwd: &str| {
+        format!(r#"{{"hookName":"UserPromptSubmit","taskId":"k","workspaceRoots":["{cwd}"]}}"#)
+    };
+    let cases = [
+        ("{ not json".to_owned(), cline("x").replace("}", ""), "is not JSON"),
+        (event("/no/such/folder"), cline("/no/such/folder"), "does not exist"),
+        (
+            event(&plain.path().to_string_lossy()),
+            cline(&plain.path().to_string_lossy()),
+            "is not in a git repository",
+        ),
+        (event("relative/dir"), cline("relative/dir"), "not an absolute path"),
+        (r#"{"session_id":"s","hook_event_name":"UserPromptSubmit"}"#.to_owned(), r#"{"hookName":"UserPromptSubmit"}"#.to_owned(), "names no project folder"),
+    ];
+    for (claude_in, cline_in, why) in &cases {
+        let (stdout, stderr) = refused(root, "claude", claude_in);
+        let v: serde_json::Value = serde_json::from_str(&stdout).expect("Claude gets JSON");
+        let shown = v["systemMessage"].as_str().unwrap();
+        assert!(shown.starts_with("mend turn hook claude: nothing done: ") && shown.contains(why), "{shown}");
+        assert!(stderr.contains(why), "{stderr}");
+        let (stdout, stderr) = refused(root, "cline", cline_in);
+        assert_eq!(stdout, "{\"cancel\":false}\n");
+        assert!(stderr.contains(why), "{why}: {stderr}");
+        let (stdout, _) = refused(root, "gemini", claude_in);
+        assert!(serde_json::from_str::<serde_json::Value>(&stdout).is_ok(), "{stdout}");
+    }
+    assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
+    // An event mend does not act on: nothing printed, nothing done.
+    let other = r#"{"session_id":"s","cwd":"/","hook_event_name":"PreToolUse"}"#;
+    assert_eq!(refused(root, "claude", other), (String::new(), String::new()));
+    // An agent mend does not know.
+    let (stdout, stderr) = refused(root, "nosuch", "{}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("no agent `nosuch`"), "{stderr}");
+}
+
+/// The lock held by another mend: the hook waits at most its timeout,
+/// then says so and exits 0.
+#[test]
+fn a_held_lock_never_blocks_the_agent() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let ws = mend_workspace::Workspace::open(root, mend_workspace::Options::default()).unwrap();
+    let lock = ws.lock().unwrap();
+    let cwd = root.to_string_lossy();
+    let input = format!(r#"{{"session_id":"s","cwd":"{cwd}","hook_event_name":"UserPromptSubmit"}}"#);
+    let (stdout, stderr) = refused(root, "claude", &input);
+    assert!(stdout.contains("nothing done") && stderr.contains("lock"), "{stdout}{stderr}");
+    drop(lock);
+    let (stdout, _) = refused(root, "claude", &input);
+    assert_eq!(stdout, "");
+    assert!(root.join(".mend/turn.json").exists());
+}
