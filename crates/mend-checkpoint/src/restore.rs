@@ -61,9 +61,8 @@ pub(crate) struct Scope<'a> {
 impl Scope<'_> {
     /// Whether a restore in this scope touches `path`.
     fn covers(&self, path: &str) -> bool {
-        self.only.is_none_or(|only| {
-            only.contains(path) || folders_of(path).any(|d| only.contains(d))
-        })
+        self.only
+            .is_none_or(|only| only.contains(path) || folders_of(path).any(|d| only.contains(d)))
     }
 }
 
@@ -195,7 +194,8 @@ impl Checkpoints {
     /// Writes and deletes from the two trees (see the module's step 2).
     fn plan(&self, scope: &Scope<'_>, now: &Files, skipped: &[Skipped]) -> Result<Plan, Error> {
         let then = self.files(scope.tree)?;
-        let then_ignores = crate::ignore_then::Rules::from_tree(&self.repo, scope.tree, self.root());
+        let then_ignores =
+            crate::ignore_then::Rules::from_tree(&self.repo, scope.tree, self.root());
         let mut plan = Plan::default();
         for (path, (oid, mode)) in &then {
             if scope.covers(path) && now.get(path) != Some(&(*oid, *mode)) {

@@ -183,10 +183,18 @@ fn status(s: &TurnStatus) -> String {
         let _ = writeln!(out, "{}", file_line(f));
     }
     for f in s.ignored.iter().flatten() {
-        let _ = writeln!(out, "! {}  [ignored, {} bytes; no diff]", esc(&f.path), f.size);
+        let _ = writeln!(
+            out,
+            "! {}  [ignored, {} bytes; no diff]",
+            esc(&f.path),
+            f.size
+        );
     }
     if let Some(m) = &s.head_moved {
-        let short = |h: &Option<String>| h.as_deref().map_or("none".to_owned(), |h| h[..h.len().min(12)].to_owned());
+        let short = |h: &Option<String>| {
+            h.as_deref()
+                .map_or("none".to_owned(), |h| h[..h.len().min(12)].to_owned())
+        };
         let _ = writeln!(
             out,
             "HEAD moved during the turn ({} → {}: a commit, checkout or stash); the changes are still those since the turn's start",

@@ -40,7 +40,11 @@ pub(super) fn chosen<'e>(entries: &'e [Entry], paths: &[String]) -> Result<Vec<&
     }
     let mut out = Vec::new();
     for p in paths {
-        let under = |q: &str| q == p || q.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/'));
+        let under = |q: &str| {
+            q == p
+                || q.strip_prefix(p.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        };
         let found: Vec<&Entry> = entries.iter().filter(|e| e.paths().any(under)).collect();
         if found.is_empty() {
             return Err(refuse(format!(
@@ -109,10 +113,7 @@ impl Turns {
     }
 
     /// The one file `--hunk` acts on, as text on both sides.
-    fn hunk_file<'e>(
-        &self,
-        chosen: &[&'e Entry],
-    ) -> Result<(&'e Entry, String, String), Error> {
+    fn hunk_file<'e>(&self, chosen: &[&'e Entry]) -> Result<(&'e Entry, String, String), Error> {
         let [e] = chosen else {
             return Err(refuse(format!(
                 "--hunk picks hunks of one file, and {} files were named; give one path",
@@ -180,7 +181,9 @@ impl Turns {
         let entries = self.entries(st, &now)?;
         let chosen = chosen(&entries, paths)?;
         if chosen.is_empty() {
-            return Err(refuse("nothing changed in this turn; there is nothing to reject"));
+            return Err(refuse(
+                "nothing changed in this turn; there is nothing to reject",
+            ));
         }
         if !sel.hunks.is_empty() {
             return self.reject_hunks(lock, st, &chosen, sel);
@@ -255,7 +258,9 @@ impl Turns {
         let entries = self.entries(&st, &now)?;
         let chosen = chosen(&entries, &paths)?;
         if chosen.is_empty() {
-            return Err(refuse("nothing changed in this turn; there is nothing to accept"));
+            return Err(refuse(
+                "nothing changed in this turn; there is nothing to accept",
+            ));
         }
         let held = |side: Option<(git2::Oid, i32)>| {
             side.map(|(oid, mode)| Held {

@@ -95,7 +95,11 @@ fn folders_swapped(out: &mut [Entry]) {
     let under = |status: Status| -> BTreeSet<String> {
         out.iter()
             .filter(|e| e.status == status)
-            .flat_map(|e| crate::restore::folders_of(&e.path).map(str::to_owned).collect::<Vec<_>>())
+            .flat_map(|e| {
+                crate::restore::folders_of(&e.path)
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
             .collect()
     };
     let (added_below, deleted_below) = (under(Status::Added), under(Status::Deleted));

@@ -83,7 +83,6 @@ impl Turns {
             mend_workspace::Options {
                 max_bytes: u64::MAX,
                 lock_timeout,
-                ..mend_workspace::Options::default()
             },
         )?;
         Ok(Turns { cps })
@@ -247,9 +246,7 @@ impl Turns {
 
     /// The worktree as a tree, without making a checkpoint.
     fn snapshot(&self, _lock: &Lock) -> Result<Now<'_>, Error> {
-        let snap = self
-            .cps
-            .walk(crate::DEFAULT_MAX_FILE_BYTES, &mut |_| {})?;
+        let snap = self.cps.walk(crate::DEFAULT_MAX_FILE_BYTES, &mut |_| {})?;
         let tree = self
             .cps
             .repo
@@ -263,12 +260,15 @@ impl Turns {
 
     /// The start checkpoint's tree and what it skipped.
     fn start(&self, st: &State) -> Result<(Tree<'_>, Checkpoint), Error> {
-        let commit = self.cps.find_commit(&st.start).map_err(|_| Error::TurnCorrupt {
-            what: format!(
-                "the turn's start checkpoint {} is gone (dropped or collected)",
-                st.id
-            ),
-        })?;
+        let commit = self
+            .cps
+            .find_commit(&st.start)
+            .map_err(|_| Error::TurnCorrupt {
+                what: format!(
+                    "the turn's start checkpoint {} is gone (dropped or collected)",
+                    st.id
+                ),
+            })?;
         let cp = self.cps.describe(&st.id, &commit);
         let tree = commit.tree().map_err(git("reading the turn's start"))?;
         Ok((tree, cp))
@@ -282,7 +282,9 @@ impl Turns {
         }
         let repo = &self.cps.repo;
         let mut index = git2::Index::new().map_err(git("making an index"))?;
-        index.read_tree(&start).map_err(git("reading the turn's start"))?;
+        index
+            .read_tree(&start)
+            .map_err(git("reading the turn's start"))?;
         for path in st.accepted.keys() {
             let _ = index.remove_path(Path::new(path));
         }
@@ -290,19 +292,29 @@ impl Turns {
             let Some(Held { blob, mode }) = held else {
                 continue;
             };
-            index.add(&index_entry(path, blob, *mode)?).map_err(git("laying over what was accepted"))?;
+            index
+                .add(&index_entry(path, blob, *mode)?)
+                .map_err(git("laying over what was accepted"))?;
         }
         let oid = index
             .write_tree_to(repo)
             .map_err(git("writing the review base"))?;
-        let tree = repo.find_tree(oid).map_err(git("reading the review base"))?;
+        let tree = repo
+            .find_tree(oid)
+            .map_err(git("reading the review base"))?;
         Ok((tree, cp))
     }
 
     /// The changes from the review base to `now`.
     fn entries(&self, st: &State, now: &Now<'_>) -> Result<Vec<Entry>, Error> {
         let (base, start) = self.review_base(st)?;
-        changes::between(&self.cps.repo, &base, &now.tree, &start.skipped, &now.skipped)
+        changes::between(
+            &self.cps.repo,
+            &base,
+            &now.tree,
+            &start.skipped,
+            &now.skipped,
+        )
     }
 
     /// Ignored files (none that HEAD tracks) modified since `since`.

@@ -185,7 +185,11 @@ impl Turns {
         let Some((oid, _)) = side else {
             return Ok(None);
         };
-        let odb = self.cps.repo.odb().map_err(git("opening the object store"))?;
+        let odb = self
+            .cps
+            .repo
+            .odb()
+            .map_err(git("opening the object store"))?;
         let (size, _) = odb.read_header(oid).map_err(git("reading a file's size"))?;
         Ok(Some(size as u64))
     }
@@ -297,7 +301,6 @@ impl Turns {
         Ok((FileDiff { file, diff }, Some(fingerprints(&old, &new))))
     }
 }
-
 
 /// An entry's version: what its two sides are.
 pub(super) fn version(e: &Entry) -> String {

@@ -25,7 +25,11 @@ impl Text {
             out.push_str(l);
             let last = i + 1 == self.lines.len();
             if !last || self.final_newline {
-                out.push_str(if self.crlf[i % self.crlf.len()] { "\r\n" } else { "\n" });
+                out.push_str(if self.crlf[i % self.crlf.len()] {
+                    "\r\n"
+                } else {
+                    "\n"
+                });
             }
         }
         out
@@ -237,14 +241,20 @@ fn accepted_hunks_leave_the_diff() {
     let d = dir.path();
     base_tree(d, &base);
     let turns = begin(d);
-    let agent = base.replace("line 2\n", "two\n").replace("line 25\n", "twenty-five\n");
+    let agent = base
+        .replace("line 2\n", "two\n")
+        .replace("line 25\n", "twenty-five\n");
     put(d, "f.txt", &agent);
     assert_eq!(turns.diff(&[]).unwrap().files[0].file.hunks, 2);
     turns.accept(&select(vec![1])).unwrap();
     assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), agent);
     let left = turns.diff(&[]).unwrap();
     assert_eq!(left.files[0].file.hunks, 1);
-    assert!(left.files[0].diff.contains("+twenty-five"), "{}", left.files[0].diff);
+    assert!(
+        left.files[0].diff.contains("+twenty-five"),
+        "{}",
+        left.files[0].diff
+    );
     turns.reject(&select(vec![1])).unwrap();
     assert_eq!(
         std::fs::read_to_string(d.join("f.txt")).unwrap(),
@@ -264,7 +274,10 @@ fn a_corrupt_state_loses_no_checkpoint() {
     let start = turns.status(false).unwrap().turn.start;
     std::fs::write(d.join(".mend/turn.json"), b"{ not json").unwrap();
     let e = turns.status(false).unwrap_err().to_string();
-    assert!(e.contains("turn.json is unreadable") && e.contains("mend turn end"), "{e}");
+    assert!(
+        e.contains("turn.json is unreadable") && e.contains("mend turn end"),
+        "{e}"
+    );
     assert!(turns.checkpoints().get(&start).is_ok());
     let begun = turns.begin(&BeginOptions::default(), &mut |_| {}).unwrap();
     assert!(begun.replaced.is_some());

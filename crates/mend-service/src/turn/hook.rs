@@ -142,7 +142,10 @@ pub fn parse(agent: Agent, input: &str) -> Result<Event, String> {
 /// The git worktree `dir` is in.
 fn root_of(dir: &Path) -> Result<PathBuf, String> {
     if !dir.is_absolute() {
-        return Err(format!("the folder {} is not an absolute path", dir.display()));
+        return Err(format!(
+            "the folder {} is not an absolute path",
+            dir.display()
+        ));
     }
     if !dir.is_dir() {
         return Err(format!("the folder {} does not exist", dir.display()));
@@ -196,9 +199,9 @@ fn step(
     match act(&root, &action, lock_timeout, &mut |_| {}) {
         Ok(Outcome::Status(s)) => Ok(Some(summary(&s))),
         Ok(_) => Ok(None),
-        Err(crate::Error::Checkpoint(mend_checkpoint::Error::NoTurn)) => Err(
-            "no turn is open (the hook that begins one on a prompt has not run yet)".into(),
-        ),
+        Err(crate::Error::Checkpoint(mend_checkpoint::Error::NoTurn)) => {
+            Err("no turn is open (the hook that begins one on a prompt has not run yet)".into())
+        }
         Err(e) => Err(crate::chain(&e)),
     }
 }

@@ -73,7 +73,10 @@ fn check(case: &Path) -> Result<Outputs, String> {
     let work = tempfile::tempdir().map_err(|e| e.to_string())?;
     let root = work.path().join("root");
     copy_tree(&case.join("repo"), &root);
-    sh(&root, "git init -q -b main . && git add -A && git commit -q -m start")?;
+    sh(
+        &root,
+        "git init -q -b main . && git add -A && git commit -q -m start",
+    )?;
     let read = |name: &str| std::fs::read_to_string(case.join(name)).unwrap_or_default();
     sh(&root, &read("before.sh"))?;
     let id = mend(&root, &["turn", "begin"])?.trim().to_owned();

@@ -132,7 +132,12 @@ fn each_agents_documented_json_gives_the_right_step() {
         } else {
             msg.clone()
         };
-        assert_eq!(text(&out.stdout), a.end_out.replace("{msg}", &shown), "{} end", a.name);
+        assert_eq!(
+            text(&out.stdout),
+            a.end_out.replace("{msg}", &shown),
+            "{} end",
+            a.name
+        );
         assert_eq!(text(&out.stderr), format!("{msg}\n"), "{} end", a.name);
         // The reply's end leaves the turn open for review.
         assert_eq!(open_turn(root).0, id);
@@ -161,32 +166,57 @@ fn bad_input_never_blocks_the_agent() {
         format!(r#"{{"hookName":"UserPromptSubmit","taskId":"k","workspaceRoots":["{cwd}"]}}"#)
     };
     let cases = [
-        ("{ not json".to_owned(), cline("x").replace("}", ""), "is not JSON"),
-        (event("/no/such/folder"), cline("/no/such/folder"), "does not exist"),
+        (
+            "{ not json".to_owned(),
+            cline("x").replace("}", ""),
+            "is not JSON",
+        ),
+        (
+            event("/no/such/folder"),
+            cline("/no/such/folder"),
+            "does not exist",
+        ),
         (
             event(&plain.path().to_string_lossy()),
             cline(&plain.path().to_string_lossy()),
             "is not in a git repository",
         ),
-        (event("relative/dir"), cline("relative/dir"), "not an absolute path"),
-        (r#"{"session_id":"s","hook_event_name":"UserPromptSubmit"}"#.to_owned(), r#"{"hookName":"UserPromptSubmit"}"#.to_owned(), "names no project folder"),
+        (
+            event("relative/dir"),
+            cline("relative/dir"),
+            "not an absolute path",
+        ),
+        (
+            r#"{"session_id":"s","hook_event_name":"UserPromptSubmit"}"#.to_owned(),
+            r#"{"hookName":"UserPromptSubmit"}"#.to_owned(),
+            "names no project folder",
+        ),
     ];
     for (claude_in, cline_in, why) in &cases {
         let (stdout, stderr) = refused(root, "claude", claude_in);
         let v: serde_json::Value = serde_json::from_str(&stdout).expect("Claude gets JSON");
         let shown = v["systemMessage"].as_str().unwrap();
-        assert!(shown.starts_with("mend turn hook claude: nothing done: ") && shown.contains(why), "{shown}");
+        assert!(
+            shown.starts_with("mend turn hook claude: nothing done: ") && shown.contains(why),
+            "{shown}"
+        );
         assert!(stderr.contains(why), "{stderr}");
         let (stdout, stderr) = refused(root, "cline", cline_in);
         assert_eq!(stdout, "{\"cancel\":false}\n");
         assert!(stderr.contains(why), "{why}: {stderr}");
         let (stdout, _) = refused(root, "gemini", claude_in);
-        assert!(serde_json::from_str::<serde_json::Value>(&stdout).is_ok(), "{stdout}");
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&stdout).is_ok(),
+            "{stdout}"
+        );
     }
     assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
     // An event mend does not act on: nothing printed, nothing done.
     let other = r#"{"session_id":"s","cwd":"/","hook_event_name":"PreToolUse"}"#;
-    assert_eq!(refused(root, "claude", other), (String::new(), String::new()));
+    assert_eq!(
+        refused(root, "claude", other),
+        (String::new(), String::new())
+    );
     // An agent mend does not know.
     let (stdout, stderr) = refused(root, "nosuch", "{}");
     assert_eq!(stdout, "");
@@ -202,9 +232,13 @@ fn a_held_lock_never_blocks_the_agent() {
     let ws = mend_workspace::Workspace::open(root, mend_workspace::Options::default()).unwrap();
     let lock = ws.lock().unwrap();
     let cwd = root.to_string_lossy();
-    let input = format!(r#"{{"session_id":"s","cwd":"{cwd}","hook_event_name":"UserPromptSubmit"}}"#);
+    let input =
+        format!(r#"{{"session_id":"s","cwd":"{cwd}","hook_event_name":"UserPromptSubmit"}}"#);
     let (stdout, stderr) = refused(root, "claude", &input);
-    assert!(stdout.contains("nothing done") && stderr.contains("lock"), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("nothing done") && stderr.contains("lock"),
+        "{stdout}{stderr}"
+    );
     drop(lock);
     let (stdout, _) = refused(root, "claude", &input);
     assert_eq!(stdout, "");
