@@ -15,13 +15,26 @@
 //! - `shell_recipe_after_10_changes`: the recipe, which starts from a
 //!   fresh index every time (so its first run costs the same).
 //!
-//! Run: `cargo bench -p mend-checkpoint --bench checkpoint`
+//! And `mend turn begin` and `mend turn status` against `git status
+//! --porcelain` in the same run (the target: each at most 1.2× git's
+//! time):
+//!
+//! - `turn_begin_after_10_changes`: a turn's start (a checkpoint) after
+//!   10 files changed.
+//! - `turn_status_after_10_changes`: a turn's status after 10 more files
+//!   changed in it (the changes of a turn add up, as an agent's do).
+//! - `git_status_after_10_changes`: `git status --porcelain` after 10
+//!   files changed.
+//!
+//! Run: `cargo bench -p mend-checkpoint --bench checkpoint` (add `turn`
+//! or `status` to run only those).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use mend_checkpoint::turn::{BeginOptions, Turns};
 use mend_checkpoint::{Checkpoints, CreateOptions};
 
 const SIZES: &[usize] = &[20_000, 200_000];
@@ -70,6 +83,8 @@ fn repo(n: usize, with_git: bool) -> PathBuf {
         git(&d, &["init", "-q", "."]);
         git(&d, &["add", "-A"]);
         git(&d, &["commit", "-q", "-m", "init"]);
+        // git's own index is fresh, as after any git command.
+        git(&d, &["status", "--porcelain"]);
     }
     repos.push((n, with_git, d.clone()));
     d
@@ -143,4 +158,41 @@ fn shell_recipe_after_10_changes(bencher: divan::Bencher<'_, '_>, n: usize) {
                 .unwrap();
             assert!(out.status.success());
         });
+}
+
+fn begin(d: &Path) {
+    let turns = Turns::open(d).unwrap();
+    turns.begin(&BeginOptions::default(), &mut |_| {}).unwrap();
+}
+
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn turn_begin_after_10_changes(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, true);
+    begin(&d);
+    let round = AtomicUsize::new(2000);
+    bencher
+        .with_inputs(|| touch10(&d, n, round.fetch_add(1, Ordering::Relaxed) + 1))
+        .bench_values(|()| begin(&d));
+}
+
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn turn_status_after_10_changes(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, true);
+    begin(&d);
+    let round = AtomicUsize::new(3000);
+    bencher
+        .with_inputs(|| touch10(&d, n, round.fetch_add(1, Ordering::Relaxed) + 1))
+        .bench_values(|()| {
+            let status = Turns::open(&d).unwrap().status(false).unwrap();
+            assert!(!status.files.is_empty());
+        });
+}
+
+#[divan::bench(args = SIZES, sample_count = 10, sample_size = 1)]
+fn git_status_after_10_changes(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, true);
+    let round = AtomicUsize::new(4000);
+    bencher
+        .with_inputs(|| touch10(&d, n, round.fetch_add(1, Ordering::Relaxed) + 1))
+        .bench_values(|()| git(&d, &["status", "--porcelain"]));
 }

@@ -142,7 +142,7 @@ impl Turns {
         let safety = self.cps.create_locked(
             &lock,
             &CreateOptions {
-                label: Some(format!("before a reject in turn {}", st.id)),
+                label: Some(format!("before a reject in turn {}", st.turn.id)),
                 ..CreateOptions::default()
             },
             &mut |_| {},

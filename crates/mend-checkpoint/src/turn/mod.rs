@@ -113,7 +113,7 @@ impl Turns {
         let lock = self.cps.lock()?;
         let dir = self.private()?;
         let (ended, replaced) = match state::load(&dir) {
-            Ok(prev) => (prev.map(|s| self.info(&s)), None),
+            Ok(prev) => (prev.map(|s| s.turn), None),
             Err(Error::TurnCorrupt { what }) => (None, Some(what)),
             Err(e) => return Err(e),
         };
@@ -130,19 +130,22 @@ impl Turns {
             progress,
         )?;
         let st = State {
-            id: cp.id.clone(),
-            label: opts.label.clone(),
-            start: cp.commit.clone(),
-            head: cp.head.clone(),
-            session: opts.session.clone(),
-            agent: opts.agent.clone(),
-            time: cp.time,
+            turn: TurnInfo {
+                id: cp.id.clone(),
+                label: opts.label.clone(),
+                start: cp.id.clone(),
+                head: cp.head.clone(),
+                session: opts.session.clone(),
+                agent: opts.agent.clone(),
+                time: cp.time,
+            },
+            commit: cp.commit.clone(),
             accepted: Default::default(),
             shown: Default::default(),
         };
         state::save(&dir, &st)?;
         Ok(Begun {
-            turn: self.info(&st),
+            turn: st.turn,
             ended,
             replaced,
         })
@@ -161,7 +164,7 @@ impl Turns {
         };
         state::remove(&dir)?;
         Ok(Ended {
-            turn: st.as_ref().map(|s| self.info(s)),
+            turn: st.map(|s| s.turn),
         })
     }
 
@@ -177,11 +180,11 @@ impl Turns {
             .map(|e| self.file(e))
             .collect::<Result<_, _>>()?;
         Ok(TurnStatus {
-            turn: self.info(&st),
+            turn: st.turn.clone(),
             head_moved: self.head_moved(&st),
             files,
             ignored: if ignored {
-                Some(self.ignored_since(st.time)?)
+                Some(self.ignored_since(st.turn.time)?)
             } else {
                 None
             },
@@ -209,7 +212,7 @@ impl Turns {
         }
         state::save(&dir, &st)?;
         Ok(TurnDiff {
-            turn: self.info(&st),
+            turn: st.turn.clone(),
             head_moved: self.head_moved(&st),
             files,
         })
@@ -223,23 +226,11 @@ impl Turns {
             .collect()
     }
 
-    fn info(&self, st: &State) -> TurnInfo {
-        TurnInfo {
-            id: st.id.clone(),
-            label: st.label.clone(),
-            start: st.id.clone(),
-            head: st.head.clone(),
-            session: st.session.clone(),
-            agent: st.agent.clone(),
-            time: st.time,
-        }
-    }
-
     /// HEAD at the start and now, when they differ.
     fn head_moved(&self, st: &State) -> Option<report::HeadMoved> {
         let now = self.cps.head().map(|c| c.id().to_string());
-        (now != st.head).then(|| report::HeadMoved {
-            from: st.head.clone(),
+        (now != st.turn.head).then(|| report::HeadMoved {
+            from: st.turn.head.clone(),
             to: now,
         })
     }
@@ -262,14 +253,14 @@ impl Turns {
     fn start(&self, st: &State) -> Result<(Tree<'_>, Checkpoint), Error> {
         let commit = self
             .cps
-            .find_commit(&st.start)
+            .find_commit(&st.commit)
             .map_err(|_| Error::TurnCorrupt {
                 what: format!(
                     "the turn's start checkpoint {} is gone (dropped or collected)",
-                    st.id
+                    st.turn.id
                 ),
             })?;
-        let cp = self.cps.describe(&st.id, &commit);
+        let cp = self.cps.describe(&st.turn.id, &commit);
         let tree = commit.tree().map_err(git("reading the turn's start"))?;
         Ok((tree, cp))
     }

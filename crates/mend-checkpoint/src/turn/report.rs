@@ -11,7 +11,7 @@ use super::changes::{Entry, Side};
 use crate::{Checkpoint, Error, FileChange, git};
 
 /// A turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct TurnInfo {
     /// The turn's id (its start checkpoint's).
     pub id: String,

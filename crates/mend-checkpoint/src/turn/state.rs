@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use mend_workspace::PrivateDir;
 use serde::{Deserialize, Serialize};
 
+use super::TurnInfo;
 use crate::Error;
 
 /// The state file's name in `.mend/`.
@@ -35,20 +36,11 @@ pub(crate) type Shown = Vec<String>;
 /// The open turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct State {
-    /// The turn's id: its start checkpoint's id.
-    pub id: String,
-    /// The label given at `begin`.
-    pub label: Option<String>,
+    /// The turn as its outcomes show it.
+    #[serde(flatten)]
+    pub turn: TurnInfo,
     /// The start checkpoint's commit.
-    pub start: String,
-    /// HEAD at the start.
-    pub head: Option<String>,
-    /// The agent's session, when a hook began the turn.
-    pub session: Option<String>,
-    /// The agent whose hook began the turn.
-    pub agent: Option<String>,
-    /// Seconds since the Unix epoch.
-    pub time: i64,
+    pub commit: String,
     /// Reviewed entries, by path: what the review base holds there in
     /// place of the start (`None`: nothing). Status and diff compare the
     /// worktree with the start overlaid with these.
