@@ -103,7 +103,7 @@ pub enum Error {
     NoTurn,
     /// The turn's state cannot be read.
     #[error(
-        "{what}. The turn's start is a checkpoint and is kept: `mend checkpoint list` shows it (labelled `turn start`). Run `mend turn end` to clear the state, or `mend turn begin` to start a new turn"
+        "{what}. Run `mend turn end` to clear the turn's state, or `mend turn begin` to start a new turn"
     )]
     TurnCorrupt {
         /// What is wrong.

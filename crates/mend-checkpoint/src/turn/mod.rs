@@ -256,7 +256,7 @@ impl Turns {
             .find_commit(&st.commit)
             .map_err(|_| Error::TurnCorrupt {
                 what: format!(
-                    "the turn's start checkpoint {} is gone (dropped or collected)",
+                    "the turn's start checkpoint {} is gone (dropped by `mend checkpoint drop` or `gc`), so there is nothing to compare with",
                     st.turn.id
                 ),
             })?;

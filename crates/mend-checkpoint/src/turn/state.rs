@@ -61,7 +61,10 @@ pub(crate) fn load(dir: &PrivateDir) -> Result<Option<State>, Error> {
     serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(|e| Error::TurnCorrupt {
-            what: format!("{} is unreadable ({e})", dir.shown(FILE)),
+            what: format!(
+                "{} is unreadable ({e}); the turn's start is a checkpoint and is kept (`mend checkpoint list` shows it, labelled `turn start`)",
+                dir.shown(FILE)
+            ),
         })
 }
 

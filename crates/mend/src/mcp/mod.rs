@@ -191,6 +191,50 @@ struct CheckpointRestoreArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+struct TurnBeginArgs {
+    /// A label for humans.
+    label: Option<String>,
+    /// The agent's session id, recorded with the turn.
+    session: Option<String>,
+    /// Which project root (default: the first).
+    root: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct TurnStatusArgs {
+    /// Also list ignored files modified during the turn.
+    ignored: Option<bool>,
+    /// Which project root (default: the first).
+    root: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct TurnDiffArgs {
+    /// Files or folders, relative to the root (default: every change).
+    paths: Option<Vec<String>>,
+    /// Which project root (default: the first).
+    root: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct TurnRejectArgs {
+    /// Files or folders, relative to the root (default: every change).
+    paths: Option<Vec<String>>,
+    /// Just these hunks of one file, numbered as turn_diff numbered them.
+    hunks: Option<Vec<usize>>,
+    /// The file's `version` from turn_status or turn_diff: the reject is
+    /// refused if the file changed since. Without it, the hunks must be
+    /// ones the last turn_diff of the file showed, still unchanged.
+    seen: Option<String>,
+    /// Which project root (default: the first).
+    root: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct PendingStatusArgs {
     /// Which project root (default: the first).
     root: Option<String>,
@@ -252,7 +296,7 @@ impl MendServer {
             .map(|r| Workspace::open(r, Options::default()).map(crate::prepared))
             .collect::<Result<Vec<_>, _>>()?;
         let first = ws.remove(0);
-        let mut tool_router = Self::tool_router();
+        let mut tool_router = Self::tool_router() + Self::turn_router();
         if let Some(keep) = tools {
             let all: Vec<String> = tool_router
                 .list_all()
@@ -549,7 +593,88 @@ impl MendServer {
     }
 }
 
+/// Why a turn reject is refused in review mode.
+const NO_TURN_REJECT_IN_REVIEW: &str = "turn_reject is refused in review mode (`mend mcp --pending`): a reject writes the worktree directly, and in review mode writing tools only propose. Ask the person to run `mend turn reject` if it is needed.";
+
+#[tool_router(router = turn_router, vis = "pub(crate)")]
 impl MendServer {
+    #[tool(
+        description = "Begin a turn: checkpoint the whole project as the turn's start and return the turn's id. Every change made after it, by any tool or shell command (sed, formatters, generators, git checkout, rm, mv), is then listed by turn_status and can be rejected hunk by hunk. A turn already open is ended first (its start stays a checkpoint).",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::Begun>()
+    )]
+    async fn turn_begin(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<TurnBeginArgs>>,
+    ) -> CallToolResult {
+        let action = mend_service::turn::Action::Begin(mend_checkpoint::turn::BeginOptions {
+            label: a.label,
+            session: a.session,
+            agent: Some("mcp".into()),
+        });
+        self.turn(a.root.as_deref(), action).await
+    }
+
+    #[tool(
+        description = "List what changed since the turn began, whoever changed it: one entry per file with its letter (M modified, A added, D deleted, R renamed, found by content, with `from`; T type or mode changed, with `change`), its size, whether it is binary or large (no diff), its number of hunks and its `version`. Says when HEAD moved during the turn.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnStatus>()
+    )]
+    async fn turn_status(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<TurnStatusArgs>>,
+    ) -> CallToolResult {
+        let action = mend_service::turn::Action::Status {
+            ignored: a.ignored.unwrap_or(false),
+        };
+        self.turn(a.root.as_deref(), action).await
+    }
+
+    #[tool(
+        description = "The unified diff of each file changed since the turn began, its hunks numbered (`@@ … @@ hunk 2`) as turn_reject's `hunks` takes them; binary and large files get one line instead.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnDiff>()
+    )]
+    async fn turn_diff(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<TurnDiffArgs>>,
+    ) -> CallToolResult {
+        let action = mend_service::turn::Action::Diff(a.paths.unwrap_or_default());
+        self.turn(a.root.as_deref(), action).await
+    }
+
+    #[tool(
+        description = "Put back the turn-start content of files (an added file is removed, a deleted one recreated, a renamed one renamed back), or of some hunks of one file, touching no other byte. A safety checkpoint is made first: its id is returned, and checkpoint_restore with it undoes the reject. Refused, with nothing written, when a hunk changed since turn_diff showed it. Refused in review mode.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnRejected>()
+    )]
+    async fn turn_reject(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<TurnRejectArgs>>,
+    ) -> CallToolResult {
+        if self.pending.is_some() {
+            return failure(NO_TURN_REJECT_IN_REVIEW);
+        }
+        let action = mend_service::turn::Action::Reject(mend_checkpoint::turn::Selection {
+            paths: a.paths.unwrap_or_default(),
+            hunks: a.hunks.unwrap_or_default(),
+            seen: a.seen,
+        });
+        self.turn(a.root.as_deref(), action).await
+    }
+}
+
+impl MendServer {
+    /// Runs a turn action for the named root (default the first) on the
+    /// blocking pool; its outcome becomes the result.
+    async fn turn(&self, root: Option<&str>, action: mend_service::turn::Action) -> CallToolResult {
+        let root = match self.roots.pick(root) {
+            Ok(ws) => ws.root().to_path_buf(),
+            Err(e) => return failure(e.to_string()),
+        };
+        let timeout = std::time::Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
+        answer(tokio::task::spawn_blocking(move || {
+            mend_service::turn::act(&root, &action, timeout, &mut |_| {})
+        }))
+        .await
+    }
+
     /// Routes parsed edits to their root, then applies them.
     async fn apply_routed(&self, parsed: Result<Parsed, String>, call: Call) -> CallToolResult {
         let routed = parsed.and_then(|p| self.roots.route(p).map_err(|e| e.to_string()));

@@ -641,3 +641,73 @@ fn review_mode_reports_what_recovery_did() {
         assert!(!d.join(".mend/journal.json").exists());
     }
 }
+
+/// The turn tools: a turn begun over MCP lists a change made outside mend,
+/// numbers its hunks, and rejects one hunk against the version it showed;
+/// each result is its structured content, and in review mode the reject is
+/// refused.
+#[test]
+fn turn_tools_review_a_change_made_outside_mend() {
+    let dir = git_repo(0);
+    let d = dir.path();
+    let base: String = (0..20).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(d.join("f.txt"), &base).unwrap();
+    let begun = steps(
+        d,
+        &serde_json::json!([[{"tool": "turn_begin", "args": {"label": "t"}}]]),
+    );
+    assert_eq!(begun[0][0]["error"], false, "{}", begun[0][0]);
+    let changed = base
+        .replace("line 1\n", "one\n")
+        .replace("line 18\n", "eighteen\n");
+    std::fs::write(d.join("f.txt"), &changed).unwrap();
+    let looked = steps(
+        d,
+        &serde_json::json!([
+            "list",
+            [{"tool": "turn_status"}],
+            [{"tool": "turn_diff", "args": {"paths": ["f.txt"]}}],
+        ]),
+    );
+    for tool in ["turn_begin", "turn_status", "turn_diff", "turn_reject"] {
+        assert!(
+            looked[0][0]["outputs"][tool].is_object(),
+            "{tool}: no output schema"
+        );
+    }
+    let status = &looked[1][0]["structured"];
+    assert_eq!(status["files"][0]["status"], "M", "{status}");
+    assert_eq!(status["files"][0]["hunks"], 2, "{status}");
+    let version = status["files"][0]["version"].as_str().unwrap();
+    let diff = looked[2][0]["structured"]["files"][0]["diff"]
+        .as_str()
+        .unwrap();
+    assert!(diff.contains(" hunk 2\n"), "{diff}");
+    let review = steps_with(
+        d,
+        &["--pending"],
+        &serde_json::json!([[{"tool": "turn_reject", "args": {"paths": ["f.txt"]}}]]),
+    );
+    assert_eq!(review[0][0]["error"], true, "{}", review[0][0]);
+    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), changed);
+    let rejected = steps(
+        d,
+        &serde_json::json!([[{"tool": "turn_reject", "args": {"paths": ["f.txt"], "hunks": [2], "seen": version}}]]),
+    );
+    assert_eq!(rejected[0][0]["error"], false, "{}", rejected[0][0]);
+    assert!(rejected[0][0]["structured"]["safety"]["id"].is_string());
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        base.replace("line 1\n", "one\n")
+    );
+    // The version no longer matches: refused, nothing written.
+    let stale = steps(
+        d,
+        &serde_json::json!([[{"tool": "turn_reject", "args": {"paths": ["f.txt"], "hunks": [1], "seen": version}}]]),
+    );
+    assert_eq!(stale[0][0]["error"], true, "{}", stale[0][0]);
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        base.replace("line 1\n", "one\n")
+    );
+}
