@@ -15,6 +15,7 @@
 mod frame;
 mod pending;
 mod protocol;
+mod turn;
 
 use std::path::{Path, PathBuf};
 
@@ -316,6 +317,7 @@ impl Session {
                 Ok(json!({"token": w.token(), "paths": paths}))
             }
             m if m.starts_with("pending/") => pending::dispatch(&self.ws, &self.pending, req),
+            m if m.starts_with("turn/") => turn::dispatch(self.ws.root(), req),
             m => Err(Failure(
                 METHOD_NOT_FOUND,
                 format!("unknown method {m}; see docs/editor-protocol.md"),

@@ -340,3 +340,63 @@ fn every_front_end_prints_one_outcome_the_same() {
     assert_eq!(editor.unwrap(), value(&accepted.replace("a.txt", "b.txt")));
     assert!(c.finish().success());
 }
+
+/// The editor's `turn/*` methods: a turn begun there lists a change an
+/// agent wrote, `turn/status` is the JSON of `mend turn status --json`, a
+/// hunk rejected through `turn/reject` reaches the open buffer, and a
+/// method mend does not know is answered as such.
+#[test]
+fn the_turn_is_served() {
+    let base: String = (0..20).map(|i| format!("line {i}\n")).collect();
+    let dir = workspace(&[("a.txt", base.as_str())]);
+    let d = dir.path();
+    let mut c = Client::start(d);
+    open(&mut c, "a.txt", &base, false, 1);
+    let begun = c.request("turn/begin", json!({"label": "t"})).unwrap();
+    assert_eq!(begun["turn"]["label"], "t");
+    let changed = base
+        .replace("line 1\n", "one\n")
+        .replace("line 18\n", "eighteen\n");
+    std::fs::write(d.join("a.txt"), &changed).unwrap();
+    let reload = expect(&mut c, "buffer/reload");
+    assert_eq!(reload["text"], changed.as_str());
+    // The editor applies it and says so, as the plugin does.
+    c.request(
+        "buffer/changed",
+        json!({"path": "a.txt", "text": changed, "dirty": false, "version": 2, "applied": reload["seq"]}),
+    )
+    .unwrap();
+    let status = c.request("turn/status", json!({})).unwrap();
+    let cli = run_mend(d, &["turn", "status", "--json"], None);
+    assert!(cli.status.success(), "{cli:?}");
+    assert_eq!(
+        status,
+        serde_json::from_slice::<Value>(&cli.stdout).unwrap()
+    );
+    assert_eq!(status["files"][0]["hunks"], 2, "{status}");
+    let diff = c.request("turn/diff", json!({"paths": ["a.txt"]})).unwrap();
+    assert!(
+        diff["files"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains(" hunk 2\n")
+    );
+    let rejected = c
+        .request("turn/reject", json!({"paths": ["a.txt"], "hunks": [1]}))
+        .unwrap();
+    assert_eq!(rejected["rejected"][0]["hunks"], json!([1]));
+    let back = base.replace("line 18\n", "eighteen\n");
+    assert_eq!(expect(&mut c, "buffer/reload")["text"], back.as_str());
+    let accepted = c.request("turn/accept", json!({})).unwrap();
+    assert_eq!(accepted["accepted"][0]["path"], "a.txt");
+    assert_eq!(
+        c.request("turn/status", json!({})).unwrap()["files"],
+        json!([])
+    );
+    let ended = c.request("turn/end", json!({})).unwrap();
+    assert_eq!(ended["turn"]["id"], begun["turn"]["id"]);
+    let none = c.request("turn/status", json!({})).unwrap_err();
+    assert!(none.1.contains("no turn is open"), "{none:?}");
+    assert_eq!(c.request("turn/fly", json!({})).unwrap_err().0, -32601);
+    assert!(c.finish().success());
+}
