@@ -29,21 +29,21 @@ struct Select {
 
 /// The request as a service action.
 fn action(method: &str, p: Select) -> Result<Action, Failure> {
-    let selection = || Selection {
-        paths: p.paths.clone(),
-        hunks: p.hunks.clone(),
-        seen: p.seen.clone(),
+    let selection = Selection {
+        paths: p.paths,
+        hunks: p.hunks,
+        seen: p.seen,
     };
     Ok(match method {
         "turn/begin" => Action::Begin(BeginOptions {
-            label: p.label.clone(),
-            session: p.session.clone(),
+            label: p.label,
+            session: p.session,
             agent: Some("editor".into()),
         }),
         "turn/status" => Action::Status { ignored: p.ignored },
-        "turn/diff" => Action::Diff(p.paths.clone()),
-        "turn/reject" => Action::Reject(selection()),
-        "turn/accept" => Action::Accept(selection()),
+        "turn/diff" => Action::Diff(selection.paths),
+        "turn/reject" => Action::Reject(selection),
+        "turn/accept" => Action::Accept(selection),
         "turn/end" => Action::End,
         m => {
             return Err(Failure(
