@@ -81,12 +81,19 @@ impl Error {
 
     /// The error as the one JSON shape every front-end prints:
     /// `{"kind", "message", "session"?, "path"?}`. A pending session's
-    /// errors keep their own kinds; a usage error is `usage`; anything
-    /// else is `error`, with the whole chain of causes.
+    /// errors keep their own kinds, and a turn's (`no_turn`, `refused`,
+    /// `corrupt`); a usage error is `usage`; anything else is `error`,
+    /// with the whole chain of causes.
     pub fn report(&self) -> ErrorReport {
         match self {
             Error::Pending(e) => e.report(),
             Error::Usage(message) => usage(message),
+            Error::Checkpoint(e) if e.turn_kind().is_some() => ErrorReport {
+                kind: e.turn_kind().unwrap_or("error").into(),
+                message: e.to_string(),
+                session: None,
+                path: None,
+            },
             other => ErrorReport {
                 kind: "error".into(),
                 message: chain(other),

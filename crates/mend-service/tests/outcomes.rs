@@ -264,3 +264,57 @@ fn roots_route_paths_and_refuse_a_call_spanning_two() {
         ws.root()
     );
 }
+
+/// Every turn action's outcome as its one JSON, ids and times written as
+/// placeholders (a checkpoint's id depends on the time it was made).
+#[test]
+fn every_turn_action_answers_its_shape() {
+    use mend_checkpoint::turn::{BeginOptions, Selection};
+    use mend_service::turn::{Action as Turn, act};
+    let (dir, _ws) = root(&[("a.txt", "one\ntwo\n"), ("b.txt", "bee\n")]);
+    let d = dir.path();
+    let wait = std::time::Duration::from_secs(5);
+    let run = |action: Turn| act(d, &action, wait, &mut |_| {}).unwrap();
+    let begun = run(Turn::Begin(BeginOptions {
+        label: Some("t".into()),
+        session: Some("s-1".into()),
+        agent: Some("claude".into()),
+    }));
+    let text = json(&begun);
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let id = value["turn"]["id"].as_str().unwrap().to_owned();
+    let time = value["turn"]["time"].to_string();
+    let plain = |s: String| {
+        s.replace(&id, "TURN")
+            .replace(&format!("\"time\": {time}"), "\"time\": 0")
+    };
+    expect("turn_begin", &plain(text));
+    std::fs::write(d.join("a.txt"), "one\nTWO\n").unwrap();
+    std::fs::remove_file(d.join("b.txt")).unwrap();
+    expect(
+        "turn_status",
+        &plain(json(&run(Turn::Status { ignored: false }))),
+    );
+    expect("turn_diff", &plain(json(&run(Turn::Diff(vec![])))));
+    let pick = |paths: &[&str], hunks: Vec<usize>| Selection {
+        paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+        hunks,
+        seen: None,
+    };
+    let rejected = json(&run(Turn::Reject(pick(&["b.txt"], vec![]))));
+    let value: serde_json::Value = serde_json::from_str(&rejected).unwrap();
+    let safety = &value["safety"];
+    let rejected = rejected
+        .replace(safety["commit"].as_str().unwrap(), "SAFETY-COMMIT")
+        .replace(safety["id"].as_str().unwrap(), "SAFETY")
+        .replace(&format!("\"time\": {}", safety["time"]), "\"time\": 0");
+    expect("turn_reject", &plain(rejected));
+    expect(
+        "turn_accept",
+        &plain(json(&run(Turn::Accept(pick(&["a.txt"], vec![1]))))),
+    );
+    expect("turn_end", &plain(json(&run(Turn::End))));
+    let refused = act(d, &Turn::Status { ignored: false }, wait, &mut |_| {}).unwrap_err();
+    assert!(refused.is_refusal(), "{refused}");
+    expect("turn_refused", &json(&refused.report()));
+}

@@ -17,7 +17,7 @@
 //!   checkpoint restore` can still rewind the whole turn, undoably.
 //!
 //! A root holds at most one open turn; its state is `.mend/turn.json`
-//! ([`state`]), and every operation runs under the workspace lock.
+//! (written atomically), and every operation runs under the workspace lock.
 //! Hunks are numbered by [`mend_merge::hunks`], as `mend pending diff`
 //! numbers them.
 

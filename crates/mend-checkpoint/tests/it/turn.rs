@@ -286,3 +286,35 @@ fn a_corrupt_state_loses_no_checkpoint() {
     assert!(turns.end().unwrap().turn.is_none());
     assert!(turns.end().unwrap_err().is_refusal());
 }
+
+/// Beginning while a turn is open ends it first and says so; an ended
+/// turn's start is still a checkpoint, whose restore rewinds the whole
+/// turn and is itself undoable.
+#[test]
+fn an_ended_turn_can_still_be_rewound() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    base_tree(d, "start\n");
+    let turns = begin(d);
+    let first = turns.status(false).unwrap().turn;
+    let again = turns.begin(&BeginOptions::default(), &mut |_| {}).unwrap();
+    assert_eq!(again.ended, Some(first.clone()));
+    put(d, "f.txt", "changed\n");
+    put(d, "made.txt", "new\n");
+    std::fs::remove_file(d.join("other.txt")).unwrap();
+    let changed = read_tree(d);
+    let ended = turns.end().unwrap().turn.unwrap();
+    let restored = turns
+        .checkpoints()
+        .restore(&ended.start, false, false)
+        .unwrap();
+    let expected = vec![
+        ("f.txt".to_owned(), b"start\n".to_vec()),
+        ("other.txt".to_owned(), b"never touched\n".to_vec()),
+    ];
+    assert_eq!(read_tree(d), expected);
+    let undo = restored.safety.unwrap();
+    turns.checkpoints().restore(&undo.id, false, false).unwrap();
+    assert_eq!(read_tree(d), changed);
+    assert!(turns.checkpoints().get(&first.start).is_ok());
+}
