@@ -277,6 +277,12 @@ impl Turns {
             if let Some(c) = &file.change {
                 diff.push_str(&format!(", {c}"));
             }
+            for (when, side) in [("was", e.old), ("is", e.new)] {
+                if let Some((oid, 0o120000)) = side {
+                    let to = String::from_utf8_lossy(&self.blob(oid)?).into_owned();
+                    diff.push_str(&format!("; {when} a link to {to}"));
+                }
+            }
             if !sizes.is_empty() {
                 diff.push_str(&format!(" ({sizes})"));
             }

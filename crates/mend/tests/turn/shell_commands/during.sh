@@ -16,3 +16,5 @@ echo 'now a folder' > doc/notes/index.md
 printf 'bin\000ary' > image.bin
 mkdir -p target
 echo 'ignored: not listed' > target/out.o
+# A large file: listed with its size, never diffed.
+yes 'a log line' | head -n 200000 > big.log
