@@ -20,7 +20,7 @@ use mend_core::{
     ApplyReport, Edit, EditOp, EditReport, Failure, FilePlan, FilePlanner, PlanOptions, diff,
     plan_file, render_retry_context,
 };
-use mend_workspace::{Base, Change, Lock, Snapshot, Workspace};
+use mend_workspace::{Base, Change, ContentHash, Lock, Snapshot, Workspace};
 
 /// A step run under the apply's lock right before it writes (a
 /// checkpoint); an error stops the apply before anything is written.
@@ -34,8 +34,8 @@ pub struct ApplyOptions<'a> {
     /// Write the edits that succeed, skipping a file's edits after its first
     /// failure.
     pub partial: bool,
-    /// Hashes the edits were based on, by normalized path.
-    pub expect: HashMap<String, String>,
+    /// What the edits were based on, by normalized path.
+    pub expect: HashMap<String, Expected>,
     /// Runs right before files are written (a checkpoint), under the
     /// workspace lock the apply holds.
     pub before_write: Option<BeforeWrite<'a>>,
@@ -50,10 +50,45 @@ pub struct ApplyOptions<'a> {
     pub syntax: SyntaxPolicy,
 }
 
+/// What a file held when the edits were made, as their author says
+/// (`--expect`, `expected_version`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// No file (`absent`).
+    Absent,
+    /// A file whose bytes hash to this.
+    Hash(ContentHash),
+    /// A version mend never gives out: it matches no file, so the edits
+    /// are refused as stale, and the model is told to read the file again
+    /// rather than why its string failed to parse.
+    Unknown,
+}
+
+impl Expected {
+    /// Reads a version as a model or a user spells it: `absent`, or a
+    /// hash as `mend hash` and `read_file` print it (`sha256:<hex>`).
+    pub fn parse(version: &str) -> Expected {
+        match version {
+            "absent" => Expected::Absent,
+            v => v.parse().map_or(Expected::Unknown, Expected::Hash),
+        }
+    }
+
+    /// Whether a file whose hash is `now` (`None`: absent) is the one
+    /// expected.
+    pub fn matches(&self, now: Option<&ContentHash>) -> bool {
+        match self {
+            Expected::Absent => now.is_none(),
+            Expected::Hash(h) => now == Some(h),
+            Expected::Unknown => false,
+        }
+    }
+}
+
 /// A file's plan made before the lock was taken.
 pub struct Preplanned {
     /// The hash of the content it was made against (`None`: absent).
-    pub hash: Option<String>,
+    pub hash: Option<ContentHash>,
     /// The plan.
     pub plan: FilePlan,
 }
@@ -324,15 +359,18 @@ fn plan_one(
     plan_opts: &PlanOptions,
 ) -> Result<(Snapshot, FilePlan), mend_workspace::Error> {
     let snap = read_for(ws, source, edits)?;
-    if let Some(expected) = opts.expect.get(&snap.rel) {
-        let current = snap.text().map(|f| f.hash.as_str()).unwrap_or("absent");
-        if current != expected {
-            let now = snap.text().map_or("", |f| f.text.as_str());
-            return Err(ws.stale(&snap.rel, expected, None, now));
-        }
+    if let Some(expected) = opts.expect.get(&snap.rel)
+        && !expected.matches(snap.text().map(|f| &f.hash))
+    {
+        let hash = match expected {
+            Expected::Hash(h) => Some(h),
+            _ => None,
+        };
+        let now = snap.text().map_or("", |f| f.text.as_str());
+        return Err(ws.stale(&snap.rel, hash, None, now));
     }
     let original = snap.text().map(|f| f.text.as_str());
-    let now = snap.text().map(|f| f.hash.clone());
+    let now = snap.text().map(|f| f.hash);
     let plan = match opts.preplanned.get(key) {
         Some(p) if p.hash == now => p.plan.clone(),
         _ => plan_file(&snap.rel, original, edits, plan_opts),
@@ -394,9 +432,7 @@ fn summarize(snap: &Snapshot, plan: &FilePlan) -> Option<FileSummary> {
 /// deletion, or a rename as a write plus a deletion.
 fn changes_of(ws: &Workspace, snap: &Snapshot, plan: &FilePlan) -> Vec<Change> {
     let display = &snap.rel;
-    let base = snap
-        .text()
-        .map_or(Base::Absent, |f| Base::Hash(f.hash.clone()));
+    let base = snap.text().map_or(Base::Absent, |f| Base::Hash(f.hash));
     let encoding = snap
         .text()
         .map_or(mend_workspace::Encoding::Utf8, |f| f.encoding);
@@ -452,7 +488,7 @@ fn commit(
 struct Streaming {
     /// The content's hash as read (`None`: absent), or why it could not be
     /// read.
-    read: Result<Option<String>, mend_workspace::Error>,
+    read: Result<Option<ContentHash>, mend_workspace::Error>,
     planner: Option<FilePlanner>,
 }
 
@@ -506,7 +542,7 @@ impl<'w> StreamPlanner<'w> {
                 Ok(snap) => {
                     let text = snap.text().map(|t| t.text.as_str());
                     Streaming {
-                        read: Ok(snap.text().map(|t| t.hash.clone())),
+                        read: Ok(snap.text().map(|t| t.hash)),
                         planner: Some(FilePlanner::new(&snap.rel, text, opts)),
                     }
                 }
@@ -541,5 +577,24 @@ impl<'w> StreamPlanner<'w> {
                 ))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_mend_never_gave_out_matches_no_file() {
+        let h = ContentHash::of(b"one\n");
+        assert_eq!(Expected::parse("absent"), Expected::Absent);
+        assert_eq!(Expected::parse(&h.to_string()), Expected::Hash(h));
+        for garbage in ["", "v1", "sha256:", "Absent", &h.hex()] {
+            let e = Expected::parse(garbage);
+            assert_eq!(e, Expected::Unknown, "{garbage}");
+            assert!(!e.matches(None) && !e.matches(Some(&h)), "{garbage}");
+        }
+        assert!(Expected::Absent.matches(None) && !Expected::Absent.matches(Some(&h)));
+        assert!(Expected::Hash(h).matches(Some(&h)) && !Expected::Hash(h).matches(None));
     }
 }

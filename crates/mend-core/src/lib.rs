@@ -31,6 +31,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod formats;
+pub mod hash;
 pub mod indent;
 pub mod locate;
 pub mod normalize;
@@ -42,6 +43,7 @@ pub mod text;
 pub use edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 pub use error::Error;
 pub use formats::{Entry, Format, Malformed, Parsed, ShellSuggestion, StreamParser};
+pub use hash::ContentHash;
 pub use locate::{LocateOptions, MatchPass};
 pub use plan::{FilePlan, FilePlanner, PlanOptions, plan_file};
 pub use report::{

@@ -258,8 +258,8 @@ impl Session<'_> {
             unreachable!("called for written outputs")
         };
         let output = self.blob(rel, text)?;
-        let local_hash = local.text().map(|f| f.hash.clone());
-        let unchanged = local_hash.as_deref() == entry.context.as_ref().map(|c| c.hash.as_str());
+        let local_hash = local.text().map(|f| f.hash);
+        let unchanged = local_hash == entry.context.as_ref().map(|c| c.hash);
         let encoding = local.text().map_or(text.encoding, |f| f.encoding);
         let (new, how) = if !picked.is_empty() {
             if !unchanged {
@@ -393,8 +393,7 @@ impl Session<'_> {
         let Ok(local) = self.ws.read(&rel) else {
             return Ok(None);
         };
-        let unchanged = local.text().map(|f| f.hash.as_str())
-            == entry.context.as_ref().map(|c| c.hash.as_str());
+        let unchanged = local.text().map(|f| f.hash) == entry.context.as_ref().map(|c| c.hash);
         if unchanged {
             return Ok(None);
         }
@@ -769,8 +768,8 @@ fn accept_delete(rel: &str, entry: &Entry, local: &Snapshot) -> Result<Plan, Err
 /// The base a change to `rel` is made against, if the file on disk is
 /// still the context the model saw (absent on both sides counts).
 fn base_if_unchanged(entry: &Entry, local: &Snapshot) -> Option<Base> {
-    let local_hash = local.text().map(|f| f.hash.clone());
-    let unchanged = local_hash.as_deref() == entry.context.as_ref().map(|c| c.hash.as_str());
+    let local_hash = local.text().map(|f| f.hash);
+    let unchanged = local_hash == entry.context.as_ref().map(|c| c.hash);
     unchanged.then(|| local_hash.map_or(Base::Absent, Base::Hash))
 }
 

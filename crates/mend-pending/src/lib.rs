@@ -304,9 +304,9 @@ impl<'w> Session<'w> {
             .files
             .iter()
             .filter(|(rel, entry)| match &entry.output {
-                Some(Output::Write { text }) => on_disk(rel) == Some(Some(text.hash.clone())),
+                Some(Output::Write { text }) => on_disk(rel) == Some(Some(text.hash)),
                 Some(Output::Rename { to, text }) => {
-                    on_disk(rel) == Some(None) && on_disk(to) == Some(Some(text.hash.clone()))
+                    on_disk(rel) == Some(None) && on_disk(to) == Some(Some(text.hash))
                 }
                 Some(Output::Delete) | None => false,
             })
@@ -377,8 +377,8 @@ impl<'w> Session<'w> {
             Ok(local) => local,
             Err(e) => return line(Status::Unreadable, Some(unreadable(&e))),
         };
-        let local_hash = local.text().map(|f| f.hash.as_str());
-        let context_hash = entry.context.as_ref().map(|c| c.hash.as_str());
+        let local_hash = local.text().map(|f| f.hash);
+        let context_hash = entry.context.as_ref().map(|c| c.hash);
         let changed_locally = local_hash != context_hash;
         let status = match (&entry.output, changed_locally) {
             (None, false) => Status::Clean,
@@ -396,7 +396,7 @@ impl<'w> Session<'w> {
                 Status::RenamedOverLocal
             }
             (Some(_), true) => Status::Conflict,
-            (Some(Output::Write { text }), false) if Some(text.hash.as_str()) == context_hash => {
+            (Some(Output::Write { text }), false) if Some(text.hash) == context_hash => {
                 Status::Clean
             }
             (Some(Output::Write { .. }), false) => Status::Modified,
@@ -571,7 +571,7 @@ impl<'w> Session<'w> {
             Some(t) => Some(TextFile {
                 text: self.blob(rel, t)?,
                 encoding: t.encoding,
-                hash: t.hash.clone(),
+                hash: t.hash,
             }),
             None => None,
         };
@@ -659,8 +659,7 @@ fn lexical(raw: &str) -> Option<String> {
 /// as a short id a diff shows and `--seen` takes back.
 fn version(entry: &Entry) -> String {
     let bytes = serde_json::to_vec(entry).expect("an entry serializes");
-    let hash = mend_workspace::hash_bytes(&bytes);
-    hash.trim_start_matches("sha256:")[..12].to_owned()
+    mend_workspace::ContentHash::of(&bytes).short(12)
 }
 
 /// A session error met while reading a file's text for a plan, as the

@@ -26,7 +26,7 @@ use crate::{Session, StatusReport, as_workspace, encoding_of, hunks};
 pub struct Propose {
     /// Hashes the edits were based on, by normalized path: a file whose
     /// text as the model sees it no longer hashes to its hash is refused.
-    pub expect: HashMap<String, String>,
+    pub expect: HashMap<String, mend_apply::Expected>,
     /// Plan and report only; nothing is held, not even a retry context.
     pub dry_run: bool,
     /// What a streaming proposal read and planned while it arrived.
@@ -243,7 +243,7 @@ impl<'w> Session<'w> {
                 "the session already holds a proposal for {to}; a file can be moved there once that is accepted or rejected"
             ));
         }
-        let hash = |s: &Snapshot| s.text().map(|f| f.hash.clone());
+        let hash = |s: &Snapshot| s.text().map(|f| f.hash);
         if hash(&now) == hash(snap) {
             return Ok(Ready {
                 now,

@@ -28,7 +28,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use mend_workspace::{Encoding, EntryKind, PrivateDir, Workspace};
+use mend_workspace::{ContentHash, Encoding, EntryKind, PrivateDir, Workspace};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
@@ -38,9 +38,11 @@ use crate::error::Error;
 /// workspace's file hash, so it compares with what is on disk).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Text {
-    pub(crate) blob: String,
+    /// The hash of the UTF-8 text, which names its blob (bare hex).
+    #[serde(with = "mend_core::hash::bare")]
+    pub(crate) blob: ContentHash,
     pub(crate) encoding: Encoding,
-    pub(crate) hash: String,
+    pub(crate) hash: ContentHash,
 }
 
 /// What the model proposes for a file.
@@ -364,14 +366,12 @@ impl Store {
 
     /// Stores a text and returns how the index refers to it.
     pub(crate) fn put(&self, text: &str, encoding: Encoding) -> Result<Text, Error> {
-        let blob = mend_workspace::hash_bytes(text.as_bytes())
-            .trim_start_matches("sha256:")
-            .to_owned();
+        let blob = ContentHash::of(text.as_bytes());
         let blobs = self.dir().create_dir(BLOBS)?;
-        if blobs.kind(&blob)? != Some(EntryKind::File) {
-            blobs.write(&blob, text.as_bytes())?;
+        if blobs.kind(&blob.hex())? != Some(EntryKind::File) {
+            blobs.write(&blob.hex(), text.as_bytes())?;
         }
-        let hash = mend_workspace::hash_bytes(&mend_workspace::encode(text, encoding));
+        let hash = ContentHash::of(&mend_workspace::encode(text, encoding));
         Ok(Text {
             blob,
             encoding,
@@ -381,15 +381,14 @@ impl Store {
 
     /// A stored text, checked against its name.
     pub(crate) fn get(&self, text: &Text) -> Result<String, Error> {
-        let rel = format!("{BLOBS}/{}", text.blob);
+        let rel = format!("{BLOBS}/{}", text.blob.hex());
         let dir = self.dir();
         let shown = dir.shown(&rel);
         let bytes = dir.read(&rel, MAX_BYTES)?.ok_or_else(|| Error::Corrupt {
             session: self.name(),
             what: format!("{shown} is missing"),
         })?;
-        let name = mend_workspace::hash_bytes(&bytes);
-        if name.trim_start_matches("sha256:") != text.blob {
+        if ContentHash::of(&bytes) != text.blob {
             return Err(Error::Corrupt {
                 session: self.name(),
                 what: format!("{shown} does not hold the text it is named for"),

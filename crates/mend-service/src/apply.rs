@@ -6,13 +6,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::time::Duration;
 
+pub use mend_apply::Expected;
 use mend_apply::{ApplyError, ApplyOptions, BeforeWrite};
 use mend_checkpoint::{Checkpoint, Checkpoints, CreateOptions};
 use mend_core::ApplyReport;
 use mend_core::formats::Format;
 use mend_core::report::syntax::SyntaxPolicy;
 use mend_pending::{Propose, Session, StatusReport};
-use mend_workspace::{Lock, Recovery, Workspace};
+use mend_workspace::{ContentHash, Lock, Recovery, Workspace};
 
 use crate::stream::{self, Streamed};
 use crate::{Error, lock_recovered};
@@ -43,9 +44,9 @@ pub struct CheckpointFirst<'a> {
 /// How to apply.
 #[derive(Default)]
 pub struct ApplyRequest<'a> {
-    /// Hashes the edits were based on, by normalized path (see
-    /// [`expectations`]).
-    pub expect: HashMap<String, String>,
+    /// What the edits were based on, by normalized path (see
+    /// [`expectations`] and [`Expected::parse`]).
+    pub expect: HashMap<String, Expected>,
     /// Plan and show only.
     pub dry_run: bool,
     /// Write the edits that succeed (never with a pending destination).
@@ -71,7 +72,7 @@ pub struct Applied {
     /// What finishing an interrupted transaction did first, if anything.
     pub recovery: Option<Recovery>,
     /// With [`ApplyRequest::versions`]: each changed file's new version.
-    pub versions: BTreeMap<String, String>,
+    pub versions: BTreeMap<String, ContentHash>,
     /// For a pending destination: the session and what it now holds.
     pub held: Option<Held>,
 }
@@ -86,8 +87,10 @@ pub struct Held {
     pub held: Option<StatusReport>,
 }
 
-/// `--expect PATH=HASH` arguments, by normalized path.
-pub fn expectations(ws: &Workspace, args: &[String]) -> Result<HashMap<String, String>, Error> {
+/// `--expect PATH=HASH` arguments, by normalized path. A `HASH` that is
+/// not one mend gave out is refused as stale when the file is planned,
+/// as a wrong one is.
+pub fn expectations(ws: &Workspace, args: &[String]) -> Result<HashMap<String, Expected>, Error> {
     let mut expect = HashMap::new();
     for e in args {
         let Some((path, hash)) = e.rsplit_once('=') else {
@@ -96,7 +99,7 @@ pub fn expectations(ws: &Workspace, args: &[String]) -> Result<HashMap<String, S
                 mend_core::text::escape_controls(e)
             )));
         };
-        expect.insert(ws.normalize(path)?, hash.to_owned());
+        expect.insert(ws.normalize(path)?, Expected::parse(hash));
     }
     Ok(expect)
 }
@@ -257,14 +260,14 @@ fn propose(
 fn read_back(
     report: &ApplyReport,
     read: &dyn Fn(&str) -> Result<mend_workspace::Snapshot, mend_workspace::Error>,
-) -> BTreeMap<String, String> {
+) -> BTreeMap<String, ContentHash> {
     let mut versions = BTreeMap::new();
     for f in report.files.iter().filter(|_| report.ok) {
         let p = f.renamed_to.as_deref().unwrap_or(&f.path);
         if let Ok(snap) = read(p)
             && let Some(t) = snap.text()
         {
-            versions.insert(snap.rel.clone(), t.hash.clone());
+            versions.insert(snap.rel.clone(), t.hash);
         }
     }
     versions

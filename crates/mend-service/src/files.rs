@@ -3,7 +3,7 @@
 //! edit can be shown what changed.
 
 use mend_pending::Session;
-use mend_workspace::{Snapshot, Workspace};
+use mend_workspace::{ContentHash, Snapshot, Workspace};
 use serde::Serialize;
 
 use crate::Error;
@@ -15,7 +15,7 @@ pub struct Hashed {
     /// The path relative to the root.
     pub path: String,
     /// Its hash, `None` when the file does not exist.
-    pub hash: Option<String>,
+    pub hash: Option<ContentHash>,
     /// Why its content could not be kept for later (the hash is still
     /// good).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,7 +40,7 @@ pub fn hash(ws: &Workspace, paths: &[String]) -> Vec<Result<Hashed, Error>> {
             let warning = ws.remember(f).err().map(|e| e.to_string());
             Ok(Hashed {
                 path: snap.rel.clone(),
-                hash: Some(f.hash.clone()),
+                hash: Some(f.hash),
                 warning,
             })
         })
@@ -63,7 +63,7 @@ pub struct ReadResult {
     /// The path relative to the root.
     pub path: String,
     /// The content's hash: pass it as `expected_version`.
-    pub version: String,
+    pub version: ContentHash,
     /// How many lines the file has.
     pub total_lines: usize,
     /// The first line returned, 1-based.
@@ -119,7 +119,7 @@ fn lines_of(snap: &Snapshot, window: Window, pending: Option<&str>) -> Result<Re
     };
     Ok(ReadResult {
         path: snap.rel.clone(),
-        version: file.hash.clone(),
+        version: file.hash,
         total_lines: n,
         offset: start + 1,
         content: content.to_owned(),

@@ -172,7 +172,7 @@ pub struct EditResult {
     #[schemars(with = "Option<OmittedCounts>")]
     pub omitted: Option<Omitted>,
     /// Each changed file's new version, for `expected_version`.
-    pub versions: BTreeMap<String, String>,
+    pub versions: BTreeMap<String, mend_workspace::ContentHash>,
     /// Whether this was a dry run.
     pub dry_run: bool,
     /// What recovery did first, when an interrupted transaction was found.

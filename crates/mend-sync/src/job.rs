@@ -6,9 +6,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use mend_core::ContentHash;
 use mend_merge::{Labels, LineHunk, Options, Resolution, Style};
 use serde::Serialize;
-use sha2::{Digest as _, Sha256};
 
 /// Shared, immutable bytes: a text held by the machine and by the jobs
 /// computing from it, without copies.
@@ -40,10 +40,11 @@ pub struct Change {
     /// The conflicts git would leave that a resolver settled, each with
     /// its resolver's name and its lines in the new text.
     pub resolved: Vec<Resolution>,
-    /// The SHA-256 (hex) of the file's bytes the new text derives from: an
-    /// editor may overwrite the file without asking while it still holds
-    /// exactly these bytes.
-    pub disk_sha256: String,
+    /// The hash of the file's bytes the new text derives from (bare hex
+    /// on the wire): an editor may overwrite the file without asking while
+    /// it still holds exactly these bytes.
+    #[serde(with = "mend_core::hash::bare")]
+    pub disk_sha256: ContentHash,
 }
 
 /// Work to do off the event loop.
@@ -185,14 +186,9 @@ fn change(seq: u64, old: &[u8], new: Bytes, disk: &[u8], resolved: Vec<Resolutio
         seq,
         hunks: hunks(old, &new),
         text: new,
-        disk_sha256: sha256(disk),
+        disk_sha256: ContentHash::of(disk),
         resolved,
     }
-}
-
-/// The SHA-256 of `bytes`, in hex.
-pub fn sha256(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
 }
 
 /// How many lines are this machine's conflict markers (`<<<<<<< buffer`,

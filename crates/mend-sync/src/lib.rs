@@ -49,7 +49,7 @@ use serde::Serialize;
 
 pub use buffer::{Buffer, Effect, Event};
 pub use editor::{BufferId, BufferStatus, Editor, Error, GRACE, Input, Notice, Output};
-pub use job::{Bytes, Change, Computed, Job, JobKind, MAX_BYTES, Merged, hunks, sha256};
+pub use job::{Bytes, Change, Computed, Job, JobKind, MAX_BYTES, Merged, hunks};
 
 /// What the shell found at a file's path.
 #[derive(Debug, Clone, PartialEq, Eq)]

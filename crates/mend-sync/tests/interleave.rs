@@ -28,7 +28,7 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mend_sync::{BufferId, Bytes, Disk, Editor, Input, Job, Notice, Outcome, Output, sha256};
+use mend_sync::{BufferId, Bytes, Disk, Editor, Input, Job, Notice, Outcome, Output};
 use proptest::prelude::*;
 
 /// The file: `P` person lines, `G` untouched lines, `A` agent lines. With
@@ -408,7 +408,7 @@ impl World {
             .history
             .iter()
             .rev()
-            .find(|h| sha256(h.as_bytes()) == change.disk_sha256)
+            .find(|h| mend_core::ContentHash::of(h.as_bytes()) == change.disk_sha256)
             .expect("the notice derives from a file state that existed")
             .clone();
         self.ed.text = text;

@@ -81,6 +81,6 @@ proptest! {
         let Merged::Reload(c) = job.run().result else { panic!("not a reload") };
         prop_assert_eq!(&c.text[..], &disk[..]);
         prop_assert_eq!(apply(&ours, &c), disk);
-        prop_assert_eq!(c.disk_sha256, mend_sync::sha256(&c.text));
+        prop_assert_eq!(c.disk_sha256, mend_core::ContentHash::of(&c.text));
     }
 }

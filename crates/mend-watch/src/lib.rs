@@ -51,7 +51,6 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind, RenameMode};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
-use sha2::{Digest, Sha256};
 
 pub use buffers::{Buffers, Event, Opened};
 
@@ -157,7 +156,7 @@ pub struct Change {
     pub recheck: Option<u64>,
 }
 
-type Hash = [u8; 32];
+type Hash = mend_core::ContentHash;
 
 /// How long a file must have been left alone, by its modification time,
 /// before its bytes are taken as what its writer meant.
@@ -175,7 +174,7 @@ pub const EMPTY_SETTLE: Duration = Duration::from_secs(1);
 pub const OPEN_LIMIT: Duration = Duration::from_secs(30);
 
 fn hash(bytes: &[u8]) -> Hash {
-    Sha256::digest(bytes).into()
+    Hash::of(bytes)
 }
 
 /// What was last reported of a tracked path, so the same is not reported

@@ -222,7 +222,7 @@ impl Workspace {
             in_place,
             link,
             before,
-            after: Some(crate::hash_bytes(&bytes)),
+            after: Some(crate::ContentHash::of(&bytes)),
         };
         let staged = Staged {
             temp,
@@ -263,9 +263,9 @@ impl Workspace {
         }
         match (base, self.read_at(path, rel)?) {
             (Base::Absent, None) | (Base::Any, _) => Ok(()),
-            (Base::Absent, Some(f)) => Err(self.stale(rel, "", Some(""), &f.text)),
+            (Base::Absent, Some(f)) => Err(self.stale(rel, None, Some(""), &f.text)),
             (Base::Hash(h), Some(f)) if *h == f.hash => Ok(()),
-            (Base::Hash(h), Some(f)) => Err(self.stale(rel, h, None, &f.text)),
+            (Base::Hash(h), Some(f)) => Err(self.stale(rel, Some(h), None, &f.text)),
             (Base::Hash(_), None) => Err(Error::Stale {
                 path: rel.to_owned(),
                 diff: "the file was deleted".into(),

@@ -126,10 +126,10 @@ pub(crate) fn read_regular(path: &Path, limit: u64, nofollow: bool) -> Result<Ve
     Ok(bytes)
 }
 
-/// The `sha256:<hex>` of a regular file's bytes, read in pieces, without
+/// The hash of a regular file's bytes, read in pieces, without
 /// following a final symbolic link or blocking; `None` when what stands
 /// there is not a regular file.
-pub(crate) fn hash_regular(path: &Path) -> std::io::Result<Option<String>> {
+pub(crate) fn hash_regular(path: &Path) -> std::io::Result<Option<crate::ContentHash>> {
     use sha2::Digest as _;
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
@@ -152,7 +152,9 @@ pub(crate) fn hash_regular(path: &Path) -> std::io::Result<Option<String>> {
         }
         digest.update(&buf[..n]);
     }
-    Ok(Some(crate::digest_name(&digest.finalize())))
+    Ok(Some(crate::ContentHash::from_digest(
+        digest.finalize().into(),
+    )))
 }
 
 /// Opens an existing regular file for writing in place, never through a

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ContentHash;
 use crate::files;
 
 /// One entry, not followed if it is a link.
@@ -20,10 +21,10 @@ use crate::files;
 pub(crate) enum Found {
     /// Nothing (a missing folder on the way included).
     Absent,
-    /// A regular file with these bytes (`sha256:<hex>`).
-    File { hash: String },
+    /// A regular file with these bytes.
+    File { hash: ContentHash },
     /// A symbolic link to this target (the hash of its bytes).
-    Link { hash: String },
+    Link { hash: ContentHash },
     /// A folder.
     Folder,
     /// A FIFO, socket or device.
@@ -45,7 +46,7 @@ impl Found {
             use std::os::unix::ffi::OsStrExt as _;
             let to = fs::read_link(path)?;
             return Ok(Found::Link {
-                hash: crate::hash_bytes(to.as_os_str().as_bytes()),
+                hash: ContentHash::of(to.as_os_str().as_bytes()),
             });
         }
         if t.is_dir() {
@@ -60,7 +61,7 @@ impl Found {
 
     /// Whether this is the content a `Put` stages: a file (or, for a
     /// restored link, a link) whose bytes hash to `hash`.
-    pub(crate) fn holds(&self, hash: &str, link: bool) -> bool {
+    pub(crate) fn holds(&self, hash: &ContentHash, link: bool) -> bool {
         match self {
             Found::File { hash: h } => !link && h == hash,
             Found::Link { hash: h } => link && h == hash,

@@ -38,7 +38,7 @@
 //!         path: snap.rel.clone(),
 //!         text: new,
 //!         encoding: file.encoding,
-//!         base: Base::Hash(file.hash.clone()),
+//!         base: Base::Hash(file.hash),
 //!         mode_from: None,
 //!         executable: None,
 //!     }])?;
@@ -65,7 +65,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
+pub use mend_core::ContentHash;
 
 pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
@@ -133,8 +133,8 @@ pub struct TextFile {
     pub text: String,
     /// How it was encoded on disk.
     pub encoding: Encoding,
-    /// `sha256:<hex>` of the bytes on disk.
-    pub hash: String,
+    /// The hash of the bytes on disk.
+    pub hash: ContentHash,
 }
 
 /// A path and what is there.
@@ -161,7 +161,7 @@ pub enum Base {
     /// No file may exist (a creation).
     Absent,
     /// The file's bytes must still hash to this.
-    Hash(String),
+    Hash(ContentHash),
     /// Whatever is there is replaced (a checkpoint restore, which saved the
     /// current state first).
     Any,
@@ -255,21 +255,6 @@ pub struct Lock {
 /// The bytes of `text` in `encoding`, exactly as a commit writes them.
 pub fn encode(text: &str, encoding: Encoding) -> Vec<u8> {
     encoding::encode(text, encoding)
-}
-
-/// `sha256:<hex>` of some bytes.
-pub fn hash_bytes(bytes: &[u8]) -> String {
-    digest_name(&Sha256::digest(bytes))
-}
-
-/// `sha256:<hex>` of a finished digest.
-pub(crate) fn digest_name(digest: &[u8]) -> String {
-    let mut s = String::with_capacity(71);
-    s.push_str("sha256:");
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
 }
 
 impl Workspace {
@@ -387,7 +372,7 @@ impl Workspace {
         Ok(Some(TextFile {
             text,
             encoding,
-            hash: hash_bytes(&bytes),
+            hash: ContentHash::of(&bytes),
         }))
     }
 
@@ -503,31 +488,28 @@ impl Workspace {
 
     /// Keeps a copy of content a client has read, so a later stale edit can
     /// be shown what changed since. Returns its hash.
-    pub fn remember(&self, file: &TextFile) -> Result<String, Error> {
+    pub fn remember(&self, file: &TextFile) -> Result<ContentHash, Error> {
         let dir = self.private_dir()?.create_dir("snapshots")?;
-        let name = file.hash.trim_start_matches("sha256:");
-        if dir.kind(name)?.is_none() {
+        let name = file.hash.hex();
+        if dir.kind(&name)?.is_none() {
             // The bytes as on disk, so a recall can check them against
             // their name.
             let bytes = encoding::encode(&file.text, file.encoding);
-            dir.write(name, &bytes)?;
+            dir.write(&name, &bytes)?;
             prune(&dir, 256);
         }
-        Ok(file.hash.clone())
+        Ok(file.hash)
     }
 
     /// The text remembered for a hash, if any, and only if its bytes still
     /// hash to that name.
-    pub fn recall(&self, hash: &str) -> Option<String> {
-        let name = hash.strip_prefix("sha256:").unwrap_or(hash);
-        if !is_snapshot_name(name) {
-            return None;
-        }
+    pub fn recall(&self, hash: &ContentHash) -> Option<String> {
+        let name = hash.hex();
         let dir = private::open(&self.root.canonical, self.key().ok()?, false).ok()??;
         let bytes = dir
             .read(&format!("snapshots/{name}"), self.opts.max_bytes)
             .ok()??;
-        if hash_bytes(&bytes).strip_prefix("sha256:") != Some(name) {
+        if ContentHash::of(&bytes) != *hash {
             return None;
         }
         encoding::decode(&bytes).ok().map(|(text, _)| text)
@@ -535,10 +517,16 @@ impl Workspace {
 
     /// The staleness error for `rel`, with a diff from the remembered
     /// content (or `previous`) to `now`.
-    pub fn stale(&self, rel: &str, expected: &str, previous: Option<&str>, now: &str) -> Error {
+    pub fn stale(
+        &self,
+        rel: &str,
+        expected: Option<&ContentHash>,
+        previous: Option<&str>,
+        now: &str,
+    ) -> Error {
         let before = previous
             .map(str::to_owned)
-            .or_else(|| self.recall(expected));
+            .or_else(|| expected.and_then(|h| self.recall(h)));
         let diff = before
             .map(|b| mend_core::diff::unified(Some(rel), Some(rel), &b, now))
             .unwrap_or_default();

@@ -90,7 +90,7 @@ pub(crate) enum Op {
         before: Option<Found>,
         /// The hash of the staged content.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        after: Option<String>,
+        after: Option<crate::ContentHash>,
     },
     /// Remove `target`.
     Delete {
@@ -658,7 +658,7 @@ impl Recovering<'_> {
         let (target, temp) = (root.join(rel), root.join(temp_rel));
         let now = Found::at(&target).map_err(io(format!("reading {}", target.display())))?;
         let staged = Self::staged(root, op)?;
-        if after.as_deref().is_some_and(|h| now.holds(h, *link)) {
+        if after.as_ref().is_some_and(|h| now.holds(h, *link)) {
             // Done already: only an intact temporary file is left to remove.
             if staged == Staged::Intact {
                 fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())))?;

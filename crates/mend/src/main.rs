@@ -462,7 +462,9 @@ fn run_hash(root: &std::path::Path, paths: &[String]) -> anyhow::Result<u8> {
                 if let Some(w) = &h.warning {
                     let _ = writeln!(std::io::stderr(), "mend: warning: {w}");
                 }
-                let hash = h.hash.as_deref().unwrap_or("absent");
+                let hash = h
+                    .hash
+                    .map_or_else(|| "absent".to_owned(), |h| h.to_string());
                 out.push_str(&format!("{hash}  {}\n", h.path));
             }
             Err(e) => {

@@ -228,7 +228,7 @@ impl Turns {
         let change = Change::Bytes {
             path: e.path.clone(),
             bytes: out.into_bytes(),
-            base: Base::Hash(mend_workspace::hash_bytes(new.as_bytes())),
+            base: Base::Hash(mend_workspace::ContentHash::of(new.as_bytes())),
             executable: None,
         };
         self.cps.ws.check_changes(std::slice::from_ref(&change))?;

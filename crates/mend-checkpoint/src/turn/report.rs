@@ -318,7 +318,7 @@ pub(super) fn version(e: &Entry) -> String {
         e.path,
         side(e.new)
     );
-    mend_workspace::hash_bytes(text.as_bytes())["sha256:".len()..][..12].to_owned()
+    mend_workspace::ContentHash::of(text.as_bytes()).short(12)
 }
 
 /// Each hunk's fingerprint, in order: the lines it replaces and the lines
@@ -335,8 +335,7 @@ pub(super) fn fingerprints(old: &str, new: &str) -> Vec<String> {
             let body = format!("{}:{o}{}:{n}", o.len(), n.len());
             let same = seen.iter().filter(|s| **s == body).count();
             seen.push(body.clone());
-            let hash = mend_workspace::hash_bytes(format!("{same}:{body}").as_bytes());
-            hash["sha256:".len()..][..16].to_owned()
+            mend_workspace::ContentHash::of(format!("{same}:{body}").as_bytes()).short(16)
         })
         .collect()
 }

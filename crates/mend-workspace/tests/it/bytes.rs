@@ -102,7 +102,7 @@ fn check(endings: &str, bom: bool, final_newline: bool, tabs: bool, enc: Encodin
             path: "f.rs".into(),
             text: plan.content.unwrap(),
             encoding: file.encoding,
-            base: Base::Hash(file.hash.clone()),
+            base: Base::Hash(file.hash),
             mode_from: None,
             executable: None,
         }],

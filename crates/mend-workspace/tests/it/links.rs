@@ -10,7 +10,7 @@ use crate::{put, workspace};
 
 fn write(ws: &Workspace, path: &str, text: &str) {
     let snap = ws.read(path).unwrap();
-    let hash = snap.text().unwrap().hash.clone();
+    let hash = snap.text().unwrap().hash;
     let lock = ws.lock().unwrap();
     ws.commit(
         &lock,
@@ -76,7 +76,7 @@ fn executable_bit_can_be_set() {
     put(dir.path(), "s.sh", b"x\n");
     let p = dir.path().join("s.sh");
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let hash = ws.read("s.sh").unwrap().text().unwrap().hash.clone();
+    let hash = ws.read("s.sh").unwrap().text().unwrap().hash;
     let lock = ws.lock().unwrap();
     ws.commit(
         &lock,
@@ -98,7 +98,7 @@ fn executable_bit_can_be_set() {
 
 fn change(ws: &Workspace, path: &str, text: &str) -> Change {
     let base = match ws.read(path).unwrap().text() {
-        Some(f) => Base::Hash(f.hash.clone()),
+        Some(f) => Base::Hash(f.hash),
         None => Base::Absent,
     };
     crate::txn::write_change(path, text, base)

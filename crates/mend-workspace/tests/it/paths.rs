@@ -105,7 +105,7 @@ fn symlink_swapped_in_after_the_plan_is_refused() {
     let outside = tempfile::tempdir().unwrap();
     put(dir.path(), "sub/file.txt", b"old\n");
     let snap = ws.read("sub/file.txt").unwrap();
-    let hash = snap.text().unwrap().hash.clone();
+    let hash = snap.text().unwrap().hash;
     // Swap `sub` for a link to a folder outside that has the same file.
     put(outside.path(), "file.txt", b"old\n");
     std::fs::rename(dir.path().join("sub"), dir.path().join("sub_moved")).unwrap();

@@ -21,7 +21,7 @@ fn killed_after_commit(n: usize, extra: &[&str]) -> (tempfile::TempDir, Workspac
     let changes: Vec<Change> = paths
         .iter()
         .map(|p| {
-            let h = ws.read(p).unwrap().text().unwrap().hash.clone();
+            let h = ws.read(p).unwrap().text().unwrap().hash;
             write_change(p, &format!("new {p}\n"), Base::Hash(h))
         })
         .collect();

@@ -51,7 +51,7 @@ fn stale_file_is_refused_with_a_diff_and_nothing_written() {
     let a = ws.read("a.txt").unwrap();
     let a_file = a.text().unwrap().clone();
     ws.remember(&a_file).unwrap();
-    let b_hash = ws.read("b.txt").unwrap().text().unwrap().hash.clone();
+    let b_hash = ws.read("b.txt").unwrap().text().unwrap().hash;
     // Someone edits a.txt after the read.
     put(dir.path(), "a.txt", b"one\nTWO\n");
     let lock = ws.lock().unwrap();
@@ -60,7 +60,7 @@ fn stale_file_is_refused_with_a_diff_and_nothing_written() {
             &lock,
             &[
                 write_change("b.txt", "B\n", Base::Hash(b_hash)),
-                write_change("a.txt", "x\n", Base::Hash(a_file.hash.clone())),
+                write_change("a.txt", "x\n", Base::Hash(a_file.hash)),
             ],
         )
         .unwrap_err();
@@ -91,7 +91,7 @@ fn creates_deletes_and_renames_in_one_transaction() {
     let (dir, ws) = workspace();
     put(dir.path(), "old.txt", b"move me\n");
     put(dir.path(), "gone.txt", b"bye\n");
-    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash.clone());
+    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash);
     let (old, gone) = (h("old.txt"), h("gone.txt"));
     let lock = ws.lock().unwrap();
     ws.commit(
@@ -140,7 +140,7 @@ fn recovery_after_a_crash_at_every_step() {
         let changes: Vec<Change> = (0..5)
             .map(|i| {
                 let p = format!("f{i}.txt");
-                let h = ws.read(&p).unwrap().text().unwrap().hash.clone();
+                let h = ws.read(&p).unwrap().text().unwrap().hash;
                 write_change(&p, &format!("new {i}\n"), Base::Hash(h))
             })
             .collect();
@@ -223,7 +223,7 @@ fn a_lone_write_survives_a_crash_at_every_step() {
     for step in ["staged", "applied"] {
         let (dir, ws) = workspace();
         put(dir.path(), "only.txt", b"old\n");
-        let h = ws.read("only.txt").unwrap().text().unwrap().hash.clone();
+        let h = ws.read("only.txt").unwrap().text().unwrap().hash;
         let change = write_change("only.txt", "new\n", Base::Hash(h));
         let lock = ws.lock().unwrap();
         let crashed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -268,7 +268,7 @@ fn recovery_never_overwrites_what_changed_after_the_crash() {
         );
     }
     put(dir.path(), "gone.txt", b"to delete\n");
-    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash.clone());
+    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash);
     let mut changes: Vec<Change> = (0..5)
         .map(|i| {
             let p = format!("f{i}.txt");
@@ -339,7 +339,7 @@ fn taking_the_lock_finishes_an_interrupted_transaction() {
     let (dir, ws) = workspace();
     put(dir.path(), "a.txt", b"old\n");
     put(dir.path(), "b.txt", b"old\n");
-    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash.clone());
+    let h = |p: &str| Base::Hash(ws.read(p).unwrap().text().unwrap().hash);
     {
         let lock = ws.lock().unwrap();
         // Two files: a lone write needs no journal.

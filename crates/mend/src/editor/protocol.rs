@@ -111,7 +111,7 @@ fn hunks(hs: &[LineHunk<Vec<u8>>]) -> Vec<LineHunk<Cow<'_, str>>> {
 fn change(base: Value, c: &Change) -> Value {
     let mut v = base;
     v["seq"] = json!(c.seq);
-    v["disk_sha256"] = json!(c.disk_sha256);
+    v["disk_sha256"] = json!(c.disk_sha256.hex());
     v["text"] = json!(String::from_utf8_lossy(&c.text));
     v["hunks"] = json!(hunks(&c.hunks));
     v["resolved"] = json!(

@@ -331,7 +331,7 @@ impl MendServer {
         &self,
         root: Workspace,
         parsed: Parsed,
-        expect: HashMap<String, String>,
+        expect: HashMap<String, mend_service::apply::Expected>,
         call: Call,
     ) -> CallToolResult {
         let pending = self.pending.clone();
@@ -441,7 +441,7 @@ impl MendServer {
         let mut expect = HashMap::new();
         if let Some(v) = a.expected_version {
             let key = ws.normalize(&rel).unwrap_or(rel.clone());
-            expect.insert(key, v);
+            expect.insert(key, mend_service::apply::Expected::parse(&v));
         }
         let call = Call::new(a.dry_run, a.syntax);
         self.apply(ws, Self::parsed(edits), expect, call).await

@@ -382,9 +382,7 @@ fn one_missing_blob_names_its_file_and_the_repair() {
 }
 
 fn sha256_hex(text: &str) -> String {
-    mend_workspace::hash_bytes(text.as_bytes())
-        .trim_start_matches("sha256:")
-        .to_owned()
+    mend_workspace::ContentHash::of(text.as_bytes()).hex()
 }
 
 /// A proposal that deletes a file changed since: sync's advice works

@@ -60,8 +60,8 @@ impl Rng {
 
 /// A line no other line resembles, so no tolerant pass can match it.
 fn line(tag: &str) -> String {
-    let h = mend_workspace::hash_bytes(tag.as_bytes());
-    format!("{tag} {}", &h[7..23])
+    let h = mend_workspace::ContentHash::of(tag.as_bytes()).hex();
+    format!("{tag} {}", &h[..16])
 }
 
 fn original(f: usize, slot: usize) -> String {

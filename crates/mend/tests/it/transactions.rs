@@ -218,6 +218,54 @@ fn stale_expected_hash_is_refused_with_what_changed() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// A version mend never gave out (a typo, bare hex, a truncated hash) is
+/// refused as stale, as a wrong one is: the model is told to read the file
+/// again, not why its string failed to parse, and nothing is written.
+#[test]
+fn malformed_expected_hash_is_refused_as_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.txt"),
+        "one
+",
+    )
+    .unwrap();
+    let hex = mend_workspace::ContentHash::of(b"one\n").hex();
+    let edit = "a.txt\n<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n";
+    for version in [
+        "garbage".to_owned(),
+        String::new(),
+        hex.clone(),
+        format!("sha256:{}", &hex[..63]),
+        format!("SHA256:{hex}"),
+    ] {
+        let expect = format!("a.txt={version}");
+        let out = run_mend(
+            dir.path(),
+            &["apply", "--expect", &expect],
+            Some(edit.as_bytes()),
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{version}: {stdout}");
+        assert!(
+            stdout.contains("a.txt: file changed since you read it"),
+            "{version}: {stdout}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "one\n"
+        );
+    }
+    // The same hash, spelled as `mend hash` prints it, applies.
+    let expect = format!("a.txt=sha256:{hex}");
+    let out = run_mend(
+        dir.path(),
+        &["apply", "--expect", &expect],
+        Some(edit.as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
 #[test]
 fn partial_applies_what_succeeds_and_skips_after_a_failure() {
     let dir = tempfile::tempdir().unwrap();

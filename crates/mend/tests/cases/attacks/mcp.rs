@@ -36,6 +36,10 @@ pub(super) const ALL: &[(&str, Case)] = &[
         mcp_edit_with_camel_case_expected_version_is_refused,
     ),
     (
+        "mcp_edit_with_a_malformed_expected_version_is_refused_as_stale",
+        mcp_edit_with_a_malformed_expected_version_is_refused_as_stale,
+    ),
+    (
         "mcp_unknown_field_in_a_nested_edit_is_refused",
         mcp_unknown_field_in_a_nested_edit_is_refused,
     ),
@@ -162,6 +166,20 @@ fn mcp_edit_with_camel_case_expected_version_is_refused(s: &Sandbox) -> R {
                "edits": [{"old_string": "shared", "new_string": "mine"}]}),
     )?;
     tool_refused(&res, "did you mean `expected_version`?")?;
+    unchanged(s, "a.txt", b"alpha\nshared\n")
+}
+
+fn mcp_edit_with_a_malformed_expected_version_is_refused_as_stale(s: &Sandbox) -> R {
+    s.write("a.txt", "alpha\nshared\n");
+    s.baseline();
+    for version in ["v1", "sha256:not-hex", "0123abcd"] {
+        let res = s.mcp_call(
+            "edit_file",
+            &json!({"path": "a.txt", "expected_version": version,
+                   "edits": [{"old_string": "shared", "new_string": "mine"}]}),
+        )?;
+        tool_refused(&res, "a.txt: file changed since you read it")?;
+    }
     unchanged(s, "a.txt", b"alpha\nshared\n")
 }
 
