@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::formats::{BlockKind, Format};
+
 /// One requested change to one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edit {
@@ -22,8 +24,10 @@ pub struct Edit {
 /// Where an edit was found in the model's response.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Origin {
-    /// The format that produced it (`search-replace`, `str-replace`, …).
-    pub format: std::borrow::Cow<'static, str>,
+    /// What produced it: a format, or (for a malformed block's report) a
+    /// JSON fence that did not parse; serialised by name (`search-replace`,
+    /// `str-replace`, …, `json`).
+    pub format: BlockKind,
     /// 1-based line of the input where the edit starts (0 when unknown, as
     /// for JSON input).
     pub line: usize,
@@ -159,13 +163,13 @@ impl Edit {
     /// A short description of the operation for messages, in the terms of
     /// the format it came from.
     pub fn describe(&self) -> &'static str {
-        let format = self.origin.as_ref().map(|o| o.format.as_ref());
+        let format = self.origin.as_ref().and_then(|o| o.format.format());
         match &self.op {
             EditOp::Replace(r) => match r.target {
                 Target::Lines { .. } => match format {
-                    Some("apply-patch") => "patch chunk",
-                    Some("unified-diff") => "diff hunk",
-                    Some("edit-block") => "edit block",
+                    Some(Format::ApplyPatch) => "patch chunk",
+                    Some(Format::UnifiedDiff) => "diff hunk",
+                    Some(Format::EditBlock) => "edit block",
                     _ => "search/replace block",
                 },
                 Target::Text { .. } => "string replacement",
@@ -177,6 +181,11 @@ impl Edit {
             EditOp::WriteFile { .. } => "whole-file write",
             EditOp::SetMode { .. } => "mode change",
         }
+    }
+
+    /// Whether the edit was read from a block of format `f`.
+    pub fn came_from(&self, f: Format) -> bool {
+        self.origin.as_ref().is_some_and(|o| o.format == f)
     }
 
     /// Whether applying the edit can change nothing, whatever the file holds.

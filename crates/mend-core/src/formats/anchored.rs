@@ -145,7 +145,7 @@ fn change(c: &Value, path: &str, here: &str) -> Result<Edit, String> {
         path: path.to_owned(),
         op,
         origin: Some(Origin {
-            format: NAME.into(),
+            format: Format::Anchored.into(),
             line: 0,
             text: format!(
                 "{here} of modify_file({path}): {}",
@@ -165,7 +165,7 @@ fn write_file(obj: &serde_json::Map<String, Value>, path: &str, at: &str) -> Res
                 content: content.clone(),
             },
             origin: Some(Origin {
-                format: NAME.into(),
+                format: Format::Anchored.into(),
                 line: 0,
                 text: format!("{at}: write_file({path}, …)").into(),
             }),

@@ -102,7 +102,7 @@ impl Block {
             path: path.to_owned(),
             op,
             origin: Some(Origin {
-                format: NAME.into(),
+                format: Format::ApplyPatch.into(),
                 line,
                 text: self.file_text.join("\n").into(),
             }),
@@ -275,7 +275,7 @@ impl Block {
         };
         self.current = Current::Broken;
         vec![malformed(
-            NAME,
+            Format::ApplyPatch.into(),
             n,
             path,
             format!("line {n}: {message}"),
@@ -319,7 +319,7 @@ impl BlockParser for Block {
         let text = self.text.join("\n");
         let _ = self.close_file();
         vec![malformed(
-            NAME,
+            Format::ApplyPatch.into(),
             n,
             None,
             format!(

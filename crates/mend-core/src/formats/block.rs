@@ -5,6 +5,7 @@
 //! `stream` drives them through it.
 
 use super::event::{Entry, Event, Malformed};
+use super::format::BlockKind;
 
 /// How a block parser answers a line.
 pub(crate) enum Feed {
@@ -46,7 +47,7 @@ pub(crate) trait BlockParser {
 
 /// A malformed-block event.
 pub(crate) fn malformed(
-    format: &'static str,
+    format: BlockKind,
     line: usize,
     path: Option<String>,
     message: String,

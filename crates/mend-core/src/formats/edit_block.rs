@@ -92,7 +92,7 @@ impl Block {
 
     fn skip(&self, n: usize, why: &str) -> Vec<Event> {
         vec![malformed(
-            NAME,
+            Format::EditBlock.into(),
             n,
             (!self.path.is_empty()).then(|| self.path.clone()),
             format!("line {n}: {why}; the block was skipped"),
@@ -136,7 +136,7 @@ impl Block {
             path: self.path.clone(),
             op,
             origin: Some(Origin {
-                format: NAME.into(),
+                format: Format::EditBlock.into(),
                 line: self.first_line,
                 text: self.text.join("\n").into(),
             }),

@@ -3,14 +3,15 @@
 
 use serde::Serialize;
 
+use super::format::BlockKind;
 use crate::edit::Edit;
 
 /// A block that looked like an edit but could not be read. It is reported
 /// as a failed edit, so a response with one is never applied half-way.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Malformed {
-    /// The format the block was read as.
-    pub format: &'static str,
+    /// What the block was read as.
+    pub format: BlockKind,
     /// 1-based line of the input the problem is on.
     pub line: usize,
     /// The file the block names, when known.

@@ -78,3 +78,99 @@ impl FromStr for Format {
             .ok_or_else(|| Error::UnknownFormat(s.to_owned()))
     }
 }
+
+/// What a block of a response was read as: the format of an edit or of a
+/// malformed block, in [`Origin`](crate::Origin) and
+/// [`Malformed`](super::event::Malformed).
+///
+/// Not a bare [`Format`]: in `auto` mode a ```` ```json ```` fence whose
+/// text does not parse cannot be told to be `str-replace` or `anchored`,
+/// yet it is reported (its parse error is what the model must fix), as
+/// `json`; and `Format::Auto` is a choice, never what a block is. It is
+/// serialised and displayed by name, so reports say what they always said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// A block of this format.
+    Format(Format),
+    /// A JSON fence that did not parse.
+    Json,
+}
+
+impl BlockKind {
+    /// The name reports give it: the format's, or `json`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BlockKind::Format(f) => f.name(),
+            BlockKind::Json => "json",
+        }
+    }
+
+    /// The format, when the block is known to be one.
+    pub fn format(self) -> Option<Format> {
+        match self {
+            BlockKind::Format(f) => Some(f),
+            BlockKind::Json => None,
+        }
+    }
+}
+
+impl From<Format> for BlockKind {
+    fn from(f: Format) -> BlockKind {
+        BlockKind::Format(f)
+    }
+}
+
+impl PartialEq<Format> for BlockKind {
+    fn eq(&self, f: &Format) -> bool {
+        *self == BlockKind::Format(*f)
+    }
+}
+
+impl std::fmt::Display for BlockKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for BlockKind {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "json" => Ok(BlockKind::Json),
+            "auto" => Err(Error::UnknownFormat(s.to_owned())),
+            s => s.parse().map(BlockKind::Format),
+        }
+    }
+}
+
+impl Serialize for BlockKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for BlockKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_kind_keeps_its_name_on_the_wire() {
+        let kinds = Format::ALL.map(BlockKind::from);
+        for k in kinds.into_iter().chain([BlockKind::Json]) {
+            let wire = serde_json::to_string(&k).unwrap();
+            assert_eq!(wire, format!("\"{}\"", k.name()));
+            assert_eq!(serde_json::from_str::<BlockKind>(&wire).unwrap(), k);
+        }
+        assert!("auto".parse::<BlockKind>().is_err());
+        assert_eq!(BlockKind::Json.format(), None);
+        assert_eq!(BlockKind::from(Format::EditBlock), Format::EditBlock);
+    }
+}

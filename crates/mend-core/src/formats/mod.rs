@@ -47,7 +47,7 @@ use crate::edit::Edit;
 use crate::error::Error;
 pub use block::PartialBlock;
 pub use event::{Entry, Event, Malformed, ShellSuggestion};
-pub use format::Format;
+pub use format::{BlockKind, Format};
 pub use stream::StreamParser;
 
 /// A parsed response.
@@ -92,11 +92,11 @@ impl Parsed {
         for e in events {
             match e {
                 Event::Entry(entry) => {
-                    let name = match &entry {
-                        Entry::Edit(e) => e.origin.as_ref().map(|o| o.format.clone()),
-                        Entry::Malformed(m) => Some(m.format.into()),
+                    let kind = match &entry {
+                        Entry::Edit(e) => e.origin.as_ref().map(|o| o.format),
+                        Entry::Malformed(m) => Some(m.format),
                     };
-                    if let Some(f) = name.and_then(|n| n.parse::<Format>().ok())
+                    if let Some(f) = kind.and_then(BlockKind::format)
                         && !p.formats.contains(&f)
                     {
                         p.formats.push(f);

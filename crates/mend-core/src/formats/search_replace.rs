@@ -329,7 +329,7 @@ impl Block {
 
     fn fail(&self, n: usize, message: String) -> Vec<Event> {
         vec![malformed(
-            NAME,
+            Format::SearchReplace.into(),
             n,
             self.path.clone(),
             message,
@@ -366,7 +366,7 @@ impl Block {
             path,
             op,
             origin: Some(Origin {
-                format: NAME.into(),
+                format: Format::SearchReplace.into(),
                 line: self.first_line,
                 text: self.text.join("\n").into(),
             }),

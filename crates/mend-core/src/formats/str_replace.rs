@@ -162,7 +162,7 @@ fn change_edit(
 
 fn origin(v: &Value, at: &str) -> Origin {
     Origin {
-        format: NAME.into(),
+        format: Format::StrReplace.into(),
         line: 0,
         text: format!(
             "{at}: {}",

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use super::block::{BlockParser, Feed, PartialBlock, malformed};
 use super::event::{Entry, Event, Malformed, ShellSuggestion};
-use super::format::Format;
+use super::format::{BlockKind, Format};
 use super::{
     anchored, apply_patch, edit_block, json, search_replace, str_replace, unified_diff, whole_file,
 };
@@ -195,7 +195,7 @@ impl StreamParser {
         {
             let (line, path) = f.path.clone().expect("checked");
             out.push(Event::Entry(Entry::Malformed(Malformed {
-                format: whole_file::NAME,
+                format: Format::WholeFile.into(),
                 line: f.open,
                 path: Some(path),
                 message: format!(
@@ -329,7 +329,7 @@ impl StreamParser {
             };
             if stray {
                 out.push(malformed(
-                    search_replace::NAME,
+                    Format::SearchReplace.into(),
                     n,
                     None,
                     format!(
@@ -453,7 +453,13 @@ impl StreamParser {
                             out.push(Event::Entry(Entry::Edit(e)));
                         }
                     }
-                    Some(Err(e)) => out.push(malformed("json", f.open, None, e.to_string(), &text)),
+                    Some(Err(e)) => out.push(malformed(
+                        BlockKind::Json,
+                        f.open,
+                        None,
+                        e.to_string(),
+                        &text,
+                    )),
                     None => {}
                 }
             }

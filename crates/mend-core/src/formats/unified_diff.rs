@@ -444,7 +444,7 @@ impl FileDiff {
 
     fn origin(&self, line: usize) -> Origin {
         Origin {
-            format: NAME.into(),
+            format: Format::UnifiedDiff.into(),
             line,
             text: self.text.join("\n").into(),
         }
@@ -459,7 +459,13 @@ impl FileDiff {
     }
 
     fn malformed(&self, line: usize, path: Option<String>, message: String) -> Event {
-        malformed(NAME, line, path, message, &self.text.join("\n"))
+        malformed(
+            Format::UnifiedDiff.into(),
+            line,
+            path,
+            message,
+            &self.text.join("\n"),
+        )
     }
 
     /// The file section's edits, or why it cannot be read.

@@ -52,7 +52,7 @@ pub(crate) fn edit(path: &str, line: usize, content: &[String]) -> Edit {
             content: text.clone(),
         },
         origin: Some(Origin {
-            format: NAME.into(),
+            format: Format::WholeFile.into(),
             line,
             text: format!("{path}\n```\n{text}```").into(),
         }),

@@ -6,6 +6,7 @@ use std::cell::OnceCell;
 
 use super::splice::Splice;
 use super::{PlanOptions, Planner, previous_failed};
+use crate::Format;
 use crate::edit::{Edit, Replace};
 use crate::indent::Style;
 use crate::locate::Haystack;
@@ -103,10 +104,7 @@ impl Batch {
         self.report_at.push(reports.len());
         // After a failed block, later blocks for the same file are
         // not tried (their anchors may depend on the failed change).
-        if self.failed
-            && (opts.skip_after_failure
-                || e.origin.as_ref().is_some_and(|o| o.format == "edit-block"))
-        {
+        if self.failed && (opts.skip_after_failure || e.came_from(Format::EditBlock)) {
             reports.push(previous_failed(i, e));
             return;
         }
@@ -119,10 +117,7 @@ impl Batch {
         } else {
             0
         };
-        let diff_hunk = e
-            .origin
-            .as_ref()
-            .is_some_and(|o| o.format == "unified-diff");
+        let diff_hunk = e.came_from(Format::UnifiedDiff);
         let hinted = r.hints.start_line.filter(|_| diff_hunk);
         let shifted;
         let r = match hinted {

@@ -34,6 +34,7 @@ mod substring;
 
 use std::cell::OnceCell;
 
+use crate::Format;
 use crate::edit::{Edit, EditOp, Target};
 use crate::indent::Style;
 use crate::locate::{Haystack, LocateOptions};
@@ -382,11 +383,11 @@ impl Planner<'_, '_> {
 
 /// What the search of a line-block edit is called in messages, by format.
 pub(crate) fn search_noun(e: &Edit) -> &'static str {
-    match (&e.op, e.origin.as_ref().map(|o| o.format.as_ref())) {
+    match (&e.op, e.origin.as_ref().and_then(|o| o.format.format())) {
         (EditOp::Replace(r), _) if matches!(r.target, Target::Text { .. }) => "old_string",
-        (_, Some("apply-patch")) => "chunk",
-        (_, Some("unified-diff")) => "hunk",
-        (_, Some("edit-block")) => "EDIT section",
+        (_, Some(Format::ApplyPatch)) => "chunk",
+        (_, Some(Format::UnifiedDiff)) => "hunk",
+        (_, Some(Format::EditBlock)) => "EDIT section",
         _ => "search",
     }
 }

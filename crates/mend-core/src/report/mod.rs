@@ -267,7 +267,7 @@ impl EditReport {
             occurrences: 0,
             similarity: None,
             origin: Some(Origin {
-                format: m.format.into(),
+                format: m.format,
                 line: m.line,
                 text: m.text.as_str().into(),
             }),

@@ -364,7 +364,7 @@ impl MendServer {
         }
     }
 
-    fn edit(path: &str, op: EditOp, format: &'static str) -> Edit {
+    fn edit(path: &str, op: EditOp, format: Format) -> Edit {
         Edit {
             path: path.to_owned(),
             op,
@@ -436,7 +436,7 @@ impl MendServer {
         let edits = a
             .edits
             .into_iter()
-            .map(|e| Self::edit(&rel, e.into_op(), "str-replace"))
+            .map(|e| Self::edit(&rel, e.into_op(), Format::StrReplace))
             .collect();
         let mut expect = HashMap::new();
         if let Some(v) = a.expected_version {
@@ -461,7 +461,7 @@ impl MendServer {
         let mut edits = Vec::with_capacity(a.changes.len());
         for (i, c) in a.changes.into_iter().enumerate() {
             match c.into_op() {
-                Ok(op) => edits.push(Self::edit(&a.path, op, "anchored")),
+                Ok(op) => edits.push(Self::edit(&a.path, op, Format::Anchored)),
                 Err(e) => return failure(format!("changes[{i}].{e}")),
             }
         }
@@ -478,7 +478,7 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<WriteFileArgs>>,
     ) -> CallToolResult {
         let op = EditOp::WriteFile { content: a.content };
-        let edit = Self::edit(&a.path, op, "anchored");
+        let edit = Self::edit(&a.path, op, Format::Anchored);
         self.apply_routed(Ok(Self::parsed(vec![edit])), Call::new(a.dry_run, a.syntax))
             .await
     }
