@@ -5,6 +5,52 @@ use std::path::PathBuf;
 use mend_core::FailureKind;
 use mend_core::text::escape_controls as esc;
 
+/// Which confinement rule a refused path broke: each has its own fix, so
+/// a model is told the one that applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathRule {
+    /// Empty, or the project root itself: it names no file.
+    NoFile,
+    /// It leaves the root (`..`, an absolute path elsewhere, a drive or
+    /// network path).
+    Outside,
+    /// It reaches `.git` or `.mend`.
+    Reserved,
+    /// It holds a control character or a NUL byte.
+    Control,
+    /// It separates folders with backslashes.
+    Backslash,
+    /// A symbolic link on the way leads out of the root or into `.git` or
+    /// `.mend`, or cannot be resolved.
+    Link,
+    /// Several files' names differ from it only in Unicode normalization.
+    LookAlike,
+}
+
+impl PathRule {
+    /// What to do instead, for a model.
+    pub fn fix(self) -> &'static str {
+        match self {
+            PathRule::NoFile => "Name a file by its path relative to the project root.",
+            PathRule::Outside => {
+                "Use a path relative to the project root and inside it, without `..`."
+            }
+            PathRule::Reserved => {
+                "Edit only the project's own files: mend never changes a .git or .mend folder."
+            }
+            PathRule::Control => "Use a path without control characters.",
+            PathRule::Backslash => "Separate folders with `/`.",
+            PathRule::Link => {
+                "Name the file by a path whose folders are inside the project root, not through a link that leads out of it or into .git or .mend."
+            }
+            PathRule::LookAlike => {
+                "Rename the look-alike files so their names differ, then name the one you mean."
+            }
+        }
+    }
+}
+
 /// Why a workspace operation could not proceed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -16,6 +62,8 @@ pub enum Error {
         path: String,
         /// Why it is refused.
         reason: String,
+        /// The rule it broke, which decides the fix.
+        rule: PathRule,
     },
     /// The file holds binary data.
     #[error("Cannot edit binary file {}", esc(.path))]
@@ -185,9 +233,7 @@ impl Error {
     /// What to do instead, for a model.
     pub fn fix(&self) -> &'static str {
         match self {
-            Error::PathRefused { .. } => {
-                "Use a path relative to the project root, inside it, without `..`, outside every .git and .mend folder, without control characters."
-            }
+            Error::PathRefused { rule, .. } => rule.fix(),
             Error::Binary { .. } => {
                 "Binary files cannot be edited as text; use a shell command instead."
             }

@@ -69,7 +69,7 @@ pub use mend_core::ContentHash;
 
 pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
-pub use error::Error;
+pub use error::{Error, PathRule};
 pub use txn::{Became, Kept, Lost, Recovery, Why};
 
 /// Workspace settings.

@@ -13,12 +13,13 @@ use std::path::{Component, Path, PathBuf};
 use mend_core::text::{escape_controls as escape, is_control};
 use unicode_normalization::UnicodeNormalization as _;
 
-use crate::error::Error;
+use crate::error::{Error, PathRule};
 
-fn refuse(raw: &str, reason: impl Into<String>) -> Error {
+fn refuse(raw: &str, rule: PathRule, reason: impl Into<String>) -> Error {
     Error::PathRefused {
         path: raw.to_owned(),
         reason: reason.into(),
+        rule,
     }
 }
 
@@ -92,14 +93,14 @@ fn protected(raw: &str, folder: &str) -> Error {
     } else {
         "is inside .mend, mend's own bookkeeping".to_owned()
     };
-    refuse(raw, reason)
+    refuse(raw, PathRule::Reserved, reason)
 }
 
 /// Lexically normalizes a path (`a/./b/../c` → `a/c`), refusing every form
 /// that could leave the root or reach `.git` or `.mend`.
 pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
     if raw.is_empty() {
-        return Err(refuse(raw, "the path is empty"));
+        return Err(refuse(raw, PathRule::NoFile, "the path is empty"));
     }
     if let Some(c) = raw.chars().find(|&c| is_control(c)) {
         let reason = if c == '\0' {
@@ -110,7 +111,7 @@ pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
                 c as u32
             )
         };
-        return Err(refuse(raw, reason));
+        return Err(refuse(raw, PathRule::Control, reason));
     }
     let b = raw.as_bytes();
     if raw.starts_with("\\\\")
@@ -119,19 +120,26 @@ pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
     {
         return Err(refuse(
             raw,
+            PathRule::Outside,
             "a Windows drive or network path; paths must be relative to the project root",
         ));
     }
     if raw.contains('\\') {
         return Err(refuse(
             raw,
+            PathRule::Backslash,
             "backslashes are not path separators here; use `/`",
         ));
     }
     let rel = Path::new(raw);
     let rel: &Path = if rel.is_absolute() {
-        root.strip(rel)
-            .ok_or_else(|| refuse(raw, "an absolute path outside the project root"))?
+        root.strip(rel).ok_or_else(|| {
+            refuse(
+                raw,
+                PathRule::Outside,
+                "an absolute path outside the project root",
+            )
+        })?
     } else {
         rel
     };
@@ -148,16 +156,24 @@ pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
             }
             Component::ParentDir => {
                 if parts.pop().is_none() {
-                    return Err(refuse(raw, "leads outside the project root"));
+                    return Err(refuse(
+                        raw,
+                        PathRule::Outside,
+                        "leads outside the project root",
+                    ));
                 }
             }
             Component::RootDir | Component::Prefix(_) => {
-                return Err(refuse(raw, "is not a relative path"));
+                return Err(refuse(raw, PathRule::Outside, "is not a relative path"));
             }
         }
     }
     if parts.is_empty() {
-        return Err(refuse(raw, "names the project root, not a file"));
+        return Err(refuse(
+            raw,
+            PathRule::NoFile,
+            "names the project root, not a file",
+        ));
     }
     Ok(parts)
 }
@@ -210,6 +226,7 @@ fn normalized_twin(raw: &str, dir: &Path, part: &str) -> Result<Option<String>, 
         1 => Ok(found.pop()),
         _ => Err(refuse(
             raw,
+            PathRule::LookAlike,
             format!(
                 "matches {} names that differ only in Unicode normalization ({}); rename one of them",
                 found.len(),
@@ -250,6 +267,7 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
                 Err(e) => {
                     return Err(refuse(
                         raw,
+                        PathRule::Link,
                         format!("cannot resolve {}: {e}", probe.display()),
                     ));
                 }
@@ -257,6 +275,7 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
             let Ok(inside) = real.strip_prefix(root) else {
                 return Err(refuse(
                     raw,
+                    PathRule::Link,
                     "goes through a symbolic link that points outside the project root",
                 ));
             };
@@ -264,6 +283,7 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
                 if let Some(folder) = reserved(&c.as_os_str().to_string_lossy()) {
                     return Err(refuse(
                         raw,
+                        PathRule::Link,
                         format!("resolves into {folder} through a symbolic link"),
                     ));
                 }

@@ -152,3 +152,41 @@ fn new_folders_are_created_inside_the_root() {
         b"hi\n"
     );
 }
+
+/// A refused path names the rule it broke, so the fix a model reads is the
+/// one that applies, not every rule at once.
+#[test]
+fn a_refused_path_names_the_rule_it_broke() {
+    use mend_workspace::PathRule;
+    let (dir, ws) = workspace();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/", dir.path().join("up")).unwrap();
+    let cases: &[(&str, PathRule)] = &[
+        ("", PathRule::NoFile),
+        (".", PathRule::NoFile),
+        ("../x.txt", PathRule::Outside),
+        ("C:/x.txt", PathRule::Outside),
+        ("/etc/passwd", PathRule::Outside),
+        (".git/hooks/pre-commit", PathRule::Reserved),
+        ("a/.mend/x", PathRule::Reserved),
+        ("a\u{1b}b.txt", PathRule::Control),
+        ("a\\b.txt", PathRule::Backslash),
+        #[cfg(unix)]
+        ("up/etc/passwd", PathRule::Link),
+    ];
+    let mut fixes = std::collections::BTreeSet::new();
+    for (raw, want) in cases {
+        match ws.resolve(raw) {
+            Err(e @ Error::PathRefused { rule, .. }) => {
+                assert_eq!(rule, *want, "{raw:?}: {e}");
+                fixes.insert(e.fix());
+            }
+            other => panic!("{raw:?}: {other:?}"),
+        }
+    }
+    // Six rules, six fixes; the one for .git speaks of nothing else.
+    assert_eq!(fixes.len(), 6, "{fixes:?}");
+    let git = PathRule::Reserved.fix();
+    assert!(!git.contains("`..`") && !git.contains("control"), "{git}");
+}
