@@ -227,14 +227,16 @@ pub fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
-/// `changes` cut into the hunks of a unified diff, in order: runs fewer
-/// than twice the context apart are one hunk, so no two hunks share a
-/// line. A hunk's number (from 1) is its place here: what `--hunk` takes.
+/// `changes` cut into the hunks of a unified diff, in order: runs at most
+/// twice the context apart are one hunk, as git joins them (two runs six
+/// unchanged lines apart make one hunk whose contexts meet), so no two
+/// hunks share or abut a line. A hunk's number (from 1) is its place here:
+/// what `--hunk` takes.
 pub fn grouped(changes: &[LineHunk]) -> Vec<&[LineHunk]> {
     let mut out: Vec<&[LineHunk]> = Vec::new();
     let mut first = 0;
     for (i, pair) in changes.windows(2).enumerate() {
-        if pair[1].start - pair[0].end >= 2 * CONTEXT {
+        if pair[1].start - pair[0].end > 2 * CONTEXT {
             out.push(&changes[first..=i]);
             first = i + 1;
         }

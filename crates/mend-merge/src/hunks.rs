@@ -86,8 +86,9 @@ mod tests {
         );
     }
 
-    /// Changes whose three lines of context would overlap are one hunk,
-    /// as git makes it; contexts that only meet stay two hunks.
+    /// Changes whose three lines of context would overlap or meet are one
+    /// hunk, as git makes it (at most six unchanged lines apart); seven
+    /// apart are two.
     #[test]
     fn hunks_whose_context_would_overlap_are_joined() {
         let d = render_file(
@@ -104,9 +105,17 @@ mod tests {
         let d = render_file(("f", Some(&base)), ("f", Some(&meeting)), true);
         assert_eq!(
             d,
-            "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@ hunk 1\n 1\n-2\n+TWO\n 3\n 4\n 5\n@@ -6,4 +6,4 @@ hunk 2\n 6\n 7\n 8\n-9\n+NINE\n"
+            "--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@ hunk 1\n 1\n-2\n+TWO\n 3\n 4\n 5\n 6\n 7\n 8\n-9\n+NINE\n"
         );
-        assert_eq!(count(&base, &meeting), 2);
+        assert_eq!(count(&base, &meeting), 1);
+        let base = numbered(10);
+        let apart = base.replace("2\n", "TWO\n").replace("10\n", "TEN\n");
+        let d = render_file(("f", Some(&base)), ("f", Some(&apart)), true);
+        assert_eq!(
+            d,
+            "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@ hunk 1\n 1\n-2\n+TWO\n 3\n 4\n 5\n@@ -7,4 +7,4 @@ hunk 2\n 7\n 8\n 9\n-10\n+TEN\n"
+        );
+        assert_eq!(count(&base, &apart), 2);
     }
 
     /// What has no hunks still shows: a file created or deleted empty,

@@ -139,7 +139,7 @@ fn accepting_hunk_one_and_rejecting_hunk_two_leaves_exactly_hunk_one() {
         &format!(
             "{}\n{}",
             sr("f.txt", "two", "TWO"),
-            sr("f.txt", "nine", "NINE")
+            sr("f.txt", "ten", "TEN")
         ),
     );
     let diff = s.diff(&[], Against::Context).unwrap();
@@ -208,7 +208,8 @@ fn a_failed_proposal_stores_only_its_retry_context() {
 fn bytes_survive_accept_merge_and_hunks() {
     let (dir, ws) = root();
     let d = dir.path();
-    let crlf = "\u{feff}one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\neight\r\nnine";
+    let crlf =
+        "\u{feff}one\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\r\nseven\r\neight\r\nnine\r\nten";
     put(d, "w.txt", crlf.as_bytes());
     put(d, "m.txt", crlf.as_bytes());
     put(d, "h.txt", crlf.as_bytes());
@@ -219,7 +220,7 @@ fn bytes_survive_accept_merge_and_hunks() {
             sr("w.txt", "two", "TWO"),
             sr("m.txt", "eight", "EIGHT"),
             sr("h.txt", "two", "TWO"),
-            sr("h.txt", "nine", "NINE"),
+            sr("h.txt", "ten", "TEN"),
         ]
         .join("\n"),
     );
@@ -235,7 +236,7 @@ fn bytes_survive_accept_merge_and_hunks() {
             .replace("eight", "EIGHT")
             .as_bytes()
     );
-    assert_eq!(read(d, "h.txt"), crlf.replace("nine", "NINE").as_bytes());
+    assert_eq!(read(d, "h.txt"), crlf.replace("ten", "TEN").as_bytes());
 }
 
 #[test]

@@ -460,3 +460,69 @@ fn huge_diffs_match_git_through_the_good_snake_cut_off() {
         );
     }
 }
+
+/// `mend_core::diff::unified` against `git diff -U3`: the hunks, their
+/// headers and their context lines, byte for byte. Every line is unique,
+/// so the changed runs are the same whichever diff finds them, and what is
+/// compared is how runs are cut into hunks: git joins two runs when the
+/// unchanged lines between them are at most twice the context (6), so a
+/// gap of exactly 6 lines is one hunk. The gaps drawn cluster around 6.
+/// Lines start with a digit, so git adds no function name to a header.
+#[test]
+fn unified_diff_hunks_join_as_git_joins() {
+    if !git_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(0x6A75_6E6B);
+    let mut failures = Vec::new();
+    let cases = 300;
+    for case in 0..cases {
+        let mut old = Vec::new();
+        let mut new = Vec::new();
+        for run in 0..1 + rng.below(6) {
+            // Unchanged lines before each run: 0..=9, mostly 5..=7.
+            let gap = match rng.below(4) {
+                0 => rng.below(10),
+                _ => 5 + rng.below(3),
+            };
+            for i in 0..gap {
+                let line = format!("{case} {run} same {i}\n");
+                old.push(line.clone());
+                new.push(line);
+            }
+            let (gone, added) = match rng.below(3) {
+                0 => (1 + rng.below(3), 0),
+                1 => (0, 1 + rng.below(3)),
+                _ => (1 + rng.below(3), 1 + rng.below(3)),
+            };
+            old.extend((0..gone).map(|i| format!("{case} {run} old {i}\n")));
+            new.extend((0..added).map(|i| format!("{case} {run} new {i}\n")));
+        }
+        for i in 0..rng.below(10) {
+            let line = format!("{case} tail {i}\n");
+            old.push(line.clone());
+            new.push(line);
+        }
+        let (old, new) = (old.concat(), new.concat());
+        std::fs::write(dir.path().join("a"), &old).unwrap();
+        std::fs::write(dir.path().join("b"), &new).unwrap();
+        let out = Command::new("git")
+            .current_dir(dir.path())
+            .args(["diff", "--no-index", "--no-color", "-U3", "a", "b"])
+            .output()
+            .unwrap();
+        let git = String::from_utf8_lossy(&out.stdout);
+        let from_hunks = |d: &str| d.find("\n@@").map(|at| d[at + 1..].to_owned());
+        let ours = mend_core::diff::unified(Some("a"), Some("b"), &old, &new);
+        if from_hunks(&git) != from_hunks(&ours) {
+            failures.push(format!("case {case}:\n--- git\n{git}\n--- mend\n{ours}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} diffs cut into hunks unlike git:\n{}",
+        failures.len(),
+        failures[..failures.len().min(3)].join("\n")
+    );
+}

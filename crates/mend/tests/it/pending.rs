@@ -5,7 +5,9 @@ use std::process::{Command, Stdio};
 
 use crate::{mend_bin, run_mend};
 
-const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+// Ten lines and a half: "two" and "nine" are seven lines apart, so changing
+// both makes two hunks (git joins changes six or fewer lines apart).
+const TEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nhalf\nnine\nten\n";
 
 use crate::search_replace as sr;
 

@@ -149,17 +149,18 @@ fn a_session_after_a_drop_is_new_and_a_damaged_one_drops() {
     );
 }
 
-/// Forty numbered lines with two reviewed changes, hunks 1 and 2.
+/// Forty numbered lines with two reviewed changes, hunks 1 and 2 (lines 20
+/// and 36: far enough apart that a change at line 28 is a hunk of its own).
 fn reviewed() -> tempfile::TempDir {
     let forty: String = (1..=40).map(|n| format!("line {n}\n")).collect();
     let dir = tree(&[("f.txt", forty)]);
     let both =
-        sr("f.txt", "line 20", "REVIEWED 20") + "\n" + &sr("f.txt", "line 35", "REVIEWED 35");
+        sr("f.txt", "line 20", "REVIEWED 20") + "\n" + &sr("f.txt", "line 36", "REVIEWED 36");
     assert_eq!(propose(dir.path(), &both).status.code(), Some(0));
     dir
 }
 
-/// The person reads the diff (hunk 2 is `REVIEWED 35`); an agent then
+/// The person reads the diff (hunk 2 is `REVIEWED 36`); an agent then
 /// proposes a change between the two. `--hunk 2` now names the agent's
 /// hunk, which the person never saw: refused, exit 1, nothing written;
 /// after diff again, the numbers are the ones shown and it works.
@@ -169,9 +170,9 @@ fn a_hunk_number_from_a_diff_before_a_new_proposal_is_refused() {
     let d = dir.path();
     let before = std::fs::read_to_string(d.join("f.txt")).unwrap();
     let diff = run_mend(d, &["pending", "diff"], None);
-    assert!(out(&diff).contains("+REVIEWED 35"), "{}", out(&diff));
+    assert!(out(&diff).contains("+REVIEWED 36"), "{}", out(&diff));
     assert_eq!(
-        propose(d, &sr("f.txt", "line 27", "UNREVIEWED"))
+        propose(d, &sr("f.txt", "line 28", "UNREVIEWED"))
             .status
             .code(),
         Some(0)
@@ -195,7 +196,7 @@ fn a_hunk_number_from_a_diff_before_a_new_proposal_is_refused() {
     let o = run_mend(d, &["pending", "accept", "f.txt", "--hunk", "3"], None);
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
     let now = std::fs::read_to_string(d.join("f.txt")).unwrap();
-    assert_eq!(now, before.replace("line 35\n", "REVIEWED 35\n"));
+    assert_eq!(now, before.replace("line 36\n", "REVIEWED 36\n"));
 }
 
 /// `--seen ID` checks against the version a diff printed, for a script
@@ -213,7 +214,7 @@ fn seen_takes_the_version_a_diff_printed() {
         "{diff}"
     );
     assert_eq!(
-        propose(d, &sr("f.txt", "line 27", "UNREVIEWED"))
+        propose(d, &sr("f.txt", "line 28", "UNREVIEWED"))
             .status
             .code(),
         Some(0)
@@ -241,7 +242,7 @@ fn seen_takes_the_version_a_diff_printed() {
     let diff =
         String::from_utf8_lossy(&run_mend(d, &["pending", "diff"], None).stdout).into_owned();
     assert!(!diff.contains("UNREVIEWED"), "{diff}");
-    assert!(diff.contains("+REVIEWED 35"), "{diff}");
+    assert!(diff.contains("+REVIEWED 36"), "{diff}");
 }
 
 /// A `?` file whose folder became a link out of the project is rejected
