@@ -273,7 +273,7 @@ impl EditReport {
             }),
             failure: Some(Failure::new(
                 FailureKind::Malformed,
-                format!("{} block unreadable, {}", m.format, m.message),
+                format!("unreadable block ({}), {}", m.format, m.message),
                 "Send the block again, following the format exactly (see `mend prompt <format>`).",
             )),
         }
