@@ -5,6 +5,16 @@ use std::path::PathBuf;
 use mend_core::FailureKind;
 use mend_core::text::escape_controls as esc;
 
+/// `path: ` before a refusal's reason; nothing for an empty path, whose
+/// reason says it is empty.
+fn subject(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", esc(path))
+    }
+}
+
 /// Which confinement rule a refused path broke: each has its own fix, so
 /// a model is told the one that applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +66,7 @@ impl PathRule {
 #[non_exhaustive]
 pub enum Error {
     /// A path was refused by confinement.
-    #[error("{}: {reason}", esc(.path))]
+    #[error("{}{reason}", subject(.path))]
     PathRefused {
         /// The path as given.
         path: String,

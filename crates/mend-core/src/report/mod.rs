@@ -274,7 +274,15 @@ impl EditReport {
             failure: Some(Failure::new(
                 FailureKind::Malformed,
                 format!("unreadable block ({}), {}", m.format, m.message),
-                "Send the block again, following the format exactly (see `mend prompt <format>`).",
+                match m.path {
+                    // Without a path nothing says which file it changes.
+                    None => {
+                        "Name the file the block changes, where the format puts its path (see `mend prompt <format>`), and send the block again."
+                    }
+                    Some(_) => {
+                        "Send the block again, following the format exactly (see `mend prompt <format>`)."
+                    }
+                },
             )),
         }
     }
@@ -297,12 +305,22 @@ impl EditReport {
         matches!(self.status, EditStatus::Applied | EditStatus::Noop)
     }
 
+    /// The path for humans, escaped; `(no path)` when the edit names none,
+    /// so a line never reads `#1 :`.
+    fn shown_path(&self) -> std::borrow::Cow<'_, str> {
+        if self.path.is_empty() {
+            NO_PATH.into()
+        } else {
+            crate::text::escape_controls(&self.path)
+        }
+    }
+
     /// One line for humans: status, path, lines and pass.
     /// The path is escaped: a file name cannot forge a line or send
     /// terminal escapes.
     pub fn summary(&self) -> String {
         let n = self.index + 1;
-        let path = crate::text::escape_controls(&self.path);
+        let path = self.shown_path();
         match self.status {
             EditStatus::Applied => {
                 let mut s = format!("applied  #{n} {path}");
@@ -333,7 +351,7 @@ impl EditReport {
                 // A message that starts with the path (a refused path says
                 // it) is not prefixed with it twice.
                 let why = self.failure.as_ref().map_or(String::new(), |f| {
-                    let own = format!("{path}: ");
+                    let own = format!("{}: ", crate::text::escape_controls(&self.path));
                     format!(": {}", f.message.strip_prefix(&own).unwrap_or(&f.message))
                 });
                 format!("{word}  #{n} {path}{why}")
@@ -599,17 +617,23 @@ pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
     Some(out)
 }
 
+/// How a report without a path shows it.
+const NO_PATH: &str = "(no path)";
+
 /// One failed edit, explained in full.
 fn failure_section(r: &EditReport) -> String {
     let mut out = String::new();
     let Some(f) = &r.failure else {
         return out;
     };
+    let about = if r.path.is_empty() {
+        format!("{} without a path", r.kind)
+    } else {
+        format!("{} for {}", r.kind, r.shown_path())
+    };
     out.push_str(&format!(
-        "\n## Edit #{} ({} for {}) — {}\n",
+        "\n## Edit #{} ({about}) — {}\n",
         r.index + 1,
-        r.kind,
-        crate::text::escape_controls(&r.path),
         f.kind.label()
     ));
     if let Some(o) = &r.origin
