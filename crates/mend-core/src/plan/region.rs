@@ -454,6 +454,8 @@ impl Planner<'_, '_> {
         if top.len() > 1 || other_frame.is_some() {
             let mut all: Vec<Region> = top.iter().map(|r| **r).collect();
             all.extend(other_frame.copied());
+            // Listed in file order, wherever each was found.
+            all.sort_by_key(|r| r.start.at);
             let mut f = self.explain(
                 Miss::Ambiguous {
                     pass: best.0,
