@@ -679,15 +679,24 @@ fn write_human(
             writeln!(out, "  $ {command}")?;
         }
     }
-    writeln!(
-        out,
-        "{} of {} edits applied, {} file(s) changed ({})",
-        report.applied,
-        report.requested,
+    writeln!(out, "{}", last_line(report, pending))?;
+    Ok(())
+}
+
+/// The report's last line. A refused run changed no file, and says so in
+/// the words of the refusal above it, not as "1 file(s) changed".
+fn last_line(report: &ApplyReport, pending: Option<&String>) -> String {
+    let (applied, requested) = (report.applied, report.requested);
+    if !report.ok && !report.written {
+        return format!(
+            "{applied} of {requested} edits could be applied, no file changed (nothing written)"
+        );
+    }
+    format!(
+        "{applied} of {requested} edits applied, {} file(s) changed ({})",
         report.files.len(),
         verdict(report, pending)
-    )?;
-    Ok(())
+    )
 }
 
 /// What became of the edits, for the last line of the report.
@@ -696,9 +705,9 @@ fn verdict(report: &ApplyReport, pending: Option<&String>) -> String {
         Some(s) if report.ok => return format!("held in pending session `{s}`, nothing written"),
         _ if report.written && !report.ok => "partial: the successful edits were written",
         _ if report.written => "written",
-        _ if report.dry_run && report.ok => "dry run, nothing written",
-        _ if report.ok => "nothing to write",
-        _ => "nothing written",
+        _ if report.dry_run => "dry run, nothing written",
+        // A refusal never gets here (see `last_line`).
+        _ => "nothing to write",
     };
     verb.to_owned()
 }
