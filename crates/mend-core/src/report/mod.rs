@@ -220,6 +220,9 @@ pub struct EditReport {
     pub index: usize,
     /// Target path.
     pub path: String,
+    /// For a rename, the new path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed_to: Option<String>,
     /// Kind of edit, for humans.
     pub kind: &'static str,
     /// What happened.
@@ -244,6 +247,10 @@ impl EditReport {
         EditReport {
             index,
             path: edit.path.clone(),
+            renamed_to: match &edit.op {
+                crate::EditOp::Rename { to } => Some(to.clone()),
+                _ => None,
+            },
             kind: edit.describe(),
             status,
             pass: None,
@@ -260,6 +267,7 @@ impl EditReport {
         EditReport {
             index,
             path: m.path.clone().unwrap_or_default(),
+            renamed_to: None,
             kind: "malformed block",
             status: EditStatus::Failed,
             pass: None,
@@ -305,13 +313,15 @@ impl EditReport {
         matches!(self.status, EditStatus::Applied | EditStatus::Noop)
     }
 
-    /// The path for humans, escaped; `(no path)` when the edit names none,
-    /// so a line never reads `#1 :`.
+    /// The path for humans, escaped: both paths of a rename (`old → new`),
+    /// and `(no path)` when the edit names none, so a line never reads
+    /// `#1 :`.
     fn shown_path(&self) -> std::borrow::Cow<'_, str> {
-        if self.path.is_empty() {
-            NO_PATH.into()
-        } else {
-            crate::text::escape_controls(&self.path)
+        let esc = crate::text::escape_controls;
+        match &self.renamed_to {
+            _ if self.path.is_empty() => NO_PATH.into(),
+            Some(to) if *to != self.path => format!("{} → {}", esc(&self.path), esc(to)).into(),
+            _ => esc(&self.path),
         }
     }
 
