@@ -51,7 +51,8 @@ pub fn to_json<T: serde::Serialize + ?Sized>(outcome: &T) -> Result<String, Erro
 
 /// An outcome as a JSON value, for a protocol that embeds it (MCP's
 /// structured content, the editor's results): the same value as
-/// [`to_json`]'s text, its keys in the order the protocol's JSON keeps.
+/// [`to_json`]'s text, its keys in the same order (the type's), since the
+/// workspace builds `serde_json` with `preserve_order`.
 pub fn to_value<T: serde::Serialize + ?Sized>(outcome: &T) -> Result<serde_json::Value, Error> {
     Ok(serde_json::to_value(outcome)?)
 }

@@ -289,12 +289,12 @@ fn pending_session_is_served() {
     assert_eq!(r["text"], "ONE\n");
 }
 
-/// One outcome, one JSON: `mend pending status --json` and the text of
-/// MCP's `pending_status` are the same bytes, and MCP's structured content
-/// and the editor's `pending/status` result are the same JSON value (the
-/// JSON-RPC transports carry a value, whose key order is theirs); so are
-/// `mend pending diff --json` and `pending/diff`, and `mend pending accept
-/// --json` and `pending/accept`.
+/// One outcome, one JSON: `mend pending status --json`, the text of MCP's
+/// `pending_status`, its structured content and the editor's
+/// `pending/status` result are the same JSON with the same keys in the
+/// same order (the outcome type's), so printed alike they are the same
+/// bytes; so are `mend pending diff --json` and `pending/diff`, and `mend
+/// pending accept --json` and `pending/accept`.
 #[test]
 fn every_front_end_prints_one_outcome_the_same() {
     let dir = workspace(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
@@ -308,6 +308,7 @@ fn every_front_end_prints_one_outcome_the_same() {
         String::from_utf8(out.stdout).unwrap()
     };
     let value = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let pretty = |v: &Value| format!("{}\n", serde_json::to_string_pretty(v).unwrap());
     let status = cli(&["pending", "status", "--json"]);
     let mcp = std::process::Command::new(crate::python())
         .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/call.py"))
@@ -324,20 +325,28 @@ fn every_front_end_prints_one_outcome_the_same() {
     assert_eq!(call["error"], false, "{call}");
     assert_eq!(format!("{}\n", call["text"].as_str().unwrap()), status);
     assert_eq!(call["structured"], value(&status));
+    assert_eq!(pretty(&call["structured"]), status);
     let mut c = Client::start(d);
     let editor = c.request("pending/status", json!({})).unwrap();
     assert_eq!(editor, value(&status));
+    assert_eq!(pretty(&editor), status);
     let diff = cli(&["pending", "diff", "--json", "a.txt"]);
     assert!(diff.contains("# a.txt: version "), "{diff}");
-    let shown = c.request("pending/diff", json!({"paths": ["a.txt"]}));
-    assert_eq!(shown.unwrap(), value(&diff));
+    let shown = c
+        .request("pending/diff", json!({"paths": ["a.txt"]}))
+        .unwrap();
+    assert_eq!(shown, value(&diff));
+    assert_eq!(pretty(&shown), diff);
     let accepted = cli(&["pending", "accept", "--json", "a.txt"]);
     assert_eq!(
         accepted,
         "{\n  \"accepted\": [\n    {\n      \"path\": \"a.txt\",\n      \"how\": \"written\"\n    }\n  ]\n}\n"
     );
-    let editor = c.request("pending/accept", json!({"paths": ["b.txt"]}));
-    assert_eq!(editor.unwrap(), value(&accepted.replace("a.txt", "b.txt")));
+    let editor = c
+        .request("pending/accept", json!({"paths": ["b.txt"]}))
+        .unwrap();
+    assert_eq!(editor, value(&accepted.replace("a.txt", "b.txt")));
+    assert_eq!(pretty(&editor), accepted.replace("a.txt", "b.txt"));
     assert!(c.finish().success());
 }
 
