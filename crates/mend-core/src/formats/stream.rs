@@ -456,7 +456,7 @@ impl StreamParser {
                     Some(Err(e)) => out.push(malformed(
                         BlockKind::Json,
                         f.open,
-                        None,
+                        v.get("path").and_then(|p| p.as_str()).map(str::to_owned),
                         e.to_string(),
                         &text,
                     )),

@@ -282,15 +282,7 @@ impl EditReport {
             failure: Some(Failure::new(
                 FailureKind::Malformed,
                 format!("unreadable block ({}), {}", m.format, m.message),
-                match m.path {
-                    // Without a path nothing says which file it changes.
-                    None => {
-                        "Name the file the block changes, where the format puts its path (see `mend prompt <format>`), and send the block again."
-                    }
-                    Some(_) => {
-                        "Send the block again, following the format exactly (see `mend prompt <format>`)."
-                    }
-                },
+                malformed_fix(m),
             )),
         }
     }
@@ -625,6 +617,22 @@ pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
         out.push_str(&section);
     }
     Some(out)
+}
+
+/// What a model does about a block it sent that could not be read,
+/// pointing at the prompt of the format it was read as.
+fn malformed_fix(m: &crate::formats::Malformed) -> String {
+    let prompt = match m.format.format() {
+        Some(f) => format!("`mend prompt {f}`"),
+        None => "`mend prompt str-replace` or `mend prompt anchored`".to_owned(),
+    };
+    match m.path {
+        // Without a path nothing says which file it changes.
+        None => format!(
+            "Name the file the block changes, where the format puts its path (see {prompt}), and send the block again."
+        ),
+        Some(_) => format!("Send the block again, following the format exactly (see {prompt})."),
+    }
 }
 
 /// How a report without a path shows it.
