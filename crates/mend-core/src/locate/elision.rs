@@ -259,11 +259,16 @@ fn chains(
     }
     // Chains from farther heads hold the nearer ones' gaps and more: when
     // only one keeps every elided stretch inside its marker's block, the
-    // others stand for code the marker cannot (see `Scope`).
+    // others stand for code the marker cannot (see `Scope`). A chain whose
+    // marker would stand for no code is no such survivor: the marker says
+    // code is left out, so that chain drops it rather than the other
+    // chains' code; with both readings doubtful the chain is ambiguous
+    // (an insertion beside the marker would otherwise land after the code
+    // the model meant it to precede).
     if chains.len() > 1 {
         let inside: Vec<Vec<usize>> = chains
             .iter()
-            .filter(|c| scope.holds(hay, pieces, c))
+            .filter(|c| scope.holds(hay, pieces, c) && !elides_nothing(hay, pieces, c))
             .cloned()
             .collect();
         if inside.len() == 1 {
@@ -271,6 +276,16 @@ fn chains(
         }
     }
     (chains, torn)
+}
+
+/// Whether some gap of `chain` between two pieces holds no code line of
+/// the file, so the marker there would stand for nothing.
+fn elides_nothing(hay: &Haystack<'_>, pieces: &[Range<usize>], chain: &[usize]) -> bool {
+    (0..pieces.len() - 1).any(|k| {
+        hay.lines()[chain[k] + pieces[k].len()..chain[k + 1]]
+            .iter()
+            .all(|l| is_blank(l))
+    })
 }
 
 /// A marker stands for lines of its own block: lines indented at least as
