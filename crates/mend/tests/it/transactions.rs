@@ -1,8 +1,7 @@
-//! Transactions through the real binary: SIGKILL at random moments,
+//! Transactions through the real binary: SIGKILL at chosen commit steps,
 //! concurrent processes, stale expected hashes, partial application.
 
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use crate::{mend_bin, run_mend};
 
@@ -41,83 +40,114 @@ fn states(root: &std::path::Path) -> Vec<Option<bool>> {
         .collect()
 }
 
+/// Where a kill lands, told by what is on disk when it is sent: the
+/// commit is paused a few milliseconds after each step, and the test waits
+/// for the step's trace rather than for a time.
+#[derive(Clone, Copy, Debug)]
+enum KillPoint {
+    /// The pending journal is written and `n` temporary files are staged:
+    /// before the commit point, so recovery rolls back to all old.
+    Staged(usize),
+    /// `n` targets (of fifty) hold the new text: past the commit point,
+    /// so recovery rolls forward to all new.
+    Renamed(usize),
+}
+
+impl KillPoint {
+    /// Whether the tree at `root` has reached this point.
+    fn reached(self, root: &std::path::Path) -> bool {
+        match self {
+            KillPoint::Staged(n) => {
+                walk(root).iter().filter(|p| p.contains(".mend-")).count() >= n
+                    && states(root).iter().all(|s| *s == Some(false))
+            }
+            KillPoint::Renamed(n) => states(root).iter().filter(|s| **s == Some(true)).count() >= n,
+        }
+    }
+
+    /// Whether the kill left the state this point names (a loaded machine
+    /// may run a step or two past it before the kill lands): for a staged
+    /// point, a journal still pending; for a rename, a mixed tree.
+    fn landed(self, root: &std::path::Path, after_kill: &[Option<bool>]) -> bool {
+        let new = after_kill.iter().filter(|s| **s == Some(true)).count();
+        match self {
+            KillPoint::Staged(_) => std::fs::read_to_string(root.join(".mend/journal.json"))
+                .is_ok_and(|j| j.contains("\"state\": \"pending\"")),
+            KillPoint::Renamed(_) => new > 0 && new < FILES,
+        }
+    }
+}
+
+/// Runs `mend apply` on a fresh tree, SIGKILLs it once `point` is on disk
+/// (or it exits), checks that nothing is torn, that `mend recover` leaves
+/// all old or all new and no temporary file or journal, and returns
+/// whether the kill landed on `point` and the state after recovery.
+#[cfg(unix)]
+fn kill_at(point: KillPoint) -> (bool, Vec<Option<bool>>) {
+    let (dir, response) = fifty_file_root();
+    let input = dir.path().join("response.txt");
+    std::fs::write(&input, &response).unwrap();
+    let mut child = Command::new(mend_bin())
+        .args(["apply", "--commit-step-delay-ms", "3", "--root"])
+        .arg(dir.path())
+        .arg(&input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while !point.reached(dir.path()) && child.try_wait().unwrap().is_none() {
+        std::thread::yield_now();
+    }
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    let after_kill = states(dir.path());
+    let landed = point.landed(dir.path(), &after_kill);
+    assert!(
+        after_kill.iter().all(Option::is_some),
+        "{point:?}: a file is torn: {after_kill:?}"
+    );
+    let out = run_mend(dir.path(), &["recover"], None);
+    assert_eq!(out.status.code(), Some(0), "{point:?}");
+    let after = states(dir.path());
+    let all_old = after.iter().all(|s| *s == Some(false));
+    let all_new = after.iter().all(|s| *s == Some(true));
+    assert!(all_old || all_new, "{point:?}: after recovery {after:?}");
+    let leftovers: Vec<String> = walk(dir.path())
+        .into_iter()
+        .filter(|p| p.contains(".mend-") || p.ends_with("journal.json"))
+        .collect();
+    assert!(leftovers.is_empty(), "{point:?}: {leftovers:?}");
+    (landed, after)
+}
+
 #[cfg(unix)]
 #[test]
-fn sigkill_at_random_moments_leaves_old_or_new_and_recovers() {
-    let mut seed: u64 = 0x5EED_CAFE;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
-    let mut outcomes = [0usize; 3]; // all old, all new, recovered mixed
-    // How long an unkilled run takes here and now (a loaded machine is
-    // slower), so the kills spread over the whole commit.
-    let window = {
-        let (dir, response) = fifty_file_root();
-        let input = dir.path().join("response.txt");
-        std::fs::write(&input, &response).unwrap();
-        let start = std::time::Instant::now();
-        let status = Command::new(mend_bin())
-            .args(["apply", "--commit-step-delay-ms", "1", "--root"])
-            .arg(dir.path())
-            .arg(&input)
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success());
-        start.elapsed().as_micros() as u64 * 11 / 10
-    };
-    for trial in 0..50 {
-        let (dir, response) = fifty_file_root();
-        let input = dir.path().join("response.txt");
-        std::fs::write(&input, &response).unwrap();
-        let mut child = Command::new(mend_bin())
-            .args(["apply", "--commit-step-delay-ms", "1", "--root"])
-            .arg(dir.path())
-            .arg(&input)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // A commit takes ~100 steps of 1 ms; kill anywhere in the run.
-        std::thread::sleep(Duration::from_micros(next() % window.max(1)));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
-        let after_kill = states(dir.path());
+fn sigkill_at_chosen_commit_steps_leaves_old_or_new_and_recovers() {
+    // Before the commit point (as staging starts, midway, at its end) and
+    // during the renames (first, middle, last but one). Each point is
+    // retried until a kill lands on it, so coverage does not depend on how
+    // busy the machine is; every try checks the invariant.
+    let points = [
+        KillPoint::Staged(1),
+        KillPoint::Staged(FILES / 2),
+        KillPoint::Staged(FILES),
+        KillPoint::Renamed(1),
+        KillPoint::Renamed(FILES / 2),
+        KillPoint::Renamed(FILES - 5),
+    ];
+    for point in points {
+        let landed = (0..20).find_map(|_| {
+            let (landed, after) = kill_at(point);
+            landed.then_some(after)
+        });
+        let after = landed.unwrap_or_else(|| panic!("{point:?}: no kill landed there in 20 tries"));
+        let want_new = matches!(point, KillPoint::Renamed(_));
         assert!(
-            after_kill.iter().all(Option::is_some),
-            "trial {trial}: a file is torn: {after_kill:?}"
+            after.iter().all(|s| *s == Some(want_new)),
+            "{point:?}: recovery should leave all {}: {after:?}",
+            if want_new { "new" } else { "old" }
         );
-        let out = run_mend(dir.path(), &["recover"], None);
-        assert_eq!(out.status.code(), Some(0), "trial {trial}");
-        let after = states(dir.path());
-        let all_old = after.iter().all(|s| *s == Some(false));
-        let all_new = after.iter().all(|s| *s == Some(true));
-        assert!(
-            all_old || all_new,
-            "trial {trial}: after recovery {after:?}"
-        );
-        let mixed_before = !after_kill.iter().all(|s| *s == after_kill[0]);
-        outcomes[if mixed_before {
-            2
-        } else if all_new {
-            1
-        } else {
-            0
-        }] += 1;
-        // No temporary file or journal is left.
-        let leftovers: Vec<String> = walk(dir.path())
-            .into_iter()
-            .filter(|p| p.contains(".mend-") || p.ends_with("journal.json"))
-            .collect();
-        assert!(leftovers.is_empty(), "trial {trial}: {leftovers:?}");
     }
-    // The kills must land in every phase for the test to mean much: before
-    // the commit point, after it, and in the middle of the renames (seen:
-    // [25, 13, 12] for all old, all new, mixed before recovery).
-    assert!(outcomes.iter().all(|&n| n > 0), "{outcomes:?}");
 }
 
 fn walk(dir: &std::path::Path) -> Vec<String> {
