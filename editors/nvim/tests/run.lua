@@ -256,6 +256,7 @@ end
 
 function cases.atomic_rename_write_from_another_process()
   local path, buf = start(numbered(4))
+  settle(buf) -- the server watches the file before it is replaced
   local new = numbered(4)
   new[4] = 'agent 4'
   sh('printf "%s" "$1" > "$2.tmp" && mv "$2.tmp" "$2"', text_of(new), path)
@@ -266,6 +267,7 @@ end
 
 function cases.delete()
   local path, buf = start(numbered(3))
+  settle(buf) -- the server watches the file before it goes
   sh('rm "$1"', path)
   wait_for('the deletion notice', function() return vim.b[buf].mend_deleted == true end)
   eq(numbered(3), buf_lines(), 'buffer kept')
@@ -276,6 +278,9 @@ end
 
 function cases.rename_is_followed()
   local path, buf = start(numbered(3))
+  -- The server must have the buffer open (so it watches the file) before
+  -- the rename, or the rename is never reported and the wait times out.
+  settle(buf)
   sh('mv "$1" "$2"', path, path:gsub('file%.txt$', 'moved.txt'))
   wait_for('the rename', function()
     return vim.api.nvim_buf_get_name(buf):match('moved%.txt$') ~= nil
