@@ -3,13 +3,13 @@
 //! and checks that every file is all-old or all-new, nothing is left in
 //! the worktree, and the root still works.
 //!
-//! Ignored by default (about ten minutes in a release build):
+//! Each scenario runs 25 kills in every test run (a few seconds). The full
+//! soak (about ten minutes in a release build) sets the kills per scenario
+//! with `MEND_SOAK_KILLS`:
 //!
 //! ```sh
-//! cargo test --release -p mend --test it soak:: -- --ignored --nocapture --test-threads 1
+//! MEND_SOAK_KILLS=1000 cargo test --release -p mend --test it soak:: -- --nocapture --test-threads 1
 //! ```
-//!
-//! `MEND_SOAK_KILLS` sets the kills per scenario (default 1,000).
 
 // The figures it prints are the soak's report.
 #![allow(clippy::print_stdout)]
@@ -24,7 +24,7 @@ fn kills() -> usize {
     std::env::var("MEND_SOAK_KILLS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1000)
+        .unwrap_or(25)
 }
 
 /// A small xorshift generator: the soak needs spread, not quality, and
@@ -167,7 +167,7 @@ struct Scenario<'a> {
 impl Scenario<'_> {
     /// Kills the run at a random moment `kills()` times; after each kill,
     /// recovers and checks that the files are all-before or all-after,
-    /// nothing is left in the worktree, and (every 100 kills) that the
+    /// nothing is left in the worktree, and (every 100 kills and at the end) that the
     /// root still takes a checkpoint. The kill window is re-measured every
     /// 100 kills, as a restore slows while safety checkpoints pile up.
     fn soak(&self) {
@@ -192,7 +192,7 @@ impl Scenario<'_> {
                 tally.old += 1;
             }
             nothing_left(self.root);
-            if k % 100 == 99 {
+            if k % 100 == 99 || k + 1 == kills() {
                 let ok = mend(self.root, self.state, &["checkpoint", "create"])
                     .status()
                     .unwrap();
@@ -248,19 +248,16 @@ fn soak_apply(name: &str, files: usize) {
 }
 
 #[test]
-#[ignore = "a soak of about ten minutes; see the module doc"]
 fn soak_50_file_apply() {
     soak_apply("50-file apply", 50);
 }
 
 #[test]
-#[ignore = "a soak; see the module doc"]
 fn soak_single_file_apply() {
     soak_apply("single-file apply", 1);
 }
 
 #[test]
-#[ignore = "a soak; see the module doc"]
 fn soak_checkpoint_restore() {
     let files = 50;
     let checkpointed = |i: usize| format!("checkpointed {i}\n");
