@@ -5,7 +5,7 @@
 use std::cell::OnceCell;
 
 use super::splice::Splice;
-use super::{PlanOptions, Planner, previous_failed};
+use super::{PlanOptions, Planner, Reports, previous_failed};
 use crate::Format;
 use crate::edit::{Edit, Replace};
 use crate::indent::Style;
@@ -68,11 +68,11 @@ impl Prepared {
 /// The replacements planned so far against one base text.
 #[derive(Default)]
 pub(crate) struct Batch {
-    /// Every accepted splice, sorted by range.
+    /// Every accepted splice, sorted by range; a splice's `owner` is its
+    /// edit's open report.
     splices: Vec<Splice>,
-    /// Where each edit of the batch has its report, by position in the
-    /// batch (the `owner` of its splices).
-    report_at: Vec<usize>,
+    /// How many edits the batch has.
+    len: usize,
     /// Where the next chunk of a patch is looked for.
     cursor: usize,
     /// How far the last diff hunk was found from the line its header
@@ -86,7 +86,12 @@ pub(crate) struct Batch {
 
 impl Batch {
     pub(crate) fn is_empty(&self) -> bool {
-        self.report_at.is_empty()
+        self.len == 0
+    }
+
+    /// Whether an edit of the batch failed.
+    pub(crate) fn failed(&self) -> bool {
+        self.failed
     }
 
     /// Plans replacement `e` against `base`, appends its report to
@@ -97,11 +102,11 @@ impl Batch {
         base: &Prepared,
         path: &str,
         opts: &PlanOptions,
-        reports: &mut Vec<EditReport>,
+        reports: &mut Reports,
         (i, e, r): (usize, &Edit, &Replace),
     ) {
-        let pos = self.report_at.len();
-        self.report_at.push(reports.len());
+        self.len += 1;
+        let pos = reports.next_open();
         // After a failed block, later blocks for the same file are
         // not tried (their anchors may depend on the failed change).
         if self.failed && (opts.skip_after_failure || e.came_from(Format::EditBlock)) {
@@ -157,7 +162,7 @@ impl Batch {
                 if let (Some(h), Some(s)) = (hinted, p.splices.first()) {
                     self.offset = (s.lines.start + 1) as isize - h as isize;
                 }
-                reports.push(applied_report(i, e, &p));
+                reports.push_open(applied_report(i, e, &p));
                 self.accept(p.splices, reports);
             }
             Err(f) => {
@@ -169,7 +174,7 @@ impl Batch {
 
     /// Adds an edit's splices, or fails it and every earlier edit it
     /// overlaps, naming each other.
-    fn accept(&mut self, new: Vec<Splice>, reports: &mut [EditReport]) {
+    fn accept(&mut self, new: Vec<Splice>, reports: &mut Reports) {
         let Some(owner) = new.first().map(|s| s.owner) else {
             return;
         };
@@ -204,10 +209,10 @@ impl Batch {
         let mine = span_of(&new, owner);
         for other in clashes {
             let theirs = span_of(&self.splices, other);
-            let (ri, ro) = (self.report_at[owner], self.report_at[other]);
-            let (idx_mine, idx_other) = (reports[ri].index, reports[ro].index);
-            overlap(&mut reports[ri], mine, theirs, idx_other);
-            overlap(&mut reports[ro], theirs, mine, idx_mine);
+            let idx_mine = reports.open_mut(owner).index;
+            let idx_other = reports.open_mut(other).index;
+            overlap(reports.open_mut(owner), mine, theirs, idx_other);
+            overlap(reports.open_mut(other), theirs, mine, idx_mine);
             self.splices.retain(|s| s.owner != other);
         }
         self.failed = true;

@@ -104,8 +104,60 @@ pub struct FilePlanner {
     batch: Batch,
     new_path: Option<String>,
     executable: Option<bool>,
-    reports: Vec<EditReport>,
+    reports: Reports,
     failed: bool,
+}
+
+/// A file's reports while it is planned. An applied replacement's report
+/// stays open until its batch ends (a later edit that overlaps it fails
+/// it); every other report is final at once and waits in `done` until
+/// [`FilePlanner::take_done`] or [`FilePlanner::finish`] takes it, so a
+/// caller that takes them as they come holds only the open ones.
+#[derive(Default)]
+pub(crate) struct Reports {
+    /// The batch's applied reports, by the `owner` of their splices.
+    open: Vec<EditReport>,
+    done: Vec<EditReport>,
+    /// Whether the newest report is open.
+    last_open: bool,
+}
+
+impl Reports {
+    /// The `owner` the next open report will have.
+    pub(crate) fn next_open(&self) -> usize {
+        self.open.len()
+    }
+
+    /// A final report.
+    pub(crate) fn push(&mut self, r: EditReport) {
+        self.last_open = false;
+        self.done.push(r);
+    }
+
+    /// An applied replacement's report, open until its batch ends.
+    pub(crate) fn push_open(&mut self, r: EditReport) {
+        self.last_open = true;
+        self.open.push(r);
+    }
+
+    /// The open report of the splices with `owner`.
+    pub(crate) fn open_mut(&mut self, owner: usize) -> &mut EditReport {
+        &mut self.open[owner]
+    }
+
+    /// The batch ended: its reports are final.
+    fn close(&mut self) {
+        self.done.append(&mut self.open);
+        self.last_open = false;
+    }
+
+    fn last(&self) -> Option<&EditReport> {
+        if self.last_open {
+            self.open.last()
+        } else {
+            self.done.last()
+        }
+    }
 }
 
 impl FilePlanner {
@@ -120,7 +172,7 @@ impl FilePlanner {
             batch: Batch::default(),
             new_path: None,
             executable: None,
-            reports: Vec::new(),
+            reports: Reports::default(),
             failed: false,
         }
     }
@@ -159,18 +211,34 @@ impl FilePlanner {
         self.reports.last().expect("a report per edit")
     }
 
-    /// The plan: the file's new content and one report per edit, in input
-    /// order.
+    /// The reports that are final, taken out of the planner: every report
+    /// but those of the current batch's applied replacements. A caller that
+    /// takes them after each push holds only those; [`FilePlanner::finish`]
+    /// returns the rest.
+    pub fn take_done(&mut self) -> Vec<EditReport> {
+        std::mem::take(&mut self.reports.done)
+    }
+
+    /// Whether an edit pushed so far failed (an applied one can still be
+    /// failed by a later overlapping edit of the batch).
+    pub fn failed(&self) -> bool {
+        self.failed || self.batch.failed()
+    }
+
+    /// The plan: the file's new content and one report per edit not taken
+    /// by [`FilePlanner::take_done`], in input order.
     pub fn finish(mut self) -> FilePlan {
         self.end_batch();
-        self.reports.sort_by_key(|r| r.index);
+        self.reports.close();
+        let mut reports = self.reports.done;
+        reports.sort_by_key(|r| r.index);
         FilePlan {
             path: self.path,
             new_path: self.new_path,
             existed: self.existed,
             content: self.base.map(Prepared::into_owner),
             executable: self.executable,
-            reports: self.reports,
+            reports,
         }
     }
 
@@ -180,7 +248,8 @@ impl FilePlanner {
             return;
         }
         let batch = std::mem::take(&mut self.batch);
-        self.failed |= self.reports.iter().any(|r| !r.is_ok());
+        self.failed |= batch.failed();
+        self.reports.close();
         if let Some(base) = self.base.take() {
             self.base = Some(Prepared::of(batch.apply(base.text())));
         }

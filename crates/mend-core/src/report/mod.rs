@@ -60,7 +60,11 @@
 //! }
 //! ```
 
+mod collect;
 pub mod syntax;
+
+pub use collect::Collector;
+use collect::Tally;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -528,20 +532,34 @@ impl Omitted {
     pub fn of<'r>(reports: impl IntoIterator<Item = &'r EditReport>) -> Omitted {
         let mut o = Omitted::default();
         for r in reports {
-            o.edits += 1;
-            match &r.failure {
-                _ if r.is_ok() => o.applied += 1,
-                Some(f) => {
-                    let kind = serde_json::to_value(f.kind)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_owned))
-                        .unwrap_or_default();
-                    *o.failed.entry(kind).or_default() += 1;
-                }
-                None => {}
-            }
+            o.count(Tally::of(r));
         }
         o
+    }
+
+    /// Counts one more edit.
+    fn count(&mut self, t: Tally) {
+        self.edits += 1;
+        match t {
+            Tally::Ok => self.applied += 1,
+            Tally::Failed(Some(kind)) => {
+                let key = serde_json::to_value(kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                *self.failed.entry(key).or_default() += 1;
+            }
+            Tally::Failed(None) => {}
+        }
+    }
+
+    /// Adds the counts of `other`.
+    fn merge(&mut self, other: &Omitted) {
+        self.edits += other.edits;
+        self.applied += other.applied;
+        for (k, n) in &other.failed {
+            *self.failed.entry(k.clone()).or_default() += n;
+        }
     }
 
     /// "12 applied, 3 not found, 1 ambiguous".
@@ -592,31 +610,11 @@ pub fn cap_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 /// retry context a model is sent back). Past [`Caps::retry_context`] bytes, the
 /// remaining failures are counted by kind instead of shown.
 pub fn render_retry_context(reports: &[EditReport]) -> Option<String> {
-    let failed: Vec<&EditReport> = reports.iter().filter(|r| !r.is_ok()).collect();
-    if failed.is_empty() {
-        return None;
+    let mut c = Collector::with_listed(0);
+    for r in reports {
+        c.observe(r);
     }
-    let mut out = String::new();
-    out.push_str(&format!(
-        "{} of {} edits could not be applied, so no file was changed. Fix the edits below and send all of the edits again.\n",
-        failed.len(),
-        reports.len()
-    ));
-    for (shown, r) in failed.iter().enumerate() {
-        let section = failure_section(r);
-        if out.len() + section.len() > CAPS.retry_context && shown > 0 {
-            let o = Omitted::of(failed[shown..].iter().copied());
-            out.push_str(&format!(
-                "\n## {} more failed edits not shown ({})\nThis context is capped at {} bytes. Fix the edits above; then send the rest again, and mend will explain those that still fail.\n",
-                o.edits,
-                o.describe().trim_start_matches("0 applied, "),
-                CAPS.retry_context
-            ));
-            break;
-        }
-        out.push_str(&section);
-    }
-    Some(out)
+    c.retry_context()
 }
 
 /// What a model does about a block it sent that could not be read,

@@ -1,0 +1,287 @@
+//! A report gathered as its edits are planned, in bounded memory: what
+//! the caps show is kept, everything else is counted as it arrives, so a
+//! response of a million failing edits never holds a million reports.
+//!
+//! Reports may arrive in any order (each file's planner finishes its own
+//! edits); what is kept is always what the caps show of the reports in
+//! input order, so the output is the one the whole list would give.
+
+use std::collections::BTreeMap;
+
+use super::{CAPS, EditReport, FailureKind, Omitted, failure_section};
+
+/// What counting an edit needs of its report.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Tally {
+    /// Applied or a no-op.
+    Ok,
+    /// Failed or skipped, with its failure's kind.
+    Failed(Option<FailureKind>),
+}
+
+impl Tally {
+    pub(super) fn of(r: &EditReport) -> Tally {
+        if r.is_ok() {
+            Tally::Ok
+        } else {
+            Tally::Failed(r.failure.as_ref().map(|f| f.kind))
+        }
+    }
+}
+
+/// Collects edit reports: the first [`super::Caps::listed_edits`] (by
+/// input index) in full, the first failures' retry-context sections up to
+/// [`super::Caps::retry_context`] bytes, and counts of the rest.
+#[derive(Debug)]
+pub struct Collector {
+    listed_cap: usize,
+    total: usize,
+    applied: usize,
+    failed: usize,
+    /// The reports with the smallest indexes seen, at most `listed_cap`.
+    listed: BTreeMap<usize, EditReport>,
+    /// The reports not listed, counted.
+    unlisted: Omitted,
+    /// The sections of the failures with the smallest indexes below
+    /// `horizon`, while they fit in the cap together (or there is one).
+    sections: BTreeMap<usize, (String, Tally)>,
+    sections_len: usize,
+    /// Failures at or past this index cannot be shown: the failures
+    /// before it already fill the retry context.
+    horizon: usize,
+    /// The failures past `horizon`, counted.
+    unshown: Omitted,
+}
+
+impl Default for Collector {
+    fn default() -> Self {
+        Collector::with_listed(CAPS.listed_edits)
+    }
+}
+
+impl Collector {
+    /// A collector that lists at most `cap` reports.
+    pub(super) fn with_listed(cap: usize) -> Collector {
+        Collector {
+            listed_cap: cap,
+            total: 0,
+            applied: 0,
+            failed: 0,
+            listed: BTreeMap::new(),
+            unlisted: Omitted::default(),
+            sections: BTreeMap::new(),
+            sections_len: 0,
+            horizon: usize::MAX,
+            unshown: Omitted::default(),
+        }
+    }
+
+    /// Takes in one edit's final report.
+    pub fn push(&mut self, r: EditReport) {
+        self.observe(&r);
+        self.list(r);
+    }
+
+    /// Counts `r` and keeps its retry-context section if it can be shown.
+    pub(super) fn observe(&mut self, r: &EditReport) {
+        self.total += 1;
+        if r.is_ok() {
+            self.applied += 1;
+        } else {
+            self.failed += 1;
+            self.section(r);
+        }
+    }
+
+    fn section(&mut self, r: &EditReport) {
+        let tally = Tally::of(r);
+        if r.index >= self.horizon {
+            self.unshown.count(tally);
+            return;
+        }
+        let s = failure_section(r);
+        self.sections_len += s.len();
+        self.sections.insert(r.index, (s, tally));
+        // The last failure kept stops fitting: it and every failure after
+        // it are only counted (the first is always shown).
+        while self.sections_len > CAPS.retry_context && self.sections.len() > 1 {
+            let Some((i, (s, t))) = self.sections.pop_last() else {
+                break;
+            };
+            self.sections_len -= s.len();
+            self.horizon = i;
+            self.unshown.count(t);
+        }
+    }
+
+    fn list(&mut self, r: EditReport) {
+        let fits = self.listed.len() < self.listed_cap;
+        let earlier = self
+            .listed
+            .last_key_value()
+            .is_some_and(|(&i, _)| r.index < i);
+        if !fits && !earlier {
+            self.unlisted.count(Tally::of(&r));
+            return;
+        }
+        self.listed.insert(r.index, r);
+        if !fits && let Some((_, out)) = self.listed.pop_last() {
+            self.unlisted.count(Tally::of(&out));
+        }
+    }
+
+    /// How many reports were pushed.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// How many of them applied (or were no-ops).
+    pub fn applied(&self) -> usize {
+        self.applied
+    }
+
+    /// Whether every edit applied (or was a no-op).
+    pub fn all_ok(&self) -> bool {
+        self.failed == 0
+    }
+
+    /// The retry context of the failures (see
+    /// [`super::render_retry_context`]); `None` when none failed.
+    pub fn retry_context(&self) -> Option<String> {
+        if self.failed == 0 {
+            return None;
+        }
+        let mut out = format!(
+            "{} of {} edits could not be applied, so no file was changed. Fix the edits below and send all of the edits again.\n",
+            self.failed, self.total
+        );
+        let mut rest = Omitted::default();
+        for (shown, (s, t)) in self.sections.values().enumerate() {
+            if rest.edits > 0 || (out.len() + s.len() > CAPS.retry_context && shown > 0) {
+                rest.count(*t);
+            } else {
+                out.push_str(s);
+            }
+        }
+        rest.merge(&self.unshown);
+        if rest.edits > 0 {
+            out.push_str(&format!(
+                "\n## {} more failed edits not shown ({})\nThis context is capped at {} bytes. Fix the edits above; then send the rest again, and mend will explain those that still fail.\n",
+                rest.edits,
+                rest.describe().trim_start_matches("0 applied, "),
+                CAPS.retry_context
+            ));
+        }
+        Some(out)
+    }
+
+    /// The listed reports in input order, and the count of the rest when
+    /// there are any.
+    pub fn into_listed(self) -> (Vec<EditReport>, Option<Omitted>) {
+        let omitted = (self.unlisted.edits > 0).then_some(self.unlisted);
+        (self.listed.into_values().collect(), omitted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::report::{EditStatus, Failure};
+
+    fn report(index: usize, kind: Option<FailureKind>, message_len: usize) -> EditReport {
+        EditReport {
+            index,
+            path: format!("f{}.py", index % 3),
+            kind: "search/replace block",
+            status: if kind.is_some() {
+                EditStatus::Failed
+            } else {
+                EditStatus::Applied
+            },
+            pass: None,
+            lines: None,
+            occurrences: 0,
+            similarity: None,
+            origin: None,
+            failure: kind.map(|k| Failure::new(k, "m".repeat(message_len), "fix it")),
+        }
+    }
+
+    /// The retry context rendered from the whole list in order, as it was
+    /// before reports were collected.
+    fn whole(reports: &[EditReport]) -> Option<String> {
+        let failed: Vec<&EditReport> = reports.iter().filter(|r| !r.is_ok()).collect();
+        if failed.is_empty() {
+            return None;
+        }
+        let mut out = format!(
+            "{} of {} edits could not be applied, so no file was changed. Fix the edits below and send all of the edits again.\n",
+            failed.len(),
+            reports.len()
+        );
+        for (shown, r) in failed.iter().enumerate() {
+            let section = failure_section(r);
+            if out.len() + section.len() > CAPS.retry_context && shown > 0 {
+                let o = Omitted::of(failed[shown..].iter().copied());
+                out.push_str(&format!(
+                    "\n## {} more failed edits not shown ({})\nThis context is capped at {} bytes. Fix the edits above; then send the rest again, and mend will explain those that still fail.\n",
+                    o.edits,
+                    o.describe().trim_start_matches("0 applied, "),
+                    CAPS.retry_context
+                ));
+                break;
+            }
+            out.push_str(&section);
+        }
+        Some(out)
+    }
+
+    fn kind() -> impl Strategy<Value = Option<FailureKind>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(FailureKind::NotFound)),
+            Just(Some(FailureKind::Ambiguous)),
+            Just(Some(FailureKind::PreviousFailed)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever order the reports arrive in, the collector shows what
+        /// the whole list in input order shows, and counts the rest.
+        #[test]
+        fn collected_in_any_order_equals_the_whole_list(
+            spec in prop::collection::vec((kind(), 0usize..30_000), 1..700),
+            seed in any::<u64>(),
+        ) {
+            let reports: Vec<EditReport> = spec
+                .iter()
+                .enumerate()
+                .map(|(i, (k, len))| report(i, *k, *len))
+                .collect();
+            let mut order: Vec<usize> = (0..reports.len()).collect();
+            let mut x = seed | 1;
+            for i in (1..order.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                order.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            let mut c = Collector::default();
+            for &i in &order {
+                c.push(reports[i].clone());
+            }
+            prop_assert_eq!(c.retry_context(), whole(&reports));
+            prop_assert_eq!(c.total(), reports.len());
+            prop_assert_eq!(c.applied(), reports.iter().filter(|r| r.is_ok()).count());
+            let (listed, omitted) = c.into_listed();
+            let cap = CAPS.listed_edits;
+            prop_assert_eq!(&listed[..], &reports[..reports.len().min(cap)]);
+            let expected = (reports.len() > cap).then(|| Omitted::of(&reports[cap..]));
+            prop_assert_eq!(omitted, expected);
+        }
+    }
+}
