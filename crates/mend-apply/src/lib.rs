@@ -14,13 +14,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use mend_core::formats::{Entry, Parsed};
-use mend_core::report::FileSummary;
 use mend_core::report::syntax::{SyntaxFinding, SyntaxPolicy, SyntaxUnchecked};
+use mend_core::report::{Collector, FileSummary};
 use mend_core::{
     ApplyReport, Edit, EditOp, EditReport, Failure, FilePlan, FilePlanner, PlanOptions, diff,
-    plan_file, render_retry_context,
+    plan_file,
 };
 use mend_workspace::{Base, Change, ContentHash, Lock, Snapshot, Workspace};
+
+mod incremental;
+pub use incremental::run_text;
 
 /// A step run under the apply's lock right before it writes (a
 /// checkpoint); an error stops the apply before anything is written.
@@ -168,22 +171,57 @@ pub fn run_parsed(
     // `partial`.
     let refused = opts.syntax == SyntaxPolicy::Refuse && !planned.syntax.is_empty();
     planned.ok &= !refused;
-    let write =
-        (planned.ok || opts.partial) && !refused && !opts.dry_run && !planned.changes.is_empty();
-    if write {
-        if let Some(hook) = &opts.before_write {
-            hook(lock).map_err(ApplyError::BeforeWrite)?;
-        }
-        commit(ws, lock, &planned.changes, opts.commit_delay).map_err(ApplyError::Commit)?;
-    }
+    let write = write_if(ws, lock, planned.ok, refused, &planned.changes, opts)?;
     Ok(planned.into_report(parsed, opts.dry_run, write))
 }
 
 impl Planned {
     /// The report of this plan: `dry_run` and `written` as the run went.
     pub fn into_report(self, parsed: &Parsed, dry_run: bool, written: bool) -> ApplyReport {
-        let applied = self.reports.iter().filter(|r| r.is_ok()).count();
-        let mut retry_context = render_retry_context(&self.reports);
+        let mut collected = Collector::default();
+        for r in self.reports {
+            collected.push(r);
+        }
+        let Planned {
+            files,
+            syntax,
+            syntax_unchecked,
+            syntax_refused,
+            ok,
+            ..
+        } = self;
+        Outcome {
+            files,
+            syntax,
+            syntax_unchecked,
+            syntax_refused,
+            ok,
+        }
+        .report(collected, parsed, dry_run, written)
+    }
+}
+
+/// What a plan gives the report besides its edits' reports.
+struct Outcome {
+    files: Vec<FileSummary>,
+    syntax: Vec<SyntaxFinding>,
+    syntax_unchecked: Vec<SyntaxUnchecked>,
+    syntax_refused: bool,
+    ok: bool,
+}
+
+impl Outcome {
+    /// The report, its edits listed up to the cap and the rest counted.
+    /// `parsed` gives the formats and shell suggestions; its entries are
+    /// counted by the collector.
+    fn report(
+        self,
+        collected: Collector,
+        parsed: &Parsed,
+        dry_run: bool,
+        written: bool,
+    ) -> ApplyReport {
+        let mut retry_context = collected.retry_context();
         if self.syntax_refused {
             let section = mend_core::report::syntax::render_refusal(&self.syntax);
             retry_context = Some(match retry_context {
@@ -191,18 +229,20 @@ impl Planned {
                 None => section,
             });
         }
+        let (applied, requested) = (collected.applied(), collected.total());
+        let (edits, omitted) = collected.into_listed();
         ApplyReport {
             ok: self.ok,
             written,
             dry_run,
             format: parsed.format_name(),
             applied,
-            requested: parsed.entries.len(),
+            requested,
             files: self.files,
             retry_context,
-            edits: self.reports,
+            edits,
             shell_suggestions: parsed.shell.clone(),
-            omitted: None,
+            omitted,
             syntax: self.syntax,
             syntax_unchecked: self.syntax_unchecked,
             syntax_refused: self.syntax_refused,
@@ -263,10 +303,33 @@ pub fn plan_from(
         }
     }
     reports.sort_by_key(|r| r.index);
-    let mut ok = reports.iter().all(EditReport::is_ok);
+    let ok = reports.iter().all(EditReport::is_ok);
+    let (outcome, changes) = conclude(ws, &plans, &spans, ok, opts)?;
+    Ok(Planned {
+        reports,
+        files: outcome.files,
+        changes,
+        plans,
+        ok: outcome.ok,
+        syntax: outcome.syntax,
+        syntax_unchecked: outcome.syntax_unchecked,
+        syntax_refused: outcome.syntax_refused,
+    })
+}
+
+/// The files' summaries, change set and syntax check of the plans; `ok`
+/// says whether every edit succeeded. A dry run that would write checks
+/// the change set as the commit would.
+fn conclude(
+    ws: &Workspace,
+    plans: &[(Snapshot, FilePlan)],
+    spans: &[Vec<mend_syntax::EditSpan>],
+    mut ok: bool,
+    opts: &ApplyOptions<'_>,
+) -> Result<(Outcome, Vec<Change>), ApplyError> {
     let mut files = Vec::new();
     let mut changes = Vec::new();
-    for (snap, plan) in &plans {
+    for (snap, plan) in plans {
         if let Some(summary) = summarize(snap, plan) {
             files.push(summary);
             changes.extend(changes_of(ws, snap, plan));
@@ -274,7 +337,7 @@ pub fn plan_from(
     }
     let (syntax, syntax_unchecked) = match opts.syntax {
         SyntaxPolicy::Off => Default::default(),
-        _ => check_syntax(&plans, &spans),
+        _ => check_syntax(plans, spans),
     };
     let syntax_refused = opts.syntax == SyntaxPolicy::Refuse && !syntax.is_empty();
     ok &= !syntax_refused;
@@ -283,16 +346,35 @@ pub fn plan_from(
     if opts.dry_run && (ok || opts.partial) && !changes.is_empty() {
         ws.check_changes(&changes).map_err(ApplyError::Commit)?;
     }
-    Ok(Planned {
-        reports,
+    let outcome = Outcome {
         files,
-        changes,
-        plans,
-        ok,
         syntax,
         syntax_unchecked,
         syntax_refused,
-    })
+        ok,
+    };
+    Ok((outcome, changes))
+}
+
+/// Writes the change set when the run may (every edit succeeded, or
+/// `partial`; not refused by the syntax check; not a dry run), running the
+/// step before writing first. Whether it wrote.
+fn write_if(
+    ws: &Workspace,
+    lock: &Lock,
+    ok: bool,
+    refused: bool,
+    changes: &[Change],
+    opts: &ApplyOptions<'_>,
+) -> Result<bool, ApplyError> {
+    let write = (ok || opts.partial) && !refused && !opts.dry_run && !changes.is_empty();
+    if write {
+        if let Some(hook) = &opts.before_write {
+            hook(lock).map_err(ApplyError::BeforeWrite)?;
+        }
+        commit(ws, lock, changes, opts.commit_delay).map_err(ApplyError::Commit)?;
+    }
+    Ok(write)
 }
 
 /// The syntax check of every file whose content the plans change.

@@ -188,7 +188,6 @@ fn write(
     before_write: Option<BeforeWrite<'_>>,
 ) -> Result<Applied, Error> {
     let (lock, recovery) = lock_recovered(ws)?;
-    let parsed = input.parsed.map_err(ApplyError::Parse)?;
     let opts = ApplyOptions {
         dry_run: req.dry_run,
         partial: req.partial,
@@ -198,7 +197,13 @@ fn write(
         commit_delay: req.commit_delay,
         syntax: req.syntax,
     };
-    let report = mend_apply::run_parsed(ws, &lock, &parsed, &opts)?;
+    let report = match (input.text, input.parsed) {
+        (Some((text, format)), _) => mend_apply::run_text(ws, &lock, &text, format, &opts)?,
+        (None, parsed) => {
+            let parsed = parsed.map_err(ApplyError::Parse)?;
+            mend_apply::run_parsed(ws, &lock, &parsed, &opts)?
+        }
+    };
     drop(lock);
     if req.stage && report.written {
         let (changed, deleted) = crate::checkpoint::stage_list(&report);
@@ -228,15 +233,16 @@ fn write(
 fn propose(
     ws: &Workspace,
     mut s: Session<'_>,
-    input: Streamed,
+    mut input: Streamed,
     req: ApplyRequest<'_>,
 ) -> Result<Applied, Error> {
-    let parsed = input.parsed.map_err(ApplyError::Parse)?;
+    let recorded = input.recorded.take();
+    let parsed = input.into_parsed().map_err(ApplyError::Parse)?;
     let (_lock, recovery) = lock_recovered(ws).map_err(pending_lock)?;
     let opts = Propose {
         expect: req.expect,
         dry_run: req.dry_run,
-        streamed: input.recorded,
+        streamed: recorded,
     };
     let proposal = s.propose_with(&parsed, opts)?;
     let versions = if req.versions {

@@ -222,8 +222,7 @@ impl EditResult {
             written: report.written,
             diff: diff_of(&report),
             edits: outcomes(&report),
-            omitted: (report.edits.len() > CAPS.listed_edits)
-                .then(|| Omitted::of(&report.edits[CAPS.listed_edits..])),
+            omitted: report.omitted.clone(),
             versions,
             dry_run: report.dry_run,
             recovery,

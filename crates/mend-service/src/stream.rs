@@ -22,12 +22,32 @@ pub struct Streamed {
     pub plans: HashMap<String, Preplanned>,
     /// For a pending destination: what the session's view read.
     pub recorded: Option<mend_pending::Streamed>,
+    /// A response read whole and not parsed yet: an apply to the files
+    /// parses and plans it a chunk at a time under the lock
+    /// ([`mend_apply::run_text`]), so its edits are never all held.
+    pub text: Option<(String, Format)>,
 }
 
 impl Streamed {
     /// A response parsed whole: nothing planned yet.
     pub fn whole(text: &str, format: Format) -> Streamed {
         Streamed::parsed(mend_core::formats::parse(text, format))
+    }
+
+    /// A response read whole, to be parsed when it is applied.
+    pub fn text(text: String, format: Format) -> Streamed {
+        Streamed {
+            text: Some((text, format)),
+            ..Streamed::default()
+        }
+    }
+
+    /// The parse of the response (parsing it now if it was kept as text).
+    pub fn into_parsed(self) -> Result<Parsed, mend_core::Error> {
+        match self.text {
+            Some((text, format)) => mend_core::formats::parse(&text, format),
+            None => self.parsed,
+        }
     }
 
     /// A response already parsed (or its parse error).
@@ -46,6 +66,7 @@ impl Default for Streamed {
             lines: HashMap::new(),
             plans: HashMap::new(),
             recorded: None,
+            text: None,
         }
     }
 }
@@ -68,6 +89,7 @@ pub(crate) fn parse(
         planner: StreamPlanner::new(ws, partial).with_source(source),
         events: Vec::new(),
         lines: HashMap::new(),
+        count: 0,
         line,
     };
     let mut decoder = Utf8Decoder::default();
@@ -97,6 +119,8 @@ struct Checker<'p, 'l> {
     planner: StreamPlanner<'p>,
     events: Vec<Event>,
     lines: HashMap<usize, String>,
+    /// Entries seen so far.
+    count: usize,
     line: &'l mut dyn FnMut(usize, &str) -> std::io::Result<()>,
 }
 
@@ -104,7 +128,8 @@ impl Checker<'_, '_> {
     fn check(&mut self, events: Vec<Event>) -> Result<(), Error> {
         for ev in events {
             if let Event::Entry(entry) = &ev {
-                let index = self.lines.len();
+                let index = self.count;
+                self.count += 1;
                 let line = match entry {
                     Entry::Malformed(m) => EditReport::malformed(index, m).summary(),
                     Entry::Edit(e) => self.planner.check(index, e).summary(),
@@ -113,7 +138,10 @@ impl Checker<'_, '_> {
                     what: "cannot write the status of an edit".into(),
                     source,
                 })?;
-                self.lines.insert(index, line);
+                // Only the listed edits are printed again at the end.
+                if index < mend_core::report::CAPS.listed_edits {
+                    self.lines.insert(index, line);
+                }
             }
             self.events.push(ev);
         }
@@ -141,7 +169,7 @@ impl Checker<'_, '_> {
             parsed: Ok(parsed),
             lines: self.lines,
             plans: self.planner.finish(),
-            recorded: None,
+            ..Streamed::default()
         }
     }
 }

@@ -535,7 +535,7 @@ fn apply(ws: &Workspace, args: &ApplyArgs, out: &mut impl std::io::Write) -> any
             out.flush()
         })?
     } else {
-        Streamed::whole(&read_input(args.input.as_ref())?, args.format)
+        Streamed::text(read_input(args.input.as_ref())?, args.format)
     };
     let streamed = std::mem::take(&mut input.lines);
     let applied = applier.finish(input)?;
@@ -641,8 +641,7 @@ fn write_human(
             writeln!(out, "{line}")?;
         }
     }
-    if report.edits.len() > cap {
-        let rest = mend_core::report::Omitted::of(&report.edits[cap..]);
+    if let Some(rest) = &report.omitted {
         writeln!(
             out,
             "… and {} more edits not listed ({})",

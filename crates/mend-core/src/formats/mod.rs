@@ -82,6 +82,21 @@ impl Parsed {
         }
     }
 
+    /// Adds the format of `entry` to [`Parsed::formats`] if it is new
+    /// (for a caller that plans entries as they come instead of keeping
+    /// them).
+    pub fn note_format(&mut self, entry: &Entry) {
+        let kind = match entry {
+            Entry::Edit(e) => e.origin.as_ref().map(|o| o.format),
+            Entry::Malformed(m) => Some(m.format),
+        };
+        if let Some(f) = kind.and_then(BlockKind::format)
+            && !self.formats.contains(&f)
+        {
+            self.formats.push(f);
+        }
+    }
+
     /// Collects stream events (see [`StreamParser`]).
     pub fn from_events(events: Vec<Event>) -> Parsed {
         let mut p = Parsed {
@@ -92,15 +107,7 @@ impl Parsed {
         for e in events {
             match e {
                 Event::Entry(entry) => {
-                    let kind = match &entry {
-                        Entry::Edit(e) => e.origin.as_ref().map(|o| o.format),
-                        Entry::Malformed(m) => Some(m.format),
-                    };
-                    if let Some(f) = kind.and_then(BlockKind::format)
-                        && !p.formats.contains(&f)
-                    {
-                        p.formats.push(f);
-                    }
+                    p.note_format(&entry);
                     p.entries.push(entry);
                 }
                 Event::Shell(s) => p.shell.push(s),
