@@ -275,3 +275,49 @@ fn the_json_report_is_bounded_too() {
     assert_eq!(v["omitted"]["edits"], n - 500);
     assert_eq!(v["omitted"]["failed"]["not_found"], n - 500);
 }
+
+/// Edits to two files, interleaved, that each planner finishes in its own
+/// order: the report still lists the first 500 in input order and counts
+/// the rest exactly, by kind.
+#[test]
+fn failing_edits_to_two_files_are_listed_in_order_and_counted() {
+    let n = 3_000;
+    let mut response = String::new();
+    for i in 0..n {
+        let (path, search) = match i % 3 {
+            0 => ("a.py", "a = 1".to_owned()),
+            1 => ("b.py", format!("missing_{i}()")),
+            _ => ("a.py", format!("missing_{i}()")),
+        };
+        response.push_str(&format!(
+            "{path}\n<<<<<<< SEARCH\n{search}\n=======\n{search}  # {i}\n>>>>>>> REPLACE\n"
+        ));
+    }
+    let files = [("a.py", "a = 1\n"), ("b.py", "b = 2\n")];
+    let run = apply(&files, &["--json"], response.as_bytes());
+    assert_eq!(run.code, 1);
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let listed: Vec<u64> = v["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, (0..500).collect::<Vec<u64>>());
+    assert_eq!(v["requested"], n);
+    // Every `a = 1` edit after the first overlaps it; the first fails with them.
+    assert_eq!(v["applied"], 0);
+    assert_eq!(v["omitted"]["edits"], n - 500);
+    let text =
+        String::from_utf8_lossy(&apply(&files, &[], response.as_bytes()).stdout).into_owned();
+    assert!(
+        text.contains("3000 of 3000 edits could not be applied"),
+        "{}",
+        &text[..300]
+    );
+    let tail = text.lines().rev().find(|l| l.starts_with("… and")).unwrap();
+    assert_eq!(
+        tail,
+        "… and 2500 more edits not listed (0 applied, 1667 not found, 833 overlap)"
+    );
+}
