@@ -71,8 +71,8 @@ fn whole(
 enum File {
     /// Planned as its edits come.
     Planning {
-        snap: Snapshot,
-        planner: FilePlanner,
+        snap: Box<Snapshot>,
+        planner: Box<FilePlanner>,
         spans: Vec<mend_syntax::EditSpan>,
     },
     /// It cannot be planned (unreadable, refused, stale): each edit fails
@@ -189,8 +189,8 @@ impl<'a, 'o> Run<'a, 'o> {
         let original = snap.text().map(|f| f.text.as_str());
         let planner = FilePlanner::new(&snap.rel, original, &self.plan_opts);
         File::Planning {
-            snap,
-            planner,
+            snap: Box::new(snap),
+            planner: Box::new(planner),
             spans: Vec::new(),
         }
     }
@@ -241,7 +241,7 @@ impl<'a, 'o> Run<'a, 'o> {
                         keep(&mut self.collected, &mut spans, r);
                     }
                     spans.sort_by_key(|s| s.index);
-                    plans.push((snap, plan));
+                    plans.push((*snap, plan));
                     all_spans.push(spans);
                 }
                 File::Refused(_) => {}

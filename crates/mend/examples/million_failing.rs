@@ -11,6 +11,8 @@
 //! The `mend` measured is the one built beside this example (the same
 //! profile's `target/*/mend`).
 
+#![expect(clippy::print_stdout, reason = "an example that prints its figures")]
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
