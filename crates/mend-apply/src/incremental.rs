@@ -32,6 +32,12 @@ pub fn run_text(
     format: Format,
     opts: &ApplyOptions<'_>,
 ) -> Result<ApplyReport, ApplyError> {
+    // A response that renames a file: parsed whole and planned by
+    // `run_parsed`.
+    let whole = || {
+        let parsed = mend_core::formats::parse(text, format).map_err(ApplyError::Parse)?;
+        run_parsed(ws, lock, &parsed, opts)
+    };
     let mut run = Run::new(ws, opts);
     let mut parser = StreamParser::new(format);
     let mut at = 0;
@@ -41,30 +47,18 @@ pub fn run_text(
             end += 1;
         }
         if !run.take(parser.push(&text[at..end])) {
-            return whole(ws, lock, text, format, opts);
+            return whole();
         }
         at = end;
     }
     let tail = parser.finish().map_err(ApplyError::Parse)?;
     if !run.take(tail) {
-        return whole(ws, lock, text, format, opts);
+        return whole();
     }
     if run.count == 0 {
         return Err(ApplyError::Parse(mend_core::Error::NoEdits));
     }
     run.finish(lock)
-}
-
-/// The response parsed whole and planned by [`run_parsed`].
-fn whole(
-    ws: &Workspace,
-    lock: &Lock,
-    text: &str,
-    format: Format,
-    opts: &ApplyOptions<'_>,
-) -> Result<ApplyReport, ApplyError> {
-    let parsed = mend_core::formats::parse(text, format).map_err(ApplyError::Parse)?;
-    run_parsed(ws, lock, &parsed, opts)
 }
 
 /// One file of the response.
