@@ -17,7 +17,7 @@ use mend_core::report::Collector;
 use mend_core::{ApplyReport, Edit, EditOp, EditReport, Failure, FilePlanner, PlanOptions};
 use mend_workspace::{Lock, Snapshot, Workspace};
 
-use super::{ApplyError, ApplyOptions, conclude, plan_one, run_parsed, write_if};
+use super::{ApplyError, ApplyOptions, conclude, plan_one, run_parsed, unexpected, write_if};
 
 /// How much of the response is parsed at a time.
 const CHUNK: usize = 64 * 1024;
@@ -173,12 +173,8 @@ impl<'a, 'o> Run<'a, 'o> {
             }) => return File::Folder(Vec::new()),
             Err(err) => return File::Refused(err),
         };
-        if let Some(expected) = self.opts.expect.get(&snap.rel) {
-            let current = snap.text().map(|f| f.hash.as_str()).unwrap_or("absent");
-            if current != expected {
-                let now = snap.text().map_or("", |f| f.text.as_str());
-                return File::Refused(ws.stale(&snap.rel, expected, None, now));
-            }
+        if let Some(stale) = unexpected(ws, &snap, self.opts) {
+            return File::Refused(stale);
         }
         let original = snap.text().map(|f| f.text.as_str());
         let planner = FilePlanner::new(&snap.rel, original, &self.plan_opts);

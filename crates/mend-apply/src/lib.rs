@@ -441,15 +441,8 @@ fn plan_one(
     plan_opts: &PlanOptions,
 ) -> Result<(Snapshot, FilePlan), mend_workspace::Error> {
     let snap = read_for(ws, source, edits)?;
-    if let Some(expected) = opts.expect.get(&snap.rel)
-        && !expected.matches(snap.text().map(|f| &f.hash))
-    {
-        let hash = match expected {
-            Expected::Hash(h) => Some(h),
-            _ => None,
-        };
-        let now = snap.text().map_or("", |f| f.text.as_str());
-        return Err(ws.stale(&snap.rel, hash, None, now));
+    if let Some(stale) = unexpected(ws, &snap, opts) {
+        return Err(stale);
     }
     let original = snap.text().map(|f| f.text.as_str());
     let now = snap.text().map(|f| f.hash);
@@ -461,6 +454,25 @@ fn plan_one(
         ws.resolve(to)?;
     }
     Ok((snap, plan))
+}
+
+/// The refusal of a file whose content is not the one its expectation
+/// (`--expect`) names.
+fn unexpected(
+    ws: &Workspace,
+    snap: &Snapshot,
+    opts: &ApplyOptions<'_>,
+) -> Option<mend_workspace::Error> {
+    let expected = opts.expect.get(&snap.rel)?;
+    if expected.matches(snap.text().map(|f| &f.hash)) {
+        return None;
+    }
+    let hash = match expected {
+        Expected::Hash(h) => Some(h),
+        _ => None,
+    };
+    let now = snap.text().map_or("", |f| f.text.as_str());
+    Some(ws.stale(&snap.rel, hash, None, now))
 }
 
 /// Reads the file the edits name. A file created where a folder is plans

@@ -206,6 +206,7 @@ mod tests {
             similarity: None,
             origin: None,
             failure: kind.map(|k| Failure::new(k, "m".repeat(message_len), "fix it")),
+            renamed_to: None,
         }
     }
 
