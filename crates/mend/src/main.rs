@@ -240,7 +240,17 @@ struct ParseArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = Cli::try_parse();
+    if let Err(e) = &parsed
+        && e.use_stderr()
+        && let Some(code) = turn::hook_args_refused(
+            &std::env::args_os().collect::<Vec<_>>(),
+            &e.render().to_string(),
+        )
+    {
+        return ExitCode::from(code);
+    }
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) if e.use_stderr() && json_errors().is_some() => {
             let message = e.render().to_string();

@@ -161,15 +161,52 @@ fn run_hook(agent: &str, input: Option<&str>, timeout: Duration) -> u8 {
             .map(PathBuf::from);
             hook::run(a, &text, env_dir.as_deref(), timeout)
         }
-        None => hook::Reply {
-            stdout: String::new(),
-            stderr: format!(
-                "mend turn hook: nothing done: no agent `{}`; use claude, gemini, codex, opencode or cline\n",
-                mend_core::text::escape_controls(agent)
-            ),
-        },
+        None => hook::refused(None, &no_agent(Some(agent))),
     };
+    print_reply(&reply)
+}
+
+/// Why an agent name is missing or unknown.
+fn no_agent(name: Option<&str>) -> String {
+    let names: Vec<&str> = Agent::ALL.iter().map(|(n, _)| *n).collect();
+    let what = match name {
+        Some(n) => format!("no agent `{}`", mend_core::text::escape_controls(n)),
+        None => "no agent named".to_owned(),
+    };
+    format!("{what}; use {}", names.join(", "))
+}
+
+fn print_reply(reply: &hook::Reply) -> u8 {
     let _ = std::io::stdout().lock().write_all(reply.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(reply.stderr.as_bytes());
     crate::EXIT_OK
+}
+
+/// `mend turn … hook …` whose arguments clap refused (no agent, an
+/// unknown option, a bad `--lock-timeout`): a hook must never block its
+/// agent, so it says why and exits 0 instead of the usage error's 2 (on
+/// which Claude Code and Cline stop). `None` when `args` (the whole
+/// command line, program first) is not a hook's.
+pub(crate) fn hook_args_refused(args: &[std::ffi::OsString], usage: &str) -> Option<u8> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if args.get(1).map(String::as_str) != Some("turn") {
+        return None;
+    }
+    let at = args.iter().skip(2).position(|a| a == "hook")? + 2;
+    let named = args.get(at + 1).filter(|a| !a.starts_with('-'));
+    let agent = named.and_then(|n| Agent::named(n));
+    let why = match (named, agent) {
+        (_, Some(_)) => {
+            let first = usage.lines().next().unwrap_or(usage);
+            format!(
+                "its arguments are wrong ({}); see `mend turn hook --help`",
+                first.trim_start_matches("error: ").trim()
+            )
+        }
+        (named, None) => no_agent(named.map(String::as_str)),
+    };
+    Some(print_reply(&hook::refused(agent, &why)))
 }

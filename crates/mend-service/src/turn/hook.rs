@@ -172,6 +172,23 @@ pub fn run(agent: Agent, input: &str, env_dir: Option<&Path>, lock_timeout: Dura
     }
 }
 
+/// The reply when mend cannot even read its own arguments (a missing or
+/// unknown agent name, a bad option): `agent`, when the arguments name
+/// one, gets its protocol's "go on" with `why`; an agent not named gets
+/// nothing on standard output. Either way the caller exits 0.
+pub fn refused(agent: Option<Agent>, why: &str) -> Reply {
+    match agent {
+        Some(a) => {
+            let note = format!("mend turn hook {}: nothing done: {why}", a.name());
+            reply(a, Some(&note), &note)
+        }
+        None => Reply {
+            stdout: String::new(),
+            stderr: format!("mend turn hook: nothing done: {why}\n"),
+        },
+    }
+}
+
 /// Does the event's step; `Ok(Some(line))` is a line to show the person.
 fn step(
     agent: Agent,

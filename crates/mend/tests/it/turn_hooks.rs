@@ -244,3 +244,55 @@ fn a_held_lock_never_blocks_the_agent() {
     assert_eq!(stdout, "");
     assert!(root.join(".mend/turn.json").exists());
 }
+
+/// A hook whose own arguments are wrong (a missing or unknown agent, an
+/// option mend does not have, a bad `--lock-timeout`) still exits 0: a
+/// usage error's exit 2 stops Claude Code and Cline. An agent the
+/// arguments name gets its protocol's "go on" with why; nothing is done.
+#[test]
+fn bad_arguments_never_block_the_agent() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["turn", "hook"], "", "no agent named; use claude, gemini"),
+        (&["turn", "hook", "nosuch"], "", "no agent `nosuch`"),
+        (&["turn", "hook", "--bogus"], "", "no agent named"),
+        (
+            &["turn", "hook", "cline", "--bogus"],
+            "{\"cancel\":false}\n",
+            "unexpected argument '--bogus'",
+        ),
+        (
+            &["turn", "--lock-timeout", "soon", "hook", "gemini"],
+            "{\"systemMessage\":",
+            "invalid value 'soon' for '--lock-timeout",
+        ),
+        (
+            &["turn", "hook", "claude", "one", "two"],
+            "{\"systemMessage\":",
+            "unexpected argument 'two'",
+        ),
+    ];
+    for (args, stdout, why) in cases {
+        let out = run_mend(root, args, Some(b"{}"));
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            text(&out.stdout).starts_with(stdout),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+        if stdout.contains("systemMessage") {
+            assert!(text(&out.stdout).contains(why), "{args:?}");
+        }
+        let err = text(&out.stderr);
+        assert!(
+            err.starts_with("mend turn hook") && err.contains("nothing done: "),
+            "{err}"
+        );
+        assert!(err.contains(why), "{args:?}: {err}");
+    }
+    assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
+    // Elsewhere, a usage error stays one.
+    let out = run_mend(root, &["turn", "status", "--bogus"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
