@@ -5,11 +5,12 @@
 //! files, and reloads when another command changed them.
 
 pub(crate) mod state;
+mod turn;
 pub(crate) mod view;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context as _;
 use mend_pending::{Against, Session};
@@ -17,7 +18,7 @@ use mend_service::pending::{self, Actor, Checked, Hunks, Outcome, act_unless_cha
 use mend_workspace::{Options, Workspace};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
-use state::{Action, Counts, Key, Row, Seen, Shown, State};
+use state::{Action, Counts, Key, Reviewed, Row, Seen, Shown, State};
 
 /// How long the loop waits for a key before it looks for outside changes.
 const POLL: Duration = Duration::from_millis(200);
@@ -31,6 +32,11 @@ pub(crate) struct ReviewArgs {
     /// The session to review.
     #[arg(long, default_value = mend_pending::DEFAULT_SESSION)]
     session: String,
+    /// Review the open turn (`mend turn`) instead: every change since it
+    /// began, whoever made it; `r` reverts a hunk and `x` a whole file to
+    /// the turn's start (undoably), `a` and `p` mark them reviewed.
+    #[arg(long, conflicts_with = "session")]
+    turn: bool,
     /// Seconds a key that writes (accept, reject, sync) waits for another
     /// mend process holding the session's or the workspace's lock. The
     /// screen says at once who holds it, and keys typed while it waits
@@ -53,14 +59,22 @@ pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
     // Actions wait up to --lock-timeout; reloads never wait.
     let (ws, quick) = (open(args.lock_timeout)?, open(0)?);
     // Fail before taking over the terminal, as `mend pending` does.
-    let mut watch = match Watch::new(&quick, &args.session) {
-        Ok(watch) => watch,
+    let first = if args.turn {
+        let mut s = State::turn();
+        turn::load(&ws, &mut s)
+            .map(|()| (Watch::turn(&ws), s))
+            .map_err(anyhow::Error::from)
+    } else {
+        Watch::new(&quick, &args.session).map(|w| (w, State::new(&args.session, Vec::new())))
+    };
+    let (mut watch, first) = match first {
+        Ok(first) => first,
         Err(e) => return crate::pending::fail(&mut std::io::stdout().lock(), false, e, false),
     };
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut terminal = ratatui::try_init().context("cannot use the terminal")?;
     let result = (|| -> anyhow::Result<()> {
-        let mut s = State::new(&args.session, Vec::new());
+        let mut s = first;
         let fit = |s: &mut State, size: ratatui::layout::Size| {
             let (files, diff) = view::heights(size.into(), s);
             s.fit(files, diff);
@@ -87,13 +101,13 @@ pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
                     }
                 }
                 action => {
-                    let said = match attempt(&quick, &s.session, &action) {
+                    let said = match attempt(&quick, (s.reviewed, &s.session), &action) {
                         Err(e) if busy_now(&e).is_some() => {
                             // Say who holds it before waiting, not after.
                             s.message = busy_now(&e)
                                 .map(|b| format!("{b}; waiting up to {} s…", args.lock_timeout));
                             terminal.draw(|f| view::draw(f, &s, color))?;
-                            let said = said_of(attempt(&ws, &s.session, &action));
+                            let said = said_of(attempt(&ws, (s.reviewed, &s.session), &action));
                             match dropped_keys()? {
                                 0 => said,
                                 n => format!(
@@ -155,6 +169,7 @@ fn dropped_keys() -> anyhow::Result<usize> {
 fn busy_now(e: &mend_service::Error) -> Option<String> {
     match e {
         mend_service::Error::Pending(p) => busy(p),
+        mend_service::Error::Checkpoint(mend_checkpoint::Error::Workspace(w)) => locked(w),
         _ => None,
     }
 }
@@ -166,12 +181,18 @@ fn busy(e: &mend_pending::Error) -> Option<String> {
             "busy: held by {}",
             mend_core::text::escape_controls(holder)
         )),
-        mend_pending::Error::Workspace(mend_workspace::Error::Locked { holder, .. }) => {
-            Some(format!(
-                "busy: held by {} (the workspace's lock, .mend/lock)",
-                mend_core::text::escape_controls(holder)
-            ))
-        }
+        mend_pending::Error::Workspace(w) => locked(w),
+        _ => None,
+    }
+}
+
+/// When `e` says the workspace's lock is held: who holds it.
+fn locked(e: &mend_workspace::Error) -> Option<String> {
+    match e {
+        mend_workspace::Error::Locked { holder, .. } => Some(format!(
+            "busy: held by {} (the workspace's lock, .mend/lock)",
+            mend_core::text::escape_controls(holder)
+        )),
         _ => None,
     }
 }
@@ -180,7 +201,7 @@ fn busy(e: &mend_pending::Error) -> Option<String> {
 /// the person saw; the message says how it went.
 #[cfg(test)]
 fn perform(ws: &Workspace, name: &str, action: &Action) -> String {
-    said_of(attempt(ws, name, action))
+    said_of(attempt(ws, (Reviewed::Session, name), action))
 }
 
 /// What the status area says of an action's outcome.
@@ -198,7 +219,14 @@ fn said_of(done: Result<String, mend_service::Error>) -> String {
 /// Runs an action against the session, if the session still shows what
 /// the person saw (see `mend_service::pending::act_unless_changed`), and
 /// says what it did.
-fn attempt(ws: &Workspace, name: &str, action: &Action) -> Result<String, mend_service::Error> {
+fn attempt(
+    ws: &Workspace,
+    (reviewed, name): (Reviewed, &str),
+    action: &Action,
+) -> Result<String, mend_service::Error> {
+    if reviewed == Reviewed::Turn {
+        return turn::attempt(ws, action);
+    }
     let Some(todo) = to_service(action) else {
         return Ok(String::new());
     };
@@ -310,14 +338,23 @@ fn shown(s: &Session<'_>, path: &str) -> Result<Shown, mend_pending::Error> {
 /// session still works. `true` when that was because a lock is busy, so
 /// the caller looks again soon.
 fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Result<bool> {
-    let session = Session::existing(ws, &s.session)?;
+    let session = match s.reviewed {
+        Reviewed::Session => Some(Session::existing(ws, &s.session)?),
+        Reviewed::Turn => None,
+    };
     let mut busy_now = false;
     let shown = match s.path() {
-        Some(p) => shown(&session, p).unwrap_or_else(|e| {
-            busy_now = busy(&e).is_some();
-            let why = format!("cannot show {p}: {e}");
-            Shown::new(&view::wrap(&why, s.width).join("\n"), "", None)
-        }),
+        Some(p) => {
+            let got = match &session {
+                Some(session) => shown(session, p).map_err(|e| (busy(&e), e.to_string())),
+                None => turn::shown(ws, p).map_err(|e| (self::busy_now(&e), e.to_string())),
+            };
+            got.unwrap_or_else(|(held, e)| {
+                busy_now = held.is_some();
+                let why = format!("cannot show {p}: {e}");
+                Shown::new(&view::wrap(&why, s.width).join("\n"), "", None)
+            })
+        }
         None => Shown::default(),
     };
     s.show(shown, same_file);
@@ -332,6 +369,9 @@ const STALE: &str = "; the screen shows the session as it was, and refreshes onc
 /// selection on the same file where it can. The watch keeps the stamp the
 /// session had before it was read, so a change made meanwhile is seen.
 fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()> {
+    if s.reviewed == Reviewed::Turn {
+        return reload_turn(ws, watch, s);
+    }
     watch.was = watch.stamp(ws, s);
     let session = Session::existing(ws, &s.session)?;
     let was = s.path().map(str::to_owned);
@@ -390,6 +430,52 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
     Ok(())
 }
 
+/// [`reload`] of the open turn. Loading the selected file's diff records
+/// it in the turn's state as shown, so the stamp is taken after it; the
+/// watch also looks again every [`TURN_REFRESH`], for files the stamp does
+/// not cover (a new one anywhere).
+fn reload_turn(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()> {
+    let was = s.path().map(str::to_owned);
+    match turn::load(ws, s) {
+        Ok(()) => {
+            if s.message.as_deref().is_some_and(|m| m.ends_with(STALE)) {
+                s.message = None;
+            }
+        }
+        Err(e) if busy_now(&e).is_some() => {
+            watch.again();
+            if s.message.as_deref().is_none_or(|m| m.starts_with("busy: ")) {
+                s.message = busy_now(&e).map(|b| format!("{b}{STALE}"));
+            }
+            return Ok(());
+        }
+        // The turn ended, or its state cannot be read: say so, list nothing.
+        Err(e) => {
+            s.rows.clear();
+            s.counts = Counts::default();
+            s.message = Some(format!("cannot show the turn: {e}"));
+        }
+    }
+    if let Some(i) = was
+        .as_deref()
+        .and_then(|p| s.rows.iter().position(|r| r.path == p))
+    {
+        s.selected = i;
+    }
+    s.selected = s.selected.min(s.rows.len().saturating_sub(1));
+    let same = was.is_some() && was.as_deref() == s.path();
+    let held = show_selected(ws, s, same)?;
+    watch.was = watch.stamp(ws, s);
+    watch.loaded = Instant::now();
+    if held {
+        watch.again();
+    }
+    Ok(())
+}
+
+/// How often the screen of a turn looks at the whole worktree again.
+const TURN_REFRESH: Duration = Duration::from_secs(3);
+
 /// What the watch compares: the size, times and identity of the session's
 /// index and of each file it lists (every change to a session rewrites its
 /// index, renaming a new file into place), `None` for one that is missing.
@@ -408,6 +494,10 @@ struct FileStamp {
 struct Watch {
     index: PathBuf,
     was: Stamp,
+    /// For a turn: when it was last loaded (it is looked at again every
+    /// [`TURN_REFRESH`]).
+    turn: bool,
+    loaded: Instant,
 }
 
 impl Watch {
@@ -415,7 +505,19 @@ impl Watch {
         Ok(Watch {
             index: Session::existing(ws, name)?.index_path(),
             was: Stamp::new(),
+            turn: false,
+            loaded: Instant::now(),
         })
+    }
+
+    /// A watch of the open turn: its state file and the files it lists.
+    fn turn(ws: &Workspace) -> Watch {
+        Watch {
+            index: ws.root().join(".mend/turn.json"),
+            was: Stamp::new(),
+            turn: true,
+            loaded: Instant::now(),
+        }
     }
 
     /// The index's and the listed files' metadata now. A file added to
@@ -445,7 +547,7 @@ impl Watch {
     /// Whether the session or one of its files changed since the last
     /// reload.
     fn changed(&self, ws: &Workspace, s: &State) -> bool {
-        self.stamp(ws, s) != self.was
+        (self.turn && self.loaded.elapsed() >= TURN_REFRESH) || self.stamp(ws, s) != self.was
     }
 }
 

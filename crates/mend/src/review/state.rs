@@ -36,6 +36,9 @@ pub(crate) struct Shown {
     pub hunks: Vec<usize>,
     /// When accepting the file merges it three ways: how many conflicts.
     pub merge: Option<usize>,
+    /// A turn's file: the version of its change as shown, which an action
+    /// on it names, so that it is refused once the change is another.
+    pub version: Option<String>,
 }
 
 impl Shown {
@@ -48,6 +51,7 @@ impl Shown {
             diff,
             hunks,
             merge,
+            version: None,
         }
     }
 
@@ -113,10 +117,22 @@ pub(crate) struct Counts {
     pub hunks: usize,
 }
 
+/// What the screen reviews.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reviewed {
+    /// A pending session's outputs, not yet written.
+    Session,
+    /// The open turn's changes, already in the files: `r` and `x` put
+    /// the turn's start back, accepting marks reviewed.
+    Turn,
+}
+
 /// What the screen shows and where the cursor is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct State {
-    /// The session's name.
+    /// What is reviewed.
+    pub reviewed: Reviewed,
+    /// The session's name, or the turn's id.
     pub session: String,
     /// The files, with letters.
     pub rows: Vec<Row>,
@@ -189,14 +205,16 @@ pub(crate) enum Action {
     Select,
     /// Accept hunk N (from 1) of the file.
     AcceptHunk(Seen, usize),
-    /// Reject hunk N (from 1) of the file.
+    /// Reject hunk N (from 1) of the file (in a turn: put its lines back
+    /// as the turn began).
     RejectHunk(Seen, usize),
     /// Accept the file's whole output.
     AcceptFile(Seen),
     /// Accept the file's output merged three ways, with conflict markers
     /// where the local and proposed changes overlap.
     AcceptMarkers(Seen),
-    /// Drop the file's output.
+    /// Drop the file's output (in a turn: put the whole file back as the
+    /// turn began).
     DiscardFile(Seen),
     /// Make the file as it is now its context.
     Sync(String),
@@ -206,6 +224,7 @@ impl State {
     /// A state over session `session`'s rows, the first selected.
     pub(crate) fn new(session: &str, rows: Vec<Row>) -> State {
         State {
+            reviewed: Reviewed::Session,
             session: session.to_owned(),
             rows,
             counts: Counts::default(),
@@ -220,6 +239,14 @@ impl State {
             help: false,
             confirm: None,
             message: None,
+        }
+    }
+
+    /// A state over the open turn (its id filled in by the first load).
+    pub(crate) fn turn() -> State {
+        State {
+            reviewed: Reviewed::Turn,
+            ..State::new("", Vec::new())
         }
     }
 
@@ -444,6 +471,13 @@ pub(crate) fn update(s: &mut State, key: Key) -> Action {
         Key::Char(' ') | Key::Char('a') => s.hunk_action(Action::AcceptHunk),
         Key::Char('r') => s.hunk_action(Action::RejectHunk),
         Key::Char('p') => s.file_action(Action::AcceptFile),
+        Key::Char('m' | 'u') if s.reviewed == Reviewed::Turn => {
+            s.message = Some(
+                "m and u are for pending sessions; in a turn, r puts a hunk back, x the whole file"
+                    .into(),
+            );
+            Action::Nothing
+        }
         Key::Char('m') => s.ask_markers(),
         Key::Char('x') => s.file_action(Action::DiscardFile),
         Key::Char('u') => s.path().map_or(Action::Nothing, |p| Action::Sync(p.into())),
@@ -678,6 +712,28 @@ mod tests {
         assert_eq!(update(&mut s, Key::Char('y')), markers);
         assert!(s.confirm.is_none());
         assert_eq!(update(&mut s, Key::Char('y')), Action::Nothing);
+    }
+
+    /// A turn's changes are in the files already: nothing to merge or
+    /// sync, so `m` and `u` only say what reverts; `r` and `x` revert.
+    #[test]
+    fn a_turn_has_no_markers_or_sync() {
+        let mut s = State::turn();
+        s.rows = state().rows;
+        s.show(Shown::new("", DIFF, None), false);
+        s.fit(3, 20);
+        assert_eq!(update(&mut s, Key::Char('m')), Action::Nothing);
+        assert!(s.confirm.is_none());
+        assert!(s.message.as_deref().unwrap().contains("r puts a hunk back"));
+        assert_eq!(update(&mut s, Key::Char('u')), Action::Nothing);
+        assert_eq!(
+            update(&mut s, Key::Char('r')),
+            Action::RejectHunk(seen(&s), 1)
+        );
+        assert_eq!(
+            update(&mut s, Key::Char('x')),
+            Action::DiscardFile(seen(&s))
+        );
     }
 
     #[test]

@@ -14,9 +14,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
-use super::state::{Pane, State, starts_hunk};
+use super::state::{Pane, Reviewed, State, starts_hunk};
 
 const KEYS: &str = "j/k move  tab pane  n/N hunk  a/r hunk  p/x file  m markers  u sync  ? help";
+
+/// The keys of a turn's review: `r` and `x` revert, nothing is merged.
+const TURN_KEYS: &str = "j/k move  tab pane  n/N hunk  a accept  r revert hunk  p/x file  ? help";
 
 const HELP: &[(&str, &str)] = &[
     ("j / k, arrows", "move (files, or hunks in the diff pane)"),
@@ -30,6 +33,20 @@ const HELP: &[(&str, &str)] = &[
     ("m", "accept a ~M file with conflict markers (asks)"),
     ("x", "discard the file's output"),
     ("u", "sync: the file now becomes the context"),
+    ("?", "this help"),
+    ("q, Esc, Ctrl-C", "quit"),
+];
+
+const TURN_HELP: &[(&str, &str)] = &[
+    ("j / k, arrows", "move (files, or hunks in the diff pane)"),
+    ("tab", "switch panes"),
+    ("n / N", "next or previous hunk"),
+    ("J / K", "scroll the diff a line"),
+    ("PgDn / PgUp", "scroll the diff a page"),
+    ("space / a", "accept the hunk on screen (marks it reviewed)"),
+    ("r", "revert the hunk on screen to the turn's start"),
+    ("p", "accept the file (marks it reviewed)"),
+    ("x", "revert the whole file to the turn's start"),
     ("?", "this help"),
     ("q, Esc, Ctrl-C", "quit"),
 ];
@@ -88,14 +105,18 @@ pub(crate) fn draw(frame: &mut Frame<'_>, s: &State, color: bool) {
         .collect();
     frame.render_widget(Paragraph::new(lines).style(style(Color::Yellow)), status);
     if s.help {
-        help(frame, files.union(diff));
+        let keys = match s.reviewed {
+            Reviewed::Session => HELP,
+            Reviewed::Turn => TURN_HELP,
+        };
+        help(frame, files.union(diff), keys);
     }
 }
 
 /// The session, how many files have each letter, and how many hunks.
 fn header_line(s: &State) -> String {
     let files = match s.rows.len() {
-        0 => "nothing pending".to_owned(),
+        0 => nothing(s).to_owned(),
         1 => "1 file".to_owned(),
         n => format!("{n} files"),
     };
@@ -117,16 +138,32 @@ fn header_line(s: &State) -> String {
         1 => "1 hunk".to_owned(),
         n => format!("{n} hunks"),
     };
+    let what = match s.reviewed {
+        Reviewed::Session => "session",
+        Reviewed::Turn => "turn",
+    };
     expand_tabs(&format!(
-        " session {} │ {files}{letters} │ {hunks}",
+        " {what} {} │ {files}{letters} │ {hunks}",
         s.session
     ))
+}
+
+/// What an empty list says.
+fn nothing(s: &State) -> &'static str {
+    match s.reviewed {
+        Reviewed::Session => "nothing pending",
+        Reviewed::Turn => "no changes",
+    }
 }
 
 /// What the status area says: the question waiting for `y`, the outcome
 /// of the last action, or the keys; wrapped to `width`.
 fn status_lines(s: &State, width: u16) -> Vec<String> {
-    let text = s.message.as_deref().unwrap_or(KEYS);
+    let keys = match s.reviewed {
+        Reviewed::Session => KEYS,
+        Reviewed::Turn => TURN_KEYS,
+    };
+    let text = s.message.as_deref().unwrap_or(keys);
     wrap(&expand_tabs(text), usize::from(width))
 }
 
@@ -219,7 +256,7 @@ fn file_list(s: &State, area: Rect, color: bool) -> Paragraph<'static> {
         })
         .collect();
     let lines = if s.rows.is_empty() {
-        vec![Line::from("  nothing pending")]
+        vec![Line::from(format!("  {}", nothing(s)))]
     } else {
         lines
     };
@@ -264,9 +301,9 @@ fn diff_pane(s: &State, area: Rect, style: &dyn Fn(Color) -> Style) -> Paragraph
     )
 }
 
-fn help(frame: &mut Frame<'_>, area: Rect) {
+fn help(frame: &mut Frame<'_>, area: Rect, keys: &[(&str, &str)]) {
     let width = 66.min(area.width);
-    let height = u16::try_from(HELP.len() + 2)
+    let height = u16::try_from(keys.len() + 2)
         .unwrap_or(u16::MAX)
         .min(area.height);
     let popup = Rect {
@@ -275,7 +312,7 @@ fn help(frame: &mut Frame<'_>, area: Rect) {
         width,
         height,
     };
-    let lines: Vec<Line<'static>> = HELP
+    let lines: Vec<Line<'static>> = keys
         .iter()
         .map(|(k, what)| Line::from(format!(" {k:<14} {what}")))
         .collect();

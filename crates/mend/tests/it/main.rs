@@ -23,6 +23,7 @@ mod soak;
 mod tidy;
 mod transactions;
 mod turn_hooks;
+mod turn_review;
 
 use mend_test_support as support;
 pub use mend_test_support::{git, mend_bin, python, run_mend, search_replace, tree};

@@ -812,7 +812,7 @@ fn a_session_name_with_escapes_is_escaped() {
 /// Runs `mend review` on `d` in a pseudo-terminal through
 /// `tests/review/drive.py` with these steps, and checks it exited 0.
 #[cfg(unix)]
-fn drive(d: &std::path::Path, steps: &[&str]) {
+pub fn drive(d: &std::path::Path, steps: &[&str]) {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/review/drive.py");
     let out = Command::new("python3")
         .arg(script)
