@@ -803,6 +803,108 @@ function cases.a_reload_the_buffer_cannot_hold_exactly_is_taken_once()
   end
 end
 
+-- :MendReview turn -------------------------------------------------------
+
+--- Runs mend in the file's folder; its standard output.
+local function mend_in(path, ...)
+  local r = vim.system({ mend_bin, ... }, { cwd = vim.fn.fnamemodify(path, ':h') }):wait()
+  if r.code ~= 0 then
+    fail('mend ' .. table.concat({ ... }, ' ') .. ': ' .. (r.stdout or '') .. (r.stderr or ''))
+  end
+  return r.stdout
+end
+
+--- A turn begun on file.txt (30 numbered lines), then lines 2, 12 and 22
+--- changed by `sed -i`, as an agent's shell command would; the clean
+--- buffer reloads. Opens :MendReview turn and waits for its hunks.
+local function turn_of_sed()
+  local path, buf = start(numbered(30))
+  require('mend').commands()
+  mend_in(path, 'turn', 'begin')
+  sh('sed -i "s/^line 2$/agent 2/; s/^line 12$/agent 12/; s/^line 22$/agent 22/" "$1"', path)
+  wait_for('the reload', function() return buf_lines()[22] == 'agent 22' end)
+  vim.cmd('MendReview turn')
+  local panel = vim.api.nvim_get_current_buf()
+  local function lines() return vim.api.nvim_buf_get_lines(panel, 0, -1, false) end
+  wait_for('the panel to list the file', function() return lines()[1] == 'M  file.txt' end)
+  return path, buf, panel, lines
+end
+
+--- Puts the cursor on the panel's line that is `text`.
+local function cursor_on(lines, text)
+  for i, l in ipairs(lines()) do
+    if l == text then
+      return vim.api.nvim_win_set_cursor(0, { i, 0 })
+    end
+  end
+  fail('no line ' .. text .. ' in the panel: ' .. vim.inspect(lines()))
+end
+
+local function turn_files(path)
+  local st = vim.json.decode(mend_in(path, 'turn', 'status', '--json'))
+  return vim.tbl_map(function(f) return f.status .. ' ' .. f.path .. ' ' .. f.hunks end, st.files)
+end
+
+--- `r` on a hunk reverts just that hunk in the file; the open buffer,
+--- with an unsaved edit elsewhere, merges it and keeps the edit. `a`
+--- marks a hunk reviewed and writes nothing; `x` reverts the whole file.
+function cases.turn_review_reverts_and_accepts_hunks()
+  local path, buf, _, lines = turn_of_sed()
+  local want = numbered(30)
+  want[2], want[12], want[22] = 'agent 2', 'agent 12', 'agent 22'
+  edit_line(buf, 28, 'user 28')
+  cursor_on(lines, '+agent 12')
+  vim.api.nvim_feedkeys('r', 'x', false)
+  want[12] = 'line 12'
+  local function in_buf() return vim.api.nvim_buf_get_lines(buf, 0, -1, false) end
+  wait_for('the revert to reach the buffer', function() return in_buf()[12] == 'line 12' end)
+  eq(want, vim.fn.readfile(path), 'file after r: only hunk 2 put back')
+  local merged = vim.deepcopy(want)
+  merged[28] = 'user 28'
+  eq(merged, in_buf(), 'buffer: the revert and the unsaved edit')
+  eq(true, vim.bo[buf].modified, 'the unsaved edit is still unsaved')
+  wait_for('the panel to drop the hunk', function()
+    return not vim.tbl_contains(lines(), '+agent 12')
+  end)
+  cursor_on(lines, '+agent 2')
+  vim.api.nvim_feedkeys('a', 'x', false)
+  wait_for('the panel to drop the accepted hunk', function()
+    return not vim.tbl_contains(lines(), '+agent 2')
+  end)
+  eq(want, vim.fn.readfile(path), 'file after a: unchanged')
+  eq({ 'M file.txt 1' }, turn_files(path), 'the turn after r and a')
+  cursor_on(lines, 'M  file.txt')
+  vim.api.nvim_feedkeys('x', 'x', false)
+  -- The accepted hunk stays: x puts back what is still listed.
+  want[22] = 'line 22'
+  wait_for('the file reverted', function() return vim.deep_equal(vim.fn.readfile(path), want) end)
+  wait_for('the panel to empty', function() return lines()[1] == '(no changes in this turn)' end)
+  eq({}, turn_files(path), 'the turn after x')
+end
+
+--- `a` and `r` off a hunk (on the file's line) act on nothing; a file
+--- changed after the panel showed it is refused, nothing is written, and
+--- the panel refreshes.
+function cases.turn_review_refuses_what_it_did_not_show()
+  local path, _, _, lines = turn_of_sed()
+  local notes = capture_notes()
+  cursor_on(lines, 'M  file.txt')
+  vim.api.nvim_feedkeys('r', 'x', false)
+  wait_for('the advice', function() return #notes > 0 end)
+  expect_in(notes[1].msg, 'put the cursor on a hunk', 'r on a file line')
+  cursor_on(lines, '+agent 12')
+  local later = numbered(30)
+  later[2], later[12], later[22], later[30] = 'agent 2', 'agent 12', 'agent 22', 'agent 30'
+  write_file(path, text_of(later))
+  vim.api.nvim_feedkeys('r', 'x', false)
+  wait_for('the refusal', function() return #notes > 1 end)
+  expect_in(notes[2].msg, 'changed since', 'the refusal')
+  eq(later, vim.fn.readfile(path), 'nothing was written')
+  wait_for('the panel to show the new hunk', function()
+    return vim.tbl_contains(lines(), '+agent 30')
+  end)
+end
+
 local name = arg[1]
 if name == '--list' then
   local names = vim.tbl_keys(cases)

@@ -143,8 +143,20 @@ function M.commands()
   local function review() return require('mend.review') end
   cmd('MendStatus', function() review().status() end,
     { desc = 'mend: buffers and pending files', force = true })
-  cmd('MendReview', function() review().open() end,
-    { desc = 'mend: review pending changes', force = true })
+  cmd('MendReview', function(o)
+    if o.args == 'turn' then
+      require('mend.turn').open()
+    elseif o.args == '' then
+      review().open()
+    else
+      vim.notify('mend: :MendReview takes nothing (the pending session) or `turn`', vim.log.levels.ERROR)
+    end
+  end, {
+    desc = 'mend: review pending changes, or the open turn (:MendReview turn)',
+    nargs = '?',
+    complete = function() return { 'turn' } end,
+    force = true,
+  })
   cmd('MendDiffLocal', function() review().diff_local() end,
     { desc = 'mend: diff this file against its pending output', force = true })
 end

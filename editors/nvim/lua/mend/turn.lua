@@ -1,0 +1,141 @@
+-- :MendReview turn: every change of the open turn (`mend turn`), however it
+-- was made, reviewed hunk by hunk over the editor protocol's turn/*
+-- methods. A revert writes the file; an open buffer then reloads, or
+-- merges when it has unsaved changes, as after a pending accept.
+
+local client = require('mend.client')
+
+local M = {}
+
+local function say(msg, level)
+  vim.notify('mend: ' .. msg, level or vim.log.levels.INFO)
+end
+
+--- The panel: its buffer, and what each of its lines stands for.
+local panel = { buf = nil, lines = {} }
+
+--- The file's line in the panel: letter, path, and what else to know.
+local function file_line(f)
+  local line = string.format('%-2s %s', f.status, f.path)
+  if f.from ~= nil and f.from ~= vim.NIL then
+    line = line .. ' (from ' .. f.from .. ')'
+  end
+  if f.change ~= nil and f.change ~= vim.NIL then
+    line = line .. '  [' .. f.change .. ']'
+  end
+  return line
+end
+
+--- Each file's line, then its diff from the first hunk on (or the line
+--- saying why it has none); `panel.lines[i]` is `{ file, hunk }`, hunk
+--- nil on a file's line.
+local function render(res)
+  local lines, at = {}, {}
+  for _, f in ipairs(res.files) do
+    table.insert(lines, file_line(f))
+    table.insert(at, { file = f })
+    local hunk, started = nil, false
+    for _, l in ipairs(vim.split(f.diff, '\n', { plain = true, trimempty = true })) do
+      if vim.startswith(l, '@@ ') then
+        hunk, started = (hunk or 0) + 1, true
+      end
+      if started or not (vim.startswith(l, '--- ') or vim.startswith(l, '+++ ')) then
+        table.insert(lines, l)
+        table.insert(at, { file = f, hunk = hunk })
+      end
+    end
+  end
+  if #lines == 0 then
+    lines = { '(no changes in this turn)' }
+  end
+  panel.lines = at
+  vim.bo[panel.buf].modifiable = true
+  vim.api.nvim_buf_set_lines(panel.buf, 0, -1, false, lines)
+  vim.bo[panel.buf].modifiable = false
+end
+
+--- Loads the turn's diffs into the panel (they are recorded as shown).
+function M.refresh()
+  client.request('turn/diff', vim.empty_dict(), function(err, res)
+    if err then
+      return say(err.message, vim.log.levels.WARN)
+    end
+    if panel.buf and vim.api.nvim_buf_is_valid(panel.buf) then
+      render(res)
+    end
+  end)
+end
+
+--- What the cursor's line stands for.
+local function current()
+  local at = panel.lines[vim.api.nvim_win_get_cursor(0)[1]]
+  if not at then
+    say('no change on this line')
+  end
+  return at
+end
+
+--- A key acting on the hunk under the cursor (`hunk`) or its whole file,
+--- naming the version of the change the panel shows: a file changed
+--- since is refused, and nothing is written.
+local function act(method, hunk, verb)
+  return function()
+    local at = current()
+    if not at then
+      return
+    end
+    if hunk and not at.hunk then
+      return say('put the cursor on a hunk of ' .. at.file.path .. ' (or use the file keys)')
+    end
+    local params = { paths = { at.file.path }, seen = at.file.version }
+    local what = at.file.path
+    if hunk then
+      params.hunks = { at.hunk }
+      what = 'hunk ' .. at.hunk .. ' of ' .. at.file.path
+    end
+    client.request(method, params, function(err, res)
+      if err then
+        say(err.message, vim.log.levels.WARN)
+        return M.refresh()
+      end
+      local undo = ''
+      if res.safety then
+        undo = '; :!mend checkpoint restore ' .. res.safety.id .. ' undoes it'
+      end
+      say(verb .. ' ' .. what .. undo)
+      M.refresh()
+    end)
+  end
+end
+
+--- Opens the turn's panel: each changed file with its letter, then its
+--- hunks. `a` accepts the hunk under the cursor (marks it reviewed), `r`
+--- reverts it to the turn's start; `p` and `x` do the same for the whole
+--- file; `R` refreshes, `q` closes.
+function M.open()
+  if not client.running() then
+    return say('the server is not running; call require("mend").setup()', vim.log.levels.ERROR)
+  end
+  if not (panel.buf and vim.api.nvim_buf_is_valid(panel.buf)) then
+    panel.buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(panel.buf, 'mend://turn')
+    vim.bo[panel.buf].filetype = 'diff'
+    local function map(lhs, fn, desc)
+      vim.keymap.set('n', lhs, fn, { buffer = panel.buf, nowait = true, desc = desc })
+    end
+    map('a', act('turn/accept', true, 'accepted'), 'mend: accept the hunk (reviewed)')
+    map('r', act('turn/reject', true, 'reverted'), 'mend: revert the hunk to the turn\'s start')
+    map('p', act('turn/accept', false, 'accepted'), 'mend: accept the file (reviewed)')
+    map('x', act('turn/reject', false, 'reverted'), 'mend: revert the file to the turn\'s start')
+    map('R', M.refresh, 'mend: refresh')
+    map('q', '<cmd>close<cr>', 'mend: close')
+  end
+  if #vim.fn.win_findbuf(panel.buf) == 0 then
+    vim.cmd('topleft vsplit')
+    vim.api.nvim_win_set_buf(0, panel.buf)
+    vim.api.nvim_win_set_width(0, 60)
+  end
+  M.refresh()
+end
+
+return M
