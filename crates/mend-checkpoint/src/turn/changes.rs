@@ -47,8 +47,35 @@ pub(crate) fn between(
     skipped_then: &[Skipped],
     skipped_now: &[Skipped],
 ) -> Result<Vec<Entry>, Error> {
+    let changed = differing(repo, base, now)?;
+    let mut out = if changed.is_empty() {
+        Vec::new()
+    } else {
+        deltas(repo, base, now, Some(&changed))?
+    };
+    folders_swapped(&mut out);
+    too_large(&mut out, skipped_then, skipped_now, base);
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// git's diff from `base` to `now` with renames found, as entries; with
+/// `only`, of exactly those paths: its tree walk then skips every other
+/// subtree, where unlimited it visits every file.
+fn deltas(
+    repo: &Repository,
+    base: &Tree<'_>,
+    now: &Tree<'_>,
+    only: Option<&[Vec<u8>]>,
+) -> Result<Vec<Entry>, Error> {
     let mut opts = DiffOptions::new();
     opts.include_typechange(true);
+    if let Some(paths) = only {
+        opts.disable_pathspec_match(true);
+        for path in paths {
+            opts.pathspec(path.as_slice());
+        }
+    }
     let mut diff = repo
         .diff_tree_to_tree(Some(base), Some(now), Some(&mut opts))
         .map_err(git("comparing the turn's start with the worktree"))?;
@@ -82,10 +109,75 @@ pub(crate) fn between(
             large: None,
         });
     }
-    folders_swapped(&mut out);
-    too_large(&mut out, skipped_then, skipped_now, base);
-    out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
+}
+
+/// Every path whose entry differs between `base` and `now` (a blob's or a
+/// link's, or everything under a folder on one side only), found by
+/// descending only into folders whose ids differ: an unchanged subtree
+/// costs one comparison, whatever it holds.
+pub(crate) fn differing(
+    repo: &Repository,
+    base: &Tree<'_>,
+    now: &Tree<'_>,
+) -> Result<Vec<Vec<u8>>, Error> {
+    let mut out = Vec::new();
+    if base.id() != now.id() {
+        compare(repo, Some(base), Some(now), b"", &mut out)?;
+    }
+    Ok(out)
+}
+
+/// The paths that differ between two versions of one folder (`None`:
+/// the folder is not on that side), under `prefix`.
+fn compare(
+    repo: &Repository,
+    old: Option<&Tree<'_>>,
+    new: Option<&Tree<'_>>,
+    prefix: &[u8],
+    out: &mut Vec<Vec<u8>>,
+) -> Result<(), Error> {
+    let entries = |t: Option<&Tree<'_>>| -> BTreeMap<Vec<u8>, (Oid, i32)> {
+        t.map(|t| {
+            t.iter()
+                .map(|e| (e.name_bytes().to_vec(), (e.id(), e.filemode())))
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let (old, new) = (entries(old), entries(new));
+    let names: BTreeSet<&Vec<u8>> = old.keys().chain(new.keys()).collect();
+    let tree = |e: Option<&(Oid, i32)>| -> Result<Option<Tree<'_>>, Error> {
+        match e {
+            Some((id, mode)) if *mode == i32::from(git2::FileMode::Tree) => repo
+                .find_tree(*id)
+                .map(Some)
+                .map_err(git("reading a folder of the turn")),
+            _ => Ok(None),
+        }
+    };
+    for name in names {
+        let (o, n) = (old.get(name), new.get(name));
+        if o == n {
+            continue;
+        }
+        let path = [prefix, name.as_slice()].concat();
+        let (ot, nt) = (tree(o)?, tree(n)?);
+        // A file (or link) on either side is a path of its own.
+        if (o.is_some() && ot.is_none()) || (n.is_some() && nt.is_none()) {
+            out.push(path.clone());
+        }
+        if ot.is_some() || nt.is_some() {
+            compare(
+                repo,
+                ot.as_ref(),
+                nt.as_ref(),
+                &[&path, b"/".as_slice()].concat(),
+                out,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// A file that became a folder shows as the file deleted and files added
@@ -164,4 +256,77 @@ fn size_of_reason(reason: &str) -> Option<u64> {
         .strip_suffix(" bytes)")?
         .parse()
         .ok()
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use git2::{Index, Oid, Repository};
+    use proptest::prelude::*;
+
+    use super::{deltas, differing};
+
+    /// Paths that clash as a file and a folder ("e" and "e/f"), nest, and
+    /// sit in folders of their own.
+    pub(in crate::turn) const PATHS: &[&str] =
+        &["f", "g", "d/f", "d/g", "d/e/f", "e", "e/f", "x/y/z"];
+    /// Contents that make exact renames, similar ones, and binary files.
+    pub(in crate::turn) const TEXTS: &[&str] = &[
+        "one\ntwo\nthree\nfour\nfive\n",
+        "one\ntwo\nthree\nfour\nsix\n",
+        "x\n",
+        "",
+        "bin\0ary\n",
+    ];
+    pub(in crate::turn) const MODES: &[u32] = &[0o100644, 0o100755, 0o120000];
+
+    /// A tree of the chosen paths (a path under one chosen as a file is
+    /// left out), each with a text and a mode.
+    pub(in crate::turn) fn tree(repo: &Repository, chosen: &[(usize, usize, usize)]) -> Oid {
+        let mut index = Index::new().unwrap();
+        let mut files: Vec<&str> = Vec::new();
+        for &(p, t, m) in chosen {
+            let path = PATHS[p];
+            let clash = files.iter().any(|f| {
+                *f == path
+                    || path.starts_with(&format!("{f}/"))
+                    || f.starts_with(&format!("{path}/"))
+            });
+            if clash {
+                continue;
+            }
+            files.push(path);
+            let id = repo.blob(TEXTS[t].as_bytes()).unwrap();
+            let mut entry =
+                super::super::index_entry(path, &id.to_string(), MODES[m] as i32).unwrap();
+            entry.mode = MODES[m];
+            index.add(&entry).unwrap();
+        }
+        index.write_tree_to(repo).unwrap()
+    }
+
+    pub(in crate::turn) fn side() -> impl Strategy<Value = Vec<(usize, usize, usize)>> {
+        proptest::collection::vec((0..PATHS.len(), 0..TEXTS.len(), 0..MODES.len()), 0..8)
+    }
+
+    proptest! {
+        /// git's diff limited to the paths the subtree walk finds equals
+        /// its diff of the whole trees: letters, renames, sides.
+        #[test]
+        fn the_limited_diff_is_the_whole_diff(old in side(), new in side()) {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = Repository::init_bare(dir.path()).unwrap();
+            let (a, b) = (tree(&repo, &old), tree(&repo, &new));
+            let (a, b) = (repo.find_tree(a).unwrap(), repo.find_tree(b).unwrap());
+            let changed = differing(&repo, &a, &b).unwrap();
+            let mut whole = deltas(&repo, &a, &b, None).unwrap();
+            let mut limited = if changed.is_empty() {
+                Vec::new()
+            } else {
+                deltas(&repo, &a, &b, Some(&changed)).unwrap()
+            };
+            whole.sort_by(|x, y| x.path.cmp(&y.path));
+            limited.sort_by(|x, y| x.path.cmp(&y.path));
+            prop_assert_eq!(limited, whole);
+        }
+    }
 }

@@ -272,24 +272,10 @@ impl Turns {
             return Ok((start, cp));
         }
         let repo = &self.cps.repo;
-        let mut index = git2::Index::new().map_err(git("making an index"))?;
-        index
-            .read_tree(&start)
-            .map_err(git("reading the turn's start"))?;
-        for path in st.accepted.keys() {
-            let _ = index.remove_path(Path::new(path));
-        }
-        for (path, held) in &st.accepted {
-            let Some(Held { blob, mode }) = held else {
-                continue;
-            };
-            index
-                .add(&index_entry(path, blob, *mode)?)
-                .map_err(git("laying over what was accepted"))?;
-        }
-        let oid = index
-            .write_tree_to(repo)
-            .map_err(git("writing the review base"))?;
+        let oid = match updated(repo, &start, &st.accepted) {
+            Some(oid) => oid,
+            None => indexed(repo, &start, &st.accepted)?,
+        };
         let tree = repo
             .find_tree(oid)
             .map_err(git("reading the review base"))?;
@@ -353,6 +339,71 @@ impl Turns {
     }
 }
 
+/// `start` with `accepted` laid over it, rewriting only the folders on
+/// the accepted paths (where an index of the whole tree would read and
+/// write every entry). `None` when git's tree update cannot express it
+/// (a mode it has no name for, an id that does not parse, a path that
+/// is a file on one side and a folder on the other): [`indexed`] then.
+fn updated(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Option<Oid> {
+    let is_tree = |p: &str| {
+        start
+            .get_path(Path::new(p))
+            .ok()
+            .map(|e| e.kind() == Some(git2::ObjectType::Tree))
+    };
+    let mut update = git2::build::TreeUpdateBuilder::new();
+    for (path, held) in accepted {
+        // A tree update removes or replaces whole folders, where the
+        // index acts on files alone: a file-folder clash goes that way.
+        let clash = crate::restore::folders_of(path)
+            .any(|f| accepted.contains_key(f) || is_tree(f) == Some(false));
+        if path.contains('\0') || clash || is_tree(path) == Some(true) {
+            return None;
+        }
+        match held {
+            None => update.remove(path.as_str()),
+            Some(Held { blob, mode }) => {
+                let mode = [
+                    git2::FileMode::Blob,
+                    git2::FileMode::BlobExecutable,
+                    git2::FileMode::Link,
+                    git2::FileMode::Commit,
+                ]
+                .into_iter()
+                .find(|m| i32::from(*m) == *mode)?;
+                update.upsert(path.as_str(), Oid::from_str(blob).ok()?, mode)
+            }
+        };
+    }
+    update.create_updated(repo, start).ok()
+}
+
+/// [`updated`] through an index of the whole tree: every case, at the
+/// cost of every entry.
+fn indexed(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Result<Oid, Error> {
+    let mut index = git2::Index::new().map_err(git("making an index"))?;
+    index
+        .read_tree(start)
+        .map_err(git("reading the turn's start"))?;
+    for path in accepted.keys() {
+        let _ = index.remove_path(Path::new(path));
+    }
+    for (path, held) in accepted {
+        let Some(Held { blob, mode }) = held else {
+            continue;
+        };
+        index
+            .add(&index_entry(path, blob, *mode)?)
+            .map_err(git("laying over what was accepted"))?;
+    }
+    index
+        .write_tree_to(repo)
+        .map_err(git("writing the review base"))
+}
+
+/// What a turn's state says was accepted, by path.
+type Accepted = std::collections::BTreeMap<String, Option<Held>>;
+
 /// An index entry for a blob at `path`.
 fn index_entry(path: &str, blob: &str, mode: i32) -> Result<git2::IndexEntry, Error> {
     let id = Oid::from_str(blob).map_err(|_| Error::TurnCorrupt {
@@ -372,4 +423,73 @@ fn index_entry(path: &str, blob: &str, mode: i32) -> Result<git2::IndexEntry, Er
         flags_extended: 0,
         path: path.as_bytes().to_vec(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use git2::Repository;
+    use proptest::prelude::*;
+
+    use super::changes::tests::{MODES, PATHS, TEXTS, side, tree};
+    use super::{Accepted, Held, indexed, updated};
+
+    /// The usual accepts (a change, an addition, a deletion, a mode) go
+    /// by the tree update.
+    #[test]
+    fn plain_accepts_go_by_the_tree_update() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init_bare(dir.path()).unwrap();
+        let start = repo
+            .find_tree(tree(&repo, &[(2, 0, 0), (3, 1, 0), (0, 2, 0)]))
+            .unwrap();
+        let held = |t: usize, m: usize| {
+            Some(Held {
+                blob: repo.blob(TEXTS[t].as_bytes()).unwrap().to_string(),
+                mode: MODES[m] as i32,
+            })
+        };
+        let accepted: Accepted = [
+            ("d/f".to_owned(), held(1, 0)),
+            ("d/g".to_owned(), None),
+            ("f".to_owned(), held(2, 1)),
+            ("x/y/z".to_owned(), held(3, 0)),
+        ]
+        .into_iter()
+        .collect();
+        let by_update = updated(&repo, &start, &accepted);
+        assert!(by_update.is_some());
+        assert_eq!(by_update, indexed(&repo, &start, &accepted).ok());
+    }
+
+    proptest! {
+        /// Laying accepted entries over a tree by git's tree update gives
+        /// the tree the whole-index way gives, or declines.
+        #[test]
+        fn the_tree_update_is_the_index_update(
+            start in side(),
+            accepted in proptest::collection::btree_map(
+                0..PATHS.len(),
+                proptest::option::of((0..TEXTS.len(), 0..MODES.len())),
+                0..5,
+            ),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = Repository::init_bare(dir.path()).unwrap();
+            let start = repo.find_tree(tree(&repo, &start)).unwrap();
+            let accepted: Accepted = accepted
+                .into_iter()
+                .map(|(p, held)| {
+                    let held = held.map(|(t, m)| Held {
+                        blob: repo.blob(TEXTS[t].as_bytes()).unwrap().to_string(),
+                        mode: MODES[m] as i32,
+                    });
+                    (PATHS[p].to_owned(), held)
+                })
+                .collect();
+            let by_index = indexed(&repo, &start, &accepted);
+            if let Some(by_update) = updated(&repo, &start, &accepted) {
+                prop_assert_eq!(Some(by_update), by_index.ok());
+            }
+        }
+    }
 }
