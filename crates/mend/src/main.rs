@@ -120,8 +120,9 @@ enum Command {
     ///
     /// It never freezes on a lock another mend holds: the screen says who
     /// holds it at once, refreshes when it is free, and a key that writes
-    /// waits at most --lock-timeout. Exit status: 0, or 1 when there is no
-    /// such session.
+    /// waits at most --lock-timeout. With --turn, the open turn's changes
+    /// instead: `r` reverts a hunk and `x` a file to the turn's start. Exit
+    /// status: 0, or 1 when there is no such session (or no open turn).
     Review(review::ReviewArgs),
     /// Serve the editor protocol on stdio: JSON-RPC 2.0 with LSP framing.
     ///
