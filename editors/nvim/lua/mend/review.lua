@@ -2,12 +2,11 @@
 -- (`mend apply --pending`) reviewed from Neovim.
 
 local client = require('mend.client')
+local panels = require('mend.panel')
 
 local M = {}
 
-local function say(msg, level)
-  vim.notify('mend: ' .. msg, level or vim.log.levels.INFO)
-end
+local say = panels.say
 
 local function need_server()
   if client.running() then
@@ -70,9 +69,7 @@ local function render(files)
   if #lines == 0 then
     lines = { '(no pending files)' }
   end
-  vim.bo[panel.buf].modifiable = true
-  vim.api.nvim_buf_set_lines(panel.buf, 0, -1, false, lines)
-  vim.bo[panel.buf].modifiable = false
+  panels.set_lines(panel.buf, lines)
 end
 
 function M.refresh()
@@ -138,24 +135,15 @@ function M.open()
     return
   end
   if not (panel.buf and vim.api.nvim_buf_is_valid(panel.buf)) then
-    panel.buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(panel.buf, 'mend://review')
-    vim.bo[panel.buf].filetype = 'mendreview'
-    local function map(lhs, fn, desc)
-      vim.keymap.set('n', lhs, fn, { buffer = panel.buf, nowait = true, desc = desc })
-    end
-    map('p', act('pending/accept', 'applied'), 'mend: apply the output')
-    map('x', act('pending/reject', 'discarded'), 'mend: discard the output')
-    map('u', act('pending/sync', 'synced'), 'mend: take the file as it is as the context')
-    map('gd', show_diff, 'mend: diff of the output')
-    map('R', M.refresh, 'mend: refresh')
-    map('q', '<cmd>close<cr>', 'mend: close')
+    panel.buf = panels.create('mend://review', 'mendreview', {
+      { 'p', act('pending/accept', 'applied'), 'mend: apply the output' },
+      { 'x', act('pending/reject', 'discarded'), 'mend: discard the output' },
+      { 'u', act('pending/sync', 'synced'), 'mend: take the file as it is as the context' },
+      { 'gd', show_diff, 'mend: diff of the output' },
+      { 'R', M.refresh, 'mend: refresh' },
+    })
   end
-  if #vim.fn.win_findbuf(panel.buf) == 0 then
-    vim.cmd('topleft vsplit')
-    vim.api.nvim_win_set_buf(0, panel.buf)
-    vim.api.nvim_win_set_width(0, 40)
-  end
+  panels.show(panel.buf, 40)
   render(panel.files)
   M.refresh()
 end

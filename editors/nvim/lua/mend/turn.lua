@@ -4,12 +4,11 @@
 -- merges when it has unsaved changes, as after a pending accept.
 
 local client = require('mend.client')
+local panels = require('mend.panel')
 
 local M = {}
 
-local function say(msg, level)
-  vim.notify('mend: ' .. msg, level or vim.log.levels.INFO)
-end
+local say = panels.say
 
 --- The panel: its buffer, and what each of its lines stands for.
 local panel = { buf = nil, lines = {} }
@@ -49,9 +48,7 @@ local function render(res)
     lines = { '(no changes in this turn)' }
   end
   panel.lines = at
-  vim.bo[panel.buf].modifiable = true
-  vim.api.nvim_buf_set_lines(panel.buf, 0, -1, false, lines)
-  vim.bo[panel.buf].modifiable = false
+  panels.set_lines(panel.buf, lines)
 end
 
 --- Loads the turn's diffs into the panel (they are recorded as shown).
@@ -117,24 +114,15 @@ function M.open()
     return say('the server is not running; call require("mend").setup()', vim.log.levels.ERROR)
   end
   if not (panel.buf and vim.api.nvim_buf_is_valid(panel.buf)) then
-    panel.buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(panel.buf, 'mend://turn')
-    vim.bo[panel.buf].filetype = 'diff'
-    local function map(lhs, fn, desc)
-      vim.keymap.set('n', lhs, fn, { buffer = panel.buf, nowait = true, desc = desc })
-    end
-    map('a', act('turn/accept', true, 'accepted'), 'mend: accept the hunk (reviewed)')
-    map('r', act('turn/reject', true, 'reverted'), 'mend: revert the hunk to the turn\'s start')
-    map('p', act('turn/accept', false, 'accepted'), 'mend: accept the file (reviewed)')
-    map('x', act('turn/reject', false, 'reverted'), 'mend: revert the file to the turn\'s start')
-    map('R', M.refresh, 'mend: refresh')
-    map('q', '<cmd>close<cr>', 'mend: close')
+    panel.buf = panels.create('mend://turn', 'diff', {
+      { 'a', act('turn/accept', true, 'accepted'), 'mend: accept the hunk (reviewed)' },
+      { 'r', act('turn/reject', true, 'reverted'), 'mend: revert the hunk to the turn\'s start' },
+      { 'p', act('turn/accept', false, 'accepted'), 'mend: accept the file (reviewed)' },
+      { 'x', act('turn/reject', false, 'reverted'), 'mend: revert the file to the turn\'s start' },
+      { 'R', M.refresh, 'mend: refresh' },
+    })
   end
-  if #vim.fn.win_findbuf(panel.buf) == 0 then
-    vim.cmd('topleft vsplit')
-    vim.api.nvim_win_set_buf(0, panel.buf)
-    vim.api.nvim_win_set_width(0, 60)
-  end
+  panels.show(panel.buf, 60)
   M.refresh()
 end
 
