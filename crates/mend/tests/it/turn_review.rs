@@ -122,12 +122,12 @@ fn review_turn_rejects_and_accepts_hunks_of_shell_changes() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|c| {
+        .rev()
+        .find(|c| {
             c["label"]
                 .as_str()
                 .is_some_and(|l| l.starts_with("before a reject"))
         })
-        .last()
         .map(|c| c["id"].as_str().unwrap().to_owned())
         .unwrap();
     mend_ok(root, &["checkpoint", "restore", &first_revert]);
