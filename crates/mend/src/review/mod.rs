@@ -432,9 +432,10 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
 
 /// [`reload`] of the open turn. Loading the selected file's diff records
 /// it in the turn's state as shown, so the stamp is taken after it; the
-/// watch also looks again every [`TURN_REFRESH`], for files the stamp does
-/// not cover (a new one anywhere).
+/// watch also looks again now and then (`Watch::every`), for files the
+/// stamp does not cover (a new one anywhere).
 fn reload_turn(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()> {
+    let began = Instant::now();
     let was = s.path().map(str::to_owned);
     match turn::load(ws, s) {
         Ok(()) => {
@@ -466,6 +467,9 @@ fn reload_turn(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Resu
     let same = was.is_some() && was.as_deref() == s.path();
     let held = show_selected(ws, s, same)?;
     watch.was = watch.stamp(ws, s);
+    // A worktree that takes long to look at is looked at less often, so
+    // that an open screen never keeps a core busy.
+    watch.every = TURN_REFRESH.max(began.elapsed() * 10);
     watch.loaded = Instant::now();
     if held {
         watch.again();
@@ -473,7 +477,8 @@ fn reload_turn(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Resu
     Ok(())
 }
 
-/// How often the screen of a turn looks at the whole worktree again.
+/// How often the screen of a turn looks at the whole worktree again, at
+/// the most.
 const TURN_REFRESH: Duration = Duration::from_secs(3);
 
 /// What the watch compares: the size, times and identity of the session's
@@ -494,10 +499,12 @@ struct FileStamp {
 struct Watch {
     index: PathBuf,
     was: Stamp,
-    /// For a turn: when it was last loaded (it is looked at again every
-    /// [`TURN_REFRESH`]).
+    /// For a turn: when it was last loaded, and how long until it is
+    /// looked at again ([`TURN_REFRESH`], or ten times as long as the
+    /// load took).
     turn: bool,
     loaded: Instant,
+    every: Duration,
 }
 
 impl Watch {
@@ -507,6 +514,7 @@ impl Watch {
             was: Stamp::new(),
             turn: false,
             loaded: Instant::now(),
+            every: TURN_REFRESH,
         })
     }
 
@@ -517,6 +525,7 @@ impl Watch {
             was: Stamp::new(),
             turn: true,
             loaded: Instant::now(),
+            every: TURN_REFRESH,
         }
     }
 
@@ -547,7 +556,7 @@ impl Watch {
     /// Whether the session or one of its files changed since the last
     /// reload.
     fn changed(&self, ws: &Workspace, s: &State) -> bool {
-        (self.turn && self.loaded.elapsed() >= TURN_REFRESH) || self.stamp(ws, s) != self.was
+        (self.turn && self.loaded.elapsed() >= self.every) || self.stamp(ws, s) != self.was
     }
 }
 
