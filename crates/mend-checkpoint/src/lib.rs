@@ -7,9 +7,11 @@
 //! **state file** (`.git/mend/snapshot-state`) of each file's stat data and
 //! id, so a repeat checkpoint re-hashes only the files that changed, and a
 //! first one takes ids from the user's index where its stat data matches.
-//! Its parent is the previous checkpoint (or HEAD), it lives under
+//! Its parent is HEAD (none without one), it lives under
 //! `refs/mend/checkpoints/<id>`, and its message carries the label, time,
-//! anchor and HEAD as trailers.
+//! anchor, HEAD and the previous checkpoint as trailers: the previous one is
+//! no parent, so a dropped checkpoint's objects are held by nothing, and
+//! [`Checkpoints::gc`] frees them.
 //!
 //! Guarantees:
 //!
@@ -30,11 +32,14 @@
 //! - A folder that is not a git repository gets a private shadow repository
 //!   at `.mend/shadow.git` whose worktree is the folder.
 
+mod guard;
 mod ignore_then;
+mod prune;
 mod restore;
 mod snapshot;
 pub mod turn;
 
+pub use prune::Pruned;
 pub use restore::RestoreOptions;
 use snapshot::state::StateFile;
 
@@ -113,6 +118,29 @@ pub enum Error {
     /// changed since it was shown); nothing was written.
     #[error("{0}")]
     TurnRefused(String),
+    /// The root is a home directory or a filesystem root, and has no
+    /// checkpoint yet.
+    #[error(
+        "{root} is no project folder to checkpoint: {why}. A checkpoint would snapshot everything under it. Nothing was written. Run mend from the project's own folder (or pass its --root), or, if this really is the folder to checkpoint, create the first checkpoint with `mend checkpoint create --force`"
+    )]
+    UnsafeRoot {
+        /// The root.
+        root: String,
+        /// Why it was refused.
+        why: String,
+    },
+    /// A root's first checkpoint would hold more files than the limit.
+    #[error(
+        "{root} holds more than {max} files that are not ignored (the count stopped at {counted}), too many for a first checkpoint; nothing was kept. Check that it is the project's folder, add bulky folders to .gitignore, or raise the limit with `mend checkpoint create --max-files N`"
+    )]
+    TooManyFiles {
+        /// The root.
+        root: String,
+        /// The limit.
+        max: usize,
+        /// Files counted when the walk stopped.
+        counted: usize,
+    },
     /// A filesystem operation failed.
     #[error("{context}: {cause}")]
     Io {
@@ -128,7 +156,13 @@ impl Error {
     /// selection that names nothing, a hunk changed since it was shown):
     /// nothing was written, and the message says what to do instead.
     pub fn is_refusal(&self) -> bool {
-        matches!(self, Error::NoTurn | Error::TurnRefused(_))
+        matches!(
+            self,
+            Error::NoTurn
+                | Error::TurnRefused(_)
+                | Error::UnsafeRoot { .. }
+                | Error::TooManyFiles { .. }
+        )
     }
 
     /// A turn error's kind, as JSON reports name it (`no_turn`,
@@ -209,6 +243,28 @@ impl Default for CreateOptions {
     }
 }
 
+/// The default [`OpenOptions::max_files`]: a million.
+pub const DEFAULT_MAX_FILES: usize = 1_000_000;
+
+/// What a root's first checkpoint is allowed to cover.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    /// Checkpoint a home directory or a filesystem root too.
+    pub force: bool,
+    /// A root's first checkpoint is refused once it would hold more files
+    /// than this (later ones are not limited: the root was accepted).
+    pub max_files: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            force: false,
+            max_files: DEFAULT_MAX_FILES,
+        }
+    }
+}
+
 /// One file a restore changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileChange {
@@ -246,7 +302,10 @@ pub struct Checkpoints {
     repo: Repository,
     /// The snapshot state file (stat data and ids of the last snapshot).
     state: StateFile,
+    /// Where mend keeps its own files for this repository.
+    private: mend_workspace::PrivateDir,
     shadow: bool,
+    opts: OpenOptions,
 }
 
 /// The shadow repository `.mend/shadow.git` (made on first use), checked
@@ -355,6 +414,14 @@ fn parse_skipped(value: &str) -> Skipped {
     }
 }
 
+/// Whether any checkpoint ref exists.
+fn has_checkpoints(repo: &Repository) -> Result<bool, Error> {
+    let mut refs = repo
+        .references_glob(&format!("{REF_PREFIX}*"))
+        .map_err(git("listing checkpoints"))?;
+    Ok(refs.next().is_some())
+}
+
 /// The ref of the checkpoint whose commit is `oid`.
 fn checkpoint_ref(oid: Oid) -> String {
     format!("{REF_PREFIX}{}", &oid.to_string()[..12])
@@ -363,20 +430,52 @@ fn checkpoint_ref(oid: Oid) -> String {
 impl Checkpoints {
     /// Opens the checkpoints of `root`: its git repository, or a private
     /// shadow repository when `root` is not one (created on first use).
+    /// A home directory or a filesystem root without checkpoints is
+    /// refused; see [`Checkpoints::open_with`].
     pub fn open(root: &Path) -> Result<Self, Error> {
+        Self::open_with(root, &OpenOptions::default())
+    }
+
+    /// [`Checkpoints::open`] with what a root's first checkpoint may
+    /// cover: a home directory or a filesystem root is refused (before
+    /// anything is written there) unless `opts.force` or it has
+    /// checkpoints already.
+    pub fn open_with(root: &Path, opts: &OpenOptions) -> Result<Self, Error> {
         let root = root.canonicalize().map_err(|e| Error::Io {
             context: format!("opening {}", root.display()),
             cause: e,
         })?;
+        let refused = if opts.force {
+            None
+        } else {
+            guard::refusal(&root, &guard::Machine::read(&root))
+        };
+        let refuse = |why: String| Error::UnsafeRoot {
+            root: root.display().to_string(),
+            why,
+        };
         let (repo, shadow) = if root.join(".git").exists() {
             (
                 Repository::open(&root).map_err(git("opening the git repository"))?,
                 None,
             )
         } else {
+            // No shadow repository is made where none may be.
+            let made = root
+                .join(".mend")
+                .symlink_metadata()
+                .is_ok_and(|m| m.is_dir());
+            if let Some(why) = refused.clone().filter(|_| !made) {
+                return Err(refuse(why));
+            }
             let (repo, dir) = open_shadow(&root)?;
             (repo, Some(dir))
         };
+        if let Some(why) = refused
+            && !has_checkpoints(&repo)?
+        {
+            return Err(refuse(why));
+        }
         // mend's own bookkeeping is never part of a snapshot.
         repo.add_ignore_rule(".mend/\n")
             .map_err(git("adding the .mend ignore rule"))?;
@@ -386,9 +485,15 @@ impl Checkpoints {
                 mend_workspace::PrivateDir::open_path(repo.path(), &repo.path().to_string_lossy())?
             }
         };
+        // mend's files beside the repository's: the snapshot state, the
+        // commits dropped since the last gc.
+        let private = match &shadow {
+            Some(dir) => dir.clone(),
+            None => gitdir.create_dir("mend")?,
+        };
         let state = match &shadow {
-            Some(dir) => StateFile::new(dir.clone(), "mend-snapshot-state"),
-            None => StateFile::new(gitdir.create_dir("mend")?, "snapshot-state"),
+            Some(_) => StateFile::new(private.clone(), "mend-snapshot-state"),
+            None => StateFile::new(private.clone(), "snapshot-state"),
         };
         // The private index of earlier versions is no longer used.
         for old in ["mend/checkpoint-index", "mend-checkpoint-index"] {
@@ -405,11 +510,20 @@ impl Checkpoints {
             ws,
             repo,
             state,
+            private,
             shadow: shadow.is_some(),
+            opts: *opts,
         })
     }
 
-    fn root(&self) -> &Path {
+    /// The repository that holds the checkpoints (`.git`, or the shadow
+    /// repository `.mend/shadow.git` of a folder without git).
+    pub fn store(&self) -> &Path {
+        self.repo.path()
+    }
+
+    /// The worktree root (canonical).
+    pub fn root(&self) -> &Path {
         self.ws.root()
     }
 
@@ -461,11 +575,12 @@ impl Checkpoints {
         // The state's checkpoint is the newest, short of a listing of
         // every checkpoint.
         let after = snap.after.and_then(|c| self.repo.find_commit(c).ok());
-        let parent = match after.map_or_else(|| self.newest(), |c| Ok(Some(c)))? {
-            Some(c) => Some(c),
-            None => self.head(),
-        };
-        let head = self.head().map(|c| c.id().to_string());
+        let previous = after.map_or_else(|| self.newest(), |c| Ok(Some(c)))?;
+        // The previous checkpoint is named in a trailer, not as a parent:
+        // a parent would keep every dropped checkpoint's objects alive
+        // for as long as any later checkpoint is kept.
+        let parent = self.head();
+        let head = parent.as_ref().map(|c| c.id().to_string());
         let time = now();
         let mut message = format!(
             "mend checkpoint{}\n\n",
@@ -482,6 +597,9 @@ impl Checkpoints {
         message.push_str(&format!("Mend-Time: {time}\n"));
         if let Some(h) = &head {
             message.push_str(&format!("Mend-Head: {h}\n"));
+        }
+        if let Some(p) = &previous {
+            message.push_str(&format!("Mend-Previous: {}\n", p.id()));
         }
         for s in &skipped {
             // JSON, so any path and reason read back exactly.
@@ -542,6 +660,9 @@ impl Checkpoints {
         let seen = std::sync::atomic::AtomicUsize::new(0);
         let gitdir = self.repo.path().to_path_buf();
         let root = self.root().to_path_buf();
+        // Only a root's first checkpoint is limited.
+        let max_files = (!has_checkpoints(&self.repo)?).then_some(self.opts.max_files);
+        let pack = self.shadow;
         std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel();
             let (gitdir, root, seen) = (&gitdir, &root, &seen);
@@ -561,6 +682,8 @@ impl Checkpoints {
                             root,
                             max_file_bytes,
                             seen,
+                            pack,
+                            max_files,
                         },
                         prev,
                     )
@@ -635,17 +758,53 @@ impl Checkpoints {
         let (Ok(oa), Ok(ob)) = (Oid::from_str(&a.commit), Oid::from_str(&b.commit)) else {
             return std::cmp::Ordering::Equal;
         };
-        if self.repo.graph_descendant_of(oa, ob).unwrap_or(false) {
+        if self.follows(oa, ob) {
             std::cmp::Ordering::Less
-        } else if self.repo.graph_descendant_of(ob, oa).unwrap_or(false) {
+        } else if self.follows(ob, oa) {
             std::cmp::Ordering::Greater
         } else {
             std::cmp::Ordering::Equal
         }
     }
 
+    /// The checkpoint made before the one whose commit is `c`: its
+    /// `Mend-Previous` trailer, or for a checkpoint made before there was
+    /// one, its parent.
+    fn previous(&self, c: &Commit<'_>) -> Option<Oid> {
+        let msg = c.message_raw().unwrap_or("");
+        match trailer(msg, "Mend-Previous") {
+            Some(p) => Oid::from_str(&p).ok(),
+            None if trailer(msg, "Mend-Time").is_some() => c.parent_id(0).ok(),
+            None => None,
+        }
+    }
+
+    /// Whether checkpoint `later` was made after `earlier`: `earlier` is
+    /// among the checkpoints before it, followed back while they are no
+    /// older than `earlier` (ties are within one second).
+    fn follows(&self, later: Oid, earlier: Oid) -> bool {
+        let Ok(stop) = self.repo.find_commit(earlier).map(|c| c.time().seconds()) else {
+            return false;
+        };
+        let mut at = self.repo.find_commit(later).ok();
+        while let Some(c) = at {
+            let Some(p) = self.previous(&c) else {
+                return false;
+            };
+            if p == earlier {
+                return true;
+            }
+            at = self
+                .repo
+                .find_commit(p)
+                .ok()
+                .filter(|c| c.time().seconds() >= stop);
+        }
+        false
+    }
+
     /// The newest checkpoint's commit (a same-second tie goes to the
-    /// descendant), as `list` would put first, without describing and
+    /// one made later), as `list` would put first, without describing and
     /// sorting every checkpoint: a create's parent.
     fn newest(&self) -> Result<Option<Commit<'_>>, Error> {
         let refs = self
@@ -660,12 +819,7 @@ impl Checkpoints {
                 None => true,
                 Some(b) => {
                     let (ct, bt) = (c.time().seconds(), b.time().seconds());
-                    ct > bt
-                        || (ct == bt
-                            && self
-                                .repo
-                                .graph_descendant_of(c.id(), b.id())
-                                .unwrap_or(false))
+                    ct > bt || (ct == bt && self.follows(c.id(), b.id()))
                 }
             };
             if newer {
@@ -715,7 +869,12 @@ impl Checkpoints {
         let cp = self.get(id)?;
         let commit = self.find_commit(&cp.commit)?;
         let tree = commit.tree().map_err(git("reading the tree"))?;
-        let parent_tree = commit.parent(0).ok().and_then(|p| p.tree().ok());
+        // The previous checkpoint; once it is gone, HEAD then.
+        let before = self
+            .previous(&commit)
+            .and_then(|p| self.repo.find_commit(p).ok())
+            .or_else(|| commit.parent(0).ok());
+        let parent_tree = before.and_then(|p| p.tree().ok());
         let diff = self
             .repo
             .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), None)
@@ -792,16 +951,28 @@ impl Checkpoints {
             .find_reference(&format!("{REF_PREFIX}{}", cp.id))
             .map_err(git("finding the checkpoint ref"))?;
         r.delete().map_err(git("deleting the checkpoint ref"))?;
+        self.record_dropped(&cp.commit)?;
         Ok(cp)
     }
 
     /// Drops all but the newest `keep` checkpoints and those older than
-    /// `older_than`.
+    /// `older_than`, then frees what no checkpoint holds any more.
     pub fn gc(
         &self,
         keep: Option<usize>,
         older_than: Option<Duration>,
     ) -> Result<Vec<Checkpoint>, Error> {
+        Ok(self.gc_with(keep, older_than)?.0)
+    }
+
+    /// [`Checkpoints::gc`], with what it freed: in a shadow repository
+    /// everything no checkpoint holds; in a git repository the loose
+    /// objects that only dropped checkpoints held (see `prune.rs`).
+    pub fn gc_with(
+        &self,
+        keep: Option<usize>,
+        older_than: Option<Duration>,
+    ) -> Result<(Vec<Checkpoint>, Pruned), Error> {
         let _lock = self.lock()?;
         let now = now();
         let mut dropped = Vec::new();
@@ -815,6 +986,6 @@ impl Checkpoints {
                 dropped.push(self.drop_ref(&c.id)?);
             }
         }
-        Ok(dropped)
+        Ok((dropped, self.prune()?))
     }
 }

@@ -22,6 +22,10 @@ pub struct CreateResult {
     /// For a dry run: the files it would hold and those it would skip.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub would_hold: Option<Preview>,
+    /// Where the checkpoints are kept, when the root is no git repository
+    /// (its shadow repository, `.mend/shadow.git`): said, never silent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
 }
 
 /// `checkpoint_list`'s result. MCP's structured content must be an
@@ -41,17 +45,22 @@ pub fn create(
     dry_run: bool,
     progress: &mut dyn FnMut(usize),
 ) -> Result<CreateResult, Error> {
+    let store = cps
+        .is_shadow()
+        .then(|| cps.store().to_string_lossy().trim_end_matches('/').to_owned());
     Ok(if dry_run {
         CreateResult {
             checkpoint: None,
             dry_run: Some(true),
             would_hold: Some(cps.preview(opts)?),
+            store,
         }
     } else {
         CreateResult {
             checkpoint: Some(cps.create(opts, progress)?),
             dry_run: None,
             would_hold: None,
+            store,
         }
     })
 }

@@ -22,6 +22,14 @@ pub(crate) enum CheckpointCommand {
         /// Skip (and list) files larger than this many bytes.
         #[arg(long, default_value_t = mend_checkpoint::DEFAULT_MAX_FILE_BYTES)]
         max_file_bytes: u64,
+        /// Checkpoint the root even when it is a home directory or the root
+        /// of a filesystem (refused otherwise until it has a checkpoint).
+        #[arg(long)]
+        force: bool,
+        /// Refuse the root's first checkpoint once it would hold more files
+        /// than this.
+        #[arg(long, default_value_t = mend_checkpoint::DEFAULT_MAX_FILES)]
+        max_files: usize,
     },
     /// List checkpoints, newest first.
     List,
@@ -180,7 +188,16 @@ fn each<T: serde::Serialize>(
 
 /// Runs `mend checkpoint …`.
 pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
-    let cps = Checkpoints::open(&args.root)
+    let opts = match &args.command {
+        CheckpointCommand::Create {
+            force, max_files, ..
+        } => mend_checkpoint::OpenOptions {
+            force: *force,
+            max_files: *max_files,
+        },
+        _ => mend_checkpoint::OpenOptions::default(),
+    };
+    let cps = Checkpoints::open_with(&args.root, &opts)
         .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))?;
     let mut out = std::io::stdout().lock();
     let out = &mut out;
@@ -189,6 +206,7 @@ pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
             label,
             anchor,
             max_file_bytes,
+            ..
         } => {
             let opts = CreateOptions {
                 label: label.clone(),
@@ -256,6 +274,15 @@ fn create(
     let progress = Progress::default();
     let made = mend_service::checkpoint::create(cps, opts, false, &mut |n| progress.tick(n))?;
     progress.clear();
+    if let Some(store) = &made.store {
+        // Outside git a checkpoint still works, and says where it went.
+        let _ = writeln!(
+            std::io::stderr(),
+            "mend: {} is no git repository; its checkpoints are kept in {}",
+            esc(&cps_root(cps)),
+            esc(store)
+        );
+    }
     if as_json {
         return json(out, &made);
     }
@@ -266,6 +293,10 @@ fn create(
         }
     }
     Ok(())
+}
+
+fn cps_root(cps: &Checkpoints) -> String {
+    cps.root().to_string_lossy().into_owned()
 }
 
 /// What a restore did, for a person.

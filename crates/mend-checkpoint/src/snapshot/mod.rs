@@ -24,6 +24,7 @@
 //! next time, as git does with racily clean index entries.
 
 mod objects;
+pub(crate) mod pack;
 mod rules;
 pub(crate) mod state;
 
@@ -31,7 +32,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use std::io::Read as _;
@@ -42,7 +43,7 @@ use rayon::prelude::*;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, openat, readlinkat, statat};
 
 use crate::{Error, Skipped, git};
-use objects::Loose;
+use objects::{Loose, Store};
 use rules::Rules;
 use state::{Changes, DirRecord, Entries, Record, Stat, State};
 
@@ -70,6 +71,11 @@ pub(crate) struct Walk<'a> {
     pub max_file_bytes: u64,
     /// Files examined so far, for a progress display.
     pub seen: &'a AtomicUsize,
+    /// Write a snapshot without a previous state into one pack (a shadow
+    /// repository's, which mend alone writes and repacks).
+    pub pack: bool,
+    /// Refuse the snapshot once it holds more files than this.
+    pub max_files: Option<usize>,
 }
 
 /// The user's index entries whose stat data can stand in for hashing.
@@ -158,9 +164,12 @@ struct Ctx<'a> {
     root: PathBuf,
     prev: &'a State,
     hint: Option<IndexHint>,
-    loose: Loose,
+    store: Store,
     max: u64,
     seen: &'a AtomicUsize,
+    max_files: Option<usize>,
+    /// Set once the snapshot is over `max_files`: the walk stops.
+    over: AtomicBool,
 }
 
 fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
@@ -212,7 +221,7 @@ impl Ctx<'_> {
         stat: Stat,
         content: impl FnOnce() -> std::io::Result<Vec<u8>>,
     ) -> Result<(Record, bool), Error> {
-        self.seen.fetch_add(1, Ordering::Relaxed);
+        self.count()?;
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
@@ -229,16 +238,40 @@ impl Ctx<'_> {
         }
         let data = content().map_err(io(format!("reading {}", shown(rel))))?;
         let oid = Oid::hash_object(ObjectType::Blob, &data).map_err(git("hashing a file"))?;
-        self.loose
-            .write_blob(oid, &data)
+        self.store
+            .write(oid, ObjectType::Blob, &data)
             .map_err(io(format!("storing {}", shown(rel))))?;
         Ok((Record { stat, oid, racy }, false))
+    }
+
+    /// Counts a file, refusing once there are more than `max_files`.
+    fn count(&self) -> Result<(), Error> {
+        let n = self.seen.fetch_add(1, Ordering::Relaxed) + 1;
+        match self.max_files {
+            Some(max) if n > max || self.over.load(Ordering::Relaxed) => {
+                self.over.store(true, Ordering::Relaxed);
+                Err(self.too_many())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn too_many(&self) -> Error {
+        Error::TooManyFiles {
+            root: self.root.display().to_string(),
+            max: self.max_files.unwrap_or(0),
+            counted: self.seen.load(Ordering::Relaxed),
+        }
     }
 
     /// Lists a folder (open as `fd`) and walks it, subfolders in
     /// parallel. Everything below is reached relative to the folder's
     /// descriptor, so the kernel never walks a whole path again.
     fn dir(&self, rel: &[u8], fd: OwnedFd, abs: &Path, rules: &Rules) -> Result<Listing, Error> {
+        // Over the limit: every branch of the walk stops where it is.
+        if self.over.load(Ordering::Relaxed) {
+            return Err(self.too_many());
+        }
         let listing_err = || io(format!("listing {}", abs.display()));
         let mut dir = Dir::new(fd).map_err(|e| listing_err()(e.into()))?;
         let mut names = Vec::new();
@@ -595,10 +628,20 @@ impl Trees<'_> {
             bytes.extend_from_slice(oid.as_bytes());
         }
         let oid = Oid::hash_object(ObjectType::Tree, &bytes).map_err(git("hashing a tree"))?;
-        if known != Some(oid) && !self.odb.exists(oid) {
-            self.odb
-                .write(ObjectType::Tree, &bytes)
-                .map_err(git("writing a tree"))?;
+        if known == Some(oid) {
+            return Ok(oid);
+        }
+        match &self.ctx.store {
+            Store::Pack(pack) if !pack.has(oid) && !self.odb.exists(oid) => pack
+                .write(oid, ObjectType::Tree, &bytes)
+                .map_err(io("storing a tree".into()))?,
+            Store::Pack(_) => {}
+            Store::Loose(_) if !self.odb.exists(oid) => {
+                self.odb
+                    .write(ObjectType::Tree, &bytes)
+                    .map_err(git("writing a tree"))?;
+            }
+            Store::Loose(_) => {}
         }
         Ok(oid)
     }
@@ -668,36 +711,31 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
         None
     };
     let objects = repo.commondir().join("objects");
+    let store = if w.pack && prev.files.is_empty() {
+        let dir = mend_workspace::PrivateDir::open_path(&objects, &objects.to_string_lossy())?;
+        Store::Pack(pack::Pack::new(&dir).map_err(io("starting a pack of objects".into()))?)
+    } else {
+        Store::Loose(Loose::new(&objects))
+    };
     let ctx = Ctx {
         root: w.root.to_path_buf(),
         prev: &prev,
         hint,
-        loose: Loose::new(&objects),
+        store,
         max: w.max_file_bytes,
         seen: w.seen,
+        max_files: w.max_files,
+        over: AtomicBool::new(false),
     };
-    let rules = Rules::root(w.root, repo.path());
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
-        .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
-    let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
-    let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
-    let (tree, files, dirs, mut skipped) = {
-        let mut trees = Trees {
-            repo,
-            ctx: &ctx,
-            odb: repo.odb().map_err(git("opening the object store"))?,
-            head,
-            files: Seen::new(prev.files.len()),
-            dirs: Seen::new(prev.dirs.len()),
-            skipped: Vec::new(),
-        };
-        // The root always has a tree, the empty one at least.
-        let tree = trees
-            .build(b"", &ctx.root, listing)?
-            .map_or_else(Oid::zero, |(oid, _)| oid);
-        (tree, trees.files, trees.dirs, trees.skipped)
-    };
+    let built = trees(w, &ctx, &prev);
+    if matches!(built, Err(Error::TooManyFiles { .. })) {
+        // Refused: none of the objects written so far is kept.
+        ctx.store.discard();
+    }
+    let (tree, files, dirs, mut skipped) = built?;
+    ctx.store
+        .finish()
+        .map_err(io("installing the pack of new objects".into()))?;
     let count = files.paths.len();
     drop(ctx);
     let after = prev.commit;
@@ -711,6 +749,38 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
         changes,
         after,
     })
+}
+
+/// Both phases: the walk, then the trees.
+fn trees(
+    w: &Walk<'_>,
+    ctx: &Ctx<'_>,
+    prev: &State,
+) -> Result<(Oid, Seen<Record>, Seen<DirRecord>, Vec<Skipped>), Error> {
+    let repo = w.repo;
+    let rules = Rules::root(w.root, repo.path());
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
+        .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
+    let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
+    let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let (tree, files, dirs, skipped) = {
+        let mut trees = Trees {
+            repo,
+            ctx,
+            odb: repo.odb().map_err(git("opening the object store"))?,
+            head,
+            files: Seen::new(prev.files.len()),
+            dirs: Seen::new(prev.dirs.len()),
+            skipped: Vec::new(),
+        };
+        // The root always has a tree, the empty one at least.
+        let tree = trees
+            .build(b"", &ctx.root, listing)?
+            .map_or_else(Oid::zero, |(oid, _)| oid);
+        (tree, trees.files, trees.dirs, trees.skipped)
+    };
+    Ok((tree, files, dirs, skipped))
 }
 
 /// The previous state with this snapshot's changes, and the changes.

@@ -24,7 +24,7 @@
 mod act;
 mod changes;
 mod report;
-mod state;
+pub(crate) mod state;
 
 pub use act::Selection;
 pub use report::{

@@ -403,8 +403,10 @@ fn a_restore_never_writes_through_a_folder_that_became_a_link() {
     );
 }
 
-/// Each checkpoint's parent is the newest one before it, even when many
-/// are made in the same second, and `list` and `get` agree on them.
+/// Each checkpoint names the newest one before it (a trailer, not a
+/// parent: its parent is HEAD, so a dropped checkpoint's objects are held
+/// by nothing), even when many are made in the same second, and `list`
+/// and `get` agree on them.
 #[test]
 fn checkpoints_made_in_one_second_chain_in_order() {
     let dir = repo();
@@ -415,15 +417,26 @@ fn checkpoints_made_in_one_second_chain_in_order() {
         put(d, "chain.txt", format!("{n}\n").as_bytes());
         made.push(create(&cps, &format!("c{n}")));
     }
+    let head = git(d, &["rev-parse", "HEAD"]);
     for pair in made.windows(2) {
-        let parent = git(d, &["rev-parse", &format!("{}^", pair[1].commit)]);
+        let previous = git(
+            d,
+            &[
+                "log",
+                "-1",
+                "--format=%(trailers:key=Mend-Previous,valueonly)",
+                &pair[1].commit,
+            ],
+        );
         assert_eq!(
-            parent.trim(),
+            previous.trim(),
             pair[0].commit,
             "{} follows {}",
             pair[1].id,
             pair[0].id
         );
+        let parent = git(d, &["rev-parse", &format!("{}^", pair[1].commit)]);
+        assert_eq!(parent.trim(), head.trim());
     }
     let listed: Vec<String> = cps.list().unwrap().into_iter().map(|c| c.id).collect();
     let want: Vec<String> = made.iter().rev().map(|c| c.id.clone()).collect();
