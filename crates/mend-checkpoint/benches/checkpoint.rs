@@ -10,7 +10,11 @@
 //!   snapshot state yet; every file committed, so the index vouches for
 //!   their ids).
 //! - `first_without_git`: the first checkpoint of a folder that is no git
-//!   repository (a shadow repository; every file hashed and stored).
+//!   repository (a shadow repository; every file hashed and stored, in
+//!   one pack).
+//! - `git_init_add_write_tree`: the same folder stored by git, `git init
+//!   && git add -A && git write-tree` (the target: `first_without_git` at
+//!   most half of it).
 //! - `repeat_after_10_changes`: a checkpoint after 10 files changed.
 //! - `shell_recipe_after_10_changes`: the recipe, which starts from a
 //!   fresh index every time (so its first run costs the same).
@@ -115,15 +119,35 @@ fn first(bencher: divan::Bencher<'_, '_>, n: usize) {
         .bench_values(|()| checkpoint(&d));
 }
 
+/// A folder without git again: no shadow repository, no `.git`.
+fn without_git(d: &Path) {
+    let _ = std::fs::remove_dir_all(d.join(".mend"));
+    let _ = std::fs::remove_dir_all(d.join(".git"));
+}
+
 #[divan::bench(args = SIZES, sample_count = 3, sample_size = 1)]
 fn first_without_git(bencher: divan::Bencher<'_, '_>, n: usize) {
     let d = repo(n, false);
     bencher
-        .with_inputs(|| {
-            // A new shadow repository each time: every object written.
-            let _ = std::fs::remove_dir_all(d.join(".mend"));
-        })
+        // A new shadow repository each time: every object written.
+        .with_inputs(|| without_git(&d))
         .bench_values(|()| checkpoint(&d));
+}
+
+#[divan::bench(args = SIZES, sample_count = 3, sample_size = 1)]
+fn git_init_add_write_tree(bencher: divan::Bencher<'_, '_>, n: usize) {
+    let d = repo(n, false);
+    bencher
+        .with_inputs(|| without_git(&d))
+        .bench_values(|()| {
+            let out = Command::new("sh")
+                .current_dir(&d)
+                .arg("-c")
+                .arg("git init -q . && git add -A && git write-tree")
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+        });
 }
 
 /// Includes opening the repository, as `mend checkpoint create` does.
