@@ -185,3 +185,91 @@ fn concurrent_creates_all_succeed_and_a_stale_index_lock_does_not_block() {
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list.as_array().unwrap().len(), 6);
 }
+
+/// `mend checkpoint create` with `$HOME` set to `home`.
+fn create_in_home(home: &std::path::Path, root: &std::path::Path, more: &[&str]) -> std::process::Output {
+    std::process::Command::new(mend_test_support::mend_bin())
+        .args(["checkpoint", "create", "--root"])
+        .arg(root)
+        .args(more)
+        .env("HOME", home)
+        .current_dir(root)
+        .output()
+        .unwrap()
+}
+
+/// codex#19588 (`git add -A` run on a home directory): a home directory is
+/// refused, saying why and how to go on, and nothing is written there;
+/// with `--force` it is checkpointed, and from then on it has checkpoints
+/// and needs no flag. A git repository at home is refused the same way.
+#[test]
+fn a_home_directory_is_refused_until_forced_codex_19588() {
+    for with_git in [false, true] {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path();
+        std::fs::write(h.join(".bashrc"), "alias l=ls\n").unwrap();
+        if with_git {
+            git(h, &["init", "-q", "."]);
+        }
+        let out = create_in_home(h, h, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("it is your home directory"), "{err}");
+        assert!(err.contains("--force"), "{err}");
+        assert!(!h.join(".mend/shadow.git").exists());
+        // A project inside it is fine.
+        std::fs::create_dir(h.join("project")).unwrap();
+        std::fs::write(h.join("project/a.txt"), "a\n").unwrap();
+        let out = create_in_home(h, &h.join("project"), &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = create_in_home(h, h, &["--force"]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = create_in_home(h, h, &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// gemini-cli#4115 (checkpoints silently did nothing outside git): the
+/// CLI says where a plain folder's checkpoints are kept, in words and in
+/// JSON.
+#[test]
+fn outside_git_create_says_where_checkpoints_are_kept_gemini_cli_4115() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("n.txt"), "one\n").unwrap();
+    let out = run_mend(d, &["checkpoint", "create"], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let store = d.canonicalize().unwrap().join(".mend/shadow.git");
+    assert!(
+        err.contains("is no git repository; its checkpoints are kept in")
+            && err.contains(&*store.to_string_lossy()),
+        "{err}"
+    );
+    let out = run_mend(d, &["checkpoint", "create", "--json"], None);
+    let made: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(made["store"], store.to_string_lossy().as_ref());
+    // In a git repository, nothing more is said.
+    let dir = repo();
+    let out = run_mend(dir.path(), &["checkpoint", "create", "--json"], None);
+    let made: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(made.get("store").is_none(), "{made}");
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The file limit through the CLI: `--max-files` refuses a first
+/// checkpoint over it, and the message counts.
+#[test]
+fn max_files_refuses_a_first_checkpoint_over_it() {
+    let dir = repo();
+    let d = dir.path();
+    for i in 0..30 {
+        std::fs::write(d.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    let out = run_mend(d, &["checkpoint", "create", "--max-files", "10"], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("holds more than 10 files"), "{err}");
+    let out = run_mend(d, &["checkpoint", "create", "--max-files", "100"], None);
+    assert_eq!(out.status.code(), Some(0));
+}
