@@ -137,17 +137,15 @@ fn first_without_git(bencher: divan::Bencher<'_, '_>, n: usize) {
 #[divan::bench(args = SIZES, sample_count = 3, sample_size = 1)]
 fn git_init_add_write_tree(bencher: divan::Bencher<'_, '_>, n: usize) {
     let d = repo(n, false);
-    bencher
-        .with_inputs(|| without_git(&d))
-        .bench_values(|()| {
-            let out = Command::new("sh")
-                .current_dir(&d)
-                .arg("-c")
-                .arg("git init -q . && git add -A && git write-tree")
-                .output()
-                .unwrap();
-            assert!(out.status.success());
-        });
+    bencher.with_inputs(|| without_git(&d)).bench_values(|()| {
+        let out = Command::new("sh")
+            .current_dir(&d)
+            .arg("-c")
+            .arg("git init -q . && git add -A && git write-tree")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    });
 }
 
 /// Includes opening the repository, as `mend checkpoint create` does.

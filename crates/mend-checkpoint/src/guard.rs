@@ -46,10 +46,7 @@ pub(crate) fn refusal(root: &Path, m: &Machine) -> Option<String> {
             return Some("it is your home directory".into());
         }
         if home.starts_with(root) {
-            return Some(format!(
-                "it holds your home directory ({})",
-                home.display()
-            ));
+            return Some(format!("it holds your home directory ({})", home.display()));
         }
     }
     for (user, home) in homes(&m.passwd) {
@@ -99,7 +96,9 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let octal = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
         match octal {
             Some(d) if b[i] == b'\\' => {
                 out.push(d.iter().fold(0u8, |n, c| n.wrapping_mul(8) + (c - b'0')));

@@ -30,7 +30,16 @@
 //!   `mend-workspace` transaction: all or nothing, byte-exact, modes kept,
 //!   never through a folder that is now a link.
 //! - A folder that is not a git repository gets a private shadow repository
-//!   at `.mend/shadow.git` whose worktree is the folder.
+//!   at `.mend/shadow.git` whose worktree is the folder, and says so
+//!   ([`Checkpoints::store`]); its first snapshot writes one pack.
+//! - Every checkpoint ref points at a commit, and is 34 characters long.
+//! - A root's first checkpoint is refused in a home directory or at a
+//!   filesystem root unless forced ([`OpenOptions::force`]), and once it
+//!   would hold more than [`OpenOptions::max_files`] files (counted as the
+//!   walk goes, which stops there and keeps nothing it wrote).
+//! - [`Checkpoints::gc`] frees what only dropped checkpoints held: a shadow
+//!   repository is repacked with just what is held; in a git repository
+//!   the loose objects nothing else reaches are removed (see `prune.rs`).
 
 mod guard;
 mod ignore_then;

@@ -45,9 +45,12 @@ pub fn create(
     dry_run: bool,
     progress: &mut dyn FnMut(usize),
 ) -> Result<CreateResult, Error> {
-    let store = cps
-        .is_shadow()
-        .then(|| cps.store().to_string_lossy().trim_end_matches('/').to_owned());
+    let store = cps.is_shadow().then(|| {
+        cps.store()
+            .to_string_lossy()
+            .trim_end_matches('/')
+            .to_owned()
+    });
     Ok(if dry_run {
         CreateResult {
             checkpoint: None,

@@ -14,7 +14,9 @@
 //!    state file when the stat data is unchanged (and was not racy), else
 //!    from the user's index when its stat data matches there (a fresh
 //!    clone's first snapshot hashes nothing), else by hashing the file and
-//!    writing the blob.
+//!    writing the blob (loose, or in a shadow repository's first snapshot
+//!    into one pack, `pack.rs`). With a file limit, the walk stops once
+//!    past it, and what it wrote is removed.
 //! 2. **Trees** (one thread): bottom up, consulting HEAD for ignored
 //!    entries it tracks; a tree already known to be stored is not written.
 //!
@@ -751,12 +753,12 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
     })
 }
 
+/// Both phases' result: the root's tree, the files and folders seen, and
+/// what was skipped.
+type Built = (Oid, Seen<Record>, Seen<DirRecord>, Vec<Skipped>);
+
 /// Both phases: the walk, then the trees.
-fn trees(
-    w: &Walk<'_>,
-    ctx: &Ctx<'_>,
-    prev: &State,
-) -> Result<(Oid, Seen<Record>, Seen<DirRecord>, Vec<Skipped>), Error> {
+fn trees(w: &Walk<'_>, ctx: &Ctx<'_>, prev: &State) -> Result<Built, Error> {
     let repo = w.repo;
     let rules = Rules::root(w.root, repo.path());
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;

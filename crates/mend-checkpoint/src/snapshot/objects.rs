@@ -86,7 +86,12 @@ impl Loose {
 
     /// Removes the objects this writer created.
     fn discard(&self) {
-        let created = std::mem::take(&mut *self.created.lock().unwrap_or_else(|p| p.into_inner()));
+        let created = std::mem::take(
+            &mut *self
+                .created
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         for oid in created {
             let hex = oid.to_string();
             if let Ok(dir) = self.fanout(&hex) {
@@ -131,7 +136,7 @@ impl Loose {
             Ok(()) => {
                 self.created
                     .lock()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .push(oid);
                 Ok(())
             }

@@ -105,7 +105,11 @@ impl Pack {
 
     /// Adds an object whose id is `oid`, unless the pack has it already.
     pub(crate) fn write(&self, oid: Oid, kind: ObjectType, data: &[u8]) -> std::io::Result<()> {
-        let lock = || self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let lock = || {
+            self.open
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
         if lock().as_ref().ok_or_else(closed)?.seen.contains(&oid) {
             return Ok(());
         }
@@ -133,7 +137,10 @@ impl Pack {
 
     /// Whether the pack holds `oid`.
     pub(crate) fn has(&self, oid: Oid) -> bool {
-        let guard = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let guard = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         guard.as_ref().is_some_and(|o| o.seen.contains(&oid))
     }
 
@@ -144,13 +151,15 @@ impl Pack {
         let open = self
             .open
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
             .ok_or_else(closed)?;
         let Open {
             file, mut entries, ..
         } = open;
-        let mut file = file.into_inner().map_err(|e| e.into_error())?;
+        let mut file = file
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         if entries.is_empty() {
             drop(file);
             self.dir.remove_file(&self.tmp).map_err(io)?;
@@ -171,7 +180,7 @@ impl Pack {
         file.seek(SeekFrom::End(0))?;
         file.write_all(&checksum)?;
         drop(file);
-        entries.sort_unstable_by(|a, b| a.oid.cmp(&b.oid));
+        entries.sort_unstable_by_key(|e| e.oid);
         let index = index_bytes(&entries, &checksum);
         let name = format!("pack-{}", hex(&checksum));
         let idx_tmp = format!("{}.idx", self.tmp);
@@ -190,7 +199,10 @@ impl Pack {
 
 impl Drop for Pack {
     fn drop(&mut self) {
-        let open = self.open.get_mut().unwrap_or_else(|p| p.into_inner());
+        let open = self
+            .open
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if open.take().is_some() {
             let _ = self.dir.remove_file(&self.tmp);
         }

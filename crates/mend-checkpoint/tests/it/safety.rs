@@ -2,6 +2,7 @@
 //! checkpoints failed their users, named after it.
 
 use std::collections::HashSet;
+use std::io::Write as _;
 use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository};
@@ -126,9 +127,16 @@ fn too_many_files_for_a_first_checkpoint_is_refused_codex_19588() {
         assert!(*counted > 100 && *counted <= 304, "{counted}");
         let message = e.to_string();
         assert!(message.contains("more than 100 files"), "{message}");
-        assert!(message.contains(&format!("stopped at {counted}")), "{message}");
+        assert!(
+            message.contains(&format!("stopped at {counted}")),
+            "{message}"
+        );
         assert!(e.is_refusal());
-        assert_eq!(objects(cps.store()), before, "the refused snapshot left objects");
+        assert_eq!(
+            objects(cps.store()),
+            before,
+            "the refused snapshot left objects"
+        );
         assert!(cps.list().unwrap().is_empty());
         // A higher limit takes it; later checkpoints are not limited.
         let cps = Checkpoints::open_with(
@@ -197,12 +205,18 @@ fn dropped_checkpoints_storage_is_freed_codex_29388() {
         let odb = reopened.odb().unwrap();
         let left = only_dropped.iter().filter(|o| odb.exists(**o)).count();
         let (count_after, bytes_after) = objects(cps.store());
-        eprintln!(
+        // The measurement, shown with `--nocapture`.
+        let _ = writeln!(
+            std::io::stderr(),
             "{}: {} objects only dropped checkpoints held, {left} left; store {count_before} → {count_after} objects, {bytes_before} → {bytes_after} bytes; gc says {pruned:?}",
             if state.is_some() { "git" } else { "shadow" },
             only_dropped.len()
         );
-        assert!(left * 20 <= only_dropped.len(), "{left} of {} left", only_dropped.len());
+        assert!(
+            left * 20 <= only_dropped.len(),
+            "{left} of {} left",
+            only_dropped.len()
+        );
         let store = cps.store().to_str().unwrap().to_owned();
         git(d, &["--git-dir", &store, "fsck", "--full", "--strict"]);
         if let Some(state) = state {
@@ -238,7 +252,12 @@ fn a_restore_deletes_nothing_its_checkpoint_did_not_cover_gemini_cli_13331() {
     for i in 0..50 {
         put(d, &format!("work/n{i}.txt"), format!("new work {i}\n"));
     }
-    let uncovered = ["app.log", "build/out.o", "vendor/lib/file.c", "vendor/lib/.git/HEAD"];
+    let uncovered = [
+        "app.log",
+        "build/out.o",
+        "vendor/lib/file.c",
+        "vendor/lib/.git/HEAD",
+    ];
     let outside = |d: &Path| uncovered.map(|p| read(d, p));
     let before = outside(d);
     assert!(before.iter().all(Option::is_some));
@@ -252,8 +271,16 @@ fn a_restore_deletes_nothing_its_checkpoint_did_not_cover_gemini_cli_13331() {
             },
         )
         .unwrap();
-    assert_eq!(outside(d), before, "a restore deleted what it did not cover");
-    assert_eq!(read(d, "work/n0.txt"), None, "untracked work absent then is removed");
+    assert_eq!(
+        outside(d),
+        before,
+        "a restore deleted what it did not cover"
+    );
+    assert_eq!(
+        read(d, "work/n0.txt"),
+        None,
+        "untracked work absent then is removed"
+    );
     cps.restore(&r.safety.unwrap().id, false, false).unwrap();
     assert_eq!(read_tree_without(d, &[".git", ".mend"]), all_before);
 }

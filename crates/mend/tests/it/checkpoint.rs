@@ -187,7 +187,11 @@ fn concurrent_creates_all_succeed_and_a_stale_index_lock_does_not_block() {
 }
 
 /// `mend checkpoint create` with `$HOME` set to `home`.
-fn create_in_home(home: &std::path::Path, root: &std::path::Path, more: &[&str]) -> std::process::Output {
+fn create_in_home(
+    home: &std::path::Path,
+    root: &std::path::Path,
+    more: &[&str],
+) -> std::process::Output {
     std::process::Command::new(mend_test_support::mend_bin())
         .args(["checkpoint", "create", "--root"])
         .arg(root)
@@ -221,11 +225,26 @@ fn a_home_directory_is_refused_until_forced_codex_19588() {
         std::fs::create_dir(h.join("project")).unwrap();
         std::fs::write(h.join("project/a.txt"), "a\n").unwrap();
         let out = create_in_home(h, &h.join("project"), &[]);
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let out = create_in_home(h, h, &["--force"]);
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let out = create_in_home(h, h, &[]);
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -254,7 +273,11 @@ fn outside_git_create_says_where_checkpoints_are_kept_gemini_cli_4115() {
     let out = run_mend(dir.path(), &["checkpoint", "create", "--json"], None);
     let made: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(made.get("store").is_none(), "{made}");
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The file limit through the CLI: `--max-files` refuses a first
