@@ -53,6 +53,25 @@ struct Reach<'r> {
 }
 
 impl Reach<'_> {
+    /// Everything `roots` reach (following parents with `history`), and
+    /// `blobs`.
+    fn all(
+        repo: &Repository,
+        history: bool,
+        blobs: impl IntoIterator<Item = Oid>,
+        roots: impl IntoIterator<Item = Oid>,
+    ) -> HashSet<Oid> {
+        let mut reach = Reach {
+            repo,
+            seen: blobs.into_iter().collect(),
+            history,
+        };
+        for oid in roots {
+            reach.object(oid);
+        }
+        reach.seen
+    }
+
     /// A blob (or anything not to be looked into).
     fn blob(&mut self, oid: Oid) {
         self.seen.insert(oid);
@@ -137,17 +156,10 @@ impl Checkpoints {
             let r = r.map_err(git("reading a ref"))?;
             roots.extend(r.resolve().ok().and_then(|r| r.target()));
         }
-        let mut reach = Reach {
-            repo: &self.repo,
-            seen: HashSet::new(),
-            history: true,
-        };
-        for oid in roots {
-            reach.object(oid);
-        }
+        let held = Reach::all(&self.repo, true, [], roots);
         let pack = crate::snapshot::pack::Pack::new(&objects).map_err(io("starting a pack"))?;
         let odb = self.repo.odb().map_err(git("opening the object store"))?;
-        for oid in &reach.seen {
+        for oid in &held {
             let obj = odb.read(*oid).map_err(git("reading an object to repack"))?;
             pack.write(*oid, obj.kind(), obj.data())
                 .map_err(io("writing the pack"))?;
@@ -192,15 +204,7 @@ impl Checkpoints {
         let started = SystemTime::now();
         // A dropped checkpoint's parent is HEAD then: the user's history,
         // never a candidate.
-        let mut candidates = Reach {
-            repo: &self.repo,
-            seen: HashSet::new(),
-            history: false,
-        };
-        for c in &dropped {
-            candidates.object(*c);
-        }
-        let mut gone = candidates.seen;
+        let mut gone = Reach::all(&self.repo, false, [], dropped);
         gone.retain(|oid| is_loose(&objects, *oid));
         if !gone.is_empty() {
             for held in self.held()? {
@@ -266,18 +270,7 @@ impl Checkpoints {
                 roots.extend([e.id_old(), e.id_new()]);
             }
         }
-        let mut reach = Reach {
-            repo: &self.repo,
-            seen: HashSet::new(),
-            history: true,
-        };
-        for oid in blobs {
-            reach.blob(oid);
-        }
-        for oid in roots {
-            reach.object(oid);
-        }
-        Ok(reach.seen)
+        Ok(Reach::all(&self.repo, true, blobs, roots))
     }
 }
 
