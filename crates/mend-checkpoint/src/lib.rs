@@ -471,7 +471,7 @@ impl Checkpoints {
         } else {
             // No shadow repository is made where none may be.
             let made = root
-                .join(".mend")
+                .join(".mend/shadow.git")
                 .symlink_metadata()
                 .is_ok_and(|m| m.is_dir());
             if let Some(why) = refused.clone().filter(|_| !made) {
