@@ -124,11 +124,11 @@ mod tests {
 
     const MOUNTS: &str = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n\
         30 22 8:2 / /mnt/data\\040disk rw - ext4 /dev/sda2 rw\n\
-        31 22 8:1 /home/ada/project /workspace rw - ext4 /dev/sda1 rw\n";
+        31 22 8:1 /srv/people/ada/project /workspace rw - ext4 /dev/sda1 rw\n";
 
     fn machine() -> Machine {
         Machine {
-            home: Some(PathBuf::from("/home/me")),
+            home: Some(PathBuf::from("/srv/people/me")),
             passwd: PASSWD.into(),
             mountinfo: Some(MOUNTS.into()),
             other_device_than_parent: false,
@@ -143,8 +143,11 @@ mod tests {
     fn each_kind_of_root_is_refused_with_its_reason() {
         let cases: &[(&str, Option<&str>)] = &[
             ("/", Some("it is the root of the filesystem")),
-            ("/home/me", Some("it is your home directory")),
-            ("/home", Some("it holds your home directory (/home/me)")),
+            ("/srv/people/me", Some("it is your home directory")),
+            (
+                "/srv/people",
+                Some("it holds your home directory (/srv/people/me)"),
+            ),
             ("/root", Some("it is the home directory of the user root")),
             (
                 "/srv/people/ada",
@@ -155,7 +158,7 @@ mod tests {
                 Some("it is the root of a filesystem (mounted at /mnt/data disk)"),
             ),
             // A project, a project in a home, a bind-mounted project.
-            ("/home/me/src/app", None),
+            ("/srv/people/me/src/app", None),
             ("/srv/people/ada/app", None),
             ("/workspace", None),
             ("/mnt/data disk/app", None),
