@@ -9,21 +9,9 @@ fn main() {
     divan::main();
 }
 
-fn code_line(i: usize) -> String {
-    format!(
-        "    value_{i} = compute_{}(items[{i}], {})",
-        i % 97,
-        i * 7 % 13
-    )
-}
-
-fn lines(n: usize) -> String {
-    (0..n).map(|i| code_line(i) + "\n").collect()
-}
-
-fn block(path: &str, search: &str, replace: &str) -> String {
-    format!("{path}\n<<<<<<< SEARCH\n{search}\n=======\n{replace}\n>>>>>>> REPLACE\n")
-}
+use mend_test_support::edits::{
+    code_line, code_lines as lines, foreign_search, near_miss_search, search_replace as block,
+};
 
 /// A root with `files` and the response saved beside it.
 struct Case {
@@ -89,16 +77,7 @@ fn fifty_thousand_small_blocks(b: divan::Bencher<'_, '_>) {
 }
 
 fn near_miss(n: usize) -> Case {
-    let search: Vec<String> = (1000..1000 + n)
-        .map(|i| {
-            let l = code_line(i);
-            if i % 3 == 0 {
-                l.replace("items", "things")
-            } else {
-                l
-            }
-        })
-        .collect();
+    let search = near_miss_search(n);
     case(
         &[("f.py", lines(4_000))],
         &block("f.py", &search.join("\n"), "x = 1"),
@@ -115,9 +94,7 @@ fn long_search_that_does_not_match(b: divan::Bencher<'_, '_>, n: usize) {
 /// Searches that share no line with the file.
 #[divan::bench(sample_count = 10, args = [400, 1600])]
 fn long_search_with_no_line_in_the_file(b: divan::Bencher<'_, '_>, n: usize) {
-    let search: Vec<String> = (1000..1000 + n)
-        .map(|i| code_line(i).replace("compute", "calc"))
-        .collect();
+    let search = foreign_search(1000..1000 + n);
     let c = case(
         &[("f.py", lines(4_000))],
         &block("f.py", &search.join("\n"), "x = 1"),
@@ -140,9 +117,7 @@ fn stream_of_2000_small_edits(b: divan::Bencher<'_, '_>) {
 
 #[divan::bench(sample_count = 10)]
 fn stream_with_a_failing_150_line_block(b: divan::Bencher<'_, '_>) {
-    let bad: Vec<String> = (1000..1150)
-        .map(|i| code_line(i).replace("compute", "calc"))
-        .collect();
+    let bad = foreign_search(1000..1150);
     let mut response = block("f.py", &bad.join("\n"), "x = 1");
     for i in 2000..2030 {
         let l = code_line(i);

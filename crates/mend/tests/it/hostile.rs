@@ -19,22 +19,9 @@ fn scale() -> usize {
 /// machine: the reports that motivated these tests took minutes.
 const BOUND: Duration = Duration::from_secs(60);
 
-fn code_line(i: usize) -> String {
-    format!(
-        "    value_{i} = compute_{}(items[{i}], {})",
-        i % 97,
-        i * 7 % 13
-    )
-}
-
-fn lines(n: usize) -> String {
-    let mut s = String::with_capacity(n * 48);
-    for i in 0..n {
-        s.push_str(&code_line(i));
-        s.push('\n');
-    }
-    s
-}
+use mend_test_support::edits::{
+    code_line, code_lines as lines, foreign_search, near_miss_search, search_replace,
+};
 
 struct Run {
     code: i32,
@@ -147,20 +134,7 @@ fn fifty_thousand_small_blocks() {
 fn near_miss(search_lines: usize) {
     let file_lines = 4_000 * scale();
     let file = lines(file_lines);
-    let search: Vec<String> = (1000..1000 + search_lines)
-        .map(|i| {
-            let l = code_line(i);
-            if i % 3 == 0 {
-                l.replace("items", "things")
-            } else {
-                l
-            }
-        })
-        .collect();
-    let response = format!(
-        "f.py\n<<<<<<< SEARCH\n{}\n=======\nx = 1\n>>>>>>> REPLACE\n",
-        search.join("\n")
-    );
+    let response = search_replace("f.py", &near_miss_search(search_lines).join("\n"), "x = 1");
     let run = apply(&[("f.py", &file)], &["--dry-run"], response.as_bytes());
     assert!(run.code == 0 || run.code == 1, "exit {}", run.code);
     assert_bounded(&run, 200_000);
@@ -198,13 +172,7 @@ fn streaming_2000_small_edits_to_one_file() {
 #[test]
 fn streaming_a_failing_block_then_more_edits() {
     let file = lines(4_000 * scale());
-    let bad: Vec<String> = (1000..1150)
-        .map(|i| code_line(i).replace("compute", "calc"))
-        .collect();
-    let mut response = format!(
-        "f.py\n<<<<<<< SEARCH\n{}\n=======\nx = 1\n>>>>>>> REPLACE\n",
-        bad.join("\n")
-    );
+    let mut response = search_replace("f.py", &foreign_search(1000..1150).join("\n"), "x = 1");
     for i in 2000..2000 + 30 * scale() {
         let l = code_line(i);
         response.push_str(&format!(
