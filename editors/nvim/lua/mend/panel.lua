@@ -37,4 +37,27 @@ function M.set_lines(buf, lines)
   vim.bo[buf].modifiable = false
 end
 
+--- Asks the server for `method` and draws the answer with `render` while
+--- the panel `state` ({ buf }) is still open; a failure is said.
+function M.refresh(client, method, state, render)
+  client.request(method, vim.empty_dict(), function(err, res)
+    if err then
+      return M.say(err.message, vim.log.levels.WARN)
+    end
+    if state.buf and vim.api.nvim_buf_is_valid(state.buf) then
+      render(res)
+    end
+  end)
+end
+
+--- What `entries` holds for the cursor's line, or nil after saying there
+--- is no `what` on it.
+function M.under_cursor(entries, what)
+  local at = entries[vim.api.nvim_win_get_cursor(0)[1]]
+  if not at then
+    M.say('no ' .. what .. ' on this line')
+  end
+  return at
+end
+
 return M

@@ -73,22 +73,13 @@ local function render(files)
 end
 
 function M.refresh()
-  client.request('pending/status', vim.empty_dict(), function(err, st)
-    if err then
-      return say(err.message, vim.log.levels.WARN)
-    end
-    if panel.buf and vim.api.nvim_buf_is_valid(panel.buf) then
-      render(st.files)
-    end
+  panels.refresh(client, 'pending/status', panel, function(st)
+    render(st.files)
   end)
 end
 
 local function current()
-  local f = panel.files[vim.api.nvim_win_get_cursor(0)[1]]
-  if not f then
-    say('no file on this line')
-  end
-  return f
+  return panels.under_cursor(panel.files, 'file')
 end
 
 local function act(method, verb)

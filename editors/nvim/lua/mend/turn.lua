@@ -53,23 +53,12 @@ end
 
 --- Loads the turn's diffs into the panel (they are recorded as shown).
 function M.refresh()
-  client.request('turn/diff', vim.empty_dict(), function(err, res)
-    if err then
-      return say(err.message, vim.log.levels.WARN)
-    end
-    if panel.buf and vim.api.nvim_buf_is_valid(panel.buf) then
-      render(res)
-    end
-  end)
+  panels.refresh(client, 'turn/diff', panel, render)
 end
 
 --- What the cursor's line stands for.
 local function current()
-  local at = panel.lines[vim.api.nvim_win_get_cursor(0)[1]]
-  if not at then
-    say('no change on this line')
-  end
-  return at
+  return panels.under_cursor(panel.lines, 'change')
 end
 
 --- A key acting on the hunk under the cursor (`hunk`) or its whole file,
