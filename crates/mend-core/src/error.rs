@@ -9,7 +9,7 @@
 #[non_exhaustive]
 pub enum Error {
     /// The input does not follow its format's grammar.
-    #[error("{format} input, line {line}: {message}")]
+    #[error("{format} input{}: {message}", at_line(*line))]
     Parse {
         /// The format being parsed.
         format: &'static str,
@@ -29,4 +29,14 @@ pub enum Error {
         "no edits found: the input has no SEARCH/REPLACE or EDIT block, patch, diff or whole-file fence, and is not edit JSON (old_string/new_string or modify_file/write_file)"
     )]
     NoEdits,
+}
+
+/// ", line N" for a text format's line; nothing for JSON, whose message
+/// names the location as a JSON path instead.
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(", line {line}")
+    }
 }

@@ -38,9 +38,12 @@ use crate::error::Error;
 /// The name used in reports.
 pub const NAME: &str = Format::Anchored.name();
 
+/// The tool names of anchored calls.
+pub(crate) const TOOLS: &[&str] = &["modify_file", "write_file"];
+
 /// Whether a JSON value looks like this format.
 pub fn matches(v: &Value) -> bool {
-    if matches!(json::call_name(v), Some("modify_file" | "write_file")) {
+    if json::call_name(v).is_some_and(|n| TOOLS.contains(&n)) {
         return true;
     }
     let v = json::unwrap_call(v).unwrap_or_else(|_| v.clone());

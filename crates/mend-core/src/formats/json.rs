@@ -17,6 +17,30 @@ pub(crate) fn parse_value(text: &str, format: &'static str) -> Result<Value, Err
     })
 }
 
+/// A JSON syntax error inside a fence opened at response line `fence`, with
+/// the line and column counted in the response, not in the fence.
+pub(crate) fn syntax_message(e: &serde_json::Error, fence: usize) -> String {
+    let what = e.to_string();
+    // serde_json appends " at line L column C", counted within the fence.
+    let what = what.split(" at line ").next().unwrap_or(&what);
+    format!(
+        "the JSON does not parse: {what} at line {} column {} of your response; send valid JSON (no trailing commas or comments, strings escaped)",
+        fence + e.line(),
+        e.column()
+    )
+}
+
+/// The path named in JSON that does not parse, when a path key is followed
+/// by a plain string (no escapes), so a report can still name the file.
+pub(crate) fn path_in_broken(text: &str) -> Option<String> {
+    PATH_KEYS.iter().find_map(|k| {
+        let (_, rest) = text.split_once(&format!("\"{k}\""))?;
+        let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+        let (path, _) = rest.strip_prefix('"')?.split_once('"')?;
+        (!path.is_empty() && !path.contains('\\')).then(|| path.to_owned())
+    })
+}
+
 fn strip_fence(t: &str) -> Option<&str> {
     let rest = t.strip_prefix("```")?;
     let body_start = rest.find('\n')? + 1;

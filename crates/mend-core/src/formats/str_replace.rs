@@ -4,10 +4,13 @@
 //! # Grammar
 //!
 //! ```text
-//! input  := edit | [ edit, … ] | { "path": P, "edits": [ change, … ] }
+//! input  := edit | [ edit, … ] | { "path"?: P, "edits": [ change, … ] }
 //! edit   := { "path": P, change-fields }
-//! change := { "old_string": S, "new_string": S, "replace_all"?: bool }
+//! change := { "path"?: P, "old_string": S, "new_string": S, "replace_all"?: bool }
 //! ```
+//!
+//! In an `edits` list each change takes the list's path unless it names
+//! its own, so one list may span files; a change with neither is refused.
 //!
 //! # Tolerated deviations
 //!
@@ -35,8 +38,8 @@ use crate::error::Error;
 /// The name used in reports.
 pub const NAME: &str = Format::StrReplace.name();
 
-const OLD: &[&str] = &["old_string", "old_str", "oldText", "old_text"];
-const NEW: &[&str] = &["new_string", "new_str", "newText", "new_text"];
+pub(crate) const OLD: &[&str] = &["old_string", "old_str", "oldText", "old_text"];
+pub(crate) const NEW: &[&str] = &["new_string", "new_str", "newText", "new_text"];
 
 /// Whether a JSON object looks like this format.
 pub fn matches(v: &Value) -> bool {
@@ -80,6 +83,9 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
             Ok(())
         }
         Value::Object(obj) => {
+            if let Some(edits) = obj.get("edits") {
+                return collect_list(obj, edits, at, out);
+            }
             let path = json::string(obj, PATH_KEYS, at)?;
             if let Some(cmd) = obj.get("command").and_then(Value::as_str) {
                 match cmd {
@@ -100,26 +106,6 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                     }
                 }
             }
-            if let Some(edits) = obj.get("edits") {
-                let Value::Array(items) = edits else {
-                    return Err(format!(
-                        "{at}.edits must be an array, found {}",
-                        json::kind(edits)
-                    ));
-                };
-                schema::non_empty("edits", items.len()).map_err(|e| format!("{at}.{e}"))?;
-                for (i, item) in items.iter().enumerate() {
-                    let here = format!("{at}.edits[{i}]");
-                    let Value::Object(change) = item else {
-                        return Err(format!(
-                            "{here} must be an object with old_string and new_string, found {}",
-                            json::kind(item)
-                        ));
-                    };
-                    out.push(change_edit(&path, change, item, &here)?);
-                }
-                return Ok(());
-            }
             out.push(change_edit(&path, obj, &v, at)?);
             Ok(())
         }
@@ -128,6 +114,44 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
             json::kind(other)
         )),
     }
+}
+
+/// `{"path": P, "edits": [change, …]}`, where a change may name its own
+/// path (a list spanning files), which the list's path then need not give.
+fn collect_list(
+    obj: &Map<String, Value>,
+    edits: &Value,
+    at: &str,
+    out: &mut Vec<Edit>,
+) -> Result<(), String> {
+    let Value::Array(items) = edits else {
+        return Err(format!(
+            "{at}.edits must be an array, found {}",
+            json::kind(edits)
+        ));
+    };
+    schema::non_empty("edits", items.len()).map_err(|e| format!("{at}.{e}"))?;
+    let shared = json::field(obj, PATH_KEYS).map(|_| json::string(obj, PATH_KEYS, at));
+    for (i, item) in items.iter().enumerate() {
+        let here = format!("{at}.edits[{i}]");
+        let Value::Object(change) = item else {
+            return Err(format!(
+                "{here} must be an object with old_string and new_string, found {}",
+                json::kind(item)
+            ));
+        };
+        let path = match (json::field(change, PATH_KEYS), &shared) {
+            (Some(_), _) => json::string(change, PATH_KEYS, &here)?,
+            (None, Some(p)) => p.clone()?,
+            (None, None) => {
+                return Err(format!(
+                    "{here}: missing `path`; give it beside `edits` or in each edit"
+                ));
+            }
+        };
+        out.push(change_edit(&path, change, item, &here)?);
+    }
+    Ok(())
 }
 
 fn change_edit(

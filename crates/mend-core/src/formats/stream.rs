@@ -435,34 +435,7 @@ impl StreamParser {
             return;
         }
         if f.lang == "json" && self.mode == Format::Auto {
-            let text = f.content.join("\n");
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                let parsed = if anchored::matches(&v) {
-                    Some(anchored::parse_value(&v))
-                } else if str_replace::matches(&v) {
-                    Some(str_replace::parse_value(&v))
-                } else {
-                    None
-                };
-                match parsed {
-                    Some(Ok(edits)) => {
-                        for mut e in edits {
-                            if let Some(o) = &mut e.origin {
-                                o.line = f.open;
-                            }
-                            out.push(Event::Entry(Entry::Edit(e)));
-                        }
-                    }
-                    Some(Err(e)) => out.push(malformed(
-                        BlockKind::Json,
-                        f.open,
-                        v.get("path").and_then(|p| p.as_str()).map(str::to_owned),
-                        e.to_string(),
-                        &text,
-                    )),
-                    None => {}
-                }
-            }
+            json_fence(f, out);
             return;
         }
         if let Some((line, path)) = &f.path
@@ -473,6 +446,61 @@ impl StreamParser {
             ))));
         }
     }
+}
+
+/// A ```` ```json ```` fence in a text response: its edits, a malformed
+/// entry when it reads as edit JSON but cannot be used, or nothing when it
+/// is some other JSON (a config snippet in prose).
+fn json_fence(f: &Fence, out: &mut Vec<Event>) {
+    let text = f.content.join("\n");
+    let v = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => v,
+        // Broken JSON is reported only when it names edit fields: prose
+        // often quotes JSON (with comments, elisions) that is no edit.
+        Err(e) if names_edit_fields(&text) => {
+            let message = json::syntax_message(&e, f.open);
+            let path = json::path_in_broken(&text);
+            out.push(malformed(BlockKind::Json, f.open, path, message, &text));
+            return;
+        }
+        Err(_) => return,
+    };
+    let parsed = if anchored::matches(&v) {
+        anchored::parse_value(&v)
+    } else if str_replace::matches(&v) {
+        str_replace::parse_value(&v)
+    } else {
+        return;
+    };
+    match parsed {
+        Ok(edits) => {
+            for mut e in edits {
+                if let Some(o) = &mut e.origin {
+                    o.line = f.open;
+                }
+                out.push(Event::Entry(Entry::Edit(e)));
+            }
+        }
+        Err(e) => {
+            let path = v.as_object().and_then(|o| json::field(o, json::PATH_KEYS));
+            let path = path.and_then(|(_, p)| p.as_str()).map(str::to_owned);
+            out.push(malformed(
+                BlockKind::Json,
+                f.open,
+                path,
+                e.to_string(),
+                &text,
+            ));
+        }
+    }
+}
+
+/// Whether text that does not parse as JSON still names the fields of an
+/// edit, so that it was meant as one and its syntax error is worth reporting.
+fn names_edit_fields(text: &str) -> bool {
+    let fields = str_replace::OLD.iter().chain(str_replace::NEW);
+    let mut fields = fields.chain(anchored::TOOLS);
+    fields.any(|f| text.contains(&format!("\"{f}\"")))
 }
 
 fn parse_json_input(text: &str, mode: Format) -> Result<Vec<Event>, Error> {
