@@ -11,8 +11,12 @@ use mend_checkpoint::turn::{BeginOptions, Selection};
 use mend_service::turn::hook::{self, Agent};
 use mend_service::turn::{Action, act};
 
-/// The longest a hook waits for the workspace lock, in seconds.
+/// How long a hook waits for the workspace lock, in seconds, unless
+/// `--lock-timeout` says otherwise: an agent waits for its hook.
 const HOOK_LOCK_TIMEOUT_SECS: u64 = 5;
+
+/// The most a hook reads from standard input; agents send a few KiB.
+const HOOK_INPUT_LIMIT: u64 = 16 << 20;
 
 /// `mend turn` arguments.
 #[derive(clap::Args, Debug)]
@@ -24,9 +28,10 @@ pub(crate) struct TurnArgs {
     /// included (`{"error": {"kind", "message", …}}`).
     #[arg(long, global = true)]
     json: bool,
-    /// Seconds to wait for another mend process writing in the root.
-    #[arg(long, default_value_t = mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS, global = true)]
-    lock_timeout: u64,
+    /// Seconds to wait for another mend process writing in the root
+    /// [default: 30, or 5 for `hook`, which its agent waits for].
+    #[arg(long, global = true)]
+    lock_timeout: Option<u64>,
     #[command(subcommand)]
     command: TurnCommand,
 }
@@ -105,11 +110,11 @@ impl SelectArgs {
 
 /// Runs `mend turn …`.
 pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
-    let timeout = Duration::from_secs(args.lock_timeout);
+    let secs = |default| Duration::from_secs(args.lock_timeout.unwrap_or(default));
+    let timeout = secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
     let action = match &args.command {
         TurnCommand::Hook { agent, input } => {
-            // An agent waits for its hook: never long.
-            let timeout = timeout.min(Duration::from_secs(HOOK_LOCK_TIMEOUT_SECS));
+            let timeout = secs(HOOK_LOCK_TIMEOUT_SECS);
             return Ok(run_hook(agent, input.as_deref(), timeout));
         }
         TurnCommand::Begin { label, session } => Action::Begin(BeginOptions {
@@ -149,7 +154,12 @@ fn run_hook(agent: &str, input: Option<&str>, timeout: Duration) -> u8 {
                 None => {
                     let mut t = String::new();
                     // Unreadable input is reported as bad JSON below.
-                    let _ = std::io::stdin().take(16 << 20).read_to_string(&mut t);
+                    let stdin = std::io::stdin().take(HOOK_INPUT_LIMIT + 1);
+                    let _ = { stdin }.read_to_string(&mut t);
+                    if t.len() as u64 > HOOK_INPUT_LIMIT {
+                        let why = "its input is over 16 MiB, far more than an agent's hook JSON";
+                        return print_reply(&hook::refused(Some(a), why));
+                    }
                     t
                 }
             };

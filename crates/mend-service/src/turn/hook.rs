@@ -147,8 +147,10 @@ fn root_of(dir: &Path) -> Result<PathBuf, String> {
             dir.display()
         ));
     }
-    if !dir.is_dir() {
-        return Err(format!("the folder {} does not exist", dir.display()));
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(format!("{} is not a folder", dir.display())),
+        Err(_) => return Err(format!("the folder {} does not exist", dir.display())),
     }
     let repo = git2::Repository::discover(dir)
         .map_err(|_| format!("{} is not in a git repository", dir.display()))?;
@@ -205,6 +207,7 @@ fn step(
         .or_else(|| env_dir.map(Path::to_path_buf))
         .ok_or("the hook's input names no project folder")?;
     let root = root_of(&dir)?;
+    let session = event.session.clone();
     let action = match step {
         Step::Begin => Action::Begin(BeginOptions {
             label: Some(format!("{} prompt", agent.name())),
@@ -214,12 +217,25 @@ fn step(
         Step::Status => Action::Status { ignored: false },
     };
     match act(&root, &action, lock_timeout, &mut |_| {}) {
-        Ok(Outcome::Status(s)) => Ok(Some(summary(&s))),
+        Ok(Outcome::Status(s)) => Ok(Some(whose(summary(&s), &s.turn, session.as_deref()))),
         Ok(_) => Ok(None),
         Err(crate::Error::Checkpoint(mend_checkpoint::Error::NoTurn)) => {
             Err("no turn is open (the hook that begins one on a prompt has not run yet)".into())
         }
         Err(e) => Err(crate::chain(&e)),
+    }
+}
+
+/// `line`, saying so when the open turn was begun by another session of
+/// an agent (two sessions in one worktree share its one turn).
+fn whose(line: String, turn: &mend_checkpoint::turn::TurnInfo, session: Option<&str>) -> String {
+    match (turn.session.as_deref(), session) {
+        (Some(began), Some(this)) if began != this => format!(
+            "{line} (the turn was begun by {} session {}, not this one: the worktree has one turn, and it shows every change)",
+            mend_core::text::escape_controls(turn.agent.as_deref().unwrap_or("another")),
+            mend_core::text::escape_controls(began)
+        ),
+        _ => line,
     }
 }
 

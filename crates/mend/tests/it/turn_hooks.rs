@@ -159,6 +159,7 @@ fn bad_input_never_blocks_the_agent() {
     let dir = repo(&[("a.txt", "one\n")]);
     let root = dir.path();
     let plain = tempfile::tempdir().unwrap();
+    let file = root.join("a.txt").to_string_lossy().into_owned();
     let event = |cwd: &str| {
         format!(r#"{{"session_id":"s","cwd":"{cwd}","hook_event_name":"UserPromptSubmit"}}"#)
     };
@@ -180,6 +181,12 @@ fn bad_input_never_blocks_the_agent() {
             event(&plain.path().to_string_lossy()),
             cline(&plain.path().to_string_lossy()),
             "is not in a git repository",
+        ),
+        (event(&file), cline(&file), "a.txt is not a folder"),
+        (
+            format!("{}{}", event(&file), " ".repeat(16 << 20)),
+            format!("{}{}", cline(&file), " ".repeat(16 << 20)),
+            "its input is over 16 MiB",
         ),
         (
             event("relative/dir"),
@@ -221,6 +228,32 @@ fn bad_input_never_blocks_the_agent() {
     let (stdout, stderr) = refused(root, "nosuch", "{}");
     assert_eq!(stdout, "");
     assert!(stderr.contains("no agent `nosuch`"), "{stderr}");
+}
+
+/// Two sessions of an agent in one worktree share its one turn: the
+/// summary a session's Stop shows says when another session began it.
+#[test]
+fn a_summary_names_the_session_that_began_the_turn() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let cwd = root.to_string_lossy();
+    let event = |session: &str, name: &str| {
+        format!(r#"{{"session_id":"{session}","cwd":"{cwd}","hook_event_name":"{name}"}}"#)
+    };
+    let (stdout, _) = refused(root, "claude", &event("first", "UserPromptSubmit"));
+    assert_eq!(stdout, "");
+    put(root, "a.txt", "two\n");
+    let (own, _) = refused(root, "claude", &event("first", "Stop"));
+    assert!(
+        own.contains("1 file changed") && !own.contains("session"),
+        "{own}"
+    );
+    let (other, _) = refused(root, "claude", &event("second", "Stop"));
+    assert!(
+        other.contains("1 file changed")
+            && other.contains("begun by claude session first, not this one"),
+        "{other}"
+    );
 }
 
 /// The lock held by another mend: the hook waits at most its timeout,
