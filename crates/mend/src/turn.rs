@@ -4,7 +4,7 @@
 //! `--json`); `hook` reads an agent's JSON and always exits 0.
 
 use std::io::{Read as _, Write as _};
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use mend_checkpoint::turn::{BeginOptions, Selection};
@@ -21,9 +21,11 @@ const HOOK_INPUT_LIMIT: u64 = 16 << 20;
 /// `mend turn` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct TurnArgs {
-    /// Worktree root.
-    #[arg(long, default_value = ".", global = true)]
-    root: PathBuf,
+    /// Worktree root [default: the git worktree holding the current
+    /// folder, else the current folder]. Without it, paths are relative
+    /// to the current folder; with it, to the root.
+    #[arg(long, global = true)]
+    root: Option<PathBuf>,
     /// Print JSON: one document for every outcome, refusals and errors
     /// included (`{"error": {"kind", "message", …}}`).
     #[arg(long, global = true)]
@@ -99,12 +101,72 @@ struct SelectArgs {
 }
 
 impl SelectArgs {
-    fn selection(&self) -> Selection {
+    fn selection(&self, place: &Place) -> Selection {
         Selection {
-            paths: self.paths.clone(),
+            paths: place.paths(&self.paths),
             hunks: self.hunk.clone(),
             seen: self.seen.clone(),
         }
+    }
+}
+
+impl TurnArgs {
+    /// The root, and how to read a path argument: relative to the root
+    /// when `--root` names it, else relative to the current folder.
+    fn place(&self) -> (PathBuf, Place) {
+        if let Some(r) = &self.root {
+            return (r.clone(), Place::Root);
+        }
+        // A current folder that is gone is refused by the service, as "."
+        let Ok(cwd) = std::env::current_dir() else {
+            return (PathBuf::from("."), Place::Root);
+        };
+        let root = mend_service::turn::default_root(&cwd);
+        let sub = match (cwd.canonicalize(), root.canonicalize()) {
+            (Ok(c), Ok(r)) => c.strip_prefix(&r).map(Path::to_path_buf).ok(),
+            _ => None,
+        };
+        (root, sub.map_or(Place::Root, Place::Under))
+    }
+}
+
+/// Where relative path arguments start.
+enum Place {
+    Root,
+    /// A folder under the root (`""` for the root itself).
+    Under(PathBuf),
+}
+
+impl Place {
+    /// `path` relative to the root. A path climbing out of the root is
+    /// passed on as written, for the service to refuse by its rules.
+    fn path(&self, path: &str) -> String {
+        let Place::Under(sub) = self else {
+            return path.to_owned();
+        };
+        if Path::new(path).is_absolute() || sub.as_os_str().is_empty() {
+            return path.to_owned();
+        }
+        let mut out: Vec<&std::ffi::OsStr> = sub.iter().collect();
+        for c in Path::new(path).components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir if out.pop().is_some() => {}
+                Component::Normal(n) => out.push(n),
+                _ => return path.to_owned(),
+            }
+        }
+        let joined: PathBuf = out.iter().collect();
+        let joined = joined.to_string_lossy().into_owned();
+        if joined.is_empty() {
+            ".".into()
+        } else {
+            joined
+        }
+    }
+
+    fn paths(&self, paths: &[String]) -> Vec<String> {
+        paths.iter().map(|p| self.path(p)).collect()
     }
 }
 
@@ -112,6 +174,7 @@ impl SelectArgs {
 pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
     let secs = |default| Duration::from_secs(args.lock_timeout.unwrap_or(default));
     let timeout = secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
+    let (root, place) = args.place();
     let action = match &args.command {
         TurnCommand::Hook { agent, input } => {
             let timeout = secs(HOOK_LOCK_TIMEOUT_SECS);
@@ -123,14 +186,14 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
             agent: None,
         }),
         TurnCommand::Status { ignored } => Action::Status { ignored: *ignored },
-        TurnCommand::Diff { paths } => Action::Diff(paths.clone()),
-        TurnCommand::Reject(sel) => Action::Reject(sel.selection()),
-        TurnCommand::Accept(sel) => Action::Accept(sel.selection()),
+        TurnCommand::Diff { paths } => Action::Diff(place.paths(paths)),
+        TurnCommand::Reject(sel) => Action::Reject(sel.selection(&place)),
+        TurnCommand::Accept(sel) => Action::Accept(sel.selection(&place)),
         TurnCommand::End => Action::End,
     };
     let mut out = std::io::stdout().lock();
     let progress = crate::checkpoint::Progress::default();
-    let result = act(&args.root, &action, timeout, &mut |n| progress.tick(n));
+    let result = act(&root, &action, timeout, &mut |n| progress.tick(n));
     progress.clear();
     match result {
         Ok(outcome) => {

@@ -26,9 +26,10 @@ const POLL: Duration = Duration::from_millis(200);
 /// `mend review` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct ReviewArgs {
-    /// Workspace root.
-    #[arg(long, default_value = ".")]
-    root: PathBuf,
+    /// Workspace root [default: the current folder; with --turn, the git
+    /// worktree holding it, as for `mend turn`].
+    #[arg(long)]
+    root: Option<PathBuf>,
     /// The session to review.
     #[arg(long, default_value = mend_pending::DEFAULT_SESSION)]
     session: String,
@@ -48,13 +49,17 @@ pub(crate) struct ReviewArgs {
 
 /// Runs the review screen until `q`, Esc or Ctrl-C.
 pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
+    let root = match (&args.root, args.turn) {
+        (Some(r), _) => r.clone(),
+        (None, false) => PathBuf::from("."),
+        (None, true) => mend_service::turn::default_root(&std::env::current_dir()?),
+    };
     let open = |wait: u64| {
         let options = Options {
             lock_timeout: Duration::from_secs(wait),
             ..Options::default()
         };
-        Workspace::open(&args.root, options)
-            .with_context(|| format!("cannot open {}", args.root.display()))
+        Workspace::open(&root, options).with_context(|| format!("cannot open {}", root.display()))
     };
     // Actions wait up to --lock-timeout; reloads never wait.
     let (ws, quick) = (open(args.lock_timeout)?, open(0)?);

@@ -22,6 +22,7 @@ mod pending_model;
 mod soak;
 mod tidy;
 mod transactions;
+mod turn_cli;
 mod turn_hooks;
 mod turn_review;
 
