@@ -113,7 +113,9 @@ pub enum Error {
     #[error(transparent)]
     Workspace(#[from] mend_workspace::Error),
     /// No turn is open in the root.
-    #[error("no turn is open in this root; `mend turn begin` starts one")]
+    #[error(
+        "no turn is open in this root; `mend turn begin` starts one (if `.mend` was deleted, as `git clean -x` does, the starts of earlier turns are still listed by `mend checkpoint list`)"
+    )]
     NoTurn,
     /// The turn's state cannot be read.
     #[error(

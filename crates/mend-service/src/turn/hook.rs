@@ -220,7 +220,7 @@ fn step(
         Ok(Outcome::Status(s)) => Ok(Some(whose(summary(&s), &s.turn, session.as_deref()))),
         Ok(_) => Ok(None),
         Err(crate::Error::Checkpoint(mend_checkpoint::Error::NoTurn)) => {
-            Err("no turn is open (the hook that begins one on a prompt has not run yet)".into())
+            Err("no turn is open (the hook that begins one on a prompt has not run, or `.mend` was deleted since; `mend checkpoint list` still lists earlier turns' starts)".into())
         }
         Err(e) => Err(crate::chain(&e)),
     }
