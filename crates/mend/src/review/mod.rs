@@ -47,13 +47,21 @@ pub(crate) struct ReviewArgs {
     lock_timeout: u64,
 }
 
+impl ReviewArgs {
+    /// `--root`, else the current folder, or for a turn the git worktree
+    /// holding it.
+    fn root(&self) -> anyhow::Result<PathBuf> {
+        Ok(match (&self.root, self.turn) {
+            (Some(r), _) => r.clone(),
+            (None, false) => PathBuf::from("."),
+            (None, true) => mend_service::turn::default_root(&std::env::current_dir()?),
+        })
+    }
+}
+
 /// Runs the review screen until `q`, Esc or Ctrl-C.
 pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
-    let root = match (&args.root, args.turn) {
-        (Some(r), _) => r.clone(),
-        (None, false) => PathBuf::from("."),
-        (None, true) => mend_service::turn::default_root(&std::env::current_dir()?),
-    };
+    let root = args.root()?;
     let open = |wait: u64| {
         let options = Options {
             lock_timeout: Duration::from_secs(wait),
