@@ -179,11 +179,26 @@ fn kind(side: Option<Side>) -> &'static str {
     }
 }
 
+/// One side of an entry, read once: `status` and `diff` ask for its size,
+/// its text and whether it is binary, and each reading of a loose object
+/// costs an open and an inflate.
+#[derive(Default)]
+pub(super) struct Loaded {
+    /// The blob's size (none: no side).
+    size: Option<u64>,
+    /// Its text, when it is a regular file within the diff limit, with no
+    /// NUL byte and in UTF-8.
+    text: Option<String>,
+    /// A regular file within the diff limit that is not text.
+    binary: bool,
+}
+
 impl Turns {
-    /// A blob's size, from its header.
-    fn size(&self, side: Option<Side>) -> Result<Option<u64>, Error> {
-        let Some((oid, _)) = side else {
-            return Ok(None);
+    /// A side's size (from its header) and, for a regular file within the
+    /// diff limit, its bytes, read once.
+    pub(super) fn load(&self, side: Option<Side>) -> Result<Loaded, Error> {
+        let Some((oid, mode)) = side else {
+            return Ok(Loaded::default());
         };
         let odb = self
             .cps
@@ -191,76 +206,52 @@ impl Turns {
             .odb()
             .map_err(git("opening the object store"))?;
         let (size, _) = odb.read_header(oid).map_err(git("reading a file's size"))?;
-        Ok(Some(size as u64))
-    }
-
-    /// A side's text, when it is a regular file within the diff limit,
-    /// with no NUL byte and in UTF-8; `Ok(None)` otherwise.
-    pub(super) fn text(&self, side: Option<Side>) -> Result<Option<String>, Error> {
-        let Some((oid, mode)) = side else {
-            return Ok(None);
-        };
-        if mode == 0o120000 || self.size(side)?.is_some_and(|s| s > super::DIFF_LIMIT) {
-            return Ok(None);
+        let size = size as u64;
+        if mode == 0o120000 || size > super::DIFF_LIMIT {
+            return Ok(Loaded {
+                size: Some(size),
+                ..Loaded::default()
+            });
         }
         let bytes = self.blob(oid)?;
-        if bytes[..bytes.len().min(8000)].contains(&0) {
-            return Ok(None);
-        }
-        Ok(String::from_utf8(bytes).ok())
+        let text = if bytes[..bytes.len().min(8000)].contains(&0) {
+            None
+        } else {
+            String::from_utf8(bytes).ok()
+        };
+        let file = mode == 0o100644 || mode == 0o100755;
+        Ok(Loaded {
+            size: Some(size),
+            binary: file && text.is_none(),
+            text,
+        })
     }
 
-    /// Whether a side is a regular file within the diff limit that is
-    /// not text.
-    fn binary(&self, side: Option<Side>) -> Result<bool, Error> {
-        let file = side.is_some_and(|s| s.1 == 0o100644 || s.1 == 0o100755);
-        let small = self.size(side)?.is_some_and(|s| s <= super::DIFF_LIMIT);
-        Ok(file && small && self.text(side)?.is_none())
+    /// Both sides of an entry, each read once.
+    pub(super) fn sides(&self, e: &Entry) -> Result<(Loaded, Loaded), Error> {
+        Ok((self.load(e.old)?, self.load(e.new)?))
     }
 
     /// Both sides as text, for an entry that has a line diff: the missing
     /// side of an addition or deletion is empty; `None` when a side that
     /// exists is not text, or the entry is too large.
     pub(super) fn texts(&self, e: &Entry) -> Result<Option<(String, String)>, Error> {
-        if e.large.is_some() || (e.old.is_none() && e.new.is_none()) {
-            return Ok(None);
-        }
-        let side = |s: Option<Side>| -> Result<Option<String>, Error> {
-            match s {
-                None => Ok(Some(String::new())),
-                Some(_) => self.text(s),
-            }
-        };
-        Ok(side(e.old)?.zip(side(e.new)?))
+        let (old, new) = self.sides(e)?;
+        Ok(texts(e, &old, &new))
     }
 
     /// An entry as `status` lists it.
     pub(super) fn file(&self, e: &Entry) -> Result<TurnFile, Error> {
-        let texts = self.texts(e)?;
-        let hunks = texts.as_ref().map_or(0, |(a, b)| hunks::count(a, b));
-        let (before, now) = (self.size(e.old)?, self.size(e.new)?);
-        let large = e.large.is_some() || now.or(before).is_some_and(|s| s > super::DIFF_LIMIT);
-        let binary = !large && (self.binary(e.old)? || self.binary(e.new)?);
-        Ok(TurnFile {
-            path: e.path.clone(),
-            status: e.status,
-            from: e.from.clone(),
-            change: (e.status == Status::TypeChanged)
-                .then(|| format!("{} → {}", kind(e.old), kind(e.new))),
-            size: e.large.or(now).or(before),
-            size_before: before.filter(|b| now.is_some_and(|n| n != *b)),
-            binary,
-            large,
-            hunks,
-            version: version(e),
-        })
+        let (old, new) = self.sides(e)?;
+        Ok(file(e, &old, &new))
     }
 
     /// An entry's diff, and the fingerprints of its hunks (`None` when it
     /// has no text diff).
     pub(super) fn file_diff(&self, e: &Entry) -> Result<(FileDiff, Option<Vec<String>>), Error> {
-        let file = self.file(e)?;
-        let Some((old, new)) = self.texts(e)? else {
+        let (old, new) = self.sides(e)?;
+        let file = file(e, &old, &new);
+        let Some((old, new)) = texts(e, &old, &new) else {
             let why = if file.large {
                 "large file"
             } else if file.binary {
@@ -305,6 +296,43 @@ impl Turns {
             true,
         ));
         Ok((FileDiff { file, diff }, Some(fingerprints(&old, &new))))
+    }
+}
+
+/// Both sides as text (see [`Turns::texts`]).
+fn texts(e: &Entry, old: &Loaded, new: &Loaded) -> Option<(String, String)> {
+    text_of(e, old, new).map(|(a, b)| (a.to_owned(), b.to_owned()))
+}
+
+fn text_of<'l>(e: &Entry, old: &'l Loaded, new: &'l Loaded) -> Option<(&'l str, &'l str)> {
+    if e.large.is_some() || (e.old.is_none() && e.new.is_none()) {
+        return None;
+    }
+    let text = |present: bool, l: &'l Loaded| match present {
+        false => Some(""),
+        true => l.text.as_deref(),
+    };
+    text(e.old.is_some(), old).zip(text(e.new.is_some(), new))
+}
+
+/// An entry as `status` lists it, from its sides.
+fn file(e: &Entry, old: &Loaded, new: &Loaded) -> TurnFile {
+    let hunks = text_of(e, old, new).map_or(0, |(a, b)| hunks::count(a, b));
+    let (before, now) = (old.size, new.size);
+    let large = e.large.is_some() || now.or(before).is_some_and(|s| s > super::DIFF_LIMIT);
+    let binary = !large && (old.binary || new.binary);
+    TurnFile {
+        path: e.path.clone(),
+        status: e.status,
+        from: e.from.clone(),
+        change: (e.status == Status::TypeChanged)
+            .then(|| format!("{} → {}", kind(e.old), kind(e.new))),
+        size: e.large.or(now).or(before),
+        size_before: before.filter(|b| now.is_some_and(|n| n != *b)),
+        binary,
+        large,
+        hunks,
+        version: version(e),
     }
 }
 
