@@ -91,7 +91,9 @@ pub fn act(
     lock_timeout: Duration,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Outcome, Error> {
-    let turns = Turns::open_with(root, lock_timeout)?;
+    // Only a begin makes a first checkpoint, so only it may be forced.
+    let force = matches!(action, Action::Begin(opts) if opts.force);
+    let turns = Turns::open_forced(root, lock_timeout, force)?;
     Ok(match action {
         Action::Begin(opts) => Outcome::Begun(turns.begin(opts, progress)?),
         Action::Status { ignored } => Outcome::Status(turns.status(*ignored)?),

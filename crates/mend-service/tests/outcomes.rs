@@ -279,6 +279,7 @@ fn every_turn_action_answers_its_shape() {
         label: Some("t".into()),
         session: Some("s-1".into()),
         agent: Some("claude".into()),
+        force: false,
     }));
     let text = json(&begun);
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();

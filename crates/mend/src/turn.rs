@@ -49,6 +49,10 @@ enum TurnCommand {
         /// The agent's session id.
         #[arg(long)]
         session: Option<String>,
+        /// Begin even when the root is a home directory or the root of a
+        /// filesystem (refused otherwise until it has a checkpoint).
+        #[arg(long)]
+        force: bool,
     },
     /// What changed since the turn began, whoever changed it: `M`
     /// modified, `A` added, `D` deleted, `R` renamed (found by content),
@@ -180,10 +184,15 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
             let timeout = secs(HOOK_LOCK_TIMEOUT_SECS);
             return Ok(run_hook(agent, input.as_deref(), timeout));
         }
-        TurnCommand::Begin { label, session } => Action::Begin(BeginOptions {
+        TurnCommand::Begin {
+            label,
+            session,
+            force,
+        } => Action::Begin(BeginOptions {
             label: label.clone(),
             session: session.clone(),
             agent: None,
+            force: *force,
         }),
         TurnCommand::Status { ignored } => Action::Status { ignored: *ignored },
         TurnCommand::Diff { paths } => Action::Diff(place.paths(paths)),

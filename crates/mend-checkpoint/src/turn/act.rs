@@ -302,6 +302,9 @@ impl Turns {
         for a in &accepted {
             st.shown.remove(&a.path);
         }
+        // Held before it is saved: a state naming blobs no ref holds
+        // could lose them to git's gc.
+        self.hold(&st)?;
         state::save(&dir, &st)?;
         Ok(TurnAccepted { accepted })
     }

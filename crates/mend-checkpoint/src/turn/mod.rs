@@ -41,6 +41,10 @@ use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, git};
 use changes::Entry;
 use state::{Held, State};
 
+/// Where an open turn's hold ref lives (see `Turns::hold`), beside the
+/// checkpoints' refs and never listed among them.
+pub(crate) const HOLD_PREFIX: &str = "refs/mend/turns/";
+
 /// Files larger than this are listed with their sizes, never diffed.
 pub const DIFF_LIMIT: u64 = 1024 * 1024;
 
@@ -53,6 +57,9 @@ pub struct BeginOptions {
     pub session: Option<String>,
     /// The agent whose hook begins it.
     pub agent: Option<String>,
+    /// Begin even where a first checkpoint is refused (a home directory,
+    /// a filesystem root): open the turns with [`Turns::open_forced`].
+    pub force: bool,
 }
 
 /// The turns of one worktree.
@@ -77,7 +84,21 @@ impl Turns {
     /// [`Turns::open`], waiting at most `lock_timeout` for another mend
     /// writing in the root (an agent's hook must not wait long).
     pub fn open_with(root: &Path, lock_timeout: std::time::Duration) -> Result<Self, Error> {
-        let mut cps = Checkpoints::open(root)?;
+        Self::open_forced(root, lock_timeout, false)
+    }
+
+    /// [`Turns::open_with`]; with `force`, a home directory or filesystem
+    /// root is opened too (see [`crate::OpenOptions::force`]).
+    pub fn open_forced(
+        root: &Path,
+        lock_timeout: std::time::Duration,
+        force: bool,
+    ) -> Result<Self, Error> {
+        let opts = crate::OpenOptions {
+            force,
+            ..crate::OpenOptions::default()
+        };
+        let mut cps = Checkpoints::open_with(root, &opts)?;
         cps.ws = mend_workspace::Workspace::open(
             cps.ws.root(),
             mend_workspace::Options {
@@ -117,6 +138,8 @@ impl Turns {
             Err(Error::TurnCorrupt { what }) => (None, Some(what)),
             Err(e) => return Err(e),
         };
+        // The turn ended here held its review in a ref of its own.
+        self.release()?;
         let cp = self.cps.create_locked(
             &lock,
             &CreateOptions {
@@ -162,6 +185,7 @@ impl Turns {
             Err(Error::TurnCorrupt { .. }) => None,
             Err(e) => return Err(e),
         };
+        self.release()?;
         state::remove(&dir)?;
         Ok(Ended {
             turn: st.map(|s| s.turn),
@@ -198,6 +222,7 @@ impl Turns {
         let lock = self.cps.lock()?;
         let dir = self.private()?;
         let mut st = self.open_turn()?;
+        let was = st.shown.clone();
         let now = self.snapshot(&lock)?;
         let entries = self.entries(&st, &now)?;
         let paths = self.normalized(paths)?;
@@ -210,7 +235,11 @@ impl Turns {
             };
             files.push(diff);
         }
-        state::save(&dir, &st)?;
+        // Editors and panels ask for diffs often: the file is rewritten
+        // only when what was shown changed.
+        if st.shown != was {
+            state::save(&dir, &st)?;
+        }
         Ok(TurnDiff {
             turn: st.turn.clone(),
             head_moved: self.head_moved(&st),
@@ -325,6 +354,49 @@ impl Turns {
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
+    }
+
+    /// Points the turn's hold ref at a commit of its review base, so the
+    /// blobs it accepted (which no checkpoint holds) stay reachable and
+    /// git's gc never expires them while the turn is open. Without
+    /// accepted entries the start checkpoint holds everything: no ref.
+    fn hold(&self, st: &State) -> Result<(), Error> {
+        if st.accepted.is_empty() {
+            return self.release();
+        }
+        let id = &st.turn.id;
+        // The id names a ref: only what mend itself makes (hex).
+        if id.is_empty() || id.len() > 40 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Error::TurnCorrupt {
+                what: format!("the turn state names a turn {id:?} that is no turn id"),
+            });
+        }
+        let (base, _) = self.review_base(st)?;
+        let repo = &self.cps.repo;
+        let sig = git2::Signature::new("mend", "mend@localhost", &git2::Time::new(crate::now(), 0))
+            .map_err(git("making the signature"))?;
+        let message = format!("mend turn {id}: what its review holds\n");
+        let commit = repo
+            .commit(None, &sig, &sig, &message, &base, &[])
+            .map_err(git("committing what the turn holds"))?;
+        repo.reference(&format!("{HOLD_PREFIX}{id}"), commit, true, "mend turn")
+            .map_err(git("writing the turn's ref"))?;
+        Ok(())
+    }
+
+    /// Deletes every turn's hold ref: a root holds at most one open turn,
+    /// and this is called when it ends (or its state is lost).
+    fn release(&self) -> Result<(), Error> {
+        let repo = &self.cps.repo;
+        let refs = repo
+            .references_glob(&format!("{HOLD_PREFIX}*"))
+            .map_err(git("listing the turn's refs"))?;
+        for r in refs {
+            r.map_err(git("reading a turn's ref"))?
+                .delete()
+                .map_err(git("deleting a turn's ref"))?;
+        }
+        Ok(())
     }
 
     /// A blob's bytes.

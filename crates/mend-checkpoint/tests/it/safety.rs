@@ -25,7 +25,8 @@ fn mend_refs(store: &Path) -> Vec<(String, Oid)> {
 }
 
 /// Every kind of checkpoint mend makes: created, a restore's safety
-/// checkpoint, a turn's start, and what is left after a gc.
+/// checkpoint, a turn's start, an open turn's hold on what it accepted,
+/// and what is left after a gc.
 fn make_every_kind(d: &Path) -> Checkpoints {
     let cps = Checkpoints::open(d).unwrap();
     put(d, "a.txt", b"one\n");
@@ -35,6 +36,10 @@ fn make_every_kind(d: &Path) -> Checkpoints {
     let turns = mend_checkpoint::turn::Turns::open(d).unwrap();
     turns
         .begin(&mend_checkpoint::turn::BeginOptions::default(), &mut |_| {})
+        .unwrap();
+    put(d, "a.txt", b"three\n");
+    turns
+        .accept(&mend_checkpoint::turn::Selection::default())
         .unwrap();
     create(&cps, "last");
     cps.gc(Some(3), None).unwrap();
@@ -53,6 +58,11 @@ fn every_ref_is_a_commit_and_short_codex_28241_35910() {
         let cps = make_every_kind(d);
         let refs = mend_refs(cps.store());
         assert!(refs.len() >= 3, "{refs:?}");
+        assert!(
+            refs.iter()
+                .any(|(name, _)| name.starts_with("refs/mend/turns/")),
+            "{refs:?}"
+        );
         let repo = Repository::open_bare(cps.store()).unwrap();
         for (name, target) in refs {
             assert!(name.len() <= 64, "{name} is {} long", name.len());

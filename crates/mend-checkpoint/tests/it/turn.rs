@@ -318,3 +318,73 @@ fn an_ended_turn_can_still_be_rewound() {
     assert_eq!(read_tree(d), changed);
     assert!(turns.checkpoints().get(&first.start).is_ok());
 }
+
+/// The inode of the turn's state file (it is replaced whole, by a rename,
+/// whenever it is written).
+fn state_inode(d: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(d.join(".mend/turn.json")).unwrap().ino()
+}
+
+/// `diff` (which editors and panels call on every refresh) writes the
+/// turn's state only when what it showed changed.
+#[test]
+fn a_diff_that_shows_the_same_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    base_tree(d, "a\nb\nc\n");
+    let turns = begin(d);
+    put(d, "f.txt", "a\nB\nc\n");
+    turns.diff(&[]).unwrap();
+    let written = state_inode(d);
+    turns.diff(&[]).unwrap();
+    turns.diff(&["f.txt".into()]).unwrap();
+    assert_eq!(state_inode(d), written, "the same diff rewrote turn.json");
+    put(d, "f.txt", "A\nB\nc\n");
+    turns.diff(&[]).unwrap();
+    assert_ne!(state_inode(d), written, "a new hunk was not recorded");
+}
+
+/// The refs under `refs/mend/turns/` and what they point at.
+fn turn_refs(d: &Path) -> Vec<(String, git2::Oid)> {
+    let repo = git2::Repository::open(d).unwrap();
+    repo.references_glob("refs/mend/turns/*")
+        .unwrap()
+        .map(|r| r.unwrap())
+        .map(|r| (r.name().unwrap().to_owned(), r.target().unwrap()))
+        .collect()
+}
+
+/// An accepted hunk's blob is in no checkpoint: the open turn holds it in
+/// a ref of its own (a commit of the review base), so git's gc, even one
+/// that prunes everything unreachable at once, leaves the turn whole. The
+/// ref goes when the turn ends.
+#[test]
+fn accepted_hunks_survive_git_gc_while_the_turn_is_open() {
+    let base: String = (0..30).map(|i| format!("line {i}\n")).collect();
+    let dir =
+        mend_test_support::repo(&[("f.txt", base.as_str()), ("other.txt", "never touched\n")]);
+    let d = dir.path();
+    let turns = begin(d);
+    let agent = base
+        .replace("line 2\n", "two\n")
+        .replace("line 25\n", "twenty-five\n");
+    put(d, "f.txt", &agent);
+    turns.diff(&[]).unwrap();
+    turns.accept(&select(vec![1])).unwrap();
+    let refs = turn_refs(d);
+    assert_eq!(refs.len(), 1, "{refs:?}");
+    let repo = git2::Repository::open(d).unwrap();
+    assert!(refs[0].0.len() <= 64);
+    assert!(repo.find_commit(refs[0].1).is_ok());
+    drop(repo);
+    // Nothing but refs keeps an object: the worktree's blobs are written
+    // only by mend's snapshots.
+    mend_test_support::git(d, &["reflog", "expire", "--expire=now", "--all"]);
+    mend_test_support::git(d, &["gc", "-q", "--prune=now"]);
+    let left = turns.diff(&[]).unwrap();
+    assert_eq!(left.files[0].file.hunks, 1);
+    assert!(left.files[0].diff.contains("+twenty-five"));
+    turns.end().unwrap();
+    assert!(turn_refs(d).is_empty());
+}

@@ -213,6 +213,7 @@ fn step(
             label: Some(format!("{} prompt", agent.name())),
             session: event.session,
             agent: Some(agent.name().to_owned()),
+            force: false,
         }),
         Step::Status => Action::Status { ignored: false },
     };

@@ -39,6 +39,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
             label: p.label,
             session: p.session,
             agent: Some("editor".into()),
+            force: false,
         }),
         "turn/status" => Action::Status { ignored: p.ignored },
         "turn/diff" => Action::Diff(selection.paths),

@@ -610,6 +610,7 @@ impl MendServer {
             label: a.label,
             session: a.session,
             agent: Some("mcp".into()),
+            force: false,
         });
         self.turn(a.root.as_deref(), action).await
     }
