@@ -186,8 +186,28 @@ fn each<T: serde::Serialize>(
     Ok(())
 }
 
-/// Runs `mend checkpoint …`.
+/// Runs `mend checkpoint …`. A refusal (a home directory or filesystem
+/// root, too many files for a first checkpoint) exits 1, as refusals do
+/// everywhere; nothing was written.
 pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
+    match run_command(args) {
+        Err(e) if is_refusal(&e) => {
+            let _ = writeln!(std::io::stderr(), "mend: {e:#}");
+            Ok(crate::EXIT_FAILED)
+        }
+        result => result,
+    }
+}
+
+/// Whether a checkpoint command's error is a refusal, not a failure.
+fn is_refusal(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<mend_checkpoint::Error>()
+        .is_some_and(mend_checkpoint::Error::is_refusal)
+        || e.downcast_ref::<mend_service::Error>()
+            .is_some_and(mend_service::Error::is_refusal)
+}
+
+fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
     let opts = match &args.command {
         CheckpointCommand::Create {
             force, max_files, ..

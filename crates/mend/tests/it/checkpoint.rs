@@ -192,10 +192,15 @@ fn create_in_home(
     root: &std::path::Path,
     more: &[&str],
 ) -> std::process::Output {
+    in_home(home, root, &[&["checkpoint", "create"], more].concat())
+}
+
+/// `mend ARGS --root ROOT` with `$HOME` set to `home`.
+fn in_home(home: &std::path::Path, root: &std::path::Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(mend_test_support::mend_bin())
-        .args(["checkpoint", "create", "--root"])
+        .args(args)
+        .arg("--root")
         .arg(root)
-        .args(more)
         .env("HOME", home)
         .current_dir(root)
         .output()
@@ -217,7 +222,8 @@ fn a_home_directory_is_refused_until_forced_codex_19588() {
         }
         let out = create_in_home(h, h, &[]);
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
+        // A refusal, as everywhere in mend: exit 1, nothing written.
+        assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains("it is your home directory"), "{err}");
         assert!(err.contains("--force"), "{err}");
         assert!(!h.join(".mend/shadow.git").exists());
@@ -246,6 +252,30 @@ fn a_home_directory_is_refused_until_forced_codex_19588() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// A turn's start is a checkpoint: `mend turn begin` refuses a home
+/// directory as `mend checkpoint create` does (exit 1, nothing written),
+/// and `--force` goes through.
+#[test]
+fn turn_begin_in_a_home_directory_is_refused_until_forced() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    std::fs::write(h.join(".bashrc"), "alias l=ls\n").unwrap();
+    let out = in_home(h, h, &["turn", "begin"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("it is your home directory"), "{said}");
+    assert!(!h.join(".mend/shadow.git").exists());
+    let out = in_home(h, h, &["turn", "begin", "--force"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = in_home(h, h, &["turn", "status", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
 }
 
 /// gemini-cli#4115 (checkpoints silently did nothing outside git): the
@@ -281,7 +311,7 @@ fn outside_git_create_says_where_checkpoints_are_kept_gemini_cli_4115() {
 }
 
 /// The file limit through the CLI: `--max-files` refuses a first
-/// checkpoint over it, and the message counts.
+/// checkpoint over it (exit 1), and the message counts.
 #[test]
 fn max_files_refuses_a_first_checkpoint_over_it() {
     let dir = repo();
@@ -291,7 +321,8 @@ fn max_files_refuses_a_first_checkpoint_over_it() {
     }
     let out = run_mend(d, &["checkpoint", "create", "--max-files", "10"], None);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    // A refusal, as everywhere in mend: exit 1, nothing kept.
+    assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("holds more than 10 files"), "{err}");
     let out = run_mend(d, &["checkpoint", "create", "--max-files", "100"], None);
     assert_eq!(out.status.code(), Some(0));
