@@ -31,6 +31,7 @@ mod rules;
 pub(crate) mod state;
 
 use rustc_hash::FxHashMap as HashMap;
+use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
@@ -133,12 +134,21 @@ impl IndexHint {
     }
 }
 
+/// A path relative to the root: the previous state's own key when the
+/// state has it (no copy for the files a repeat snapshot finds again),
+/// else a new one.
+enum PathOf<'a> {
+    Known(&'a [u8]),
+    New(Vec<u8>),
+}
+
 /// One entry of a walked folder.
-enum Item {
+enum Item<'a> {
     File {
-        name: Vec<u8>,
-        /// The whole path, relative to the root (the state's key).
-        rel: Vec<u8>,
+        /// The whole path, relative to the root (the state's key); the
+        /// name is its last `name_len` bytes.
+        rel: PathOf<'a>,
+        name_len: usize,
         mode: u32,
         rec: Record,
         /// The state's record as it was: nothing to update.
@@ -146,7 +156,7 @@ enum Item {
     },
     Dir {
         name: Vec<u8>,
-        dir: Listing,
+        dir: Listing<'a>,
     },
     /// Ignored: in the tree only if HEAD tracks it.
     Ignored {
@@ -156,10 +166,14 @@ enum Item {
 }
 
 #[derive(Default)]
-struct Listing {
-    items: Vec<Item>,
+struct Listing<'a> {
+    items: Vec<Item<'a>>,
     skipped: Vec<Skipped>,
 }
+
+/// What [`Ctx::entry`] and [`Ctx::leaf`] give for one entry: an item,
+/// a file left out, or nothing.
+type Found<'a> = Result<Option<Result<Item<'a>, Skipped>>, Error>;
 
 /// Phase one's shared, thread-safe part.
 struct Ctx<'a> {
@@ -172,6 +186,10 @@ struct Ctx<'a> {
     max_files: Option<usize>,
     /// Set once the snapshot is over `max_files`: the walk stops.
     over: AtomicBool,
+    /// When the walk began: a file modified within a tick of it is racy
+    /// (taken once, before any file is examined, so it marks at least the
+    /// files a per-file clock would).
+    now: Duration,
 }
 
 fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
@@ -213,37 +231,38 @@ fn is_racy(mtime: (i64, i64), now: Duration) -> bool {
     m + tick >= now
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     /// One file: its record, hashing and storing it only when neither the
-    /// state nor the index can vouch for its id. `content` reads it (a
+    /// state nor the index can vouch for its id, whether it is the state's
+    /// record unchanged, and the state's key for it. `content` reads it (a
     /// link's target for a link).
     fn file(
         &self,
         rel: &[u8],
         stat: Stat,
         content: impl FnOnce() -> std::io::Result<Vec<u8>>,
-    ) -> Result<(Record, bool), Error> {
+    ) -> Result<(Record, bool, Option<&'a [u8]>), Error> {
         self.count()?;
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default();
-        let racy = is_racy(stat.mtime, now);
-        if let Some(r) = self.prev.files.get(rel)
+        let racy = is_racy(stat.mtime, self.now);
+        let prev: &'a State = self.prev;
+        let known = prev.files.get_key_value(rel);
+        let key = known.map(|(k, _)| k.as_slice());
+        if let Some((_, r)) = known
             && r.stat == stat
             && !r.racy
         {
-            return Ok((Record { racy, ..*r }, !racy));
+            return Ok((Record { racy, ..*r }, !racy, key));
         }
         let mode = git_mode(stat.mode);
         if let Some(oid) = self.hint.as_ref().and_then(|h| h.id(rel, mode, &stat)) {
-            return Ok((Record { stat, oid, racy }, false));
+            return Ok((Record { stat, oid, racy }, false, key));
         }
         let data = content().map_err(io(format!("reading {}", shown(rel))))?;
         let oid = Oid::hash_object(ObjectType::Blob, &data).map_err(git("hashing a file"))?;
         self.store
             .write(oid, ObjectType::Blob, &data)
             .map_err(io(format!("storing {}", shown(rel))))?;
-        Ok((Record { stat, oid, racy }, false))
+        Ok((Record { stat, oid, racy }, false, key))
     }
 
     /// Counts a file, refusing once there are more than `max_files`.
@@ -269,36 +288,55 @@ impl Ctx<'_> {
     /// Lists a folder (open as `fd`) and walks it, subfolders in
     /// parallel. Everything below is reached relative to the folder's
     /// descriptor, so the kernel never walks a whole path again.
-    fn dir(&self, rel: &[u8], fd: OwnedFd, abs: &Path, rules: &Rules) -> Result<Listing, Error> {
+    fn dir(
+        &self,
+        rel: &[u8],
+        fd: OwnedFd,
+        abs: &Path,
+        rules: &Rules,
+    ) -> Result<Listing<'a>, Error> {
         // Over the limit: every branch of the walk stops where it is.
         if self.over.load(Ordering::Relaxed) {
             return Err(self.too_many());
         }
         let listing_err = || io(format!("listing {}", abs.display()));
         let mut dir = Dir::new(fd).map_err(|e| listing_err()(e.into()))?;
+        // Every name in one buffer: one allocation per folder, not per file.
+        let mut buf = Vec::new();
         let mut names = Vec::new();
         while let Some(e) = dir.read() {
             let e = e.map_err(|e| listing_err()(e.into()))?;
             let n = e.file_name().to_bytes();
             if n != b"." && n != b".." {
-                names.push((n.to_vec(), e.file_type()));
+                names.push((buf.len()..buf.len() + n.len(), e.file_type()));
+                buf.extend_from_slice(n);
             }
         }
         let dirfd = dir.fd().map_err(|e| listing_err()(e.into()))?;
-        let rules = if !rel.is_empty() && names.iter().any(|(n, _)| n == b".gitignore") {
+        let has_rules = names.iter().any(|(n, _)| &buf[n.clone()] == b".gitignore");
+        let rules = if !rel.is_empty() && has_rules {
             rules.child(abs)
         } else {
             rules.clone()
         };
         // Folders fan out; a folder's files go in chunks, as a task costs
-        // more than an `lstat`.
+        // more than an `lstat`. Each chunk spells its files' paths in one
+        // buffer, copied only for a file the state does not know.
         let (dirs, files): (Vec<_>, Vec<_>) = names
             .into_iter()
             .partition(|(_, ft)| *ft == FileType::Directory);
-        let each = |(name, ft)| self.entry(rel, dirfd, abs, &rules, name, ft);
+        let each = |path: &mut Vec<u8>, (name, ft): (std::ops::Range<usize>, FileType)| {
+            self.entry(rel, dirfd, abs, &rules, (&buf[name], ft), path)
+        };
         let (mut results, files): (Vec<_>, Vec<_>) = rayon::join(
-            || dirs.into_par_iter().map(each).collect(),
-            || files.into_par_iter().with_min_len(64).map(each).collect(),
+            || dirs.into_par_iter().map_init(Vec::new, each).collect(),
+            || {
+                files
+                    .into_par_iter()
+                    .with_min_len(64)
+                    .map_init(Vec::new, each)
+                    .collect()
+            },
         );
         results.extend(files);
         let mut out = Listing::default();
@@ -312,20 +350,27 @@ impl Ctx<'_> {
         Ok(out)
     }
 
+    /// One entry of a folder; `path` is a buffer to spell its path in.
     fn entry(
         &self,
         rel: &[u8],
         dirfd: BorrowedFd<'_>,
         abs: &Path,
         rules: &Rules,
-        name: Vec<u8>,
-        ft: FileType,
-    ) -> Result<Option<Result<Item, Skipped>>, Error> {
+        (name, ft): (&[u8], FileType),
+        path: &mut Vec<u8>,
+    ) -> Found<'a> {
         if name == b".mend" || (rel.is_empty() && name == b".git") {
             return Ok(None);
         }
-        let os = OsStr::from_bytes(&name);
-        let child_rel = join(rel, &name);
+        let os = OsStr::from_bytes(name);
+        path.clear();
+        if !rel.is_empty() {
+            path.extend_from_slice(rel);
+            path.push(b'/');
+        }
+        path.extend_from_slice(name);
+        let child_rel = &path[..];
         // Only rules need the whole path; most folders have none.
         let child_abs = || abs.join(os);
         let ft = match ft {
@@ -338,7 +383,10 @@ impl Ctx<'_> {
         match ft {
             FileType::Directory => {
                 if !rules.is_empty() && rules.is_ignored(&child_abs(), true) {
-                    return Ok(Some(Ok(Item::Ignored { name, is_dir: true })));
+                    return Ok(Some(Ok(Item::Ignored {
+                        name: name.to_vec(),
+                        is_dir: true,
+                    })));
                 }
                 let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
                 let Ok(fd) = openat(dirfd, os, flags, Mode::empty()) else {
@@ -346,17 +394,20 @@ impl Ctx<'_> {
                 };
                 if statat(&fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
                     return Ok(Some(Err(Skipped {
-                        path: shown(&child_rel),
+                        path: shown(child_rel),
                         reason: "nested repository".into(),
                     })));
                 }
-                let dir = self.dir(&child_rel, fd, &child_abs(), rules)?;
-                Ok(Some(Ok(Item::Dir { name, dir })))
+                let dir = self.dir(child_rel, fd, &child_abs(), rules)?;
+                Ok(Some(Ok(Item::Dir {
+                    name: name.to_vec(),
+                    dir,
+                })))
             }
             FileType::RegularFile | FileType::Symlink => {
                 if !rules.is_empty() && rules.is_ignored(&child_abs(), false) {
                     return Ok(Some(Ok(Item::Ignored {
-                        name,
+                        name: name.to_vec(),
                         is_dir: false,
                     })));
                 }
@@ -364,7 +415,7 @@ impl Ctx<'_> {
                     return Ok(None);
                 };
                 let link = ft == FileType::Symlink;
-                self.leaf(child_rel, name.clone(), Stat::from_raw(&st), || {
+                self.leaf(child_rel, name.len(), Stat::from_raw(&st), || {
                     if link {
                         Ok(readlinkat(dirfd, os, Vec::new())?.into_bytes())
                     } else {
@@ -383,23 +434,23 @@ impl Ctx<'_> {
     /// A file or link that belongs in the tree, unless it is too large.
     fn leaf(
         &self,
-        rel: Vec<u8>,
-        name: Vec<u8>,
+        rel: &[u8],
+        name_len: usize,
         stat: Stat,
         content: impl FnOnce() -> std::io::Result<Vec<u8>>,
-    ) -> Result<Option<Result<Item, Skipped>>, Error> {
+    ) -> Found<'a> {
         let regular = stat.mode & 0o170000 == 0o100000;
         if regular && stat.size > self.max {
             return Ok(Some(Err(Skipped {
-                path: shown(&rel),
+                path: shown(rel),
                 reason: format!("too large ({} bytes)", stat.size),
             })));
         }
-        let (rec, unchanged) = self.file(&rel, stat, content)?;
+        let (rec, unchanged, key) = self.file(rel, stat, content)?;
         let mode = git_mode(rec.stat.mode);
         Ok(Some(Ok(Item::File {
-            name,
-            rel,
+            rel: key.map_or_else(|| PathOf::New(rel.to_vec()), PathOf::Known),
+            name_len,
             mode,
             rec,
             unchanged,
@@ -407,17 +458,12 @@ impl Ctx<'_> {
     }
 
     /// [`Ctx::leaf`] by path, for the rare walks outside the main one.
-    fn leaf_at(
-        &self,
-        rel: &[u8],
-        abs: &Path,
-        name: &[u8],
-    ) -> Result<Option<Result<Item, Skipped>>, Error> {
+    fn leaf_at(&self, rel: &[u8], abs: &Path, name: &[u8]) -> Found<'a> {
         let Ok(meta) = std::fs::symlink_metadata(abs) else {
             return Ok(None);
         };
         let link = meta.file_type().is_symlink();
-        self.leaf(rel.to_vec(), name.to_vec(), Stat::of(&meta), || {
+        self.leaf(rel, name.len(), Stat::of(&meta), || {
             if link {
                 Ok(std::fs::read_link(abs)?.as_os_str().as_bytes().to_vec())
             } else {
@@ -433,7 +479,7 @@ impl Ctx<'_> {
         rel: &[u8],
         abs: &Path,
         head: &Tree<'_>,
-    ) -> Result<Listing, Error> {
+    ) -> Result<Listing<'a>, Error> {
         let mut out = Listing::default();
         for e in head.iter() {
             let n = e.name_bytes();
@@ -467,12 +513,16 @@ impl Ctx<'_> {
     }
 }
 
+/// A tree entry: its name, git mode and id. A file's name is borrowed
+/// from the state's key where the state knows the file.
+type TreeEntry<'a> = (Cow<'a, [u8]>, u32, Oid);
+
 /// git's order of tree entries: by name, a folder's name as if it ended in
 /// `/`.
-fn tree_order(a: &(Vec<u8>, u32, Oid), b: &(Vec<u8>, u32, Oid)) -> std::cmp::Ordering {
-    fn key(e: &(Vec<u8>, u32, Oid)) -> impl Iterator<Item = u8> + '_ {
+fn tree_order<N: AsRef<[u8]>>(a: &(N, u32, Oid), b: &(N, u32, Oid)) -> std::cmp::Ordering {
+    fn key<N: AsRef<[u8]>>(e: &(N, u32, Oid)) -> impl Iterator<Item = u8> + '_ {
         let slash: &[u8] = if e.1 == 0o40000 { b"/" } else { b"" };
-        e.0.iter().chain(slash).copied()
+        e.0.as_ref().iter().chain(slash).copied()
     }
     key(a).cmp(key(b))
 }
@@ -488,95 +538,98 @@ fn mode_text(mode: u32) -> &'static [u8] {
 }
 
 /// Phase two: trees, bottom up.
-struct Trees<'a> {
-    repo: &'a Repository,
+struct Trees<'r, 'a> {
+    repo: &'r Repository,
     ctx: &'a Ctx<'a>,
-    odb: git2::Odb<'a>,
-    head: Option<Tree<'a>>,
+    odb: git2::Odb<'r>,
+    head: Option<Tree<'r>>,
     /// Files and folders seen, against the previous state.
-    files: Seen<Record>,
-    dirs: Seen<DirRecord>,
+    files: Seen<'a, Record>,
+    dirs: Seen<'a, DirRecord>,
     skipped: Vec<Skipped>,
+    /// New trees of a repeat snapshot, stored together (in parallel) once
+    /// all are known.
+    new_trees: Vec<(Oid, Vec<u8>)>,
 }
 
 /// What phase two saw of one kind of state entry.
-struct Seen<T> {
+struct Seen<'a, K> {
     /// Entries that differ from the previous state's.
-    changed: Entries<T>,
-    /// Every path, in walk order, for finding those that went away.
-    paths: Vec<Vec<u8>>,
-    /// Paths of the previous state seen again.
-    kept: usize,
+    changed: Entries<K>,
+    /// The previous state's paths seen again: its own keys, not copies.
+    kept: Vec<&'a [u8]>,
+    /// Paths seen in all.
+    count: usize,
 }
 
-impl<T> Seen<T> {
+impl<'a, K: Copy> Seen<'a, K> {
     fn new(capacity: usize) -> Self {
         Seen {
             changed: Vec::new(),
-            paths: Vec::with_capacity(capacity),
-            kept: 0,
+            kept: Vec::with_capacity(capacity),
+            count: 0,
         }
     }
 
-    fn see(&mut self, path: Vec<u8>, value: T, in_prev: bool, unchanged: bool) {
-        self.kept += usize::from(in_prev);
-        if !unchanged {
-            self.changed.push((path.clone(), value));
+    fn see(&mut self, path: PathOf<'a>, value: K, unchanged: bool) {
+        self.count += 1;
+        match path {
+            PathOf::Known(p) => {
+                self.kept.push(p);
+                if !unchanged {
+                    self.changed.push((p.to_vec(), value));
+                }
+            }
+            PathOf::New(p) => self.changed.push((p, value)),
         }
-        self.paths.push(path);
     }
 
-    /// The previous state's entries turned into these: the changes, with
-    /// the paths that went away.
-    fn apply(self, prev: &mut HashMap<Vec<u8>, T>) -> (Entries<T>, Vec<Vec<u8>>)
-    where
-        T: Copy,
-    {
+    /// The changes from the previous state's entries `prev`, and the
+    /// paths that went away.
+    fn finish(self, prev: &HashMap<Vec<u8>, K>) -> (Entries<K>, Vec<Vec<u8>>) {
         let mut gone = Vec::new();
-        if self.kept < prev.len() {
-            let seen: rustc_hash::FxHashSet<&[u8]> = self.paths.iter().map(|p| &p[..]).collect();
+        if self.kept.len() < prev.len() {
+            let seen: rustc_hash::FxHashSet<&[u8]> = self.kept.iter().copied().collect();
             gone = prev
                 .keys()
                 .filter(|p| !seen.contains(&p[..]))
                 .cloned()
                 .collect();
-            for p in &gone {
-                prev.remove(p);
-            }
-        }
-        for (p, v) in &self.changed {
-            prev.insert(p.clone(), *v);
         }
         (self.changed, gone)
     }
 }
 
-impl Trees<'_> {
+impl<'a> Trees<'_, 'a> {
     /// A folder's tree (none for an empty folder below the root), and
     /// whether it is the previous snapshot's tree of that folder.
     fn build(
         &mut self,
         rel: &[u8],
         abs: &Path,
-        listing: Listing,
+        listing: Listing<'a>,
     ) -> Result<Option<(Oid, bool)>, Error> {
         // A folder whose entries are all as they were, and as many, is the
         // tree it was: no need to sort, hash or look it up again.
         let mut same = listing.skipped.is_empty();
         self.skipped.extend(listing.skipped);
-        let mut entries: Vec<(Vec<u8>, u32, Oid)> = Vec::with_capacity(listing.items.len());
+        let mut entries: Vec<TreeEntry<'a>> = Vec::with_capacity(listing.items.len());
         for item in listing.items {
             match item {
                 Item::File {
-                    name,
                     rel: path,
+                    name_len,
                     mode,
                     rec,
                     unchanged,
                 } => {
                     same &= unchanged;
+                    let name = match &path {
+                        PathOf::Known(p) => Cow::Borrowed(&p[p.len() - name_len..]),
+                        PathOf::New(p) => Cow::Owned(p[p.len() - name_len..].to_vec()),
+                    };
                     entries.push((name, mode, rec.oid));
-                    self.record(path, rec, unchanged);
+                    self.files.see(path, rec, unchanged);
                 }
                 Item::Dir { name, dir } => {
                     let child_abs = abs.join(OsStr::from_bytes(&name));
@@ -584,7 +637,7 @@ impl Trees<'_> {
                         self.build(&join(rel, &name), &child_abs, dir)?
                     {
                         same &= child_same;
-                        entries.push((name, 0o40000, oid));
+                        entries.push((Cow::Owned(name), 0o40000, oid));
                     }
                 }
                 Item::Ignored { name, is_dir } => {
@@ -598,10 +651,13 @@ impl Trees<'_> {
         if entries.is_empty() && !rel.is_empty() {
             return Ok(None);
         }
-        let prev = self.ctx.prev.dirs.get(rel).copied();
+        let prev_state: &'a State = self.ctx.prev;
+        let known = prev_state.dirs.get_key_value(rel);
+        let prev = known.map(|(_, d)| *d);
+        let path = || known.map_or_else(|| PathOf::New(rel.to_vec()), |(k, _)| PathOf::Known(k));
         let entries_n = u32::try_from(entries.len()).unwrap_or(u32::MAX);
         if let Some(p) = prev.filter(|p| same && p.entries == entries_n) {
-            self.dirs.see(rel.to_vec(), p, true, true);
+            self.dirs.see(path(), p, true);
             return Ok(Some((p.oid, true)));
         }
         let oid = self.write_tree(entries, prev.map(|p| p.oid))?;
@@ -609,15 +665,15 @@ impl Trees<'_> {
             oid,
             entries: entries_n,
         };
-        self.dirs
-            .see(rel.to_vec(), rec, prev.is_some(), prev == Some(rec));
+        self.dirs.see(path(), rec, prev == Some(rec));
         Ok(Some((oid, prev.is_some_and(|p| p.oid == oid))))
     }
 
-    /// Hashes a tree and stores it unless it is `known` or stored already.
+    /// Hashes a tree and stores it unless it is `known` or stored already
+    /// (a loose one is queued for [`Trees::store_new`]).
     fn write_tree(
-        &self,
-        mut entries: Vec<(Vec<u8>, u32, Oid)>,
+        &mut self,
+        mut entries: Vec<TreeEntry<'_>>,
         known: Option<Oid>,
     ) -> Result<Oid, Error> {
         entries.sort_by(tree_order);
@@ -638,19 +694,20 @@ impl Trees<'_> {
                 .write(oid, ObjectType::Tree, &bytes)
                 .map_err(io("storing a tree".into()))?,
             Store::Pack(_) => {}
-            Store::Loose(_) if !self.odb.exists(oid) => {
-                self.odb
-                    .write(ObjectType::Tree, &bytes)
-                    .map_err(git("writing a tree"))?;
-            }
+            Store::Loose(_) if !self.odb.exists(oid) => self.new_trees.push((oid, bytes)),
             Store::Loose(_) => {}
         }
         Ok(oid)
     }
 
-    fn record(&mut self, path: Vec<u8>, rec: Record, unchanged: bool) {
-        let in_prev = unchanged || self.ctx.prev.files.contains_key(&path);
-        self.files.see(path, rec, in_prev, unchanged);
+    /// Stores the queued trees, in parallel: each loose object is a new
+    /// file, whose creation costs more than the rest of its tree's work.
+    fn store_new(&mut self) -> Result<(), Error> {
+        let store = &self.ctx.store;
+        std::mem::take(&mut self.new_trees)
+            .par_iter()
+            .try_for_each(|(oid, bytes)| store.write(*oid, ObjectType::Tree, bytes))
+            .map_err(io("storing a tree".into()))
     }
 
     /// An ignored entry HEAD tracks goes in as `git add -A` keeps it.
@@ -660,7 +717,7 @@ impl Trees<'_> {
         abs: &Path,
         name: &[u8],
         is_dir: bool,
-    ) -> Result<Option<(Vec<u8>, u32, Oid)>, Error> {
+    ) -> Result<Option<TreeEntry<'a>>, Error> {
         let Some(head) = &self.head else {
             return Ok(None);
         };
@@ -672,13 +729,14 @@ impl Trees<'_> {
         match (entry.kind(), is_dir) {
             (Some(ObjectType::Blob), false) => match self.ctx.leaf_at(&path, &child_abs, name)? {
                 Some(Ok(Item::File {
+                    rel,
                     mode,
                     rec,
                     unchanged,
                     ..
                 })) => {
-                    self.record(path, rec, unchanged);
-                    Ok(Some((name.to_vec(), mode, rec.oid)))
+                    self.files.see(rel, rec, unchanged);
+                    Ok(Some((Cow::Owned(name.to_vec()), mode, rec.oid)))
                 }
                 Some(Err(s)) => {
                     self.skipped.push(s);
@@ -694,7 +752,7 @@ impl Trees<'_> {
                 let listing = self.ctx.tracked(self.repo, &path, &child_abs, &sub)?;
                 Ok(self
                     .build(&path, &child_abs, listing)?
-                    .map(|(oid, _)| (name.to_vec(), 0o40000, oid)))
+                    .map(|(oid, _)| (Cow::Owned(name.to_vec()), 0o40000, oid)))
             }
             _ => Ok(None),
         }
@@ -728,8 +786,11 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
         seen: w.seen,
         max_files: w.max_files,
         over: AtomicBool::new(false),
+        now: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default(),
     };
-    let built = trees(w, &ctx, &prev);
+    let built = trees(w, &ctx);
     if matches!(built, Err(Error::TooManyFiles { .. })) {
         // Refused: none of the objects written so far is kept.
         ctx.store.discard();
@@ -738,7 +799,8 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
     ctx.store
         .finish()
         .map_err(io("installing the pack of new objects".into()))?;
-    let count = files.paths.len();
+    let count = files.count;
+    let (files, dirs) = (files.finish(&prev.files), dirs.finish(&prev.dirs));
     drop(ctx);
     let after = prev.commit;
     let (state, changes) = next_state(prev, files, dirs);
@@ -755,10 +817,10 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
 
 /// Both phases' result: the root's tree, the files and folders seen, and
 /// what was skipped.
-type Built = (Oid, Seen<Record>, Seen<DirRecord>, Vec<Skipped>);
+type Built<'a> = (Oid, Seen<'a, Record>, Seen<'a, DirRecord>, Vec<Skipped>);
 
 /// Both phases: the walk, then the trees.
-fn trees(w: &Walk<'_>, ctx: &Ctx<'_>, prev: &State) -> Result<Built, Error> {
+fn trees<'a>(w: &Walk<'_>, ctx: &'a Ctx<'a>) -> Result<Built<'a>, Error> {
     let repo = w.repo;
     let rules = Rules::root(w.root, repo.path());
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
@@ -766,34 +828,44 @@ fn trees(w: &Walk<'_>, ctx: &Ctx<'_>, prev: &State) -> Result<Built, Error> {
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
     let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
     let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
-    let (tree, files, dirs, skipped) = {
-        let mut trees = Trees {
-            repo,
-            ctx,
-            odb: repo.odb().map_err(git("opening the object store"))?,
-            head,
-            files: Seen::new(prev.files.len()),
-            dirs: Seen::new(prev.dirs.len()),
-            skipped: Vec::new(),
-        };
-        // The root always has a tree, the empty one at least.
-        let tree = trees
-            .build(b"", &ctx.root, listing)?
-            .map_or_else(Oid::zero, |(oid, _)| oid);
-        (tree, trees.files, trees.dirs, trees.skipped)
+    let mut trees = Trees {
+        repo,
+        ctx,
+        odb: repo.odb().map_err(git("opening the object store"))?,
+        head,
+        files: Seen::new(ctx.prev.files.len()),
+        dirs: Seen::new(ctx.prev.dirs.len()),
+        skipped: Vec::new(),
+        new_trees: Vec::new(),
     };
-    Ok((tree, files, dirs, skipped))
+    // The root always has a tree, the empty one at least.
+    let tree = trees
+        .build(b"", &ctx.root, listing)?
+        .map_or_else(Oid::zero, |(oid, _)| oid);
+    trees.store_new()?;
+    Ok((tree, trees.files, trees.dirs, trees.skipped))
 }
 
+/// A state entry's changes: what differs, and the paths that went away.
+type Delta<K> = (Entries<K>, Vec<Vec<u8>>);
+
 /// The previous state with this snapshot's changes, and the changes.
-fn next_state(mut prev: State, files: Seen<Record>, dirs: Seen<DirRecord>) -> (State, Changes) {
-    let (files, gone_files) = files.apply(&mut prev.files);
-    let (dirs, gone_dirs) = dirs.apply(&mut prev.dirs);
+fn next_state(mut prev: State, files: Delta<Record>, dirs: Delta<DirRecord>) -> (State, Changes) {
+    fn apply<K: Copy>(map: &mut HashMap<Vec<u8>, K>, (changed, gone): &Delta<K>) {
+        for p in gone {
+            map.remove(p);
+        }
+        for (p, v) in changed {
+            map.insert(p.clone(), *v);
+        }
+    }
+    apply(&mut prev.files, &files);
+    apply(&mut prev.dirs, &dirs);
     let changes = Changes {
-        files,
-        gone_files,
-        dirs,
-        gone_dirs,
+        files: files.0,
+        gone_files: files.1,
+        dirs: dirs.0,
+        gone_dirs: dirs.1,
     };
     (prev, changes)
 }
