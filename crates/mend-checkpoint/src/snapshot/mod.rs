@@ -542,7 +542,8 @@ struct Trees<'r, 'a> {
     repo: &'r Repository,
     ctx: &'a Ctx<'a>,
     odb: git2::Odb<'r>,
-    head: Option<Tree<'r>>,
+    /// HEAD's tree, read only once an ignored entry needs it.
+    head: Option<Option<Tree<'r>>>,
     /// Files and folders seen, against the previous state.
     files: Seen<'a, Record>,
     dirs: Seen<'a, DirRecord>,
@@ -718,7 +719,11 @@ impl<'a> Trees<'_, 'a> {
         name: &[u8],
         is_dir: bool,
     ) -> Result<Option<TreeEntry<'a>>, Error> {
-        let Some(head) = &self.head else {
+        let repo = self.repo;
+        let head = self
+            .head
+            .get_or_insert_with(|| repo.head().ok().and_then(|h| h.peel_to_tree().ok()));
+        let Some(head) = head else {
             return Ok(None);
         };
         let path = join(rel, name);
@@ -827,12 +832,11 @@ fn trees<'a>(w: &Walk<'_>, ctx: &'a Ctx<'a>) -> Result<Built<'a>, Error> {
     let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
     let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
-    let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
     let mut trees = Trees {
         repo,
         ctx,
         odb: repo.odb().map_err(git("opening the object store"))?,
-        head,
+        head: None,
         files: Seen::new(ctx.prev.files.len()),
         dirs: Seen::new(ctx.prev.dirs.len()),
         skipped: Vec::new(),
