@@ -17,8 +17,15 @@
 //!    writing the blob (loose, or in a shadow repository's first snapshot
 //!    into one pack, `pack.rs`). With a file limit, the walk stops once
 //!    past it, and what it wrote is removed.
-//! 2. **Trees** (one thread): bottom up, consulting HEAD for ignored
-//!    entries it tracks; a tree already known to be stored is not written.
+//! 2. **Trees** (one thread): bottom up, consulting HEAD (read only then)
+//!    for ignored entries it tracks; a tree already known to be stored is
+//!    not written, and a repeat snapshot's new trees are stored together,
+//!    in parallel, at the end (each loose object is a new file, whose
+//!    creation costs more than the rest of the tree's work).
+//!
+//! A file the state knows, unchanged, costs no allocation: names are read
+//! into one buffer per folder, paths spelled in a buffer per task, and
+//! the state's own keys stand for them in phase two.
 //!
 //! Racy timestamps: a file modified within a clock tick of being examined
 //! (10 ms, or 2 s on a filesystem without sub-second times) could change
