@@ -32,6 +32,28 @@ fn refuse(message: impl Into<String>) -> Error {
     Error::TurnRefused(message.into())
 }
 
+/// A whole-file action given `--seen`: the one file named must still be
+/// at that version, or nothing is done.
+fn check_seen(chosen: &[&Entry], seen: Option<&str>) -> Result<(), Error> {
+    let Some(seen) = seen else {
+        return Ok(());
+    };
+    let [e] = chosen else {
+        return Err(refuse(format!(
+            "--seen gives the version of one file, and {} files were named; give one path",
+            chosen.len()
+        )));
+    };
+    let now = version(e);
+    if now == seen {
+        return Ok(());
+    }
+    let path = mend_core::text::escape_controls(&e.path);
+    Err(refuse(format!(
+        "{path} changed since version {seen} was shown; nothing was written. Run `mend turn status` or `mend turn diff {path}` again (version {now})"
+    )))
+}
+
 /// The entries under `paths` (every entry when none is given); a path
 /// that names no change is refused.
 pub(super) fn chosen<'e>(entries: &'e [Entry], paths: &[String]) -> Result<Vec<&'e Entry>, Error> {
@@ -188,6 +210,7 @@ impl Turns {
         if !sel.hunks.is_empty() {
             return self.reject_hunks(lock, st, &chosen, sel);
         }
+        check_seen(&chosen, sel.seen.as_deref())?;
         if let Some(e) = chosen.iter().find(|e| e.large.is_some()) {
             return Err(refuse(format!(
                 "{} is too large to snapshot, so no checkpoint holds it and it cannot be put back; nothing was written. Leave it out, or move it yourself",
@@ -270,6 +293,7 @@ impl Turns {
         };
         let mut accepted = Vec::new();
         if sel.hunks.is_empty() {
+            check_seen(&chosen, sel.seen.as_deref())?;
             for e in &chosen {
                 st.accepted.insert(e.path.clone(), held(e.new));
                 if let Some(from) = &e.from {

@@ -9,6 +9,7 @@ mod differential;
 mod exact;
 mod safety;
 mod turn;
+mod turn_edges;
 
 fn read(dir: &Path, rel: &str) -> Option<Vec<u8>> {
     std::fs::read(dir.join(rel)).ok()
