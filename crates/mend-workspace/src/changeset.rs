@@ -16,6 +16,22 @@ use std::path::Path;
 use crate::error::Error;
 use crate::{Base, Change, Workspace};
 
+/// The links the set deletes (what stands there now is a link).
+fn deleted_links(ws: &Workspace, changes: &[Change]) -> BTreeSet<String> {
+    changes
+        .iter()
+        .filter(|c| matches!(c, Change::Delete { .. }))
+        .map(Change::path)
+        .filter(|p| {
+            ws.root_dir()
+                .join(p)
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
 /// What a change does, for messages: "moving a.py to c.py".
 fn describe(changes: &[Change], i: usize) -> String {
     match &changes[i] {
@@ -65,14 +81,18 @@ pub(crate) struct Checked {
     /// Move destinations that are the moved file itself under another
     /// spelling.
     pub(crate) same_file: BTreeSet<String>,
+    /// Links the set deletes: what lands beneath one lands in the folder
+    /// made in its place, so the link is not followed.
+    pub(crate) unlinked: BTreeSet<String>,
 }
 
 pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<Checked, Error> {
     // Each change's target as spelled on disk, so two spellings of one
     // file collide.
     let mut targets: BTreeMap<String, usize> = BTreeMap::new();
+    let unlinked = deleted_links(ws, changes);
     for (i, c) in changes.iter().enumerate() {
-        let rel = ws.normalize(c.path())?;
+        let rel = ws.resolve_change(c, &unlinked)?.0;
         if let Some(&j) = targets.get(&rel) {
             let (a, b) = (describe(changes, j), describe(changes, i));
             // A move's own pair names two paths, so this is never it.
@@ -84,8 +104,11 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<Checked, Er
         }
         targets.insert(rel, i);
     }
-    one_name_per_file(ws, changes)?;
-    let mut checked = Checked::default();
+    one_name_per_file(ws, changes, &unlinked)?;
+    let mut checked = Checked {
+        unlinked,
+        ..Checked::default()
+    };
     for (rel, &i) in &targets {
         let size = match &changes[i] {
             Change::Delete { .. } => continue,
@@ -103,7 +126,7 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<Checked, Er
                 limit,
             });
         }
-        let on_disk = ws.resolve(rel)?;
+        let on_disk = ws.resolve_change(&changes[i], &checked.unlinked)?.1;
         if let Change::Write {
             base: Base::Absent,
             mode_from: Some(src),
@@ -121,7 +144,7 @@ pub(crate) fn validate(ws: &Workspace, changes: &[Change]) -> Result<Checked, Er
             }
             checked.same_file.insert(rel.clone());
         }
-        check_folders(ws, &targets, changes, rel, i)?;
+        check_folders(ws, &targets, changes, (rel, i), &checked.unlinked)?;
         if on_disk.symlink_metadata().is_ok_and(|m| m.is_dir()) {
             let dirs = emptied_folder(ws, &targets, changes, rel, &on_disk, i)?;
             checked.emptied.insert(rel.clone(), dirs);
@@ -141,7 +164,11 @@ struct Lands {
     write: bool,
 }
 
-fn lands(ws: &Workspace, change: &Change) -> Result<Option<Lands>, Error> {
+fn lands(
+    ws: &Workspace,
+    change: &Change,
+    unlinked: &BTreeSet<String>,
+) -> Result<Option<Lands>, Error> {
     use std::os::unix::fs::MetadataExt as _;
     let write = match change {
         Change::Write { .. } | Change::Bytes { .. } => true,
@@ -149,7 +176,7 @@ fn lands(ws: &Workspace, change: &Change) -> Result<Option<Lands>, Error> {
         // A restore replaces the entry itself, a link included.
         Change::Restore { .. } => return Ok(None),
     };
-    let path = ws.resolve(change.path())?;
+    let path = ws.resolve_change(change, unlinked)?.1;
     let meta = if write {
         path.metadata()
     } else {
@@ -198,10 +225,16 @@ fn real_dir(dir: &Path) -> std::path::PathBuf {
 /// folder on its way, a hard link): both changes would be planned against
 /// the same bytes and only the last written would remain. A move onto the
 /// moved file itself is a rename, not two changes.
-fn one_name_per_file(ws: &Workspace, changes: &[Change]) -> Result<(), Error> {
+fn one_name_per_file(
+    ws: &Workspace,
+    changes: &[Change],
+    unlinked: &BTreeSet<String>,
+) -> Result<(), Error> {
     let mut seen: Vec<(usize, Lands)> = Vec::new();
     for (i, c) in changes.iter().enumerate() {
-        let Some(here) = lands(ws, c)? else { continue };
+        let Some(here) = lands(ws, c, unlinked)? else {
+            continue;
+        };
         for (j, there) in &seen {
             let same_inode =
                 here.write && there.write && here.inode.is_some() && here.inode == there.inode;
@@ -314,8 +347,8 @@ fn check_folders(
     ws: &Workspace,
     targets: &BTreeMap<String, usize>,
     changes: &[Change],
-    rel: &str,
-    i: usize,
+    (rel, i): (&str, usize),
+    unlinked: &BTreeSet<String>,
 ) -> Result<(), Error> {
     let mut dir = Path::new(rel).parent();
     while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
@@ -332,10 +365,10 @@ fn check_folders(
                 ),
             ));
         }
-        let on_disk = ws.resolve(&folder)?;
         let deleted = targets
             .get(folder.as_ref())
             .is_some_and(|&j| matches!(changes[j], Change::Delete { .. }));
+        let on_disk = ws.resolve_entry(&folder, deleted, unlinked)?.1;
         if on_disk.symlink_metadata().is_ok() && !on_disk.is_dir() && !deleted {
             return Err(conflict(
                 &folder,

@@ -123,7 +123,7 @@ impl Workspace {
         id: &str,
         n: usize,
     ) -> Result<(txn::Op, Option<Staged>), Error> {
-        let (rel, path) = path::resolve(&self.root, change.path())?;
+        let (rel, path) = self.resolve_change(change, &checked.unlinked)?;
         self.check_change(change, checked, &path, &rel)?;
         let Some(content) = Content::of(change) else {
             let target = self.relative(&path);

@@ -231,6 +231,13 @@ impl Change {
         }
     }
 
+    /// Whether the change replaces or removes the entry at its path
+    /// itself (never following a link there) rather than writing through
+    /// it.
+    pub fn replaces_entry(&self) -> bool {
+        matches!(self, Change::Delete { .. } | Change::Restore { .. })
+    }
+
     /// What must be there when the change commits.
     pub fn base(&self) -> &Base {
         match self {
@@ -321,6 +328,39 @@ impl Workspace {
     /// existing file only after Unicode normalization becomes that file's.
     pub fn normalize(&self, raw: &str) -> Result<String, Error> {
         Ok(path::resolve(&self.root, raw)?.0)
+    }
+
+    /// [`Workspace::normalize`] for a path whose entry is acted on itself
+    /// (rejected, restored, deleted): a link there is not followed, so one
+    /// pointing outside the root (or a loop) still has a name; every folder
+    /// above it must resolve inside the root.
+    pub fn normalize_entry(&self, raw: &str) -> Result<String, Error> {
+        Ok(path::resolve_entry(&self.root, raw, true, &Default::default())?.0)
+    }
+
+    /// Where `change` lands, resolved as [`path::resolve_entry`] does:
+    /// `unlinked` are the links the change set deletes.
+    pub(crate) fn resolve_change(
+        &self,
+        change: &Change,
+        unlinked: &std::collections::BTreeSet<String>,
+    ) -> Result<(String, PathBuf), Error> {
+        self.resolve_entry(change.path(), change.replaces_entry(), unlinked)
+    }
+
+    /// [`path::resolve_entry`] in this root.
+    pub(crate) fn resolve_entry(
+        &self,
+        raw: &str,
+        entry: bool,
+        unlinked: &std::collections::BTreeSet<String>,
+    ) -> Result<(String, PathBuf), Error> {
+        path::resolve_entry(&self.root, raw, entry, unlinked)
+    }
+
+    /// The root, links resolved.
+    pub(crate) fn root_dir(&self) -> &Path {
+        &self.root.canonical
     }
 
     /// Resolves a model-supplied path to an absolute path inside the root.

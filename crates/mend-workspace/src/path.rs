@@ -182,6 +182,45 @@ pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
 /// spelled on disk, and the absolute path. Symlinks are followed only while
 /// they stay inside the root and outside `.git` and `.mend`.
 pub(crate) fn resolve(root: &Root, raw: &str) -> Result<(String, PathBuf), Error> {
+    let (spelled, path) = spell(root, raw)?;
+    check_real(&root.canonical, raw, &path)?;
+    Ok((spelled.join("/"), path))
+}
+
+/// [`resolve`] for a change that may not follow a link: with `entry`, the
+/// change replaces or removes the entry at `raw` itself (a deletion, a
+/// restore), so a link there is never followed; a link at a folder on its
+/// way that the same change set removes (`unlinked` holds those) is not
+/// followed either, since the change lands in the folder made in its
+/// place. Where such a link points does not matter; every folder above it
+/// must still resolve inside the root.
+pub(crate) fn resolve_entry(
+    root: &Root,
+    raw: &str,
+    entry: bool,
+    unlinked: &std::collections::BTreeSet<String>,
+) -> Result<(String, PathBuf), Error> {
+    let (spelled, path) = spell(root, raw)?;
+    let mut probe = root.canonical.clone();
+    for (i, name) in spelled.iter().enumerate() {
+        probe.push(name);
+        let link = probe
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink());
+        let last = i + 1 == spelled.len();
+        if link && ((entry && last) || (!last && unlinked.contains(&spelled[..=i].join("/")))) {
+            probe.pop();
+            check_real(&root.canonical, raw, &probe)?;
+            return Ok((spelled.join("/"), path));
+        }
+    }
+    check_real(&root.canonical, raw, &path)?;
+    Ok((spelled.join("/"), path))
+}
+
+/// The names of `raw` as spelled on disk, and its path under the root,
+/// no link followed.
+fn spell(root: &Root, raw: &str) -> Result<(Vec<String>, PathBuf), Error> {
     let parts = normalize(root, raw)?;
     let mut path = root.canonical.clone();
     let mut spelled: Vec<String> = Vec::with_capacity(parts.len());
@@ -204,8 +243,7 @@ pub(crate) fn resolve(root: &Root, raw: &str) -> Result<(String, PathBuf), Error
         path.push(&name);
         spelled.push(name);
     }
-    check_real(&root.canonical, raw, &path)?;
-    Ok((spelled.join("/"), path))
+    Ok((spelled, path))
 }
 
 /// The existing entry of `dir` whose name equals `part` after Unicode
@@ -299,6 +337,30 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A link acted on as an entry is not followed, wherever it points; a
+    /// folder on the way that is a link out still refuses the path unless
+    /// the same change set removes that link.
+    #[cfg(unix)]
+    #[test]
+    fn an_entry_is_judged_by_its_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+        let none = std::collections::BTreeSet::new();
+        let out: std::collections::BTreeSet<String> = ["out".to_owned()].into();
+        for raw in ["out", "loop"] {
+            assert!(resolve(&root, raw).is_err(), "{raw}");
+            assert!(resolve_entry(&root, raw, true, &none).is_ok(), "{raw}");
+            assert!(resolve_entry(&root, raw, false, &none).is_err(), "{raw}");
+        }
+        for entry in [true, false] {
+            assert!(resolve_entry(&root, "out/f", entry, &none).is_err());
+            assert!(resolve_entry(&root, "out/f", entry, &out).is_ok());
+        }
+    }
 
     #[test]
     fn reserved_spellings() {

@@ -251,7 +251,7 @@ impl Turns {
     fn normalized(&self, paths: &[String]) -> Result<Vec<String>, Error> {
         paths
             .iter()
-            .map(|p| Ok(self.cps.ws.normalize(p)?))
+            .map(|p| Ok(self.cps.ws.normalize_entry(p)?))
             .collect()
     }
 

@@ -56,3 +56,83 @@ fn a_whole_file_action_checks_the_version_it_was_given() {
     turns.reject(&whole("f", Some(now))).unwrap();
     assert_eq!(std::fs::read_to_string(d.join("f")).unwrap(), base);
 }
+
+/// Every entry under `root` (`.mend` and `.git` left out): a link as
+/// `-> target`, never followed; a folder as `/`.
+fn entries(root: &Path) -> Vec<(String, String)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let name = e.file_name();
+            if name == ".mend" || name == ".git" {
+                continue;
+            }
+            let p = e.path();
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            let t = e.file_type().unwrap();
+            if t.is_symlink() {
+                let to = std::fs::read_link(&p).unwrap();
+                out.push((rel, format!("-> {}", to.display())));
+            } else if t.is_dir() {
+                out.push((rel, "/".into()));
+                walk(root, &p, out);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.push((rel, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// Links that are themselves the changed paths (added, retargeted, a file
+/// and a folder replaced by one, a loop), pointing outside the root:
+/// rejecting one by name, the whole turn, and restoring the turn's start
+/// each unlink the link itself and give back the start, writing nothing
+/// where a link points; the reject's undo brings the links back.
+#[test]
+fn links_pointing_outside_are_replaced_not_followed() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "d/f", "in d\n");
+    put(d, "top.txt", "top\n");
+    put(d, "exe", "e\n");
+    symlink("exe", d.join("lnk")).unwrap();
+    let start = entries(d);
+    let turns = begin(d);
+    let out = outside.path();
+    std::fs::remove_file(d.join("top.txt")).unwrap();
+    symlink(out.join("top.txt"), d.join("top.txt")).unwrap();
+    std::fs::remove_dir_all(d.join("d")).unwrap();
+    symlink(out, d.join("d")).unwrap();
+    symlink(out, d.join("added")).unwrap();
+    symlink("..", d.join("up")).unwrap();
+    symlink("/", d.join("r")).unwrap();
+    std::fs::remove_file(d.join("lnk")).unwrap();
+    symlink(out.join("secret"), d.join("lnk")).unwrap();
+    symlink("loop", d.join("loop")).unwrap();
+    let changed = entries(d);
+    assert_eq!(turns.status(false).unwrap().files.len(), 8);
+    turns.reject(&whole("top.txt", None)).unwrap();
+    assert_eq!(std::fs::read_to_string(d.join("top.txt")).unwrap(), "top\n");
+    let done = turns.reject(&Selection::default()).unwrap();
+    assert_eq!(entries(d), start);
+    assert_eq!(entries(out), Vec::new());
+    turns
+        .checkpoints()
+        .restore(&done.safety.id, false, false)
+        .unwrap();
+    let mut undone = changed.clone();
+    undone.retain(|(p, _)| p != "top.txt");
+    undone.push(("top.txt".into(), "top\n".into()));
+    undone.sort();
+    assert_eq!(entries(d), undone);
+    let id = turns.status(false).unwrap().turn.start;
+    turns.checkpoints().restore(&id, false, false).unwrap();
+    assert_eq!(entries(d), start);
+    assert_eq!(entries(out), Vec::new());
+}
