@@ -56,10 +56,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use git2::{
-    Commit, Delta, DiffFormat, DiffOptions, ObjectType, Oid, Repository, Signature, Tree,
-    TreeWalkMode, TreeWalkResult,
-};
+use git2::{Commit, Delta, DiffFormat, DiffOptions, ObjectType, Oid, Repository, Signature, Tree};
 use mend_core::report::Status;
 use serde::Serialize;
 
@@ -303,6 +300,20 @@ pub struct Restored {
     pub aside: Vec<String>,
     /// Checkpoints dropped by `prune_later`.
     pub pruned: Vec<Checkpoint>,
+    /// Files that differ but were left as they are, each with why: a
+    /// name that is not UTF-8, or one with a control character or a
+    /// backslash, which mend's paths cannot carry.
+    pub left: Vec<Left>,
+}
+
+/// A file a restore or reject left as it is, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Left {
+    /// Path relative to the root (a name that is not UTF-8 shown with
+    /// U+FFFD).
+    pub path: String,
+    /// Why it was left, and what to do instead.
+    pub reason: String,
 }
 
 /// The checkpoints of one worktree.
@@ -934,18 +945,44 @@ impl Checkpoints {
         Ok(out)
     }
 
-    /// Files of a tree: path → (blob id, mode).
+    /// Files of a tree: path → (blob id, mode). Files whose name (or a
+    /// folder's above them) is not UTF-8 are left out: see
+    /// [`Checkpoints::files_split`].
     fn files(&self, tree: &Tree<'_>) -> Result<BTreeMap<String, (Oid, i32)>, Error> {
-        let mut out = BTreeMap::new();
-        tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
-            if entry.kind() == Some(ObjectType::Blob) {
-                let name = entry.name().unwrap_or("");
-                out.insert(format!("{dir}{name}"), (entry.id(), entry.filemode()));
+        Ok(self.files_split(tree)?.0)
+    }
+
+    /// Files of a tree, and apart from them those whose name (or a
+    /// folder's above them) is not UTF-8, by their name shown with
+    /// U+FFFD: git holds such names as bytes, but a workspace change
+    /// names its path in UTF-8, so a restore cannot act on them.
+    pub(crate) fn files_split(
+        &self,
+        tree: &Tree<'_>,
+    ) -> Result<(restore::Files, restore::Files), Error> {
+        let (mut named, mut unnamed) = (BTreeMap::new(), BTreeMap::new());
+        let mut folders = vec![(String::new(), true, tree.id())];
+        while let Some((prefix, utf8, id)) = folders.pop() {
+            let t = self.repo.find_tree(id).map_err(git("walking a tree"))?;
+            for e in t.iter() {
+                let (name, ok) = match std::str::from_utf8(e.name_bytes()) {
+                    Ok(n) => (n.to_owned(), utf8),
+                    Err(_) => (String::from_utf8_lossy(e.name_bytes()).into_owned(), false),
+                };
+                let path = format!("{prefix}{name}");
+                match e.kind() {
+                    Some(ObjectType::Tree) => folders.push((format!("{path}/"), ok, e.id())),
+                    Some(ObjectType::Blob) if ok => {
+                        named.insert(path, (e.id(), e.filemode()));
+                    }
+                    Some(ObjectType::Blob) => {
+                        unnamed.insert(path, (e.id(), e.filemode()));
+                    }
+                    _ => {}
+                }
             }
-            TreeWalkResult::Ok
-        })
-        .map_err(git("walking a tree"))?;
-        Ok(out)
+        }
+        Ok((named, unnamed))
     }
 
     /// Deletes a checkpoint's ref (its objects go at git's next gc).

@@ -22,7 +22,9 @@ use std::path::Path;
 use git2::{FileMode, ObjectType, Oid, Tree};
 use mend_core::report::Status;
 
-use crate::{Checkpoint, Checkpoints, CreateOptions, Error, FileChange, Restored, Skipped, git};
+use crate::{
+    Checkpoint, Checkpoints, CreateOptions, Error, FileChange, Left, Restored, Skipped, git,
+};
 
 /// Settings for a restore.
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,6 +49,8 @@ pub(crate) struct Plan {
     pub(crate) writes: Vec<(String, Oid, i32)>,
     pub(crate) deletes: BTreeSet<String>,
     pub(crate) kept: Vec<String>,
+    /// Paths that differ but that no workspace change can name, and why.
+    pub(crate) left: BTreeMap<String, String>,
 }
 
 /// What a restore puts back: a tree, what its snapshot skipped, and
@@ -139,6 +143,7 @@ impl Checkpoints {
             checkpoint: target,
             safety,
             changes: report,
+            left: plan.left(),
             kept: plan.kept,
             aside,
             pruned,
@@ -154,8 +159,8 @@ impl Checkpoints {
         opts: &RestoreOptions,
     ) -> Result<(Plan, Vec<mend_workspace::Change>, Vec<String>), Error> {
         let (now, skipped) = match safety {
-            Some(s) => (self.files(&self.tree_of(s)?)?, s.skipped.clone()),
-            None => self.worktree_files()?,
+            Some(s) => (self.tree_of(s)?, s.skipped.clone()),
+            None => self.worktree_tree()?,
         };
         let tree = self.tree_of(target)?;
         let (plan, changes, unheld) = self.prepare_scoped(
@@ -177,10 +182,14 @@ impl Checkpoints {
     pub(crate) fn prepare_scoped(
         &self,
         scope: &Scope<'_>,
-        (now, skipped): (&Files, &[Skipped]),
+        (now, skipped): (&Tree<'_>, &[Skipped]),
         force: bool,
     ) -> Result<(Plan, Vec<mend_workspace::Change>, Vec<String>), Error> {
+        let (now, unnamed_now) = self.files_split(now)?;
+        let now = &now;
         let mut plan = self.plan(scope, now, skipped)?;
+        plan.leave_unnamed(scope, &self.files_split(scope.tree)?.1, &unnamed_now);
+        plan.leave_unnameable(&self.ws);
         plan.clear_the_way(self.root());
         self.no_linked_folders(&plan)?;
         let unheld = self.unheld(&plan, now)?;
@@ -341,14 +350,14 @@ impl Checkpoints {
     /// The worktree's snapshot-able files and what a snapshot would skip,
     /// without writing a checkpoint (the same scan as `create`, so a dry
     /// run lists what a restore does).
-    fn worktree_files(&self) -> Result<(Files, Vec<Skipped>), Error> {
+    fn worktree_tree(&self) -> Result<(Tree<'_>, Vec<Skipped>), Error> {
         let snap = self.walk(CreateOptions::default().max_file_bytes, &mut |_| {})?;
         let skipped = snap.skipped;
         let tree = self
             .repo
             .find_tree(snap.tree)
             .map_err(git("reading the tree"))?;
-        Ok((self.files(&tree)?, skipped))
+        Ok((tree, skipped))
     }
 }
 
@@ -357,7 +366,58 @@ pub(crate) fn folders_of(path: &str) -> impl Iterator<Item = &str> {
     path.match_indices('/').rev().map(move |(i, _)| &path[..i])
 }
 
+/// Why a file whose name is not UTF-8 is left as it is.
+const NOT_UTF8: &str = "its name is not UTF-8, and mend writes only paths named in UTF-8; put it back yourself (`git checkout`), or rename it";
+
 impl Plan {
+    /// Files whose names are not UTF-8 (`then` at the restored tree,
+    /// `now` at the worktree) that differ, in scope: left as they are,
+    /// and named.
+    fn leave_unnamed(&mut self, scope: &Scope<'_>, then: &Files, now: &Files) {
+        for path in then.keys().chain(now.keys()) {
+            if scope.covers(path) && then.get(path) != now.get(path) {
+                self.left.insert(path.clone(), NOT_UTF8.to_owned());
+            }
+        }
+    }
+
+    /// Writes and deletions of paths a workspace change refuses to name
+    /// (a control character, a backslash: rules for the paths a model
+    /// sends) are taken out of the plan and left, with the rule's words,
+    /// so one such file does not stop the rest.
+    fn leave_unnameable(&mut self, ws: &mend_workspace::Workspace) {
+        let odd = |p: &str| p.contains('\\') || p.chars().any(mend_core::text::is_control);
+        let mut refused = Vec::new();
+        for path in self.writes.iter().map(|w| &w.0).chain(&self.deletes) {
+            if !odd(path) {
+                continue;
+            }
+            if let Err(mend_workspace::Error::PathRefused { reason, .. }) = ws.normalize_entry(path)
+            {
+                refused.push((path.clone(), reason));
+            }
+        }
+        for (path, reason) in refused {
+            self.writes.retain(|w| w.0 != path);
+            self.deletes.remove(&path);
+            self.left.insert(
+                path,
+                format!("{reason} (a rule of every path mend writes); put it back yourself (`git checkout`), or rename it"),
+            );
+        }
+    }
+
+    /// What was left, as the outcome lists it.
+    pub(crate) fn left(&self) -> Vec<Left> {
+        self.left
+            .iter()
+            .map(|(path, reason)| Left {
+                path: path.clone(),
+                reason: reason.clone(),
+            })
+            .collect()
+    }
+
     /// A file becoming a folder, or a folder a file: what stands in the way
     /// is deleted too (and so checked for unheld bytes like any deletion).
     fn clear_the_way(&mut self, root: &Path) {

@@ -244,6 +244,9 @@ fn rejected(r: &TurnRejected) -> String {
     for c in &r.changes {
         let _ = writeln!(out, "  {} {}", c.status, esc(&c.path));
     }
+    for l in &r.left {
+        let _ = writeln!(out, "not rejected {}: {}", esc(&l.path), l.reason);
+    }
     let _ = writeln!(
         out,
         "safety checkpoint {} (`mend checkpoint restore {}` undoes this reject)",

@@ -342,6 +342,9 @@ fn restored(
     for p in &r.pruned {
         writeln!(out, "pruned {}", line(p))?;
     }
+    for l in &r.left {
+        writeln!(out, "left as it is: {}: {}", esc(&l.path), l.reason)?;
+    }
     writeln!(
         out,
         "{restore} {} ({} file(s))",

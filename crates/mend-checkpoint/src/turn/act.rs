@@ -12,7 +12,7 @@ use super::report::{Acted, TurnAccepted, TurnRejected, blob_id, fingerprints, ve
 use super::state::{Held, State};
 use super::{Now, Turns, state};
 use crate::restore::Scope;
-use crate::{Checkpoint, CreateOptions, Error, FileChange, git};
+use crate::{Checkpoint, CreateOptions, Error, FileChange, Left, git};
 
 /// Which changes `reject` or `accept` act on.
 #[derive(Debug, Clone, Default)]
@@ -169,7 +169,7 @@ impl Turns {
             },
             &mut |_| {},
         )?;
-        let (rejected, changes) = match self.reject_from(&lock, &st, &safety, &paths, sel) {
+        let (rejected, changes, left) = match self.reject_from(&lock, &st, &safety, &paths, sel) {
             Ok(done) => done,
             Err(e) => {
                 // Nothing was written: the safety checkpoint undoes nothing.
@@ -185,6 +185,7 @@ impl Turns {
             safety,
             rejected,
             changes,
+            left,
         })
     }
 
@@ -195,7 +196,7 @@ impl Turns {
         safety: &Checkpoint,
         paths: &[String],
         sel: &Selection,
-    ) -> Result<(Vec<Acted>, Vec<FileChange>), Error> {
+    ) -> Result<(Vec<Acted>, Vec<FileChange>, Vec<Left>), Error> {
         let now = Now {
             tree: self.cps.tree_of(safety)?,
             skipped: safety.skipped.clone(),
@@ -208,7 +209,8 @@ impl Turns {
             ));
         }
         if !sel.hunks.is_empty() {
-            return self.reject_hunks(lock, st, &chosen, sel);
+            let (acted, report) = self.reject_hunks(lock, st, &chosen, sel)?;
+            return Ok((acted, report, Vec::new()));
         }
         check_seen(&chosen, sel.seen.as_deref())?;
         if let Some(e) = chosen.iter().find(|e| e.large.is_some()) {
@@ -222,7 +224,6 @@ impl Turns {
             .flat_map(|e| e.paths().map(str::to_owned))
             .collect();
         let (base, start) = self.review_base(st)?;
-        let now_files = self.cps.files(&now.tree)?;
         let scope = Scope {
             tree: &base,
             skipped: &start.skipped,
@@ -230,12 +231,30 @@ impl Turns {
         };
         let (plan, changes, _) =
             self.cps
-                .prepare_scoped(&scope, (&now_files, &now.skipped), false)?;
+                .prepare_scoped(&scope, (&now.tree, &now.skipped), false)?;
+        let acted: Vec<&&Entry> = chosen
+            .iter()
+            .filter(|e| !e.paths().any(|p| plan.left.contains_key(p)))
+            .collect();
+        if acted.is_empty() {
+            let why: Vec<String> = plan
+                .left()
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{}: {}",
+                        mend_core::text::escape_controls(&l.path),
+                        l.reason
+                    )
+                })
+                .collect();
+            return Err(refuse(format!("nothing was written: {}", why.join("; "))));
+        }
         self.cps.ws.check_changes(&changes)?;
         let report = plan.report(self.cps.root());
         self.cps.ws.commit(lock, &changes).map_err(stale)?;
-        let acted = chosen.iter().map(|e| whole(e)).collect();
-        Ok((acted, report))
+        let acted = acted.iter().map(|e| whole(e)).collect();
+        Ok((acted, report, plan.left()))
     }
 
     fn reject_hunks(

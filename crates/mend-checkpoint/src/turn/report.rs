@@ -159,6 +159,9 @@ pub struct TurnRejected {
     pub rejected: Vec<Acted>,
     /// The files written, created or deleted.
     pub changes: Vec<FileChange>,
+    /// Files of the selection left as they are, each with why (a name
+    /// mend's paths cannot carry).
+    pub left: Vec<crate::Left>,
 }
 
 /// `accept`'s outcome.

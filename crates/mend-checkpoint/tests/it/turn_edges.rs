@@ -136,3 +136,46 @@ fn links_pointing_outside_are_replaced_not_followed() {
     assert_eq!(entries(d), start);
     assert_eq!(entries(out), Vec::new());
 }
+
+/// Names mend's paths cannot carry (not UTF-8, a newline, a backslash)
+/// never make a reject say it did what it did not, nor stop the rest: a
+/// reject of the whole turn and a restore of its start put back the other
+/// files and name each one left; a reject of only those is refused, with
+/// nothing written.
+#[test]
+fn names_mend_cannot_write_are_left_and_named() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let odd = d.join(std::ffi::OsStr::from_bytes(b"bad\xffname"));
+    std::fs::write(&odd, "orig\n").unwrap();
+    put(d, "keep", "k\n");
+    let turns = begin(d);
+    std::fs::write(&odd, "changed\n").unwrap();
+    put(d, "keep", "agent\n");
+    put(d, "nl\nname", "x\n");
+    put(d, "back\\slash", "q\n");
+    let left =
+        |l: &[mend_checkpoint::Left]| -> Vec<String> { l.iter().map(|l| l.path.clone()).collect() };
+    let names = vec![
+        "back\\slash".to_owned(),
+        "bad\u{fffd}name".to_owned(),
+        "nl\nname".to_owned(),
+    ];
+    let done = turns.reject(&Selection::default()).unwrap();
+    let rejected: Vec<&str> = done.rejected.iter().map(|a| a.path.as_str()).collect();
+    assert_eq!(rejected, ["keep"]);
+    assert_eq!(left(&done.left), names);
+    assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "k\n");
+    assert_eq!(std::fs::read_to_string(&odd).unwrap(), "changed\n");
+    let checkpoints = turns.checkpoints().list().unwrap().len();
+    let e = turns.reject(&Selection::default()).unwrap_err();
+    assert!(e.is_refusal() && e.to_string().contains("not UTF-8"), "{e}");
+    assert_eq!(turns.checkpoints().list().unwrap().len(), checkpoints);
+    put(d, "keep", "agent again\n");
+    let id = turns.status(false).unwrap().turn.start;
+    let restored = turns.checkpoints().restore(&id, false, false).unwrap();
+    assert_eq!(left(&restored.left), names);
+    assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "k\n");
+    assert_eq!(std::fs::read_to_string(d.join("nl\nname")).unwrap(), "x\n");
+}
