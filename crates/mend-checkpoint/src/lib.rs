@@ -216,6 +216,11 @@ pub struct Skipped {
     pub path: String,
     /// Why (`too large`, `nested repository`).
     pub reason: String,
+    /// For a file too large: its size and modification time then
+    /// (`size:seconds.nanoseconds`), so a later snapshot can tell whether
+    /// it changed without holding its bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<String>,
 }
 
 /// What a checkpoint would hold, found without writing one.
@@ -422,17 +427,20 @@ fn parse_skipped(value: &str) -> Skipped {
     struct Entry {
         path: String,
         reason: String,
+        stamp: Option<String>,
     }
     if let Ok(e) = serde_json::from_str::<Entry>(value) {
         return Skipped {
             path: e.path,
             reason: e.reason,
+            stamp: e.stamp,
         };
     }
     let (path, reason) = value.split_once(" (").unwrap_or((value, ""));
     Skipped {
         path: path.to_owned(),
         reason: reason.strip_suffix(')').unwrap_or(reason).to_owned(),
+        stamp: None,
     }
 }
 
@@ -625,7 +633,10 @@ impl Checkpoints {
         }
         for s in &skipped {
             // JSON, so any path and reason read back exactly.
-            let entry = serde_json::json!({ "path": s.path, "reason": s.reason });
+            let entry = match &s.stamp {
+                Some(st) => serde_json::json!({ "path": s.path, "reason": s.reason, "stamp": st }),
+                None => serde_json::json!({ "path": s.path, "reason": s.reason }),
+            };
             message.push_str(&format!("Mend-Skipped: {entry}\n"));
         }
         let sig = Signature::new("mend", "mend@localhost", &git2::Time::new(time, 0))

@@ -403,6 +403,7 @@ impl<'a> Ctx<'a> {
                     return Ok(Some(Err(Skipped {
                         path: shown(child_rel),
                         reason: "nested repository".into(),
+                        stamp: None,
                     })));
                 }
                 let dir = self.dir(child_rel, fd, &child_abs(), rules)?;
@@ -451,6 +452,10 @@ impl<'a> Ctx<'a> {
             return Ok(Some(Err(Skipped {
                 path: shown(rel),
                 reason: format!("too large ({} bytes)", stat.size),
+                stamp: Some(format!(
+                    "{}:{}.{:09}",
+                    stat.size, stat.mtime.0, stat.mtime.1
+                )),
             })));
         }
         let (rec, unchanged, key) = self.file(rel, stat, content)?;

@@ -7,7 +7,7 @@ use mend_core::report::Status;
 use mend_merge::hunks;
 use mend_workspace::{Base, Change, Lock};
 
-use super::changes::Entry;
+use super::changes::{Entry, LeftOut};
 use super::report::{Acted, TurnAccepted, TurnRejected, blob_id, fingerprints, version};
 use super::state::{Held, State};
 use super::{Now, Turns, state};
@@ -213,14 +213,9 @@ impl Turns {
             return Ok((acted, report, Vec::new()));
         }
         check_seen(&chosen, sel.seen.as_deref())?;
-        if let Some(e) = chosen.iter().find(|e| e.large.is_some()) {
-            return Err(refuse(format!(
-                "{} is too large to snapshot, so no checkpoint holds it and it cannot be put back; nothing was written. Leave it out, or move it yourself",
-                mend_core::text::escape_controls(&e.path)
-            )));
-        }
         let only: BTreeSet<String> = chosen
             .iter()
+            .filter(|e| !e.left_out.any())
             .flat_map(|e| e.paths().map(str::to_owned))
             .collect();
         let (base, start) = self.review_base(st)?;
@@ -229,9 +224,13 @@ impl Turns {
             skipped: &start.skipped,
             only: Some(&only),
         };
-        let (plan, changes, _) =
+        let (mut plan, changes, _) =
             self.cps
                 .prepare_scoped(&scope, (&now.tree, &now.skipped), false)?;
+        for e in chosen.iter().filter(|e| e.left_out.any()) {
+            plan.left
+                .insert(e.path.clone(), cannot_put_back(e.left_out, e.status));
+        }
         let acted: Vec<&&Entry> = chosen
             .iter()
             .filter(|e| !e.paths().any(|p| plan.left.contains_key(p)))
@@ -350,6 +349,23 @@ impl Turns {
         self.hold(&st)?;
         state::save(&dir, &st)?;
         Ok(TurnAccepted { accepted })
+    }
+}
+
+/// Why a file the snapshots left out cannot be rejected.
+fn cannot_put_back(l: LeftOut, status: Status) -> String {
+    match (l.repository, l.then, l.now) {
+        (false, None, Some(n)) if status == Status::Added => format!(
+            "it is {n} bytes, over the snapshot limit, so no checkpoint can save it for the undo; delete or move it yourself"
+        ),
+        (true, ..) => "it is a repository of its own, which checkpoints leave out, so a reject neither removes nor restores it".to_owned(),
+        (false, Some(n), _) => format!(
+            "at the turn's start it was {n} bytes, over the snapshot limit, so no checkpoint holds that content to put back"
+        ),
+        (false, None, n) => format!(
+            "it is {} bytes now, over the snapshot limit, so no checkpoint can save its current content for the undo; move it aside yourself, then reject it to put back its start",
+            n.unwrap_or_default()
+        ),
     }
 }
 

@@ -26,9 +26,26 @@ pub(crate) struct Entry {
     pub old: Option<Side>,
     /// What the worktree holds (`None`: nothing, or a folder).
     pub new: Option<Side>,
-    /// The file is too large to snapshot (now, or at the start): listed,
-    /// never diffed or put back.
-    pub large: Option<u64>,
+    /// Left out of the snapshots: listed, never diffed or put back.
+    pub left_out: LeftOut,
+}
+
+/// What the snapshots left out of an entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct LeftOut {
+    /// Its size at the start, when it was too large to snapshot then.
+    pub then: Option<u64>,
+    /// Its size now, when it is too large to snapshot now.
+    pub now: Option<u64>,
+    /// A repository of its own (never snapshotted).
+    pub repository: bool,
+}
+
+impl LeftOut {
+    /// Whether any side was left out.
+    pub(crate) fn any(self) -> bool {
+        self.then.is_some() || self.now.is_some() || self.repository
+    }
 }
 
 impl Entry {
@@ -54,7 +71,7 @@ pub(crate) fn between(
         deltas(repo, base, now, Some(&changed))?
     };
     folders_swapped(&mut out);
-    too_large(&mut out, skipped_then, skipped_now, base);
+    left_out(&mut out, skipped_then, skipped_now, base);
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
@@ -106,7 +123,7 @@ fn deltas(
             from,
             old: if status == Status::Added { None } else { old },
             new: if status == Status::Deleted { None } else { new },
-            large: None,
+            left_out: LeftOut::default(),
         });
     }
     Ok(out)
@@ -207,45 +224,98 @@ fn folders_swapped(out: &mut [Entry]) {
     }
 }
 
-/// Files too large to snapshot are in no tree: one too large now shows
-/// as deleted (or not at all, when it is new), and one too large at the
-/// start as added. Each is listed with its size instead, as `A` or `M`.
-fn too_large(
+/// Files too large to snapshot, and repositories of their own, are in no
+/// tree: one too large now shows as deleted (or not at all, when it is
+/// new), one too large at the start as added, and one too large at both
+/// not at all. Each is listed instead, with its sizes: `M` when its size
+/// or modification time differs from the start's, `A` or `D` when it
+/// appeared or went. A repository that appeared or went is `A` or `D`.
+fn left_out(
     out: &mut Vec<Entry>,
     skipped_then: &[Skipped],
     skipped_now: &[Skipped],
     base: &Tree<'_>,
 ) {
-    let large = |s: &[Skipped]| -> BTreeMap<String, u64> {
+    let large = |s: &'_ [Skipped]| -> BTreeMap<String, (u64, Option<String>)> {
         s.iter()
-            .filter_map(|s| Some((s.path.clone(), size_of_reason(&s.reason)?)))
+            .filter_map(|s| {
+                Some((
+                    s.path.clone(),
+                    (size_of_reason(&s.reason)?, s.stamp.clone()),
+                ))
+            })
             .collect()
     };
     let (then, now) = (large(skipped_then), large(skipped_now));
     for e in out.iter_mut() {
         if e.status == Status::Deleted && now.contains_key(&e.path) {
             e.status = Status::Modified;
-            e.large = now.get(&e.path).copied();
+            e.left_out.now = now.get(&e.path).map(|n| n.0);
         } else if e.status == Status::Added && then.contains_key(&e.path) {
             e.status = Status::Modified;
-            e.large = then.get(&e.path).copied();
+            e.left_out.then = then.get(&e.path).map(|t| t.0);
         }
     }
-    for (path, size) in &now {
-        let listed = out.iter().any(|e| e.path == *path);
-        let in_base = base.get_path(std::path::Path::new(path)).is_ok();
-        // Too large then and now: no snapshot holds either, so whether it
-        // changed is unknown; it is not listed.
-        if !listed && !in_base && !then.contains_key(path) {
-            out.push(Entry {
-                path: path.clone(),
-                status: Status::Added,
-                from: None,
-                old: None,
-                new: None,
-                large: Some(*size),
-            });
+    let listed: BTreeSet<String> = out.iter().map(|e| e.path.clone()).collect();
+    let in_base = |p: &str| base.get_path(std::path::Path::new(p)).is_ok();
+    let entry = |path: &str, status, left_out| Entry {
+        path: path.to_owned(),
+        status,
+        from: None,
+        old: None,
+        new: None,
+        left_out,
+    };
+    for (path, (size, stamp)) in &now {
+        if listed.contains(path) {
+            continue;
         }
+        let left_out = LeftOut {
+            now: Some(*size),
+            ..LeftOut::default()
+        };
+        match then.get(path) {
+            // Too large at both: changed when its size or time did.
+            Some((before, then_stamp)) => {
+                let same = *before == *size && (then_stamp.is_none() || then_stamp == stamp);
+                if !same {
+                    let left_out = LeftOut {
+                        then: Some(*before),
+                        ..left_out
+                    };
+                    out.push(entry(path, Status::Modified, left_out));
+                }
+            }
+            None if !in_base(path) => out.push(entry(path, Status::Added, left_out)),
+            None => {}
+        }
+    }
+    for (path, (size, _)) in &then {
+        // Gone since: no tree holds it, so no deletion was found.
+        if !now.contains_key(path) && !listed.contains(path) {
+            let left_out = LeftOut {
+                then: Some(*size),
+                ..LeftOut::default()
+            };
+            out.push(entry(path, Status::Deleted, left_out));
+        }
+    }
+    let repos = |s: &[Skipped]| -> BTreeSet<String> {
+        s.iter()
+            .filter(|s| s.reason == "nested repository")
+            .map(|s| s.path.clone())
+            .collect()
+    };
+    let (then, now) = (repos(skipped_then), repos(skipped_now));
+    let repository = LeftOut {
+        repository: true,
+        ..LeftOut::default()
+    };
+    for path in now.difference(&then) {
+        out.push(entry(path, Status::Added, repository));
+    }
+    for path in then.difference(&now) {
+        out.push(entry(path, Status::Deleted, repository));
     }
 }
 

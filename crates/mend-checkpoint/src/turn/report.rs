@@ -71,7 +71,8 @@ pub struct TurnFile {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
     /// For `T`, what it was and is: `file → link`, `file → folder`,
-    /// `file → executable file`, ….
+    /// `file → executable file`, …; for a repository of its own that
+    /// appeared or went, `repository, not snapshotted`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
     /// Bytes now (for a deletion, at the start).
@@ -81,8 +82,9 @@ pub struct TurnFile {
     pub size_before: Option<u64>,
     /// Not text (a NUL byte, or not UTF-8): listed without a diff.
     pub binary: bool,
-    /// Over the diff limit, or too large to snapshot: listed without a
-    /// diff (one too large to snapshot cannot be rejected).
+    /// Over the diff limit, or too large to snapshot (then or now):
+    /// listed without a diff (one too large to snapshot cannot be
+    /// rejected).
     pub large: bool,
     /// How many hunks its diff has (0 without a text diff).
     pub hunks: usize,
@@ -308,7 +310,7 @@ fn texts(e: &Entry, old: &Loaded, new: &Loaded) -> Option<(String, String)> {
 }
 
 fn text_of<'l>(e: &Entry, old: &'l Loaded, new: &'l Loaded) -> Option<(&'l str, &'l str)> {
-    if e.large.is_some() || (e.old.is_none() && e.new.is_none()) {
+    if e.left_out.any() || (e.old.is_none() && e.new.is_none()) {
         return None;
     }
     let text = |present: bool, l: &'l Loaded| match present {
@@ -321,16 +323,22 @@ fn text_of<'l>(e: &Entry, old: &'l Loaded, new: &'l Loaded) -> Option<(&'l str, 
 /// An entry as `status` lists it, from its sides.
 fn file(e: &Entry, old: &Loaded, new: &Loaded) -> TurnFile {
     let hunks = text_of(e, old, new).map_or(0, |(a, b)| hunks::count(a, b));
-    let (before, now) = (old.size, new.size);
-    let large = e.large.is_some() || now.or(before).is_some_and(|s| s > super::DIFF_LIMIT);
+    let before = e.left_out.then.or(old.size);
+    let now = e.left_out.now.or(new.size);
+    let large = e.left_out.then.is_some()
+        || e.left_out.now.is_some()
+        || now.or(before).is_some_and(|s| s > super::DIFF_LIMIT);
     let binary = !large && (old.binary || new.binary);
     TurnFile {
         path: e.path.clone(),
         status: e.status,
         from: e.from.clone(),
-        change: (e.status == Status::TypeChanged)
-            .then(|| format!("{} → {}", kind(e.old), kind(e.new))),
-        size: e.large.or(now).or(before),
+        change: if e.left_out.repository {
+            Some("repository, not snapshotted".to_owned())
+        } else {
+            (e.status == Status::TypeChanged).then(|| format!("{} → {}", kind(e.old), kind(e.new)))
+        },
+        size: now.or(before),
         size_before: before.filter(|b| now.is_some_and(|n| n != *b)),
         binary,
         large,
@@ -342,13 +350,17 @@ fn file(e: &Entry, old: &Loaded, new: &Loaded) -> TurnFile {
 /// An entry's version: what its two sides are.
 pub(super) fn version(e: &Entry) -> String {
     let side = |s: Option<Side>| s.map_or("-".to_owned(), |(o, m)| format!("{o}:{m:o}"));
-    let text = format!(
+    let mut text = format!(
         "{}>{}>{}>{}",
         e.from.as_deref().unwrap_or(""),
         side(e.old),
         e.path,
         side(e.new)
     );
+    // No tree holds a side left out: its sizes stand for it.
+    if e.left_out.any() {
+        text.push_str(&format!(">{:?}", e.left_out));
+    }
     mend_workspace::ContentHash::of(text.as_bytes()).short(12)
 }
 

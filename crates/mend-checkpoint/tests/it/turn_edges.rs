@@ -179,3 +179,68 @@ fn names_mend_cannot_write_are_left_and_named() {
     assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "k\n");
     assert_eq!(std::fs::read_to_string(d.join("nl\nname")).unwrap(), "x\n");
 }
+
+/// Files too large to snapshot, at the start or now, are listed with
+/// their sizes (`M` by size and time when too large at both), and so is
+/// a repository made during the turn; a reject of each says what cannot
+/// be done and why, writes nothing, and does not stop the rest.
+#[test]
+fn what_the_snapshots_leave_out_is_listed_and_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let limit = mend_checkpoint::DEFAULT_MAX_FILE_BYTES as usize;
+    let large = |c: u8, extra: usize| vec![c; limit + 1 + extra];
+    put(d, "big", large(b'a', 0));
+    put(d, "gone", large(b'b', 0));
+    put(d, "s", "small\n");
+    put(d, "plain", "p\n");
+    let turns = begin(d);
+    put(d, "big", large(b'a', 5));
+    std::fs::remove_file(d.join("gone")).unwrap();
+    put(d, "s", large(b'c', 0));
+    put(d, "new", large(b'd', 0));
+    put(d, "sub/.git/HEAD", "ref: refs/heads/main\n");
+    put(d, "sub/n", "n\n");
+    put(d, "plain", "agent\n");
+    let status = turns.status(false).unwrap();
+    let got: Vec<String> = status
+        .files
+        .iter()
+        .map(|f| {
+            let note = f.change.clone().unwrap_or_default();
+            format!(
+                "{} {} {:?} {:?} {note}",
+                f.status, f.path, f.size_before, f.size
+            )
+        })
+        .collect();
+    let (n, b) = (limit as u64 + 1, limit as u64 + 6);
+    assert_eq!(
+        got,
+        [
+            format!("M big Some({n}) Some({b}) "),
+            format!("D gone None Some({n}) "),
+            format!("A new None Some({n}) "),
+            "M plain Some(2) Some(6) ".to_owned(),
+            format!("M s Some(6) Some({n}) "),
+            "A sub None None repository, not snapshotted".to_owned(),
+        ]
+    );
+    let done = turns.reject(&Selection::default()).unwrap();
+    assert_eq!(done.rejected.len(), 1);
+    assert_eq!(std::fs::read_to_string(d.join("plain")).unwrap(), "p\n");
+    let why: Vec<(String, String)> = done
+        .left
+        .iter()
+        .map(|l| (l.path.clone(), l.reason.clone()))
+        .collect();
+    let has = |p: &str, words: &str| why.iter().any(|(path, r)| path == p && r.contains(words));
+    assert!(has("big", "at the turn's start it was"), "{why:?}");
+    assert!(has("gone", "no checkpoint holds that content"), "{why:?}");
+    assert!(has("s", "save its current content for the undo"), "{why:?}");
+    assert!(has("new", "delete or move it yourself"), "{why:?}");
+    assert!(has("sub", "repository of its own"), "{why:?}");
+    assert_eq!(std::fs::read(d.join("s")).unwrap(), large(b'c', 0));
+    let e = turns.reject(&whole("s", None)).unwrap_err();
+    assert!(e.to_string().contains("for the undo"), "{e}");
+}
