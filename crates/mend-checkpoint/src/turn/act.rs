@@ -224,9 +224,10 @@ impl Turns {
             skipped: &start.skipped,
             only: Some(&only),
         };
-        let (mut plan, changes, _) =
-            self.cps
-                .prepare_scoped(&scope, (&now.tree, &now.skipped), false)?;
+        let (mut plan, changes, _) = self
+            .cps
+            .prepare_scoped(&scope, (&now.tree, &now.skipped), false)
+            .map_err(unheld)?;
         for e in chosen.iter().filter(|e| e.left_out.any()) {
             plan.left
                 .insert(e.path.clone(), cannot_put_back(e.left_out, e.status));
@@ -352,8 +353,27 @@ impl Turns {
     }
 }
 
+/// A reject that would overwrite or delete bytes no checkpoint holds,
+/// worded for `turn reject`, which has no `--force`.
+fn unheld(e: Error) -> Error {
+    match e {
+        Error::Unheld { paths } => refuse(format!(
+            "rejecting would overwrite or delete a file whose content now is in no checkpoint (ignored, or too large to snapshot): {}; nothing was written. Move it aside yourself, or leave it out of the reject",
+            paths
+                .iter()
+                .map(|p| mend_core::text::escape_controls(p).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        other => other,
+    }
+}
+
 /// Why a file the snapshots left out cannot be rejected.
 fn cannot_put_back(l: LeftOut, status: Status) -> String {
+    if l.ignored.is_some() {
+        return "it became ignored during the turn, so no checkpoint holds its content now for the undo; stop ignoring it, or move it aside yourself, then reject it".to_owned();
+    }
     match (l.repository, l.then, l.now) {
         (false, None, Some(n)) if status == Status::Added => format!(
             "it is {n} bytes, over the snapshot limit, so no checkpoint can save it for the undo; delete or move it yourself"

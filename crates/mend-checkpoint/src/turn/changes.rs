@@ -39,12 +39,34 @@ pub(crate) struct LeftOut {
     pub now: Option<u64>,
     /// A repository of its own (never snapshotted).
     pub repository: bool,
+    /// Its size now, when it is still there but ignored now, so the
+    /// snapshot left it out.
+    pub ignored: Option<u64>,
 }
 
 impl LeftOut {
     /// Whether any side was left out.
     pub(crate) fn any(self) -> bool {
-        self.then.is_some() || self.now.is_some() || self.repository
+        self.then.is_some() || self.now.is_some() || self.repository || self.ignored.is_some()
+    }
+}
+
+/// A file that shows as deleted but is still in the worktree as a file
+/// or link was left out of the snapshot now: it became ignored during
+/// the turn. It is listed as `M`, with its size now.
+pub(crate) fn became_ignored(out: &mut [Entry], root: &std::path::Path) {
+    for e in out.iter_mut() {
+        if e.status != Status::Deleted || e.left_out.any() {
+            continue;
+        }
+        let meta = root.join(&e.path).symlink_metadata();
+        if let Some(m) = meta
+            .ok()
+            .filter(|m| m.is_file() || m.file_type().is_symlink())
+        {
+            e.status = Status::Modified;
+            e.left_out.ignored = Some(m.len());
+        }
     }
 }
 

@@ -314,13 +314,15 @@ impl Turns {
     /// The changes from the review base to `now`.
     fn entries(&self, st: &State, now: &Now<'_>) -> Result<Vec<Entry>, Error> {
         let (base, start) = self.review_base(st)?;
-        changes::between(
+        let mut entries = changes::between(
             &self.cps.repo,
             &base,
             &now.tree,
             &start.skipped,
             &now.skipped,
-        )
+        )?;
+        changes::became_ignored(&mut entries, self.cps.root());
+        Ok(entries)
     }
 
     /// Ignored files (none that HEAD tracks) modified since `since`.

@@ -324,7 +324,7 @@ fn text_of<'l>(e: &Entry, old: &'l Loaded, new: &'l Loaded) -> Option<(&'l str, 
 fn file(e: &Entry, old: &Loaded, new: &Loaded) -> TurnFile {
     let hunks = text_of(e, old, new).map_or(0, |(a, b)| hunks::count(a, b));
     let before = e.left_out.then.or(old.size);
-    let now = e.left_out.now.or(new.size);
+    let now = e.left_out.now.or(e.left_out.ignored).or(new.size);
     let large = e.left_out.then.is_some()
         || e.left_out.now.is_some()
         || now.or(before).is_some_and(|s| s > super::DIFF_LIMIT);
@@ -335,6 +335,8 @@ fn file(e: &Entry, old: &Loaded, new: &Loaded) -> TurnFile {
         from: e.from.clone(),
         change: if e.left_out.repository {
             Some("repository, not snapshotted".to_owned())
+        } else if e.left_out.ignored.is_some() {
+            Some("ignored now, so its content now is not snapshotted".to_owned())
         } else {
             (e.status == Status::TypeChanged).then(|| format!("{} → {}", kind(e.old), kind(e.new)))
         },

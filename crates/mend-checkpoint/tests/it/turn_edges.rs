@@ -244,3 +244,34 @@ fn what_the_snapshots_leave_out_is_listed_and_explained() {
     let e = turns.reject(&whole("s", None)).unwrap_err();
     assert!(e.to_string().contains("for the undo"), "{e}");
 }
+
+/// A file that becomes ignored during the turn while it is still there
+/// is `M`, not `D`; a reject leaves it, saying why (no `--force` hint),
+/// and once it is no longer ignored the reject puts it back.
+#[test]
+fn a_file_that_became_ignored_is_modified_not_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "a", "a\n");
+    put(d, "notes.txt", "my notes\n");
+    let turns = begin(d);
+    put(d, ".gitignore", "notes.txt\n");
+    put(d, "notes.txt", "agent overwrote\n");
+    let status = turns.status(false).unwrap();
+    let notes = status.files.iter().find(|f| f.path == "notes.txt").unwrap();
+    assert_eq!(notes.status.to_string(), "M");
+    assert_eq!(notes.size, Some(16));
+    let e = turns.reject(&whole("notes.txt", None)).unwrap_err();
+    assert!(e.to_string().contains("became ignored"), "{e}");
+    assert!(!e.to_string().contains("--force"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.txt")).unwrap(),
+        "agent overwrote\n"
+    );
+    turns.reject(&whole(".gitignore", None)).unwrap();
+    turns.reject(&whole("notes.txt", None)).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.txt")).unwrap(),
+        "my notes\n"
+    );
+}
