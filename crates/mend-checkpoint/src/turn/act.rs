@@ -103,8 +103,8 @@ impl Turns {
             }
             return match sel.hunks.iter().find(|k| **k == 0 || **k > now.len()) {
                 Some(k) => Err(refuse(format!(
-                    "{path} has {} hunks; there is no hunk {k}",
-                    now.len()
+                    "{path} has {}; there is no hunk {k}",
+                    count(now.len())
                 ))),
                 None => Ok(sel.hunks.clone()),
             };
@@ -118,8 +118,8 @@ impl Turns {
         for k in &sel.hunks {
             let Some(fp) = k.checked_sub(1).and_then(|i| shown.get(i)) else {
                 return Err(refuse(format!(
-                    "the last diff of {path} showed {} hunks; there is no hunk {k}",
-                    shown.len()
+                    "the last diff of {path} showed {}; there is no hunk {k}",
+                    count(shown.len())
                 )));
             };
             match now.iter().position(|n| n == fp) {
@@ -144,9 +144,10 @@ impl Turns {
         };
         let path = mend_core::text::escape_controls(&e.path);
         match (e.old, e.new, self.texts(e)?) {
-            (Some(_), Some(_), Some((old, new))) => Ok((e, old, new)),
+            // An added or deleted text file is one hunk: the whole file.
+            (o, n, Some((old, new))) if o.is_some() || n.is_some() => Ok((e, old, new)),
             _ => Err(refuse(format!(
-                "{path} ({}) has no hunks to pick: it is added, deleted, binary, large or of another type; act on the whole file (without --hunk)",
+                "{path} ({}) has no hunks to pick: it is binary, large or of another type; act on the whole file (without --hunk)",
                 e.status
             ))),
         }
@@ -208,11 +209,17 @@ impl Turns {
                 "nothing changed in this turn; there is nothing to reject",
             ));
         }
-        if !sel.hunks.is_empty() {
-            let (acted, report) = self.reject_hunks(lock, st, &chosen, sel)?;
-            return Ok((acted, report, Vec::new()));
+        if sel.hunks.is_empty() {
+            check_seen(&chosen, sel.seen.as_deref())?;
+        } else {
+            let (e, old, new) = self.hunk_file(&chosen)?;
+            if e.old.is_some() && e.new.is_some() {
+                let (acted, report) = self.reject_hunks(lock, st, &chosen, sel)?;
+                return Ok((acted, report, Vec::new()));
+            }
+            // An added or deleted file's one hunk is the whole file.
+            self.hunk_numbers(st, e, sel, (&old, &new))?;
         }
-        check_seen(&chosen, sel.seen.as_deref())?;
         let only: BTreeSet<String> = chosen
             .iter()
             .filter(|e| !e.left_out.any())
@@ -279,7 +286,7 @@ impl Turns {
             vec![Acted {
                 path: e.path.clone(),
                 status: e.status,
-                hunks: sel.hunks.clone(),
+                hunks: picked(sel),
             }],
             vec![FileChange {
                 path: e.path.clone(),
@@ -323,15 +330,20 @@ impl Turns {
         } else {
             let (e, old, new) = self.hunk_file(&chosen)?;
             let numbers = self.hunk_numbers(&st, e, sel, (&old, &new))?;
-            let partial = hunks::with_hunks(&old, &new, &|k| numbers.contains(&k));
-            let oid = self
-                .cps
-                .repo
-                .blob(partial.as_bytes())
-                .map_err(git("storing what was accepted"))?;
-            // Hunks carry lines, not modes: the mode stays the base's.
-            let mode = e.old.map_or(0o100644, |o| o.1);
-            st.accepted.insert(e.path.clone(), held(Some((oid, mode))));
+            let taken = if e.old.is_none() || e.new.is_none() {
+                // An added or deleted file's one hunk is the whole file.
+                e.new
+            } else {
+                let partial = hunks::with_hunks(&old, &new, &|k| numbers.contains(&k));
+                let oid = self
+                    .cps
+                    .repo
+                    .blob(partial.as_bytes())
+                    .map_err(git("storing what was accepted"))?;
+                // Hunks carry lines, not modes: the mode stays the base's.
+                Some((oid, e.old.map_or(0o100644, |o| o.1)))
+            };
+            st.accepted.insert(e.path.clone(), held(taken));
             // Accepting hunks of a renamed file accepts the rename.
             if let Some(from) = &e.from {
                 st.accepted.insert(from.clone(), None);
@@ -339,7 +351,7 @@ impl Turns {
             accepted.push(Acted {
                 path: e.path.clone(),
                 status: e.status,
-                hunks: sel.hunks.clone(),
+                hunks: picked(sel),
             });
         }
         for a in &accepted {
@@ -387,6 +399,19 @@ fn cannot_put_back(l: LeftOut, status: Status) -> String {
             n.unwrap_or_default()
         ),
     }
+}
+
+/// The hunks a selection names, each once, in order.
+fn picked(sel: &Selection) -> Vec<usize> {
+    let mut out = sel.hunks.clone();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `1 hunk`, `2 hunks`.
+fn count(n: usize) -> String {
+    format!("{n} hunk{}", if n == 1 { "" } else { "s" })
 }
 
 fn whole(e: &Entry) -> Acted {

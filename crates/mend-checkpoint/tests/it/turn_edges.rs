@@ -275,3 +275,33 @@ fn a_file_that_became_ignored_is_modified_not_deleted() {
         "my notes\n"
     );
 }
+
+/// An added or deleted text file's one hunk, as `diff` numbers it, is
+/// the whole file: `--hunk 1` rejects or accepts it; a hunk named twice
+/// is acted on once, and counts are worded in the singular.
+#[test]
+fn the_one_hunk_of_an_added_or_deleted_file_is_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "old", "old\n");
+    let turns = begin(d);
+    put(d, "new", "one\ntwo\n");
+    std::fs::remove_file(d.join("old")).unwrap();
+    let diff = turns.diff(&[]).unwrap();
+    assert!(diff.files.iter().all(|f| f.file.hunks == 1));
+    let hunks = |path: &str, hunks: Vec<usize>| Selection {
+        paths: vec![path.into()],
+        hunks,
+        seen: None,
+    };
+    let e = turns.reject(&hunks("new", vec![2])).unwrap_err();
+    assert!(e.to_string().contains("showed 1 hunk;"), "{e}");
+    // Said as the whole file it is.
+    let done = turns.reject(&hunks("new", vec![1])).unwrap();
+    assert!(done.rejected[0].hunks.is_empty());
+    assert!(!d.join("new").exists());
+    let accepted = turns.accept(&hunks("old", vec![1, 1])).unwrap();
+    assert_eq!(accepted.accepted[0].hunks, [1]);
+    assert!(!d.join("old").exists());
+    assert!(turns.status(false).unwrap().files.is_empty());
+}
