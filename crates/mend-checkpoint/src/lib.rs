@@ -996,10 +996,26 @@ impl Checkpoints {
         Ok((named, unnamed))
     }
 
-    /// Deletes a checkpoint's ref (its objects go at git's next gc).
+    /// Deletes a checkpoint's ref (its objects go at git's next gc). The
+    /// open turn's start is refused: the turn compares with it.
     pub fn drop(&self, id: &str) -> Result<Checkpoint, Error> {
         let _lock = self.lock()?;
+        let cp = self.get(id)?;
+        if self.open_turn_start().as_deref() == Some(cp.commit.as_str()) {
+            return Err(Error::TurnRefused(format!(
+                "checkpoint {} is the start of the open turn, which compares with it; `mend turn end` closes the turn, then it can be dropped",
+                cp.id
+            )));
+        }
         self.drop_ref(id)
+    }
+
+    /// The commit of the open turn's start, which `drop`, `gc` and a
+    /// restore's pruning keep (none when no turn is open or its state is
+    /// unreadable).
+    pub(crate) fn open_turn_start(&self) -> Option<String> {
+        let dir = self.ws.private_dir().ok()?;
+        Some(turn::state::load(&dir).ok()??.commit)
     }
 
     /// [`Checkpoints::drop`] under a lock the caller holds.
@@ -1035,7 +1051,11 @@ impl Checkpoints {
         let _lock = self.lock()?;
         let now = now();
         let mut dropped = Vec::new();
+        let start = self.open_turn_start();
         for (k, c) in self.list()?.into_iter().enumerate() {
+            if start.as_deref() == Some(c.commit.as_str()) {
+                continue;
+            }
             let too_many = keep.is_some_and(|n| k >= n);
             // Saturating: an age limit past i64 seconds keeps everything.
             let too_old = older_than.is_some_and(|d| {

@@ -330,7 +330,11 @@ impl Checkpoints {
         safety: &Checkpoint,
     ) -> Result<Vec<Checkpoint>, Error> {
         let mut pruned = Vec::new();
+        let start = self.open_turn_start();
         for c in self.list()? {
+            if start.as_deref() == Some(c.commit.as_str()) {
+                continue;
+            }
             if c.time >= target.time
                 && c.id != target.id
                 && c.id != safety.id

@@ -305,3 +305,26 @@ fn the_one_hunk_of_an_added_or_deleted_file_is_the_file() {
     assert!(!d.join("old").exists());
     assert!(turns.status(false).unwrap().files.is_empty());
 }
+
+/// The open turn's start is kept: `drop` refuses it, `gc` passes it by;
+/// once the turn ends, it can be dropped.
+#[test]
+fn the_open_turns_start_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "f", "start\n");
+    let turns = begin(d);
+    let start = turns.status(false).unwrap().turn.start;
+    let cps = turns.checkpoints();
+    let e = cps.drop(&start).unwrap_err();
+    assert!(
+        e.is_refusal() && e.to_string().contains("mend turn end"),
+        "{e}"
+    );
+    cps.gc(Some(0), None).unwrap();
+    assert!(cps.get(&start).is_ok());
+    put(d, "f", "changed\n");
+    assert_eq!(turns.status(false).unwrap().files.len(), 1);
+    turns.end().unwrap();
+    cps.drop(&start).unwrap();
+}
