@@ -1031,7 +1031,8 @@ impl Checkpoints {
     }
 
     /// Drops all but the newest `keep` checkpoints and those older than
-    /// `older_than`, then frees what no checkpoint holds any more.
+    /// `older_than`, then frees what no checkpoint holds any more. The
+    /// open turn's start is kept.
     pub fn gc(
         &self,
         keep: Option<usize>,

@@ -341,7 +341,10 @@ impl State {
             return Action::Nothing;
         };
         if seen.shown.hunks.is_empty() {
-            self.message = Some(format!("{} has no hunks to pick", seen.path));
+            self.message = Some(format!(
+                "{} has no hunks to pick; p and x act on the whole file",
+                seen.path
+            ));
             return Action::Nothing;
         }
         if !self.hunk_in_view() {
@@ -675,7 +678,10 @@ mod tests {
         let mut s = state();
         s.show(Shown::new("", "", None), false);
         assert_eq!(update(&mut s, Key::Char('a')), Action::Nothing);
-        assert_eq!(s.message.as_deref(), Some("a.txt has no hunks to pick"));
+        assert_eq!(
+            s.message.as_deref(),
+            Some("a.txt has no hunks to pick; p and x act on the whole file")
+        );
         let note = "line\n".repeat(30);
         s.show(Shown::new(&note, DIFF, Some(0)), false);
         assert_eq!(s.scroll, 0);
