@@ -28,6 +28,10 @@ pub struct Selection {
     pub seen: Option<String>,
 }
 
+/// What a reject did: the files acted on, the changes written, and the
+/// files left with why.
+type Done = (Vec<Acted>, Vec<FileChange>, Vec<Left>);
+
 fn refuse(message: impl Into<String>) -> Error {
     Error::TurnRefused(message.into())
 }
@@ -197,7 +201,7 @@ impl Turns {
         safety: &Checkpoint,
         paths: &[String],
         sel: &Selection,
-    ) -> Result<(Vec<Acted>, Vec<FileChange>, Vec<Left>), Error> {
+    ) -> Result<Done, Error> {
         let now = Now {
             tree: self.cps.tree_of(safety)?,
             skipped: safety.skipped.clone(),
