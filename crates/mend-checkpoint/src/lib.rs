@@ -420,6 +420,15 @@ fn trailer(message: &str, key: &str) -> Option<String> {
     trailers(message, key).into_iter().next()
 }
 
+/// A skipped file as its trailer holds it: JSON, so any path and reason
+/// read back exactly.
+fn skipped_trailer(s: &Skipped) -> serde_json::Value {
+    match &s.stamp {
+        Some(st) => serde_json::json!({ "path": s.path, "reason": s.reason, "stamp": st }),
+        None => serde_json::json!({ "path": s.path, "reason": s.reason }),
+    }
+}
+
 /// A skipped file from its trailer: JSON, or the `path (reason)` form of
 /// checkpoints made before, split at the first ` (`.
 fn parse_skipped(value: &str) -> Skipped {
@@ -632,12 +641,7 @@ impl Checkpoints {
             message.push_str(&format!("Mend-Previous: {}\n", p.id()));
         }
         for s in &skipped {
-            // JSON, so any path and reason read back exactly.
-            let entry = match &s.stamp {
-                Some(st) => serde_json::json!({ "path": s.path, "reason": s.reason, "stamp": st }),
-                None => serde_json::json!({ "path": s.path, "reason": s.reason }),
-            };
-            message.push_str(&format!("Mend-Skipped: {entry}\n"));
+            message.push_str(&format!("Mend-Skipped: {}\n", skipped_trailer(s)));
         }
         let sig = Signature::new("mend", "mend@localhost", &git2::Time::new(time, 0))
             .map_err(git("making the signature"))?;

@@ -322,6 +322,12 @@ fn left_out(
             out.push(entry(path, Status::Deleted, left_out));
         }
     }
+    repositories(out, skipped_then, skipped_now);
+}
+
+/// Repositories of their own that appeared or went during the turn, as
+/// `A` or `D` (one there at both ends is not looked into).
+fn repositories(out: &mut Vec<Entry>, skipped_then: &[Skipped], skipped_now: &[Skipped]) {
     let repos = |s: &[Skipped]| -> BTreeSet<String> {
         s.iter()
             .filter(|s| s.reason == "nested repository")
@@ -333,12 +339,16 @@ fn left_out(
         repository: true,
         ..LeftOut::default()
     };
-    for path in now.difference(&then) {
-        out.push(entry(path, Status::Added, repository));
-    }
-    for path in then.difference(&now) {
-        out.push(entry(path, Status::Deleted, repository));
-    }
+    let entry = |path: &String, status| Entry {
+        path: path.clone(),
+        status,
+        from: None,
+        old: None,
+        new: None,
+        left_out: repository,
+    };
+    out.extend(now.difference(&then).map(|p| entry(p, Status::Added)));
+    out.extend(then.difference(&now).map(|p| entry(p, Status::Deleted)));
 }
 
 /// The size in a snapshot's `too large (N bytes)` reason.

@@ -22,6 +22,13 @@ fn whole(path: &str, seen: Option<String>) -> Selection {
     }
 }
 
+fn hunks(path: &str, hunks: Vec<usize>) -> Selection {
+    Selection {
+        hunks,
+        ..whole(path, None)
+    }
+}
+
 /// A whole-file reject or accept given the version `status` showed is
 /// refused, writing nothing, once the file changed since; at the version
 /// it is now, it goes ahead.
@@ -289,11 +296,6 @@ fn the_one_hunk_of_an_added_or_deleted_file_is_the_file() {
     std::fs::remove_file(d.join("old")).unwrap();
     let diff = turns.diff(&[]).unwrap();
     assert!(diff.files.iter().all(|f| f.file.hunks == 1));
-    let hunks = |path: &str, hunks: Vec<usize>| Selection {
-        paths: vec![path.into()],
-        hunks,
-        seen: None,
-    };
     let e = turns.reject(&hunks("new", vec![2])).unwrap_err();
     assert!(e.to_string().contains("showed 1 hunk;"), "{e}");
     // Said as the whole file it is.
