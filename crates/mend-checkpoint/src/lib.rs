@@ -308,6 +308,7 @@ pub struct Restored {
     /// Files that differ but were left as they are, each with why: a
     /// name that is not UTF-8, or one with a control character or a
     /// backslash, which mend's paths cannot carry.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left: Vec<Left>,
 }
 

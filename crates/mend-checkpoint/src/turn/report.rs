@@ -163,6 +163,7 @@ pub struct TurnRejected {
     pub changes: Vec<FileChange>,
     /// Files of the selection left as they are, each with why (a name
     /// mend's paths cannot carry).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left: Vec<crate::Left>,
 }
 
