@@ -170,6 +170,8 @@ impl Error {
                 | Error::TurnRefused(_)
                 | Error::UnsafeRoot { .. }
                 | Error::TooManyFiles { .. }
+                | Error::Unheld { .. }
+                | Error::LinkedFolder { .. }
         )
     }
 

@@ -327,3 +327,32 @@ fn max_files_refuses_a_first_checkpoint_over_it() {
     let out = run_mend(d, &["checkpoint", "create", "--max-files", "100"], None);
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A restore that would overwrite bytes no checkpoint holds (a file
+/// ignored since) is a refusal like any other: exit 1, nothing changed,
+/// and `--force` copies the file aside and goes on.
+#[test]
+fn a_restore_over_unheld_bytes_is_refused_with_exit_1() {
+    let dir = repo();
+    let root = dir.path();
+    std::fs::write(root.join(".env"), "KEY=old\n").unwrap();
+    let out = run_mend(root, &["checkpoint", "create", "--json"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = v["id"].as_str().unwrap().to_owned();
+    std::fs::write(root.join(".gitignore"), ".env\n").unwrap();
+    std::fs::write(root.join(".env"), "KEY=secret\n").unwrap();
+    let out = run_mend(root, &["checkpoint", "restore", &id], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("in no checkpoint"), "{err}");
+    assert_eq!(std::fs::read(root.join(".env")).unwrap(), b"KEY=secret\n");
+    let out = run_mend(root, &["checkpoint", "restore", &id, "--force"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(root.join(".env")).unwrap(), b"KEY=old\n");
+}
