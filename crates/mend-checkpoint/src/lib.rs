@@ -43,11 +43,13 @@
 
 mod guard;
 mod ignore_then;
+mod narrowed;
 mod prune;
 mod restore;
 mod snapshot;
 pub mod turn;
 
+pub use narrowed::{Created, FullReason, Hint, Scan, StateId};
 pub use prune::Pruned;
 pub use restore::RestoreOptions;
 use snapshot::state::StateFile;
@@ -336,6 +338,9 @@ pub struct Checkpoints {
     private: mend_workspace::PrivateDir,
     shadow: bool,
     opts: OpenOptions,
+    /// The state this process saved last, kept to narrow the next
+    /// snapshot (see `narrowed.rs`).
+    held: std::sync::Mutex<Option<narrowed::Held>>,
 }
 
 /// The shadow repository `.mend/shadow.git` (made on first use), checked
@@ -555,6 +560,7 @@ impl Checkpoints {
             private,
             shadow: shadow.is_some(),
             opts: *opts,
+            held: std::sync::Mutex::new(None),
         })
     }
 
@@ -604,12 +610,21 @@ impl Checkpoints {
     /// (an apply checkpointing before it writes).
     pub fn create_locked(
         &self,
-        _lock: &mend_workspace::Lock,
+        lock: &mend_workspace::Lock,
         opts: &CreateOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
-        let mut snap = self.walk(opts.max_file_bytes, progress)?;
-        let skipped = std::mem::take(&mut snap.skipped);
+        Ok(self.create_hinted(lock, opts, None, progress)?.checkpoint)
+    }
+
+    /// Commits a snapshot as a checkpoint with its ref, then saves the
+    /// snapshot's state; whether it was saved.
+    fn commit_snapshot(
+        &self,
+        snap: &mut snapshot::Snapshot,
+        opts: &CreateOptions,
+    ) -> Result<(Checkpoint, bool), Error> {
+        let skipped = snap.skipped.clone();
         let tree = self
             .repo
             .find_tree(snap.tree)
@@ -660,15 +675,12 @@ impl Checkpoints {
         // Saved only now that a ref holds every object it names. It is a
         // cache: if it cannot be saved, the next snapshot hashes more, and
         // is still right.
-        if self
-            .state
-            .save(&mut snap.state, &snap.changes, oid)
-            .is_err()
-        {
+        let saved = self.state.save(&mut snap.state, &snap.changes, oid).is_ok();
+        if !saved {
             // An older state would name an older checkpoint as the newest.
             let _ = self.state.remove();
         }
-        Ok(Checkpoint {
+        let checkpoint = Checkpoint {
             id,
             commit: oid.to_string(),
             label: opts.label.clone(),
@@ -676,7 +688,8 @@ impl Checkpoints {
             time,
             head,
             skipped,
-        })
+        };
+        Ok((checkpoint, saved))
     }
 
     /// What [`Checkpoints::create`] would snapshot, without writing a
@@ -696,6 +709,17 @@ impl Checkpoints {
         max_file_bytes: u64,
         progress: &mut dyn FnMut(usize),
     ) -> Result<snapshot::Snapshot, Error> {
+        self.walk_from(None, max_file_bytes, progress)
+    }
+
+    /// [`Checkpoints::walk`] from `held`, the state file's content when
+    /// this process holds it already.
+    fn walk_from(
+        &self,
+        held: Option<snapshot::state::State>,
+        max_file_bytes: u64,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<snapshot::Snapshot, Error> {
         let state = &self.state;
         let seen = std::sync::atomic::AtomicUsize::new(0);
         let gitdir = self.repo.path().to_path_buf();
@@ -709,7 +733,7 @@ impl Checkpoints {
             s.spawn(move || {
                 let run = || {
                     let repo = Repository::open(gitdir).map_err(git("opening the repository"))?;
-                    let prev = state.load();
+                    let prev = held.unwrap_or_else(|| state.load());
                     // Objects the state names may be pruned once no ref
                     // holds them.
                     let held = prev

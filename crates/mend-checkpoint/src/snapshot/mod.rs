@@ -32,6 +32,7 @@
 //! again without its stat data changing, so it is marked and hashed again
 //! next time, as git does with racily clean index entries.
 
+pub(crate) mod narrow;
 mod objects;
 pub(crate) mod pack;
 mod rules;
@@ -628,38 +629,9 @@ impl<'a> Trees<'_, 'a> {
         self.skipped.extend(listing.skipped);
         let mut entries: Vec<TreeEntry<'a>> = Vec::with_capacity(listing.items.len());
         for item in listing.items {
-            match item {
-                Item::File {
-                    rel: path,
-                    name_len,
-                    mode,
-                    rec,
-                    unchanged,
-                } => {
-                    same &= unchanged;
-                    let name = match &path {
-                        PathOf::Known(p) => Cow::Borrowed(&p[p.len() - name_len..]),
-                        PathOf::New(p) => Cow::Owned(p[p.len() - name_len..].to_vec()),
-                    };
-                    entries.push((name, mode, rec.oid));
-                    self.files.see(path, rec, unchanged);
-                }
-                Item::Dir { name, dir } => {
-                    let child_abs = abs.join(OsStr::from_bytes(&name));
-                    if let Some((oid, child_same)) =
-                        self.build(&join(rel, &name), &child_abs, dir)?
-                    {
-                        same &= child_same;
-                        entries.push((Cow::Owned(name), 0o40000, oid));
-                    }
-                }
-                Item::Ignored { name, is_dir } => {
-                    same = false;
-                    if let Some(e) = self.tracked_by_head(rel, abs, &name, is_dir)? {
-                        entries.push(e);
-                    }
-                }
-            }
+            let (entry, unchanged) = self.item(rel, abs, item)?;
+            same &= unchanged;
+            entries.extend(entry);
         }
         if entries.is_empty() && !rel.is_empty() {
             return Ok(None);
@@ -680,6 +652,43 @@ impl<'a> Trees<'_, 'a> {
         };
         self.dirs.see(path(), rec, prev == Some(rec));
         Ok(Some((oid, prev.is_some_and(|p| p.oid == oid))))
+    }
+
+    /// One entry of the folder `rel` (at `abs`): its tree entry (none for
+    /// an empty folder, or an ignored entry HEAD does not track), and
+    /// whether it is as the previous snapshot saw it.
+    fn item(
+        &mut self,
+        rel: &[u8],
+        abs: &Path,
+        item: Item<'a>,
+    ) -> Result<(Option<TreeEntry<'a>>, bool), Error> {
+        match item {
+            Item::File {
+                rel: path,
+                name_len,
+                mode,
+                rec,
+                unchanged,
+            } => {
+                let name = match &path {
+                    PathOf::Known(p) => Cow::Borrowed(&p[p.len() - name_len..]),
+                    PathOf::New(p) => Cow::Owned(p[p.len() - name_len..].to_vec()),
+                };
+                self.files.see(path, rec, unchanged);
+                Ok((Some((name, mode, rec.oid)), unchanged))
+            }
+            Item::Dir { name, dir } => {
+                let child_abs = abs.join(OsStr::from_bytes(&name));
+                Ok(match self.build(&join(rel, &name), &child_abs, dir)? {
+                    Some((oid, same)) => (Some((Cow::Owned(name), 0o40000, oid)), same),
+                    None => (None, true),
+                })
+            }
+            Item::Ignored { name, is_dir } => {
+                Ok((self.tracked_by_head(rel, abs, &name, is_dir)?, false))
+            }
+        }
     }
 
     /// Hashes a tree and stores it unless it is `known` or stored already

@@ -56,6 +56,15 @@ impl StateFile {
         state.save(self, changes, commit)
     }
 
+    /// What tells this file apart from itself after any other write: its
+    /// stat data (every save appends or renames a new file in place).
+    /// `None` when it is missing.
+    pub(crate) fn identity(&self) -> Option<Stat> {
+        rustix::fs::statat(&self.dir, self.name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+            .ok()
+            .map(|s| Stat::from_raw(&s))
+    }
+
     /// Removes the state file, so the next snapshot hashes every file.
     pub(crate) fn remove(&self) -> Result<bool, mend_workspace::Error> {
         self.dir.remove_file(self.name)

@@ -1,0 +1,342 @@
+//! Checkpoints narrowed by a watcher: a process that watches the root
+//! (`mend mcp`, `mend editor`, `mend daemon`) tells a checkpoint which
+//! paths changed, and only those are examined (`snapshot/narrow.rs`).
+//!
+//! The caller settles its watcher, takes its change token T, calls
+//! [`Checkpoints::create_hinted`] with the paths changed since the token it
+//! paired with the last [`Created::state`], then pairs T with the new one.
+//! T is taken before the snapshot starts, so what changes while it runs is
+//! looked at again next time.
+//!
+//! A narrowed snapshot equals a full one; any doubt means a full scan,
+//! and [`Scan::Full`] says why. The state is narrowed only from what this
+//! `Checkpoints` saved itself and still holds in memory, and only while:
+//! the state file on disk is the one it saved (same stat data: another
+//! process's checkpoint appends to it or replaces it); the hint is for
+//! that state; its checkpoint's ref holds it; HEAD is where it was (the
+//! tree holds the ignored files HEAD tracks); `info/exclude`, the global
+//! excludes file and the git configuration are as they were; the file
+//! size limit is the same. Files the last snapshot found racy are examined
+//! again with the hint's paths.
+
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::PoisonError;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use git2::{Oid, Repository};
+use serde::Serialize;
+
+use crate::snapshot::state::{Record, Stat, State};
+use crate::snapshot::{self, narrow};
+use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, checkpoint_ref};
+
+/// Identifies the saved snapshot state a watcher's token was paired with:
+/// the checkpoint it was saved with.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct StateId(Oid);
+
+impl std::fmt::Display for StateId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// What a watcher saw change since the snapshot whose state is `state`.
+#[derive(Clone, Debug)]
+pub struct Hint {
+    /// The state the watcher's token was paired with.
+    pub state: StateId,
+    /// Every path any event named since that token, relative to the root
+    /// (files or folders, gone or not; `x/.git` for a nested repository
+    /// made or removed).
+    pub paths: Vec<PathBuf>,
+}
+
+/// How a checkpoint's snapshot was taken.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, schemars::JsonSchema)]
+#[serde(tag = "scan", rename_all = "snake_case")]
+pub enum Scan {
+    /// Only the paths of the hint (and the files found racy last time),
+    /// folders among them walked whole.
+    Narrowed {
+        /// Files examined.
+        examined: usize,
+    },
+    /// The whole worktree was walked.
+    Full {
+        /// Why it was not narrowed.
+        why: FullReason,
+    },
+}
+
+/// Why a checkpoint walked the whole worktree rather than the paths a
+/// watcher named.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FullReason {
+    /// No hint: the caller has no watcher, or its watcher is in doubt.
+    NoHint,
+    /// This process holds no snapshot state yet: its first checkpoint of
+    /// the root, or the last one's state could not be saved.
+    NoState,
+    /// The hint is for another state than the one held (an older one).
+    OtherState,
+    /// The state file changed or went away since this process saved it:
+    /// another process checkpointed, or it was removed.
+    StateChanged,
+    /// The checkpoint the state was saved with was dropped.
+    CheckpointGone,
+    /// HEAD moved: the tree holds the ignored files HEAD tracks.
+    HeadMoved,
+    /// `info/exclude`, the global excludes file or the git configuration
+    /// changed.
+    RulesChanged,
+    /// The root's `.gitignore` changed: its rules apply everywhere.
+    RootRules,
+    /// A `.gitignore` is a symbolic link, whose target can change with no
+    /// event in the worktree.
+    LinkedRules,
+    /// Another file size limit than last time.
+    OptionsChanged,
+    /// The hint named a path that is no worktree path (absolute, with
+    /// `..`, or not UTF-8).
+    BadPath,
+}
+
+impl std::fmt::Display for FullReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FullReason::NoHint => "no watcher named the changed paths",
+            FullReason::NoState => "no snapshot state held yet",
+            FullReason::OtherState => "the watcher's changes are for another snapshot state",
+            FullReason::StateChanged => "another process wrote the snapshot state",
+            FullReason::CheckpointGone => "the last checkpoint was dropped",
+            FullReason::HeadMoved => "HEAD moved",
+            FullReason::RulesChanged => "ignore rules outside the worktree or git's config changed",
+            FullReason::RootRules => "the root's .gitignore changed",
+            FullReason::LinkedRules => "a .gitignore is a symbolic link",
+            FullReason::OptionsChanged => "the file size limit changed",
+            FullReason::BadPath => "the watcher named a path outside the worktree",
+        })
+    }
+}
+
+/// A checkpoint made, with the state to pair the watcher's token with.
+#[derive(Clone, Debug)]
+pub struct Created {
+    /// The checkpoint.
+    pub checkpoint: Checkpoint,
+    /// The snapshot state saved with it.
+    pub state: StateId,
+    /// How its snapshot was taken.
+    pub scan: Scan,
+}
+
+/// The snapshot state this process saved last, with what must be as it
+/// was for the next snapshot to be narrowed from it.
+pub(crate) struct Held {
+    state: State,
+    id: StateId,
+    /// The state file's stat data right after the save.
+    file: Stat,
+    env: Env,
+    skipped: Vec<Skipped>,
+    /// Files found racy: examined again whatever the hint says.
+    racy: Vec<Vec<u8>>,
+    /// A `.gitignore` is a link: its rules can change with no event in
+    /// the worktree.
+    linked_rules: bool,
+}
+
+/// What the walk reads besides the worktree.
+#[derive(PartialEq, Eq, Debug)]
+struct Env {
+    head: Option<Oid>,
+    exclude: Option<Stat>,
+    config: Option<Stat>,
+    global: Option<(PathBuf, Option<Stat>)>,
+    max_file_bytes: u64,
+}
+
+impl Env {
+    fn read(repo: &Repository, max_file_bytes: u64) -> Env {
+        let stamp = |p: &Path| std::fs::metadata(p).ok().map(|m| Stat::of(&m));
+        let global = ignore::gitignore::gitconfig_excludes_path().map(|p| {
+            let s = stamp(&p);
+            (p, s)
+        });
+        Env {
+            head: repo
+                .head()
+                .ok()
+                .and_then(|h| h.peel_to_commit().ok())
+                .map(|c| c.id()),
+            exclude: stamp(&repo.path().join("info/exclude")),
+            config: stamp(&repo.commondir().join("config")),
+            global,
+            max_file_bytes,
+        }
+    }
+}
+
+/// Whether a `.gitignore` among `files` is a symbolic link.
+fn linked_rules<'a>(files: impl IntoIterator<Item = (&'a Vec<u8>, &'a Record)>) -> bool {
+    files.into_iter().any(|(p, r)| {
+        (p == b".gitignore" || p.ends_with(b"/.gitignore")) && r.stat.mode & 0o170000 == 0o120000
+    })
+}
+
+/// Why not to narrow, with the state still good for a full walk.
+type NotNarrowed = (Option<State>, FullReason);
+
+impl Checkpoints {
+    /// [`Checkpoints::create_locked`], examining only the paths `hint`
+    /// names when the state it is for is the one this `Checkpoints` saved
+    /// last and nothing else casts doubt on it (see the module docs);
+    /// otherwise the whole worktree, saying why in [`Created::scan`].
+    pub fn create_hinted(
+        &self,
+        _lock: &mend_workspace::Lock,
+        opts: &CreateOptions,
+        hint: Option<&Hint>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Created, Error> {
+        let env = Env::read(&self.repo, opts.max_file_bytes);
+        let held = self
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let was_linked = held.as_ref().is_some_and(|h| h.linked_rules);
+        let (mut snap, scan) = match self.narrowing(held, hint, &env) {
+            Ok((held, paths)) => self.narrowed(held, &paths, opts, progress)?,
+            Err((state, why)) => (
+                self.walk_from(state, opts.max_file_bytes, progress)?,
+                Scan::Full { why },
+            ),
+        };
+        let (checkpoint, saved) = self.commit_snapshot(&mut snap, opts)?;
+        let id =
+            StateId(Oid::from_str(&checkpoint.commit).map_err(crate::git("reading a commit id"))?);
+        let file = self.state.identity();
+        if let (true, Some(file)) = (saved, file) {
+            let racy = (snap.changes.files.iter())
+                .filter(|(_, r)| r.racy)
+                .map(|(p, _)| p.clone())
+                .collect();
+            // A narrowed snapshot looks at what changed only; a link that
+            // went away is forgotten at the next full one.
+            let linked_rules = match scan {
+                Scan::Narrowed { .. } => {
+                    was_linked || linked_rules(snap.changes.files.iter().map(|(p, r)| (p, r)))
+                }
+                Scan::Full { .. } => linked_rules(&snap.state.files),
+            };
+            *self.held.lock().unwrap_or_else(PoisonError::into_inner) = Some(Held {
+                state: snap.state,
+                id,
+                file,
+                env,
+                skipped: snap.skipped,
+                racy,
+                linked_rules,
+            });
+        }
+        Ok(Created {
+            checkpoint,
+            state: id,
+            scan,
+        })
+    }
+
+    /// The held state and the paths to examine, or why not to narrow.
+    fn narrowing(
+        &self,
+        held: Option<Held>,
+        hint: Option<&Hint>,
+        env: &Env,
+    ) -> Result<(Held, Vec<Vec<u8>>), NotNarrowed> {
+        // The held state is good for a full walk while the file is the
+        // one it was saved as.
+        let replaced = held
+            .as_ref()
+            .is_some_and(|h| self.state.identity() != Some(h.file));
+        let held = held.filter(|_| !replaced);
+        let Some(hint) = hint else {
+            return Err((held.map(|h| h.state), FullReason::NoHint));
+        };
+        let Some(held) = held else {
+            let why = if replaced {
+                FullReason::StateChanged
+            } else {
+                FullReason::NoState
+            };
+            return Err((None, why));
+        };
+        let why = if hint.state != held.id {
+            Some(FullReason::OtherState)
+        } else if self.repo.refname_to_id(&checkpoint_ref(held.id.0)).ok() != Some(held.id.0) {
+            Some(FullReason::CheckpointGone)
+        } else if held.env.head != env.head {
+            Some(FullReason::HeadMoved)
+        } else if held.env.max_file_bytes != env.max_file_bytes {
+            Some(FullReason::OptionsChanged)
+        } else if held.env != *env {
+            Some(FullReason::RulesChanged)
+        } else if held.linked_rules {
+            Some(FullReason::LinkedRules)
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err((Some(held.state), why));
+        }
+        let paths: Vec<Vec<u8>> = (hint.paths.iter())
+            .map(|p| p.as_os_str().as_bytes().to_vec())
+            .collect();
+        Ok((held, paths))
+    }
+
+    /// The narrowed snapshot, or the full walk when narrowing finds a
+    /// doubt of its own.
+    fn narrowed(
+        &self,
+        held: Held,
+        paths: &[Vec<u8>],
+        opts: &CreateOptions,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(snapshot::Snapshot, Scan), Error> {
+        let seen = AtomicUsize::new(0);
+        let inputs = narrow::Inputs {
+            repo: &self.repo,
+            root: self.root(),
+            max_file_bytes: opts.max_file_bytes,
+            seen: &seen,
+            prev: &held.state,
+            prev_skipped: &held.skipped,
+        };
+        let n = match narrow::narrow(&inputs, paths, &held.racy)? {
+            Ok(n) => n,
+            Err(why) => {
+                let snap = self.walk_from(Some(held.state), opts.max_file_bytes, progress)?;
+                return Ok((snap, Scan::Full { why }));
+            }
+        };
+        let examined = seen.load(Ordering::Relaxed);
+        progress(examined);
+        let mut state = held.state;
+        let after = state.commit;
+        narrow::apply(&mut state, &n.changes);
+        let snap = snapshot::Snapshot {
+            tree: n.tree,
+            files: state.files.len(),
+            skipped: n.skipped,
+            state,
+            changes: n.changes,
+            after,
+        };
+        Ok((snap, Scan::Narrowed { examined }))
+    }
+}

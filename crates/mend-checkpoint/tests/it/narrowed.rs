@@ -1,0 +1,448 @@
+//! A snapshot narrowed to the paths a watcher would name equals a full
+//! one, tree id for tree id and skipped file for skipped file, over random
+//! sequences of operations on a real folder.
+//!
+//! Each batch of operations reports the paths it touched as inotify names
+//! them: the path itself, both ends of a rename, each folder it had to
+//! make, a folder made and filled as the folder alone (its watch came too
+//! late for its files), `x/.git` for a nested repository. After each
+//! batch, one long-lived `Checkpoints` takes a narrowed checkpoint given
+//! those paths, and a fresh one takes a full checkpoint of a copy of the
+//! worktree with no state at all (every file hashed); both must agree.
+//!
+//! `MEND_DIFF_CASES` sets the number of sequences (default 40).
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+
+use mend_checkpoint::{Checkpoints, CreateOptions, FullReason, Hint, Scan, Skipped};
+use proptest::prelude::*;
+
+use crate::git;
+
+const DIRS: &[&str] = &["", "a", "a/b", "c", "c/d", "big"];
+const NAMES: &[&str] = &["f1", "f2.txt", "x.log", "keep.log", "z"];
+const IGNORES: &[&str] = &["*.log\n", "*.log\n!keep.log\n", "b/\n", "d\n", "z\n", ""];
+/// Small, so appends and writes cross it and files come and go from the
+/// skipped list.
+const MAX_BYTES: u64 = 40;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Write(usize, usize, u8),
+    Append(usize),
+    Truncate(usize),
+    /// Same size, other bytes, modification time put back: stat data the
+    /// same but for the change time, which may not move within a tick.
+    Racy(usize),
+    Delete(usize),
+    Rename(usize, usize),
+    RenameDir(usize, usize),
+    /// A folder made and filled before its watch existed.
+    Fill(usize, u8),
+    Rmdir(usize),
+    Chmod(usize),
+    Symlink(usize, u8),
+    Ignore(usize, usize),
+    /// A nested repository made, or removed.
+    NestedGit(usize),
+    /// HEAD moves, ignored files forced into it or not.
+    Commit(bool),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let p = 0..DIRS.len() * NAMES.len();
+    prop_oneof![
+        4 => (p.clone(), 0usize..60, any::<u8>()).prop_map(|(a, b, c)| Op::Write(a, b, c)),
+        2 => p.clone().prop_map(Op::Append),
+        1 => p.clone().prop_map(Op::Truncate),
+        3 => p.clone().prop_map(Op::Racy),
+        2 => p.clone().prop_map(Op::Delete),
+        2 => (p.clone(), p.clone()).prop_map(|(a, b)| Op::Rename(a, b)),
+        1 => (1..DIRS.len(), 1..DIRS.len()).prop_map(|(a, b)| Op::RenameDir(a, b)),
+        1 => (1..DIRS.len(), any::<u8>()).prop_map(|(a, b)| Op::Fill(a, b)),
+        1 => (1..DIRS.len()).prop_map(Op::Rmdir),
+        1 => p.clone().prop_map(Op::Chmod),
+        1 => (p, any::<u8>()).prop_map(|(a, b)| Op::Symlink(a, b)),
+        2 => (0..3usize, 0..IGNORES.len()).prop_map(|(a, b)| Op::Ignore(a, b)),
+        1 => (1..DIRS.len()).prop_map(Op::NestedGit),
+        1 => any::<bool>().prop_map(Op::Commit),
+    ]
+}
+
+fn file(i: usize) -> String {
+    let (d, n) = (DIRS[i / NAMES.len()], NAMES[i % NAMES.len()]);
+    if d.is_empty() {
+        n.to_owned()
+    } else {
+        format!("{d}/{n}")
+    }
+}
+
+/// The worktree under test, and what its watcher would have named.
+struct World {
+    root: PathBuf,
+    seen: Vec<PathBuf>,
+    /// Whether HEAD or the root's rules changed: the next checkpoint may
+    /// not be narrowed.
+    widened: bool,
+}
+
+impl World {
+    fn saw(&mut self, rel: &str) {
+        self.seen.push(PathBuf::from(rel));
+    }
+
+    /// Makes the folders above `rel`, each seen as it is made.
+    fn parents(&mut self, rel: &str) -> bool {
+        let mut at = String::new();
+        for part in rel.split('/').collect::<Vec<_>>().split_last().unwrap().1 {
+            at = if at.is_empty() {
+                (*part).to_owned()
+            } else {
+                format!("{at}/{part}")
+            };
+            let p = self.root.join(&at);
+            if p.is_dir() && !p.is_symlink() {
+                continue;
+            }
+            if std::fs::create_dir(&p).is_err() {
+                return false;
+            }
+            self.saw(&at);
+        }
+        true
+    }
+
+    /// A link where a file is to be written is replaced, not written
+    /// through (the watcher would name its target instead).
+    fn unlink(&mut self, rel: &str) {
+        let p = self.root.join(rel);
+        if p.is_symlink() && std::fs::remove_file(p).is_ok() {
+            self.saw(rel);
+        }
+    }
+
+    fn write(&mut self, rel: &str, bytes: &[u8]) {
+        self.unlink(rel);
+        if self.parents(rel) && std::fs::write(self.root.join(rel), bytes).is_ok() {
+            self.saw(rel);
+        }
+    }
+
+    fn apply(&mut self, op: &Op) {
+        let root = self.root.clone();
+        let abs = |r: &str| root.join(r);
+        match *op {
+            Op::Write(f, n, b) => self.write(&file(f), &vec![b'a' + b % 26; n]),
+            Op::Append(f) => {
+                let p = abs(&file(f));
+                if let Ok(mut old) = std::fs::read(&p) {
+                    old.extend_from_slice(b"more bytes appended\n");
+                    self.write(&file(f), &old);
+                }
+            }
+            Op::Truncate(f) => {
+                self.unlink(&file(f));
+                if std::fs::File::options()
+                    .write(true)
+                    .open(abs(&file(f)))
+                    .and_then(|h| h.set_len(0))
+                    .is_ok()
+                {
+                    self.saw(&file(f));
+                }
+            }
+            Op::Racy(f) => self.racy(&file(f)),
+            Op::Delete(f) => {
+                if std::fs::remove_file(abs(&file(f))).is_ok() {
+                    self.saw(&file(f));
+                }
+            }
+            Op::Rename(a, b) => self.rename(&file(a), &file(b)),
+            Op::RenameDir(a, b) => self.rename(DIRS[a], &format!("{}/moved", DIRS[b])),
+            Op::Fill(d, n) => self.fill(DIRS[d], n),
+            Op::Rmdir(d) => {
+                if std::fs::remove_dir_all(abs(DIRS[d])).is_ok() {
+                    self.saw(DIRS[d]);
+                }
+            }
+            Op::Chmod(f) => {
+                let p = abs(&file(f));
+                if let Ok(m) = std::fs::symlink_metadata(&p)
+                    && !m.file_type().is_symlink()
+                {
+                    let mode = m.permissions().mode() ^ 0o100;
+                    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+                    self.saw(&file(f));
+                }
+            }
+            Op::Symlink(f, t) => {
+                let rel = file(f);
+                if self.parents(&rel)
+                    && std::os::unix::fs::symlink(format!("../t{}", t % 3), abs(&rel)).is_ok()
+                {
+                    self.saw(&rel);
+                }
+            }
+            Op::Ignore(d, i) => {
+                let rel = [".gitignore", "a/.gitignore", "c/.gitignore"][d];
+                self.widened |= d == 0;
+                self.write(rel, IGNORES[i].as_bytes());
+            }
+            Op::NestedGit(d) => {
+                let g = format!("{}/.git", DIRS[d]);
+                let p = abs(&g);
+                let done = if p.exists() {
+                    std::fs::remove_dir_all(&p).is_ok()
+                } else {
+                    std::fs::create_dir(&p).is_ok()
+                };
+                if done {
+                    self.saw(&g);
+                }
+            }
+            Op::Commit(force) => {
+                let add: &[&str] = if force {
+                    &["add", "-A", "-f"]
+                } else {
+                    &["add", "-A"]
+                };
+                let ok = |args: &[&str]| {
+                    std::process::Command::new("git")
+                        .current_dir(&self.root)
+                        .args([
+                            "-c",
+                            "user.name=t",
+                            "-c",
+                            "user.email=t@t",
+                            "-c",
+                            "commit.gpgsign=false",
+                        ])
+                        .args(args)
+                        .output()
+                        .is_ok_and(|o| o.status.success())
+                };
+                if ok(add) && ok(&["commit", "-q", "--allow-empty", "-m", "step"]) {
+                    self.widened = true;
+                }
+            }
+        }
+    }
+
+    /// Same size, other bytes, modification time put back; seen only if
+    /// the stat data shows it (otherwise only racy marking can catch it).
+    fn racy(&mut self, rel: &str) {
+        let p = self.root.join(rel);
+        let Ok(old) = std::fs::read(&p) else { return };
+        let Ok(before) = std::fs::symlink_metadata(&p) else {
+            return;
+        };
+        if !before.is_file() || old.is_empty() {
+            return;
+        }
+        let mut new = old.clone();
+        new[0] = if new[0] == b'Q' { b'R' } else { b'Q' };
+        std::fs::write(&p, &new).unwrap();
+        use std::os::unix::fs::MetadataExt as _;
+        let mtime = rustix::fs::Timestamps {
+            last_access: rustix::fs::Timespec {
+                tv_sec: before.atime(),
+                tv_nsec: before.atime_nsec() as _,
+            },
+            last_modification: rustix::fs::Timespec {
+                tv_sec: before.mtime(),
+                tv_nsec: before.mtime_nsec() as _,
+            },
+        };
+        rustix::fs::utimensat(rustix::fs::CWD, &p, &mtime, rustix::fs::AtFlags::empty()).unwrap();
+        let after = std::fs::symlink_metadata(&p).unwrap();
+        let stat = |m: &std::fs::Metadata| {
+            (
+                m.mtime(),
+                m.mtime_nsec(),
+                m.ctime(),
+                m.ctime_nsec(),
+                m.size(),
+                m.ino(),
+            )
+        };
+        if stat(&before) != stat(&after) {
+            self.saw(rel);
+        }
+    }
+
+    fn rename(&mut self, from: &str, to: &str) {
+        if from == to || to.starts_with(&format!("{from}/")) || !self.root.join(from).exists() {
+            return;
+        }
+        if self.parents(to) && std::fs::rename(self.root.join(from), self.root.join(to)).is_ok() {
+            self.saw(from);
+            self.saw(to);
+        }
+    }
+
+    fn fill(&mut self, dir: &str, n: u8) {
+        let top = format!("{dir}/new{n}");
+        if !self.parents(&format!("{top}/x")) {
+            return;
+        }
+        for (i, rel) in ["a.txt", "sub/b.txt", "sub/deeper/c.log", "sub/.gitignore"]
+            .iter()
+            .enumerate()
+        {
+            let p = self.root.join(&top).join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            let body = if rel.ends_with(".gitignore") {
+                b"*.txt\n".to_vec()
+            } else {
+                vec![b'0' + n % 10; i * 17]
+            };
+            std::fs::write(p, body).unwrap();
+        }
+    }
+}
+
+/// A full checkpoint by a fresh `Checkpoints`, of a copy of the worktree
+/// in a repository with the same HEAD and rules and no snapshot state:
+/// its tree and skipped files.
+fn full(root: &Path, opts: &CreateOptions) -> (String, Vec<Skipped>, tempfile::TempDir) {
+    let copy = tempfile::tempdir().unwrap();
+    copy_worktree(root, copy.path(), true);
+    let orig = git2::Repository::open(root).unwrap();
+    let repo = git2::Repository::init(copy.path()).unwrap();
+    let objects = root.join(".git/objects");
+    std::fs::write(
+        copy.path().join(".git/objects/info/alternates"),
+        format!("{}\n", objects.display()),
+    )
+    .unwrap();
+    if let Ok(head) = orig.head().and_then(|h| h.peel_to_commit()) {
+        repo.set_head_detached(head.id()).unwrap();
+    }
+    std::fs::copy(
+        root.join(".git/info/exclude"),
+        copy.path().join(".git/info/exclude"),
+    )
+    .unwrap();
+    let cps = Checkpoints::open(copy.path()).unwrap();
+    let cp = cps.create(opts, &mut |_| {}).unwrap();
+    let tree = repo
+        .find_commit(git2::Oid::from_str(&cp.commit).unwrap())
+        .unwrap()
+        .tree_id();
+    drop(repo);
+    (tree.to_string(), cp.skipped, copy)
+}
+
+/// Files, links, folders and modes under `from`, the root's `.git` aside.
+fn copy_worktree(from: &Path, to: &Path, top: bool) {
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let t = e.file_type().unwrap();
+        if top && e.file_name() == ".git" {
+            continue;
+        }
+        if t.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+        } else if t.is_dir() {
+            std::fs::create_dir(&dst).unwrap();
+            copy_worktree(&src, &dst, false);
+            std::fs::set_permissions(&dst, e.metadata().unwrap().permissions()).unwrap();
+        } else if t.is_file() {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+fn sequence(setup: &[Op], batches: &[Vec<Op>]) -> Result<(), TestCaseError> {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    git(&root, &["init", "-q", "-b", "main", "."]);
+    std::fs::write(root.join(".git/info/exclude"), ".mend/\n").unwrap();
+    let mut w = World {
+        root: root.clone(),
+        seen: Vec::new(),
+        widened: false,
+    };
+    for o in setup {
+        w.apply(o);
+    }
+    let opts = CreateOptions {
+        max_file_bytes: MAX_BYTES,
+        ..CreateOptions::default()
+    };
+    let cps = Checkpoints::open(&root).unwrap();
+    let lock = cps.lock().unwrap();
+    let mut last = cps.create_hinted(&lock, &opts, None, &mut |_| {}).unwrap();
+    drop(lock);
+    for (k, batch) in batches.iter().enumerate() {
+        w.seen.clear();
+        w.widened = false;
+        for o in batch {
+            w.apply(o);
+        }
+        let hint = Hint {
+            state: last.state,
+            paths: w.seen.clone(),
+        };
+        let lock = cps.lock().unwrap();
+        let made = cps
+            .create_hinted(&lock, &opts, Some(&hint), &mut |_| {})
+            .unwrap();
+        drop(lock);
+        if !w.widened {
+            prop_assert!(
+                matches!(made.scan, Scan::Narrowed { .. }),
+                "batch {k}: {:?}",
+                made.scan
+            );
+        } else {
+            prop_assert!(
+                matches!(
+                    made.scan,
+                    Scan::Full {
+                        why: FullReason::HeadMoved | FullReason::RootRules
+                    } | Scan::Narrowed { .. }
+                ),
+                "batch {k}: {:?}",
+                made.scan
+            );
+        }
+        let ours = git(
+            &root,
+            &["rev-parse", &format!("{}^{{tree}}", made.checkpoint.commit)],
+        );
+        let (theirs, skipped, copy) = full(&root, &opts);
+        if ours.trim() != theirs {
+            let diff = git(copy.path(), &["diff-tree", "-r", &theirs, ours.trim()]);
+            prop_assert!(
+                false,
+                "batch {k} after {batch:?}, seen {:?}: narrowed differs from full (full → narrowed):\n{diff}",
+                w.seen
+            );
+        }
+        prop_assert_eq!(&made.checkpoint.skipped, &skipped, "batch {}", k);
+        last = made;
+    }
+    Ok(())
+}
+
+fn cases() -> u32 {
+    std::env::var("MEND_DIFF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn narrowed_snapshots_equal_full_ones(
+        setup in prop::collection::vec(op(), 0..12),
+        batches in prop::collection::vec(prop::collection::vec(op(), 1..5), 1..6),
+    ) {
+        sequence(&setup, &batches)?;
+    }
+}
