@@ -221,6 +221,17 @@ struct Shared {
     /// The reader's sentinel, whose events mean every earlier one was
     /// handled (see `barrier.rs`).
     marker: Option<barrier::Marker>,
+    /// [`Watcher::sync`]'s own sentinel.
+    sync_marker: Option<barrier::Marker>,
+    /// The token of the last event after which the token log may miss
+    /// changes (see [`Watcher::changes_since`]).
+    doubt: u64,
+    /// A folder was renamed (or moved away): `notify`'s paths for the
+    /// watches below it are stale until the root is watched again.
+    rewatch: bool,
+    /// The token log can never be trusted: the root's filesystem gives no
+    /// reliable events, or the tree is not watched whole.
+    unreliable: Option<&'static str>,
     out: Sender<Change>,
 }
 
@@ -233,6 +244,8 @@ pub struct Watcher {
     /// Whether the whole tree is watched; otherwise tracking a file watches
     /// its folder.
     recursive: bool,
+    /// [`Watcher::sync`]'s sentinel, one sync at a time.
+    sync_fence: Mutex<Option<barrier::Barrier>>,
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -255,6 +268,7 @@ impl Watcher {
         // Without a sentinel (no temporary folder), reads rely on timing
         // alone.
         let fence = barrier::Barrier::new().ok();
+        let sync_fence = barrier::Barrier::new().ok();
         let shared = Arc::new(Mutex::new(Shared {
             root: root.clone(),
             quiet: opts.debounce,
@@ -264,18 +278,34 @@ impl Watcher {
             expected: HashMap::new(),
             generation: 0,
             marker: fence.as_ref().map(|(_, m)| m.clone()),
+            sync_marker: sync_fence.as_ref().map(|(_, m)| m.clone()),
+            doubt: 0,
+            rewatch: false,
+            unreliable: unreliable_fs(&root),
             out: tx,
         }));
         let (wake, woken) = crossbeam_channel::unbounded();
         let (mut inner, recursive) = watch(&root, &shared, &wake, opts)?;
-        let fence = fence.and_then(|(b, _)| {
-            inner
-                .watch(b.dir(), RecursiveMode::NonRecursive)
-                .is_ok()
-                .then_some(b)
-        });
-        if fence.is_none() {
-            lock(&shared).marker = None;
+        let mut watched = |b: Option<(barrier::Barrier, barrier::Marker)>| {
+            b.and_then(|(b, _)| {
+                inner
+                    .watch(b.dir(), RecursiveMode::NonRecursive)
+                    .is_ok()
+                    .then_some(b)
+            })
+        };
+        let (fence, sync_fence) = (watched(fence), watched(sync_fence));
+        {
+            let mut s = lock(&shared);
+            if fence.is_none() {
+                s.marker = None;
+            }
+            if sync_fence.is_none() {
+                s.sync_marker = None;
+            }
+            if !recursive {
+                s.unreliable.get_or_insert("only some folders are watched");
+            }
         }
         reader::spawn(
             Arc::clone(&shared),
@@ -290,6 +320,7 @@ impl Watcher {
                 inner: Mutex::new(inner),
                 wake,
                 recursive,
+                sync_fence: Mutex::new(sync_fence),
             },
             rx,
         ))
@@ -379,6 +410,60 @@ impl Watcher {
         lock(&self.shared).token
     }
 
+    /// Returns once every event of a change made before the call has been
+    /// handled, with the change token then: what changed before the call
+    /// is in [`Watcher::changes_since`] of any earlier token. Waits up to
+    /// `wait`; `None` when it could not know (no sentinel, or it timed
+    /// out), and then the token vouches for nothing.
+    ///
+    /// A folder renamed since the last call makes the root be watched
+    /// again first (`notify` keeps the old paths for the watches below a
+    /// renamed folder), and is a doubt for every earlier token.
+    pub fn sync(&self, wait: Duration) -> Option<u64> {
+        let rewatch = std::mem::take(&mut lock(&self.shared).rewatch);
+        if rewatch && self.recursive {
+            self.rewatch();
+        }
+        let fence = self
+            .sync_fence
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        fence.as_ref()?.pass(wait).then(|| self.token())
+    }
+
+    /// Watches the root afresh, so every watch has its folder's path now.
+    fn rewatch(&self) {
+        let mut d = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let root = self.root();
+        let _ = d.unwatch(&root);
+        if d.watch(&root, RecursiveMode::Recursive).is_err() {
+            // Not the whole tree any more: no token can vouch for it.
+            let _ = d.watch(&root, RecursiveMode::NonRecursive);
+            lock(&self.shared).unreliable = Some("the tree could no longer be watched whole");
+        }
+    }
+
+    /// The paths changed after `token`, sorted; `None` when the watcher
+    /// may have missed a change since (an event queue overflow, a folder
+    /// renamed, an error from the system), or can never know (see
+    /// [`Watcher::unreliable`]). A nested repository made or removed at
+    /// `x/.git` is named as `x`.
+    pub fn changes_since(&self, token: u64) -> Option<Vec<PathBuf>> {
+        let s = lock(&self.shared);
+        if s.unreliable.is_some() || s.doubt > token || s.rewatch {
+            return None;
+        }
+        drop(s);
+        Some(self.changed_since(token))
+    }
+
+    /// Why the change token can never vouch for what changed: the root's
+    /// filesystem gives no reliable events (a network or FUSE
+    /// filesystem), or the tree is not watched whole. `None` when it can.
+    pub fn unreliable(&self) -> Option<&'static str> {
+        lock(&self.shared).unreliable
+    }
+
     /// The paths changed after `token`, sorted.
     pub fn changed_since(&self, token: u64) -> Vec<PathBuf> {
         let s = lock(&self.shared);
@@ -410,7 +495,10 @@ fn watch(
                 Ok(e) => s.handle(&e),
                 // A queue overflow or a folder gone: events may have been
                 // lost, so every tracked file is read again.
-                Err(_) => s.rescan(),
+                Err(_) => {
+                    s.doubted();
+                    s.rescan();
+                }
             }
             drop(s);
             let _ = wake.send(());
@@ -438,6 +526,42 @@ fn watch(
     Ok((inner, recursive))
 }
 
+/// Why events on the filesystem holding `root` cannot be relied on: one
+/// whose changes may come from elsewhere (a network filesystem) or from a
+/// process the kernel does not see (FUSE), where inotify reports only what
+/// this machine did through the kernel's own paths.
+fn unreliable_fs(root: &Path) -> Option<&'static str> {
+    #[cfg(target_os = "linux")]
+    {
+        let kind = rustix::fs::statfs(root).ok()?.f_type as u32;
+        // NFS, SMB, CIFS, SMB2, FUSE, 9p, Ceph, AFS, Coda, vboxsf, Lustre,
+        // GFS2, OCFS2 (their `statfs` magic numbers).
+        const REMOTE: &[u32] = &[
+            0x6969,
+            0x517b,
+            0xff53_4d42,
+            0xfe53_4d42,
+            0x6573_5546,
+            0x0102_1997,
+            0x00c3_6400,
+            0x5346_414f,
+            0x7375_7245,
+            0x786f_4256,
+            0x0bd0_0bd0,
+            0x0116_1970,
+            0x7461_636f,
+        ];
+        REMOTE.contains(&kind).then_some(
+            "the root's filesystem does not report every change (a network or FUSE filesystem)",
+        )
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = root;
+        None
+    }
+}
+
 /// How an event moves a path's "open for writing" state.
 fn writing(kind: &EventKind) -> Option<bool> {
     match kind {
@@ -460,23 +584,39 @@ fn only_read(kind: &EventKind) -> bool {
 
 impl Shared {
     fn handle(&mut self, e: &notify::Event) {
-        if let Some(m) = &self.marker
-            && e.paths.contains(&m.file)
-        {
-            let _ = m.tell.send(());
-            return;
+        for m in [&self.marker, &self.sync_marker].into_iter().flatten() {
+            if e.paths.contains(&m.file) {
+                let _ = m.tell.send(());
+                return;
+            }
         }
         if e.need_rescan() {
+            self.doubted();
             self.rescan();
             return;
         }
         if only_read(&e.kind) {
             return;
         }
+        if self.folder_renamed(e) {
+            self.doubted();
+            self.rewatch = true;
+        }
         let paths: Vec<PathBuf> = e.paths.iter().filter_map(|p| self.relative(p)).collect();
         for p in &paths {
             self.token += 1;
             self.changed.insert(p.clone(), self.token);
+        }
+        // A nested repository made or removed changes what its folder
+        // holds for a snapshot; what happens inside its `.git` does not.
+        let repos: Vec<PathBuf> = e
+            .paths
+            .iter()
+            .filter_map(|p| self.repository_of(p))
+            .collect();
+        for p in repos {
+            self.token += 1;
+            self.changed.insert(p, self.token);
         }
         let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
         if e.kind == rename
@@ -489,6 +629,44 @@ impl Shared {
         for p in paths {
             self.mark(&p, open);
         }
+    }
+
+    /// Events may have been missed: no earlier token vouches for the
+    /// paths changed since.
+    fn doubted(&mut self) {
+        self.token += 1;
+        self.doubt = self.token;
+    }
+
+    /// Whether `e` moves a folder to a new place in the tree, or moves
+    /// something there that is gone already (what it was cannot be told).
+    /// A folder moved out of the tree only makes `notify` name paths that
+    /// no longer exist, which a snapshot finds gone.
+    fn folder_renamed(&self, e: &notify::Event) -> bool {
+        let EventKind::Modify(ModifyKind::Name(mode)) = e.kind else {
+            return false;
+        };
+        if mode == RenameMode::From {
+            return false;
+        }
+        e.paths.last().is_some_and(|to| {
+            self.relative(to).is_some()
+                && std::fs::symlink_metadata(to)
+                    .ok()
+                    .is_none_or(|m| m.is_dir())
+        })
+    }
+
+    /// `x` for the path `x/.git` (a nested repository's own folder, not
+    /// the root's).
+    fn repository_of(&self, path: &Path) -> Option<PathBuf> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        if rel.file_name()? != ".git" {
+            return None;
+        }
+        let parent = rel.parent()?;
+        (!parent.as_os_str().is_empty() && self.relative(&self.root.join(parent)).is_some())
+            .then(|| parent.to_path_buf())
     }
 
     /// Every tracked file is read again.

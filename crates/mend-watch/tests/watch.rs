@@ -339,3 +339,85 @@ fn a_folder_link_out_of_the_root_is_not_read() {
     w.recheck(Path::new("cfg"), 3);
     assert_eq!(next(&rx), ("cfg".into(), Kind::Outside));
 }
+
+fn settled(w: &Watcher) -> u64 {
+    w.sync(PATIENCE).expect("the watcher settles")
+}
+
+fn paths(ps: &[&str]) -> Option<Vec<PathBuf>> {
+    Some(ps.iter().map(PathBuf::from).collect())
+}
+
+/// Once `sync` returns, every change made before it is in the token log:
+/// no waiting, no timing.
+#[test]
+fn sync_settles_every_change_made_before_it() {
+    let (dir, w, _rx) = setup(&[("a.txt", "one\n")]);
+    assert_eq!(w.unreliable(), None);
+    let t0 = settled(&w);
+    for i in 0..50 {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), "x").unwrap();
+        let t = settled(&w);
+        let changed = w.changes_since(t0).unwrap();
+        assert!(
+            changed.contains(&PathBuf::from(format!("f{i}.txt"))),
+            "{changed:?}"
+        );
+        assert_eq!(w.changes_since(t), paths(&[]));
+    }
+}
+
+/// `x/.git` made or removed is a change of `x` (it starts or stops being a
+/// nested repository); what happens inside it, or in the root's `.git`,
+/// is not.
+#[test]
+fn a_nested_repository_made_or_removed_names_its_folder() {
+    let (dir, w, _rx) = setup(&[("x/a.txt", "one\n")]);
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let t0 = settled(&w);
+    std::fs::create_dir(dir.path().join("x/.git")).unwrap();
+    let t1 = settled(&w);
+    assert_eq!(w.changes_since(t0), paths(&["x"]));
+    std::fs::write(dir.path().join("x/.git/HEAD"), "ref: x\n").unwrap();
+    std::fs::write(dir.path().join(".git/HEAD"), "ref: y\n").unwrap();
+    let t2 = settled(&w);
+    assert_eq!(w.changes_since(t1), paths(&[]));
+    std::fs::remove_dir_all(dir.path().join("x/.git")).unwrap();
+    settled(&w);
+    assert_eq!(w.changes_since(t2), paths(&["x"]));
+}
+
+/// A renamed folder leaves `notify` naming its old path for what happens
+/// below it: every earlier token is in doubt, and the next `sync` watches
+/// the root again, so later changes are named where they are.
+#[test]
+fn a_renamed_folder_is_a_doubt_until_the_root_is_watched_again() {
+    let (dir, w, _rx) = setup(&[("a/b/f.txt", "one\n")]);
+    let t0 = settled(&w);
+    std::fs::rename(dir.path().join("a"), dir.path().join("c")).unwrap();
+    let t1 = settled(&w);
+    assert_eq!(w.changes_since(t0), None);
+    std::fs::write(dir.path().join("c/b/g.txt"), "x").unwrap();
+    let t2 = settled(&w);
+    assert_eq!(w.changes_since(t1), paths(&["c/b/g.txt"]));
+    // A file renamed is no doubt.
+    std::fs::rename(dir.path().join("c/b/g.txt"), dir.path().join("c/h.txt")).unwrap();
+    settled(&w);
+    assert_eq!(w.changes_since(t2), paths(&["c/b/g.txt", "c/h.txt"]));
+}
+
+/// A watch of some folders only vouches for nothing.
+#[test]
+fn a_watch_of_some_folders_vouches_for_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        recursive: false,
+        ..Options::default()
+    };
+    let (w, _rx) = Watcher::start(dir.path(), opts).unwrap();
+    let t0 = settled(&w);
+    std::fs::write(dir.path().join("a.txt"), "x").unwrap();
+    settled(&w);
+    assert!(w.unreliable().is_some());
+    assert_eq!(w.changes_since(t0), None);
+}
