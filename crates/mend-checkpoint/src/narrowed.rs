@@ -340,3 +340,116 @@ impl Checkpoints {
         Ok((snap, Scan::Narrowed { examined }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hinted(cps: &Checkpoints, hint: Option<&Hint>) -> Created {
+        let lock = cps.lock().unwrap();
+        cps.create_hinted(&lock, &CreateOptions::default(), hint, &mut |_| {})
+            .unwrap()
+    }
+
+    fn blob(cps: &Checkpoints, c: &Created, path: &str) -> Oid {
+        let commit = cps.repo.find_commit(c.state.0).unwrap();
+        let tree = commit.tree().unwrap();
+        tree.get_path(Path::new(path)).unwrap().id()
+    }
+
+    /// A file rewritten in the clock tick the last snapshot hashed it in
+    /// keeps its stat data, and no event may come after the token: the
+    /// racy mark alone makes the next snapshot hash it again.
+    #[test]
+    fn racy_files_are_examined_again_without_an_event() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "version 1\n").unwrap();
+        std::fs::write(dir.path().join("b.txt"), "other\n").unwrap();
+        let cps = Checkpoints::open(dir.path()).unwrap();
+        let first = hinted(&cps, None);
+        let v1 = blob(&cps, &first, "a.txt");
+        std::fs::write(dir.path().join("a.txt"), "version 2\n").unwrap();
+        // As if the snapshot had hashed version 1 in the tick version 2
+        // was written in: the stat data now, the id then, marked racy.
+        {
+            let mut held = cps.held.lock().unwrap();
+            let held = held.as_mut().unwrap();
+            let meta = std::fs::symlink_metadata(dir.path().join("a.txt")).unwrap();
+            let rec = held.state.files.get_mut(&b"a.txt"[..]).unwrap();
+            *rec = Record {
+                stat: Stat::of(&meta),
+                oid: v1,
+                racy: true,
+            };
+            held.racy = vec![b"a.txt".to_vec()];
+        }
+        let hint = Hint {
+            state: first.state,
+            paths: Vec::new(),
+        };
+        let next = hinted(&cps, Some(&hint));
+        assert_eq!(next.scan, Scan::Narrowed { examined: 1 });
+        let v2 = Oid::hash_object(git2::ObjectType::Blob, b"version 2\n").unwrap();
+        assert_eq!(blob(&cps, &next, "a.txt"), v2);
+    }
+
+    /// Each doubt is a full scan that says why.
+    #[test]
+    fn doubts_are_full_scans_that_say_why() {
+        let dir = tempfile::tempdir().unwrap();
+        Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let cps = Checkpoints::open(dir.path()).unwrap();
+        let full = |c: &Created| match c.scan {
+            Scan::Full { why } => Some(why),
+            Scan::Narrowed { .. } => None,
+        };
+        let hint = |c: &Created| Hint {
+            state: c.state,
+            paths: vec![PathBuf::from("a.txt")],
+        };
+        let none = Hint {
+            state: StateId(Oid::zero()),
+            paths: Vec::new(),
+        };
+        let first = hinted(&cps, Some(&none));
+        assert_eq!(full(&first), Some(FullReason::NoState));
+        let c = hinted(&cps, None);
+        assert_eq!(full(&c), Some(FullReason::NoHint));
+        // A hint for the state before the last one.
+        let old = hinted(&cps, Some(&hint(&first)));
+        assert_eq!(full(&old), Some(FullReason::OtherState));
+        let ok = hinted(&cps, Some(&hint(&old)));
+        assert_eq!(full(&ok), None);
+        // Another process checkpoints.
+        Checkpoints::open(dir.path())
+            .unwrap()
+            .create(&CreateOptions::default(), &mut |_| {})
+            .unwrap();
+        let other = hinted(&cps, Some(&hint(&ok)));
+        assert_eq!(full(&other), Some(FullReason::StateChanged));
+        std::fs::write(dir.path().join(".git/info/exclude"), "*.tmp\n").unwrap();
+        let rules = hinted(&cps, Some(&hint(&other)));
+        assert_eq!(full(&rules), Some(FullReason::RulesChanged));
+        let root = Hint {
+            state: rules.state,
+            paths: vec![PathBuf::from(".gitignore")],
+        };
+        let root = hinted(&cps, Some(&root));
+        assert_eq!(full(&root), Some(FullReason::RootRules));
+        mend_test_support::git(dir.path(), &["commit", "-q", "--allow-empty", "-m", "x"]);
+        let head = hinted(&cps, Some(&hint(&root)));
+        assert_eq!(full(&head), Some(FullReason::HeadMoved));
+        cps.drop(&head.checkpoint.id).unwrap();
+        let gone = hinted(&cps, Some(&hint(&head)));
+        assert_eq!(full(&gone), Some(FullReason::CheckpointGone));
+        let wider = CreateOptions {
+            max_file_bytes: 3,
+            ..CreateOptions::default()
+        };
+        let lock = cps.lock().unwrap();
+        let made = cps.create_hinted(&lock, &wider, Some(&hint(&gone)), &mut |_| {});
+        assert_eq!(full(&made.unwrap()), Some(FullReason::OptionsChanged));
+    }
+}

@@ -10,7 +10,11 @@
 //! those paths, and a fresh one takes a full checkpoint of a copy of the
 //! worktree with no state at all (every file hashed); both must agree.
 //!
-//! `MEND_DIFF_CASES` sets the number of sequences (default 40).
+//! The same again with the hints taken from a real `mend_watch::Watcher`,
+//! settled with `sync`, so what the watcher misses is caught too.
+//!
+//! `MEND_DIFF_CASES` sets the number of sequences (default 40), and
+//! `MEND_WATCH_CASES` those with a watcher (default 16).
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
@@ -355,7 +359,36 @@ fn copy_worktree(from: &Path, to: &Path, top: bool) {
     }
 }
 
-fn sequence(setup: &[Op], batches: &[Vec<Op>]) -> Result<(), TestCaseError> {
+/// Where a batch's hint comes from: the paths the operations say they
+/// touched, or a real watcher.
+enum Source {
+    Ops,
+    Watcher(mend_watch::Watcher, u64),
+}
+
+impl Source {
+    /// Settles the watcher; its token now.
+    fn settle(w: &mend_watch::Watcher) -> u64 {
+        w.sync(std::time::Duration::from_secs(30))
+            .expect("the watcher settles")
+    }
+
+    /// The paths changed in the batch, taking the token for the next one
+    /// before the snapshot starts; `None` when the watcher is in doubt.
+    fn paths(&mut self, world: &World) -> Option<Vec<PathBuf>> {
+        match self {
+            Source::Ops => Some(world.seen.clone()),
+            Source::Watcher(w, last) => {
+                let now = Source::settle(w);
+                let paths = w.changes_since(*last);
+                *last = now;
+                paths
+            }
+        }
+    }
+}
+
+fn sequence(setup: &[Op], batches: &[Vec<Op>], watched: bool) -> Result<(), TestCaseError> {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
     git(&root, &["init", "-q", "-b", "main", "."]);
@@ -368,6 +401,14 @@ fn sequence(setup: &[Op], batches: &[Vec<Op>]) -> Result<(), TestCaseError> {
     for o in setup {
         w.apply(o);
     }
+    let mut source = if watched {
+        let (watcher, _changes) = mend_watch::Watcher::start(&root, Default::default()).unwrap();
+        assert_eq!(watcher.unreliable(), None);
+        let t = Source::settle(&watcher);
+        Source::Watcher(watcher, t)
+    } else {
+        Source::Ops
+    };
     let opts = CreateOptions {
         max_file_bytes: MAX_BYTES,
         ..CreateOptions::default()
@@ -382,33 +423,28 @@ fn sequence(setup: &[Op], batches: &[Vec<Op>]) -> Result<(), TestCaseError> {
         for o in batch {
             w.apply(o);
         }
-        let hint = Hint {
+        let paths = source.paths(&w);
+        let doubt = paths.is_none();
+        let hint = paths.map(|paths| Hint {
             state: last.state,
-            paths: w.seen.clone(),
-        };
+            paths,
+        });
         let lock = cps.lock().unwrap();
         let made = cps
-            .create_hinted(&lock, &opts, Some(&hint), &mut |_| {})
+            .create_hinted(&lock, &opts, hint.as_ref(), &mut |_| {})
             .unwrap();
         drop(lock);
-        if !w.widened {
-            prop_assert!(
-                matches!(made.scan, Scan::Narrowed { .. }),
-                "batch {k}: {:?}",
-                made.scan
-            );
-        } else {
-            prop_assert!(
-                matches!(
-                    made.scan,
-                    Scan::Full {
-                        why: FullReason::HeadMoved | FullReason::RootRules
-                    } | Scan::Narrowed { .. }
-                ),
-                "batch {k}: {:?}",
-                made.scan
-            );
-        }
+        let expected = match made.scan {
+            Scan::Narrowed { .. } => true,
+            Scan::Full {
+                why: FullReason::NoHint,
+            } => doubt,
+            Scan::Full {
+                why: FullReason::HeadMoved | FullReason::RootRules,
+            } => w.widened,
+            Scan::Full { .. } => false,
+        };
+        prop_assert!(expected, "batch {}: {:?}", k, made.scan);
         let ours = git(
             &root,
             &["rev-parse", &format!("{}^{{tree}}", made.checkpoint.commit)],
@@ -418,8 +454,8 @@ fn sequence(setup: &[Op], batches: &[Vec<Op>]) -> Result<(), TestCaseError> {
             let diff = git(copy.path(), &["diff-tree", "-r", &theirs, ours.trim()]);
             prop_assert!(
                 false,
-                "batch {k} after {batch:?}, seen {:?}: narrowed differs from full (full → narrowed):\n{diff}",
-                w.seen
+                "batch {k} after {batch:?}, hint {:?}: narrowed differs from full (full → narrowed):\n{diff}",
+                hint.map(|h| h.paths)
             );
         }
         prop_assert_eq!(&made.checkpoint.skipped, &skipped, "batch {}", k);
@@ -428,21 +464,60 @@ fn sequence(setup: &[Op], batches: &[Vec<Op>]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("MEND_DIFF_CASES")
+fn cases(var: &str, default: u32) -> u32 {
+    std::env::var(var)
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(40)
+        .unwrap_or(default)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases("MEND_DIFF_CASES", 40), ..ProptestConfig::default() })]
 
+    /// Hints from the paths each operation touched, as inotify names them.
     #[test]
     fn narrowed_snapshots_equal_full_ones(
         setup in prop::collection::vec(op(), 0..12),
         batches in prop::collection::vec(prop::collection::vec(op(), 1..5), 1..6),
     ) {
-        sequence(&setup, &batches)?;
+        sequence(&setup, &batches, false)?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases("MEND_WATCH_CASES", 16), ..ProptestConfig::default() })]
+
+    /// Hints from a real watcher, settled with `sync` before each
+    /// checkpoint: what the watcher misses, the comparison catches.
+    #[test]
+    fn snapshots_narrowed_by_a_watcher_equal_full_ones(
+        setup in prop::collection::vec(op(), 0..12),
+        batches in prop::collection::vec(prop::collection::vec(op(), 1..5), 1..6),
+    ) {
+        sequence(&setup, &batches, true)?;
+    }
+}
+
+/// The cases a watcher must name for narrowing, in a fixed order: a
+/// folder made and filled, a nested repository made and removed, a folder
+/// renamed (a doubt, then a full scan), rules changed below the root, a
+/// link where a file was.
+#[test]
+fn a_watcher_names_what_narrowing_needs() {
+    let setup = [
+        Op::Write(5, 10, 1),
+        Op::Write(10, 10, 2),
+        Op::Write(26, 5, 3),
+    ];
+    let batches = [
+        vec![Op::Fill(1, 7)],
+        vec![Op::NestedGit(1)],
+        vec![Op::Write(6, 3, 4)],
+        vec![Op::NestedGit(1)],
+        vec![Op::RenameDir(2, 3)],
+        vec![Op::Ignore(1, 4), Op::Write(9, 4, 5)],
+        vec![Op::Symlink(5, 1)],
+        vec![Op::Racy(10), Op::Chmod(26)],
+    ];
+    sequence(&setup, &batches, true).unwrap();
 }
