@@ -450,6 +450,11 @@ mod tests {
         };
         let lock = cps.lock().unwrap();
         let made = cps.create_hinted(&lock, &wider, Some(&hint(&gone)), &mut |_| {});
-        assert_eq!(full(&made.unwrap()), Some(FullReason::OptionsChanged));
+        drop(lock);
+        let made = made.unwrap();
+        assert_eq!(full(&made), Some(FullReason::OptionsChanged));
+        std::fs::remove_file(dir.path().join(".git/mend/snapshot-state")).unwrap();
+        let removed = hinted(&cps, Some(&hint(&made)));
+        assert_eq!(full(&removed), Some(FullReason::StateChanged));
     }
 }

@@ -159,13 +159,21 @@ fn same_rules(w: &Inputs<'_>, path: &[u8]) -> bool {
         return false;
     };
     let named = path == b".gitignore" || path.ends_with(b"/.gitignore");
+    if !named || rec.stat.mode & 0o170000 != 0o100000 {
+        return false;
+    }
+    // Never blocks: whatever is there now is opened without waiting, and
+    // read only if it is a regular file.
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let abs = w.root.join(OsStr::from_bytes(path));
-    named
-        && rec.stat.mode & 0o170000 == 0o100000
-        && std::fs::read(abs)
-            .ok()
-            .and_then(|b| Oid::hash_object(ObjectType::Blob, &b).ok())
-            == Some(rec.oid)
+    let Ok(fd) = rustix::fs::open(&abs, flags, Mode::empty()) else {
+        return false;
+    };
+    let mut file = std::fs::File::from(fd);
+    let mut bytes = Vec::new();
+    file.metadata().is_ok_and(|m| m.is_file())
+        && std::io::Read::read_to_end(&mut file, &mut bytes).is_ok()
+        && Oid::hash_object(ObjectType::Blob, &bytes).ok() == Some(rec.oid)
 }
 
 /// What a changed path means for the tree: the path whose entry is to be

@@ -131,6 +131,18 @@ impl Turns {
         opts: &BeginOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Begun, Error> {
+        Ok(self.begin_hinted(opts, None, progress)?.0)
+    }
+
+    /// [`Turns::begin`] with a watcher's hint (see
+    /// [`Checkpoints::create_hinted`]): the snapshot state to pair the
+    /// watcher's token with, and how the start was snapshotted.
+    pub fn begin_hinted(
+        &self,
+        opts: &BeginOptions,
+        hint: Option<&crate::Hint>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(Begun, crate::StateId, crate::Scan), Error> {
         let lock = self.cps.lock()?;
         let dir = self.private()?;
         let (ended, replaced) = match state::load(&dir) {
@@ -140,7 +152,7 @@ impl Turns {
         };
         // The turn ended here held its review in a ref of its own.
         self.release()?;
-        let cp = self.cps.create_locked(
+        let created = self.cps.create_hinted(
             &lock,
             &CreateOptions {
                 label: Some(match &opts.label {
@@ -150,8 +162,10 @@ impl Turns {
                 anchor: opts.session.clone(),
                 ..CreateOptions::default()
             },
+            hint,
             progress,
         )?;
+        let cp = created.checkpoint;
         let st = State {
             turn: TurnInfo {
                 id: cp.id.clone(),
@@ -167,11 +181,12 @@ impl Turns {
             shown: Default::default(),
         };
         state::save(&dir, &st)?;
-        Ok(Begun {
+        let begun = Begun {
             turn: st.turn,
             ended,
             replaced,
-        })
+        };
+        Ok((begun, created.state, created.scan))
     }
 
     /// Closes the open turn. Its start stays a checkpoint. A state file

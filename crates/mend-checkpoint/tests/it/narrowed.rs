@@ -52,6 +52,8 @@ enum Op {
     NestedGit(usize),
     /// HEAD moves, ignored files forced into it or not.
     Commit(bool),
+    /// A FIFO, which no snapshot holds.
+    Fifo(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -71,6 +73,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0..3usize, 0..IGNORES.len()).prop_map(|(a, b)| Op::Ignore(a, b)),
         1 => (1..DIRS.len()).prop_map(Op::NestedGit),
         1 => any::<bool>().prop_map(Op::Commit),
+        1 => (0..DIRS.len() * NAMES.len()).prop_map(Op::Fifo),
     ]
 }
 
@@ -118,11 +121,13 @@ impl World {
         true
     }
 
-    /// A link where a file is to be written is replaced, not written
-    /// through (the watcher would name its target instead).
+    /// A link or a FIFO where a file is to be written or read is removed
+    /// first: a link is not written through (the watcher would name its
+    /// target instead), a FIFO would block.
     fn unlink(&mut self, rel: &str) {
         let p = self.root.join(rel);
-        if p.is_symlink() && std::fs::remove_file(p).is_ok() {
+        let other = std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        if other && std::fs::remove_file(p).is_ok() {
             self.saw(rel);
         }
     }
@@ -140,6 +145,7 @@ impl World {
         match *op {
             Op::Write(f, n, b) => self.write(&file(f), &vec![b'a' + b % 26; n]),
             Op::Append(f) => {
+                self.unlink(&file(f));
                 let p = abs(&file(f));
                 if let Ok(mut old) = std::fs::read(&p) {
                     old.extend_from_slice(b"more bytes appended\n");
@@ -157,7 +163,22 @@ impl World {
                     self.saw(&file(f));
                 }
             }
-            Op::Racy(f) => self.racy(&file(f)),
+            Op::Racy(f) => {
+                self.unlink(&file(f));
+                self.racy(&file(f));
+            }
+            Op::Fifo(f) => {
+                let rel = file(f);
+                let (mode, kind) = (
+                    rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+                    rustix::fs::FileType::Fifo,
+                );
+                if self.parents(&rel)
+                    && rustix::fs::mknodat(rustix::fs::CWD, abs(&rel), kind, mode, 0).is_ok()
+                {
+                    self.saw(&rel);
+                }
+            }
             Op::Delete(f) => {
                 if std::fs::remove_file(abs(&file(f))).is_ok() {
                     self.saw(&file(f));
