@@ -328,7 +328,7 @@ impl Checkpoints {
         progress(examined);
         let mut state = held.state;
         let after = state.commit;
-        narrow::apply(&mut state, &n.changes);
+        state.apply_changes(&n.changes);
         let snap = snapshot::Snapshot {
             tree: n.tree,
             files: state.files.len(),

@@ -209,23 +209,6 @@ fn subject(path: &[u8]) -> Result<Option<Vec<u8>>, FullReason> {
     Ok(Some(parts.join(&b'/')))
 }
 
-/// Applies a narrowed snapshot's changes to the state they were found
-/// against.
-pub(crate) fn apply(state: &mut State, c: &Changes) {
-    for p in &c.gone_files {
-        state.files.remove(p);
-    }
-    for (p, r) in &c.files {
-        state.files.insert(p.clone(), *r);
-    }
-    for p in &c.gone_dirs {
-        state.dirs.remove(p);
-    }
-    for (p, d) in &c.dirs {
-        state.dirs.insert(p.clone(), *d);
-    }
-}
-
 /// The proper ancestors of the folder `rel` itself included, deepest
 /// first, the root (the empty path) excluded.
 fn ancestors(rel: &[u8]) -> impl Iterator<Item = &[u8]> {

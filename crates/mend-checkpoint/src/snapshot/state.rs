@@ -320,6 +320,23 @@ impl State {
         Some(state)
     }
 
+    /// Applies what a snapshot changed (its changes hold no path both as
+    /// changed and as gone).
+    pub(crate) fn apply_changes(&mut self, c: &Changes) {
+        for (p, r) in &c.files {
+            self.files.insert(p.clone(), *r);
+        }
+        for p in &c.gone_files {
+            self.files.remove(p);
+        }
+        for (p, d) in &c.dirs {
+            self.dirs.insert(p.clone(), *d);
+        }
+        for p in &c.gone_dirs {
+            self.dirs.remove(p);
+        }
+    }
+
     /// Applies one block's changes. A block is applied whole or not at
     /// all, as its CRC was checked.
     fn apply(&mut self, payload: &[u8]) -> Option<()> {
@@ -473,18 +490,7 @@ mod tests {
 
     /// Applies `changes` to `s` as a snapshot does, and saves.
     fn change(s: &mut State, file: &StateFile, changes: &Changes, c: u8) {
-        for (p, r) in &changes.files {
-            s.files.insert(p.clone(), *r);
-        }
-        for p in &changes.gone_files {
-            s.files.remove(p);
-        }
-        for (p, d) in &changes.dirs {
-            s.dirs.insert(p.clone(), *d);
-        }
-        for p in &changes.gone_dirs {
-            s.dirs.remove(p);
-        }
+        s.apply_changes(changes);
         file.save(s, changes, commit(c)).unwrap();
     }
 

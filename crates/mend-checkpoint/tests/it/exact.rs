@@ -206,13 +206,7 @@ fn apply(d: &Path, step: &Step) {
     };
     // Whatever stands where a folder is needed goes first.
     let make_room = |rel: &str| {
-        let mut at = String::new();
-        for part in rel.split('/').collect::<Vec<_>>().split_last().unwrap().1 {
-            at = if at.is_empty() {
-                (*part).to_owned()
-            } else {
-                format!("{at}/{part}")
-            };
+        for at in crate::folders_above(rel) {
             if d.join(&at).symlink_metadata().is_ok_and(|m| !m.is_dir()) {
                 clear(&at);
             }

@@ -12,6 +12,12 @@ mod safety;
 mod turn;
 mod turn_edges;
 
+/// The folders above `rel`, outermost first: `a`, `a/b` for `a/b/c`.
+fn folders_above(rel: &str) -> Vec<String> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    (1..parts.len()).map(|n| parts[..n].join("/")).collect()
+}
+
 fn read(dir: &Path, rel: &str) -> Option<Vec<u8>> {
     std::fs::read(dir.join(rel)).ok()
 }

@@ -102,13 +102,7 @@ impl World {
 
     /// Makes the folders above `rel`, each seen as it is made.
     fn parents(&mut self, rel: &str) -> bool {
-        let mut at = String::new();
-        for part in rel.split('/').collect::<Vec<_>>().split_last().unwrap().1 {
-            at = if at.is_empty() {
-                (*part).to_owned()
-            } else {
-                format!("{at}/{part}")
-            };
+        for at in crate::folders_above(rel) {
             let p = self.root.join(&at);
             if p.is_dir() && !p.is_symlink() {
                 continue;
