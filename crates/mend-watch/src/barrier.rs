@@ -21,6 +21,9 @@ pub(crate) struct Barrier {
     dir: PathBuf,
     file: PathBuf,
     passed: Receiver<()>,
+    /// Writes of the sentinel, and answers taken, by [`Barrier::pass_counted`].
+    written: u64,
+    answered: u64,
 }
 
 /// The event handler's side: what to look for, and whom to tell.
@@ -51,7 +54,14 @@ impl Barrier {
             file: file.clone(),
             tell,
         };
-        Ok((Barrier { dir, file, passed }, marker))
+        let barrier = Barrier {
+            dir,
+            file,
+            passed,
+            written: 0,
+            answered: 0,
+        };
+        Ok((barrier, marker))
     }
 
     /// The folder to watch.
@@ -67,6 +77,26 @@ impl Barrier {
             return false;
         }
         self.passed.recv_timeout(wait).is_ok()
+    }
+}
+
+impl Barrier {
+    /// [`Barrier::pass`] for a caller that needs certainty: each write is
+    /// answered once (the handler answers its close), so an answer to a
+    /// write whose wait timed out is not taken for a later one's.
+    pub(crate) fn pass_counted(&mut self, wait: Duration) -> bool {
+        if std::fs::write(&self.file, b"x").is_err() {
+            return false;
+        }
+        self.written += 1;
+        let deadline = std::time::Instant::now() + wait;
+        while self.answered < self.written {
+            if self.passed.recv_deadline(deadline).is_err() {
+                return false;
+            }
+            self.answered += 1;
+        }
+        true
     }
 }
 

@@ -424,11 +424,11 @@ impl Watcher {
         if rewatch && self.recursive {
             self.rewatch();
         }
-        let fence = self
+        let mut fence = self
             .sync_fence
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        fence.as_ref()?.pass(wait).then(|| self.token())
+        fence.as_mut()?.pass_counted(wait).then(|| self.token())
     }
 
     /// Watches the root afresh, so every watch has its folder's path now.
@@ -584,11 +584,21 @@ fn only_read(kind: &EventKind) -> bool {
 
 impl Shared {
     fn handle(&mut self, e: &notify::Event) {
-        for m in [&self.marker, &self.sync_marker].into_iter().flatten() {
-            if e.paths.contains(&m.file) {
+        if let Some(m) = &self.marker
+            && e.paths.contains(&m.file)
+        {
+            let _ = m.tell.send(());
+            return;
+        }
+        // `sync`'s sentinel write is answered once, at its close, its last
+        // event (see `Barrier::pass_counted`).
+        if let Some(m) = &self.sync_marker
+            && e.paths.contains(&m.file)
+        {
+            if e.kind == EventKind::Access(AccessKind::Close(AccessMode::Write)) {
                 let _ = m.tell.send(());
-                return;
             }
+            return;
         }
         if e.need_rescan() {
             self.doubted();
