@@ -195,7 +195,7 @@ fn git(context: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {
 }
 
 /// A checkpoint's metadata.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Checkpoint {
     /// Short id (the first 12 hex digits of its commit).
     pub id: String,
@@ -214,7 +214,7 @@ pub struct Checkpoint {
 }
 
 /// A file a checkpoint left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Skipped {
     /// Path relative to the root.
     pub path: String,
@@ -228,7 +228,7 @@ pub struct Skipped {
 }
 
 /// What a checkpoint would hold, found without writing one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Preview {
     /// How many files it would hold.
     pub files: usize,
@@ -341,6 +341,19 @@ pub struct Checkpoints {
     /// The state this process saved last, kept to narrow the next
     /// snapshot (see `narrowed.rs`).
     held: std::sync::Mutex<Option<narrowed::Held>>,
+    /// The hint the next snapshot of [`Checkpoints::create_locked`] takes,
+    /// and what that snapshot made (see [`Checkpoints::set_hint`]).
+    lent: std::sync::Mutex<(Option<Hint>, Option<Made>)>,
+}
+
+/// What a snapshot taken with a lent hint made: the state to pair the
+/// watcher's token with, and how it scanned.
+#[derive(Clone, Copy, Debug)]
+pub struct Made {
+    /// The snapshot state saved with the checkpoint.
+    pub state: StateId,
+    /// How the snapshot was taken.
+    pub scan: Scan,
 }
 
 /// The shadow repository `.mend/shadow.git` (made on first use), checked
@@ -561,6 +574,7 @@ impl Checkpoints {
             shadow: shadow.is_some(),
             opts: *opts,
             held: std::sync::Mutex::new(None),
+            lent: std::sync::Mutex::new((None, None)),
         })
     }
 
@@ -614,7 +628,36 @@ impl Checkpoints {
         opts: &CreateOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
-        Ok(self.create_hinted(lock, opts, None, progress)?.checkpoint)
+        let hint = self.lent().0.take();
+        let created = self.create_hinted(lock, opts, hint.as_ref(), progress)?;
+        self.lent().1 = Some(Made {
+            state: created.state,
+            scan: created.scan,
+        });
+        Ok(created.checkpoint)
+    }
+
+    /// Lends the next snapshot taken through [`Checkpoints::create_locked`]
+    /// a watcher's hint: so the checkpoints taken inside other operations
+    /// (a turn's start, a reject's or a restore's safety checkpoint) are
+    /// narrowed for a long-running caller that holds a watcher. `None`
+    /// withdraws a hint not yet taken.
+    pub fn set_hint(&self, hint: Option<Hint>) {
+        *self.lent() = (hint, None);
+    }
+
+    /// What the last snapshot since [`Checkpoints::set_hint`] made, if one
+    /// was taken; the hint, if none took it, is withdrawn.
+    pub fn take_made(&self) -> Option<Made> {
+        let mut lent = self.lent();
+        lent.0 = None;
+        lent.1.take()
+    }
+
+    fn lent(&self) -> std::sync::MutexGuard<'_, (Option<Hint>, Option<Made>)> {
+        self.lent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Commits a snapshot as a checkpoint with its ref, then saves the

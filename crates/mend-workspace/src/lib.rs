@@ -318,6 +318,13 @@ impl Workspace {
         })
     }
 
+    /// [`Workspace::private_dir`] when `.mend/` exists already; `None`
+    /// otherwise, and nothing is made (a client looking for a daemon
+    /// leaves a root without `.mend` as it found it).
+    pub fn existing_private_dir(&self) -> Result<Option<PrivateDir>, Error> {
+        private::open(&self.root.canonical, self.key()?, false)
+    }
+
     /// The settings.
     pub fn options(&self) -> &Options {
         &self.opts

@@ -109,6 +109,12 @@ impl Turns {
         Ok(Turns { cps })
     }
 
+    /// The turns over checkpoints already open: a long-running process's,
+    /// whose snapshot state stays in memory between turns.
+    pub fn from_checkpoints(cps: Checkpoints) -> Self {
+        Turns { cps }
+    }
+
     /// The checkpoints the turns are made of.
     pub fn checkpoints(&self) -> &Checkpoints {
         &self.cps

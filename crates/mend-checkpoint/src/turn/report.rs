@@ -31,7 +31,7 @@ pub struct TurnInfo {
 }
 
 /// `begin`'s outcome.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Begun {
     /// The turn begun.
     pub turn: TurnInfo,
