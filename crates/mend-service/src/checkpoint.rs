@@ -11,7 +11,7 @@ use crate::Error;
 
 /// `checkpoint_create`'s result: the checkpoint made (its fields), or
 /// with `dry_run` what it would hold.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CreateResult {
     /// The checkpoint made.
     #[serde(flatten)]
@@ -26,6 +26,11 @@ pub struct CreateResult {
     /// (its shadow repository, `.mend/shadow.git`): said, never silent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
+    /// How the snapshot looked at the worktree, when a watcher (of `mend
+    /// mcp`, `mend editor` or `mend daemon`) could narrow it: `narrowed`
+    /// (only the paths it saw change) or `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan: Option<crate::ScanKind>,
 }
 
 /// `checkpoint_list`'s result. MCP's structured content must be an
@@ -57,6 +62,7 @@ pub fn create(
             dry_run: Some(true),
             would_hold: Some(cps.preview(opts)?),
             store,
+            scan: None,
         }
     } else {
         CreateResult {
@@ -64,6 +70,7 @@ pub fn create(
             dry_run: None,
             would_hold: None,
             store,
+            scan: None,
         }
     })
 }

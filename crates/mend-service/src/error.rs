@@ -47,8 +47,13 @@ pub enum Error {
     /// An outcome could not be turned into JSON.
     #[error("cannot serialise the outcome as JSON")]
     Json(#[from] serde_json::Error),
+    /// A daemon could not start, stop or answer; the message says why
+    /// and what to do.
+    #[error("{0}")]
+    Daemon(String),
     /// Reading or writing a file outside the workspace (`mend merge`,
-    /// `mend diff`) failed (the cause is the error's source).
+    /// `mend diff`, the daemon's socket) failed (the cause is the
+    /// error's source).
     #[error("{what}")]
     Io {
         /// What was being done, naming the file.
@@ -75,6 +80,7 @@ impl Error {
             | Error::NotFound(_)
             | Error::Stage { .. }
             | Error::Json(_)
+            | Error::Daemon(_)
             | Error::Io { .. } => false,
         }
     }

@@ -10,8 +10,10 @@
 //! ([`Roots`]), applying or proposing with expectations, a checkpoint
 //! before the write and the git stage list ([`apply`]), reading back
 //! versions ([`files`]), the pending actions ([`pending`]), checkpoints
-//! ([`checkpoint`]), turns and agents' hooks ([`turn`]), merges and diffs ([`merge`]), and which errors are
-//! refusals a caller can act on ([`Error::is_refusal`]).
+//! ([`checkpoint`]), turns and agents' hooks ([`turn`]), merges and diffs ([`merge`]), checkpoints
+//! narrowed by a watcher ([`Watched`]) and the daemon that keeps one
+//! ([`daemon`]), and which errors are refusals a caller can act on
+//! ([`Error::is_refusal`]).
 //!
 //! The command-line spelling of the libraries' value enums lives here too
 //! ([`choice`]), so a variant added to a library reaches every front-end.
@@ -19,6 +21,7 @@
 pub mod apply;
 pub mod checkpoint;
 pub mod choice;
+pub mod daemon;
 mod error;
 pub mod files;
 pub mod merge;
@@ -27,9 +30,11 @@ pub mod pending;
 mod roots;
 pub mod stream;
 pub mod turn;
+pub mod watched;
 
 pub use error::{Error, chain, usage};
 pub use roots::Roots;
+pub use watched::{ScanKind, Watched};
 
 use mend_workspace::{Lock, Recovery, Workspace};
 

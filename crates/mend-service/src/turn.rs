@@ -93,7 +93,20 @@ pub fn act(
 ) -> Result<Outcome, Error> {
     // Only a begin makes a first checkpoint, so only it may be forced.
     let force = matches!(action, Action::Begin(opts) if opts.force);
-    let turns = Turns::open_forced(root, lock_timeout, force)?;
+    run(
+        &Turns::open_forced(root, lock_timeout, force)?,
+        action,
+        progress,
+    )
+}
+
+/// Runs `action` on `turns` (a long-running process's, whose snapshots
+/// a watcher narrows; see [`crate::Watched::turn`]).
+pub fn run(
+    turns: &Turns,
+    action: &Action,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Outcome, Error> {
     Ok(match action {
         Action::Begin(opts) => Outcome::Begun(turns.begin(opts, progress)?),
         Action::Status { ignored } => Outcome::Status(turns.status(*ignored)?),

@@ -9,12 +9,14 @@
 //! - [`mod@git`]: git with a throwaway identity.
 //! - [`bin`]: the built `mend` binary and a Python for the MCP clients.
 //! - [`edits`]: model responses the tests send.
+//! - [`serve`]: `mend mcp` spoken to line by line, `mend daemon` run.
 
 pub mod bin;
 pub mod edits;
 pub mod files;
 pub mod fixtures;
 pub mod git;
+pub mod serve;
 
 pub use bin::{mend_bin, python, run_mend};
 pub use edits::search_replace;

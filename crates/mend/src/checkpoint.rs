@@ -30,6 +30,9 @@ pub(crate) enum CheckpointCommand {
         /// than this.
         #[arg(long, default_value_t = mend_checkpoint::DEFAULT_MAX_FILES)]
         max_files: usize,
+        /// Say on stderr whether a `mend daemon` did the snapshot, and how.
+        #[arg(long)]
+        verbose: bool,
     },
     /// List checkpoints, newest first.
     List,
@@ -186,6 +189,44 @@ fn each<T: serde::Serialize>(
     Ok(())
 }
 
+/// The root's checkpoints, with what `create`'s flags allow a first
+/// checkpoint to cover.
+fn open(args: &CheckpointArgs) -> anyhow::Result<Checkpoints> {
+    let opts = match &args.command {
+        CheckpointCommand::Create {
+            force, max_files, ..
+        } => mend_checkpoint::OpenOptions {
+            force: *force,
+            max_files: *max_files,
+        },
+        _ => mend_checkpoint::OpenOptions::default(),
+    };
+    Checkpoints::open_with(&args.root, &opts)
+        .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))
+}
+
+/// `create` with the default open options (which a daemon's checkpoints
+/// were opened with): its options, and `--verbose`.
+fn plain_create(command: &CheckpointCommand) -> Option<(CreateOptions, bool)> {
+    let CheckpointCommand::Create {
+        label,
+        anchor,
+        max_file_bytes,
+        force: false,
+        max_files: mend_checkpoint::DEFAULT_MAX_FILES,
+        verbose,
+    } = command
+    else {
+        return None;
+    };
+    let opts = CreateOptions {
+        label: label.clone(),
+        anchor: anchor.clone(),
+        max_file_bytes: *max_file_bytes,
+    };
+    Some((opts, *verbose))
+}
+
 /// Runs `mend checkpoint …`. A refusal (a home directory or filesystem
 /// root, too many files for a first checkpoint) exits 1, as refusals do
 /// everywhere; nothing was written.
@@ -208,17 +249,10 @@ fn is_refusal(e: &anyhow::Error) -> bool {
 }
 
 fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
-    let opts = match &args.command {
-        CheckpointCommand::Create {
-            force, max_files, ..
-        } => mend_checkpoint::OpenOptions {
-            force: *force,
-            max_files: *max_files,
-        },
-        _ => mend_checkpoint::OpenOptions::default(),
-    };
-    let cps = Checkpoints::open_with(&args.root, &opts)
-        .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))?;
+    if let Some((opts, verbose)) = plain_create(&args.command) {
+        return create_asking(args, &opts, verbose);
+    }
+    let cps = open(args)?;
     let mut out = std::io::stdout().lock();
     let out = &mut out;
     match &args.command {
@@ -233,7 +267,7 @@ fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
                 anchor: anchor.clone(),
                 max_file_bytes: *max_file_bytes,
             };
-            create(out, &cps, &opts, args.json)?;
+            create(out, &cps, &opts, args.json, None)?;
         }
         CheckpointCommand::List => {
             let all = mend_service::checkpoint::list(&cps)?.checkpoints;
@@ -284,27 +318,65 @@ fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// `mend checkpoint create`, with a progress bar.
+/// `mend checkpoint create` with the default open options: done by a
+/// daemon serving the root when one answers (its snapshot state is in
+/// memory and its watcher knows what changed), else scanned in full here.
+fn create_asking(args: &CheckpointArgs, opts: &CreateOptions, verbose: bool) -> anyhow::Result<u8> {
+    let scan = match crate::daemon::ask(&args.root, verbose) {
+        crate::daemon::Asked::Daemon(mut client) => {
+            if let Some(made) = client.checkpoint(opts, false) {
+                crate::daemon::said(made.scan, verbose);
+                print_created(&mut std::io::stdout().lock(), &made, args.json)?;
+                return Ok(0);
+            }
+            Some(mend_service::ScanKind::Full)
+        }
+        crate::daemon::Asked::Silent => Some(mend_service::ScanKind::Full),
+        crate::daemon::Asked::None => None,
+    };
+    let cps = Checkpoints::open(&args.root)
+        .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))?;
+    create(&mut std::io::stdout().lock(), &cps, opts, args.json, scan)?;
+    Ok(0)
+}
+
+/// `mend checkpoint create`, with a progress bar; `scan` is said in its
+/// JSON when a daemon could have narrowed it.
 fn create(
     out: &mut impl std::io::Write,
     cps: &Checkpoints,
     opts: &CreateOptions,
     as_json: bool,
+    scan: Option<mend_service::ScanKind>,
 ) -> anyhow::Result<()> {
     let progress = Progress::default();
-    let made = mend_service::checkpoint::create(cps, opts, false, &mut |n| progress.tick(n))?;
+    let mut made = mend_service::checkpoint::create(cps, opts, false, &mut |n| progress.tick(n))?;
     progress.clear();
+    made.scan = scan;
+    print_created(out, &made, as_json)
+}
+
+/// A created checkpoint, as JSON or for a person; outside git, where it
+/// went is said on stderr.
+fn print_created(
+    out: &mut impl std::io::Write,
+    made: &mend_service::checkpoint::CreateResult,
+    as_json: bool,
+) -> anyhow::Result<()> {
     if let Some(store) = &made.store {
         // Outside git a checkpoint still works, and says where it went.
+        let root = store
+            .strip_suffix("/.mend/shadow.git")
+            .unwrap_or(store.as_str());
         let _ = writeln!(
             std::io::stderr(),
             "mend: {} is no git repository; its checkpoints are kept in {}",
-            esc(&cps_root(cps)),
+            esc(root),
             esc(store)
         );
     }
     if as_json {
-        return json(out, &made);
+        return json(out, made);
     }
     if let Some(cp) = &made.checkpoint {
         writeln!(out, "created {}", line(cp))?;
@@ -313,10 +385,6 @@ fn create(
         }
     }
     Ok(())
-}
-
-fn cps_root(cps: &Checkpoints) -> String {
-    cps.root().to_string_lossy().into_owned()
 }
 
 /// What a restore did, for a person.

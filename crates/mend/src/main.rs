@@ -4,6 +4,7 @@
 //! terminals and exit codes; the engine lives in `mend-core`.
 
 mod checkpoint;
+mod daemon;
 mod editor;
 mod mcp;
 mod merge;
@@ -161,7 +162,24 @@ enum Command {
         /// (`warn`, `refuse` or `off`; see `mend apply --syntax`).
         #[arg(long, value_parser = parser::<SyntaxPolicy>(), default_value = "warn")]
         syntax: SyntaxPolicy,
+        /// Do not watch the roots: every checkpoint then scans every file.
+        /// By default a root is watched from its first checkpoint on, and
+        /// later checkpoints examine only what changed.
+        #[arg(long)]
+        no_watch: bool,
     },
+    /// Keep a root watched, so checkpoints examine only what changed.
+    ///
+    /// `mend daemon` runs in the foreground until `mend daemon stop` (put
+    /// it in the background with `mend daemon &`, or run it as a systemd
+    /// user service; see docs/daemon.md). While it runs, `mend checkpoint
+    /// create` and `mend turn begin` in that root have it take the
+    /// snapshot, examining only the paths its watcher saw change; without
+    /// it they scan every file, as before. One daemon serves a root; it
+    /// answers its own user only, on .mend/daemon/sock. `status` exits 0
+    /// when a daemon answers and 1 when none does; `stop` exits 1 when
+    /// none runs.
+    Daemon(daemon::DaemonArgs),
     /// Print the JSON Schemas of the JSON edit formats.
     Schema {
         /// Only this format's schema (`str-replace` or `anchored`).
@@ -282,6 +300,7 @@ fn main() -> ExitCode {
         }
         Command::Diff(args) => merge::run_diff(&args),
         Command::Checkpoint(args) => checkpoint::run(&args),
+        Command::Daemon(args) => daemon::run(&args),
         Command::Pending(args) => pending::run(&args),
         Command::Turn(args) => turn::run(&args),
         Command::Review(args) => review::run(&args),
@@ -290,7 +309,14 @@ fn main() -> ExitCode {
             tools,
             pending,
             syntax,
-        } => mcp::run(&root, tools.as_deref(), pending.as_deref(), syntax),
+            no_watch,
+        } => mcp::run(
+            &root,
+            tools.as_deref(),
+            pending.as_deref(),
+            syntax,
+            !no_watch,
+        ),
         Command::Hash { root, paths } => run_hash(&root, &paths),
         Command::Editor { root, merge } => editor::run(root.as_deref(), merge),
     };

@@ -53,6 +53,9 @@ enum TurnCommand {
         /// filesystem (refused otherwise until it has a checkpoint).
         #[arg(long)]
         force: bool,
+        /// Say on stderr whether a `mend daemon` did the snapshot, and how.
+        #[arg(long)]
+        verbose: bool,
     },
     /// What changed since the turn began, whoever changed it: `M`
     /// modified, `A` added, `D` deleted, `R` renamed (found by content),
@@ -188,12 +191,20 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
             label,
             session,
             force,
-        } => Action::Begin(BeginOptions {
-            label: label.clone(),
-            session: session.clone(),
-            agent: None,
-            force: *force,
-        }),
+            verbose,
+        } => {
+            let opts = BeginOptions {
+                label: label.clone(),
+                session: session.clone(),
+                agent: None,
+                force: *force,
+            };
+            // A forced begin opens what the daemon's checkpoints refused.
+            if !*force && let Some(code) = begin_by_daemon(&root, args.json, &opts, *verbose)? {
+                return Ok(code);
+            }
+            Action::Begin(opts)
+        }
         TurnCommand::Status { ignored } => Action::Status { ignored: *ignored },
         TurnCommand::Diff { paths } => Action::Diff(place.paths(paths)),
         TurnCommand::Reject(sel) => Action::Reject(sel.selection(&place)),
@@ -218,6 +229,31 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
 }
 
 /// `mend turn hook AGENT`: exit 0 whatever happens.
+/// `turn begin` done by a daemon serving the root, printed as the CLI
+/// prints it; `None` when no daemon did it (the caller scans in full).
+fn begin_by_daemon(
+    root: &Path,
+    json: bool,
+    opts: &BeginOptions,
+    verbose: bool,
+) -> anyhow::Result<Option<u8>> {
+    let crate::daemon::Asked::Daemon(mut client) = crate::daemon::ask(root, verbose) else {
+        return Ok(None);
+    };
+    let Some((begun, scan)) = client.turn_begin(opts) else {
+        return Ok(None);
+    };
+    crate::daemon::said(scan, verbose);
+    let outcome = mend_service::turn::Outcome::Begun(begun);
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", mend_service::to_json(&outcome)?)?;
+    } else {
+        write!(out, "{}", outcome.text())?;
+    }
+    Ok(Some(crate::EXIT_OK))
+}
+
 fn run_hook(agent: &str, input: Option<&str>, timeout: Duration) -> u8 {
     let reply = match Agent::named(agent) {
         Some(a) => {

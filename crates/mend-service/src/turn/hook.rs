@@ -217,6 +217,16 @@ fn step(
         }),
         Step::Status => Action::Status { ignored: false },
     };
+    // A daemon serving the root takes the turn's start checkpoint with
+    // only the paths its watcher saw change; without one, a full scan.
+    if let Action::Begin(opts) = &action
+        && let Ok(Some(mut daemon)) =
+            crate::daemon::Client::connect(&root, crate::daemon::CONNECT_WAIT)
+                .map(crate::daemon::Found::serving)
+        && daemon.turn_begin(opts).is_some()
+    {
+        return Ok(None);
+    }
     match act(&root, &action, lock_timeout, &mut |_| {}) {
         Ok(Outcome::Status(s)) => Ok(Some(whose(summary(&s), &s.turn, session.as_deref()))),
         Ok(_) => Ok(None),

@@ -57,6 +57,8 @@ struct Session {
     buffers: Buffers,
     ws: Workspace,
     pending: String,
+    /// The root's checkpoints, narrowed by the buffers' watcher.
+    watched: mend_service::Watched,
 }
 
 struct Server {
@@ -192,6 +194,7 @@ impl Server {
         buffers.set_policy(p.merge.unwrap_or(self.policy));
         let root = buffers.root().to_path_buf();
         self.session = Some(Session {
+            watched: mend_service::Watched::new(&root, None),
             buffers,
             ws,
             pending: p
@@ -317,7 +320,10 @@ impl Session {
                 Ok(json!({"token": w.token(), "paths": paths}))
             }
             m if m.starts_with("pending/") => pending::dispatch(&self.ws, &self.pending, req),
-            m if m.starts_with("turn/") => turn::dispatch(self.ws.root(), req),
+            m if m.starts_with("turn/") => {
+                turn::dispatch(&self.watched, self.buffers.watcher(), req)
+            }
+            "checkpoint/create" => turn::checkpoint(&self.watched, self.buffers.watcher(), req),
             m => Err(Failure(
                 METHOD_NOT_FOUND,
                 format!("unknown method {m}; see docs/editor-protocol.md"),

@@ -1,11 +1,12 @@
 //! The `turn/*` methods: the turn of the editor's root, with the same
-//! operations (and the same JSON) as `mend turn`.
+//! operations (and the same JSON) as `mend turn`; and `checkpoint/create`.
 
-use std::path::Path;
 use std::time::Duration;
 
 use mend_checkpoint::turn::{BeginOptions, Selection};
+use mend_service::Watched;
 use mend_service::turn::Action;
+use mend_watch::Watcher;
 use serde::Deserialize;
 
 use super::{Answer, Failure, Request, params};
@@ -55,9 +56,41 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
     })
 }
 
-pub(super) fn dispatch(root: &Path, req: &Request) -> Answer {
+/// A `turn/*` request; `begin` and `reject` checkpoint through the
+/// session's holder, narrowed by the buffers' watcher.
+pub(super) fn dispatch(watched: &Watched, watcher: &Watcher, req: &Request) -> Answer {
     let action = action(&req.method, params(req)?)?;
-    let timeout = Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
-    let outcome = mend_service::turn::act(root, &action, timeout, &mut |_| {})?;
+    let outcome = match action {
+        Action::Begin(_) | Action::Reject(_) => {
+            watched.turn(Some(watcher), &action, &mut |_| {})?.0
+        }
+        _ => {
+            let timeout = Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
+            mend_service::turn::act(watched.root(), &action, timeout, &mut |_| {})?
+        }
+    };
     Ok(mend_service::to_value(&outcome)?)
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct Create {
+    /// A label for humans.
+    label: Option<String>,
+    /// An anchor, such as the chat message it precedes.
+    anchor: Option<String>,
+}
+
+/// `checkpoint/create`: a checkpoint of the root, narrowed by the
+/// buffers' watcher; the answer is `mend checkpoint create --json`'s,
+/// with `scan`.
+pub(super) fn checkpoint(watched: &Watched, watcher: &Watcher, req: &Request) -> Answer {
+    let p: Create = params(req)?;
+    let opts = mend_checkpoint::CreateOptions {
+        label: p.label,
+        anchor: p.anchor,
+        ..Default::default()
+    };
+    let made = watched.create(Some(watcher), &opts, false, &mut |_| {})?;
+    Ok(mend_service::to_value(&made)?)
 }

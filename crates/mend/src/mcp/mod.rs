@@ -20,12 +20,12 @@ use std::sync::Arc;
 use mend_core::formats::schema::{self, StrReplaceChange};
 use mend_core::formats::{self, Entry, Format, Parsed};
 use mend_core::{Edit, EditOp, Origin};
-use mend_service::Roots;
 use mend_service::apply::{Applier, ApplyRequest, Destination};
 use mend_service::checkpoint::{CreateResult, ListResult};
 use mend_service::files::{ReadResult, Window};
 use mend_service::outcome::EditResult;
 use mend_service::stream::Streamed;
+use mend_service::{Roots, Watched};
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -48,6 +48,12 @@ pub(crate) struct MendServer {
     pending: Option<Arc<str>>,
     /// The syntax check of calls that do not choose one.
     syntax: SyntaxPolicy,
+    /// Each root's checkpoints and the watcher that narrows their
+    /// snapshots, made at the first call that checkpoints there.
+    watched: Arc<std::sync::Mutex<HashMap<PathBuf, Arc<Watched>>>>,
+    /// Watch the roots (`--no-watch` says not to: every checkpoint scans
+    /// in full).
+    watch: bool,
 }
 
 /// A writing call's options.
@@ -285,6 +291,7 @@ impl MendServer {
         tools: Option<&[String]>,
         pending: Option<&str>,
         syntax: SyntaxPolicy,
+        watch: bool,
     ) -> anyhow::Result<Self> {
         let roots = if roots.is_empty() {
             vec![PathBuf::from(".")]
@@ -322,6 +329,8 @@ impl MendServer {
             tool_router,
             pending: pending.map(Arc::from),
             syntax,
+            watched: Arc::default(),
+            watch,
         })
     }
 
@@ -523,14 +532,14 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<CheckpointCreateArgs>>,
     ) -> CallToolResult {
         let root = a.root.clone();
-        self.checkpoints(root.as_deref(), move |cps| {
+        self.through_watched(root.as_deref(), move |w| {
             let opts = mend_checkpoint::CreateOptions {
                 label: a.label,
                 anchor: a.anchor,
                 ..Default::default()
             };
             let dry_run = a.dry_run.unwrap_or(false);
-            mend_service::checkpoint::create(&cps, &opts, dry_run, &mut |_| {})
+            w.create(None, &opts, dry_run, &mut |_| {})
         })
         .await
     }
@@ -581,13 +590,13 @@ impl MendServer {
     ) -> CallToolResult {
         let review = self.pending.is_some();
         let root = a.root.clone();
-        self.checkpoints(root.as_deref(), move |cps| {
+        self.through_watched(root.as_deref(), move |w| {
             let opts = mend_checkpoint::RestoreOptions {
                 dry_run: a.dry_run.unwrap_or(false),
                 prune_later: a.prune_later.unwrap_or(false),
                 force: a.force.unwrap_or(false),
             };
-            mend_service::checkpoint::restore(&cps, &a.id, &opts, review)
+            w.restore(None, &a.id, &opts, review)
         })
         .await
     }
@@ -612,7 +621,7 @@ impl MendServer {
             agent: Some("mcp".into()),
             force: false,
         });
-        self.turn(a.root.as_deref(), action).await
+        self.turn_watched(a.root.as_deref(), action).await
     }
 
     #[tool(
@@ -657,7 +666,7 @@ impl MendServer {
             hunks: a.hunks.unwrap_or_default(),
             seen: a.seen,
         });
-        self.turn(a.root.as_deref(), action).await
+        self.turn_watched(a.root.as_deref(), action).await
     }
 }
 
@@ -687,6 +696,48 @@ impl MendServer {
 }
 
 impl MendServer {
+    /// Runs work that checkpoints on the blocking pool, through the named
+    /// root's holder (made, and its watcher started, on first use).
+    async fn through_watched<T: serde::Serialize + Send + 'static>(
+        &self,
+        root: Option<&str>,
+        work: impl FnOnce(&Watched) -> Result<T, mend_service::Error> + Send + 'static,
+    ) -> CallToolResult {
+        let root = match self.roots.pick(root) {
+            Ok(ws) => ws.root().to_path_buf(),
+            Err(e) => return failure(e.to_string()),
+        };
+        let (held, watch) = (Arc::clone(&self.watched), self.watch);
+        answer(tokio::task::spawn_blocking(move || {
+            let w = {
+                let mut all = held
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let w = all.entry(root.clone()).or_insert_with(|| {
+                    Arc::new(if watch {
+                        Watched::watching(&root)
+                    } else {
+                        Watched::new(&root, None)
+                    })
+                });
+                Arc::clone(w)
+            };
+            work(&w)
+        }))
+        .await
+    }
+
+    /// A turn action that checkpoints (`begin`, `reject`), through the
+    /// root's holder.
+    async fn turn_watched(
+        &self,
+        root: Option<&str>,
+        action: mend_service::turn::Action,
+    ) -> CallToolResult {
+        self.through_watched(root, move |w| Ok(w.turn(None, &action, &mut |_| {})?.0))
+            .await
+    }
+
     /// Runs checkpoint work for the named root (default the first) on the
     /// blocking pool; its outcome becomes the result.
     async fn checkpoints<T: serde::Serialize + Send + 'static>(
@@ -721,12 +772,13 @@ pub(crate) fn run(
     tools: Option<&[String]>,
     pending: Option<&str>,
     syntax: SyntaxPolicy,
+    watch: bool,
 ) -> anyhow::Result<u8> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let server = MendServer::new(roots, tools, pending, syntax)?;
+    let server = MendServer::new(roots, tools, pending, syntax, watch)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

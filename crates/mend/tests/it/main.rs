@@ -10,6 +10,7 @@
 mod aliases;
 mod checkpoint;
 mod cli;
+mod daemon;
 mod editor;
 mod formats;
 mod hostile;

@@ -4,7 +4,7 @@
 //! `cargo test -p mend --test it editor::` runs these alone.
 
 mod actors;
-mod client;
+pub(crate) mod client;
 mod paths;
 mod safety;
 

@@ -1,0 +1,227 @@
+//! The asking side: a CLI command that finds a daemon serving its root
+//! has it do the work; one that finds none, or none that answers in
+//! time, does it itself.
+
+use std::io::BufReader;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use mend_checkpoint::CreateOptions;
+use mend_checkpoint::turn::{BeginOptions, Begun};
+use mend_workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::place::Place;
+use super::wire::{self, Answer, Line, Request, WireError};
+use crate::Error;
+use crate::checkpoint::CreateResult;
+use crate::watched::ScanKind;
+
+/// How long a client waits for a daemon to answer `status` before doing
+/// the work itself.
+pub const CONNECT_WAIT: Duration = Duration::from_millis(100);
+
+/// How long a client waits for the answer to work a daemon has taken on
+/// (a first, full scan of a large tree takes seconds).
+const WORK_WAIT: Duration = Duration::from_secs(600);
+
+/// `status`'s answer.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Status {
+    /// The daemon's process id.
+    pub pid: u32,
+    /// The root it serves (canonical).
+    pub root: String,
+    /// This run of the daemon (tokens of `changes` belong to it).
+    pub instance: String,
+    /// When it started, in seconds since the Unix epoch.
+    pub started: u64,
+    /// The watcher's change token, when the root is watched.
+    pub token: Option<u64>,
+    /// Whether the root is watched (otherwise checkpoints scan in full).
+    pub watching: bool,
+}
+
+/// `checkpoint`'s parameters.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Create {
+    pub(crate) label: Option<String>,
+    pub(crate) anchor: Option<String>,
+    pub(crate) max_file_bytes: Option<u64>,
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+}
+
+/// `turn_begin`'s parameters.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Begin {
+    pub(crate) label: Option<String>,
+    pub(crate) session: Option<String>,
+    pub(crate) agent: Option<String>,
+}
+
+/// `turn_begin`'s answer.
+#[derive(Deserialize)]
+struct Began {
+    begun: Begun,
+    scan: Option<ScanKind>,
+}
+
+/// What a client found at a root.
+pub enum Found {
+    /// A daemon that answered.
+    Serving(Client),
+    /// A socket, but no daemon answered in time (a killed daemon's, or one
+    /// too busy).
+    Silent,
+    /// No daemon ever served the root, or its socket is gone.
+    Absent,
+}
+
+impl Found {
+    /// The client, when a daemon answered.
+    pub fn serving(self) -> Option<Client> {
+        match self {
+            Found::Serving(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// A connection to the daemon serving a root.
+pub struct Client {
+    stream: BufReader<UnixStream>,
+    next: u64,
+    status: Status,
+}
+
+impl Client {
+    /// The daemon serving `root`, if one answers `status` within `wait`.
+    /// Nothing is made in the root.
+    pub fn connect(root: &Path, wait: Duration) -> Result<Found, Error> {
+        let ws = Workspace::open(root, mend_workspace::Options::default())?;
+        let Some(place) = Place::existing(&ws)? else {
+            return Ok(Found::Absent);
+        };
+        if !place.has_socket() {
+            return Ok(Found::Absent);
+        }
+        let Ok(stream) = UnixStream::connect(place.socket()?) else {
+            return Ok(Found::Silent);
+        };
+        let mut client = Client {
+            stream: BufReader::new(stream),
+            next: 0,
+            status: Status {
+                pid: 0,
+                root: String::new(),
+                instance: String::new(),
+                started: 0,
+                token: None,
+                watching: false,
+            },
+        };
+        let status = client.call("status", Value::Null, wait);
+        let Some(status) = status.ok().and_then(Result::ok) else {
+            return Ok(Found::Silent);
+        };
+        match serde_json::from_value(status) {
+            Ok(status) => client.status = status,
+            Err(_) => return Ok(Found::Silent),
+        }
+        Ok(Found::Serving(client))
+    }
+
+    /// The daemon's `status`, as it answered on connecting.
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// Sends one request and reads its answer, waiting at most `wait`.
+    /// The outer error is the connection's; the inner, the daemon's.
+    pub fn call(
+        &mut self,
+        method: &str,
+        params: Value,
+        wait: Duration,
+    ) -> std::io::Result<Result<Value, WireError>> {
+        self.next += 1;
+        let req = Request {
+            v: wire::VERSION,
+            id: json!(self.next),
+            method: method.to_owned(),
+            params,
+        };
+        let stream = self.stream.get_ref();
+        stream.set_write_timeout(Some(wait))?;
+        stream.set_read_timeout(Some(wait))?;
+        let mut out = stream;
+        wire::write_line(&mut out, &req)?;
+        let line = match wire::read_line(&mut self.stream, wire::MAX_ANSWER)? {
+            Line::Text(t) => t,
+            Line::TooLong | Line::End => {
+                return Err(std::io::Error::other("the daemon gave no answer"));
+            }
+        };
+        let answer: Answer = serde_json::from_slice(&line).map_err(std::io::Error::other)?;
+        Ok(match (answer.result, answer.error) {
+            (_, Some(e)) => Err(e),
+            (Some(v), None) => Ok(v),
+            (None, None) => Ok(Value::Null),
+        })
+    }
+
+    /// Has the daemon create a checkpoint. `None` when it could not (gone
+    /// meanwhile, or it failed): the caller then creates it itself, and
+    /// reports whatever error that gives.
+    pub fn checkpoint(&mut self, opts: &CreateOptions, dry_run: bool) -> Option<CreateResult> {
+        let params = Create {
+            label: opts.label.clone(),
+            anchor: opts.anchor.clone(),
+            max_file_bytes: Some(opts.max_file_bytes),
+            dry_run,
+        };
+        let v = serde_json::to_value(params).ok()?;
+        let v = self.call("checkpoint", v, WORK_WAIT).ok()?.ok()?;
+        serde_json::from_value(v).ok()
+    }
+
+    /// Has the daemon begin a turn; `None` as for [`Client::checkpoint`].
+    pub fn turn_begin(&mut self, opts: &BeginOptions) -> Option<(Begun, Option<ScanKind>)> {
+        let params = Begin {
+            label: opts.label.clone(),
+            session: opts.session.clone(),
+            agent: opts.agent.clone(),
+        };
+        let v = serde_json::to_value(params).ok()?;
+        let v = self.call("turn_begin", v, WORK_WAIT).ok()?.ok()?;
+        let began: Began = serde_json::from_value(v).ok()?;
+        Some((began.begun, began.scan))
+    }
+
+    /// Asks the daemon to stop; it stops once this answer is sent.
+    pub fn stop(&mut self) -> Result<(), Error> {
+        match self.call("stop", Value::Null, CONNECT_WAIT * 20) {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(Error::Daemon(e.message)),
+            Err(source) => Err(Error::Io {
+                what: "asking the daemon to stop".into(),
+                source,
+            }),
+        }
+    }
+}
+
+/// Whether a daemon holds `root`'s daemon lock now, and the process the
+/// lock names: the daemon's own or a killed one's. Nothing is made.
+pub fn lock_holder(root: &Path) -> Result<(bool, Option<u32>), Error> {
+    let ws = Workspace::open(root, mend_workspace::Options::default())?;
+    Ok(match Place::existing(&ws)? {
+        Some(place) => (place.is_held(), place.holder()),
+        None => (false, None),
+    })
+}

@@ -1,0 +1,129 @@
+//! Where a root's daemon answers: `.mend/daemon/sock`, in a folder only
+//! its user may enter, beside `.mend/daemon/lock`, which the serving
+//! daemon holds locked for as long as it runs.
+//!
+//! A Unix socket's path is at most 107 bytes, and a deep root's
+//! `.mend/daemon/sock` can be longer: both sides reach the socket through
+//! the folder's descriptor, as `/proc/self/fd/N/sock`, which is short
+//! whatever the root (and is reached without resolving `.mend` by path
+//! again). Without `/proc`, the folder's own path is used when it fits.
+
+use std::fs::File;
+use std::io::Write as _;
+use std::os::fd::{AsFd as _, AsRawFd as _};
+use std::path::{Path, PathBuf};
+
+use mend_workspace::{PrivateDir, Workspace};
+
+use crate::Error;
+
+/// The folder, under `.mend`.
+const DIR: &str = "daemon";
+/// The socket, in it.
+const SOCKET: &str = "sock";
+/// The lock a serving daemon holds, naming its process.
+const LOCK: &str = "lock";
+
+/// The longest path a Unix socket address holds (`sun_path` less its NUL).
+const SUN_PATH: usize = 107;
+
+/// A root's daemon folder, held open.
+pub(crate) struct Place {
+    dir: PrivateDir,
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Io { what, source }
+}
+
+impl Place {
+    /// The folder, made when missing, with mode 0700.
+    pub(crate) fn create(ws: &Workspace) -> Result<Place, Error> {
+        let dir = ws.private_dir()?.create_dir(DIR)?;
+        rustix::fs::fchmod(&dir, rustix::fs::Mode::from_raw_mode(0o700))
+            .map_err(|e| io("making .mend/daemon private to its user")(e.into()))?;
+        Ok(Place { dir })
+    }
+
+    /// The folder if a daemon ever served the root; nothing is made.
+    pub(crate) fn existing(ws: &Workspace) -> Result<Option<Place>, Error> {
+        let Some(private) = ws.existing_private_dir()? else {
+            return Ok(None);
+        };
+        Ok(private.dir(DIR)?.map(|dir| Place { dir }))
+    }
+
+    /// The socket's address, short enough for `sun_path`.
+    pub(crate) fn socket(&self) -> Result<PathBuf, Error> {
+        let by_fd = PathBuf::from(format!(
+            "/proc/self/fd/{}/{SOCKET}",
+            self.dir.as_fd().as_raw_fd()
+        ));
+        if by_fd.parent().is_some_and(Path::is_dir) {
+            return Ok(by_fd);
+        }
+        let direct = self.dir.path().join(SOCKET);
+        if direct.as_os_str().len() <= SUN_PATH {
+            return Ok(direct);
+        }
+        Err(Error::Daemon(format!(
+            "{} is longer than a Unix socket address allows ({SUN_PATH} bytes) and /proc is not mounted; run the daemon for a shorter root, or mount /proc",
+            direct.display()
+        )))
+    }
+
+    /// Whether something is at the socket's name.
+    pub(crate) fn has_socket(&self) -> bool {
+        matches!(self.dir.kind(SOCKET), Ok(Some(_)))
+    }
+
+    /// Removes the socket (a stale one, or this daemon's as it stops).
+    pub(crate) fn remove_socket(&self) -> Result<(), Error> {
+        self.dir.remove_file(SOCKET)?;
+        Ok(())
+    }
+
+    /// Takes the daemon lock without waiting, writing this process's id
+    /// into it; `Err` names the daemon holding it.
+    pub(crate) fn lock(&self) -> Result<File, Error> {
+        let mut file = self.dir.open_write(LOCK, true, false)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::Daemon(format!(
+                    "a daemon already serves this root{}; stop it with `mend daemon stop` first",
+                    self.holder()
+                        .map_or(String::new(), |p| format!(" (pid {p})"))
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(io("locking .mend/daemon/lock")(e));
+            }
+        }
+        file.set_len(0)
+            .and_then(|()| write!(file, "{}", std::process::id()))
+            .map_err(io("writing .mend/daemon/lock"))?;
+        Ok(file)
+    }
+
+    /// Whether a daemon holds the lock now.
+    pub(crate) fn is_held(&self) -> bool {
+        let Ok(file) = self.dir.open_write(LOCK, true, false) else {
+            return false;
+        };
+        match file.try_lock() {
+            Ok(()) => {
+                let _ = file.unlock();
+                false
+            }
+            Err(_) => true,
+        }
+    }
+
+    /// The process id the lock file names.
+    pub(crate) fn holder(&self) -> Option<u32> {
+        let bytes = self.dir.read(LOCK, 32).ok()??;
+        String::from_utf8(bytes).ok()?.trim().parse().ok()
+    }
+}

@@ -1,0 +1,173 @@
+//! The daemon's wire: one JSON object per line each way, versioned,
+//! every line bounded (see `docs/daemon.md`).
+
+use std::io::{BufRead, Write};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol's version, in every request and answer as `"v"`.
+pub const VERSION: u64 = 1;
+
+/// The longest request line the daemon reads; a longer one is answered
+/// with `too_large` and skipped to its end, never held in memory.
+pub const MAX_REQUEST: usize = 64 * 1024;
+
+/// The longest answer line a client reads.
+pub const MAX_ANSWER: usize = 64 << 20;
+
+/// A request: `{"v": 1, "id": any, "method": "...", "params": {...}}`.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// The protocol version the client speaks.
+    pub v: u64,
+    /// Echoed in the answer.
+    #[serde(default)]
+    pub id: Value,
+    /// What to do.
+    pub method: String,
+    /// The method's parameters (an object; absent means none).
+    #[serde(default)]
+    pub params: Value,
+}
+
+/// An answer: `result` or `error`, never both.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Answer {
+    /// The protocol version the daemon speaks.
+    pub v: u64,
+    /// The request's id (`null` when the request could not be read).
+    #[serde(default)]
+    pub id: Value,
+    /// What the method returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<WireError>,
+}
+
+/// A failed request.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct WireError {
+    /// `bad_frame`, `too_large`, `version`, `unknown_method`,
+    /// `bad_params`, `refused` or `failed`.
+    pub code: String,
+    /// What went wrong and what to send instead.
+    pub message: String,
+}
+
+impl WireError {
+    /// An error with this code and message.
+    pub fn new(code: &str, message: impl Into<String>) -> WireError {
+        WireError {
+            code: code.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+impl Answer {
+    /// The answer to request `id`.
+    pub fn to(id: Value, result: Result<Value, WireError>) -> Answer {
+        let (result, error) = match result {
+            Ok(v) => (Some(v), None),
+            Err(e) => (None, Some(e)),
+        };
+        Answer {
+            v: VERSION,
+            id,
+            result,
+            error,
+        }
+    }
+}
+
+/// One line read with a bound.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A line, without its newline.
+    Text(Vec<u8>),
+    /// A line longer than the bound, read to its end and dropped.
+    TooLong,
+    /// The end of the stream (a last line without a newline is `Text`).
+    End,
+}
+
+/// Reads one line of at most `limit` bytes; a longer line is consumed
+/// without being kept.
+pub fn read_line(r: &mut impl BufRead, limit: usize) -> std::io::Result<Line> {
+    let mut line = Vec::new();
+    let mut over = false;
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(match (over, line.is_empty()) {
+                (true, _) => Line::TooLong,
+                (false, true) => Line::End,
+                (false, false) => Line::Text(line),
+            });
+        }
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !over && line.len() + chunk.len() <= limit {
+            line.extend_from_slice(chunk);
+        } else {
+            over = true;
+            line = Vec::new();
+        }
+        let used = done.unwrap_or(buf.len());
+        r.consume(used);
+        if done.is_some() {
+            return Ok(if over {
+                Line::TooLong
+            } else {
+                Line::Text(line)
+            });
+        }
+    }
+}
+
+/// Writes `value` as one line.
+pub fn write_line(w: &mut impl Write, value: &impl Serialize) -> std::io::Result<()> {
+    let mut text = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+    text.push(b'\n');
+    w.write_all(&text)?;
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], limit: usize) -> Vec<Line> {
+        let mut r = std::io::BufReader::with_capacity(4, input);
+        let mut out = Vec::new();
+        loop {
+            match read_line(&mut r, limit).expect("a slice reads") {
+                Line::End => return out,
+                l => out.push(l),
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_bounded_and_a_long_one_is_skipped_to_its_end() {
+        let got = lines(b"abc\n0123456789\nxy\n\nlast", 5);
+        assert_eq!(
+            got,
+            vec![
+                Line::Text(b"abc".to_vec()),
+                Line::TooLong,
+                Line::Text(b"xy".to_vec()),
+                Line::Text(Vec::new()),
+                Line::Text(b"last".to_vec()),
+            ]
+        );
+        assert_eq!(lines(b"0123456789", 5), vec![Line::TooLong]);
+        assert_eq!(lines(b"01234\n", 5), vec![Line::Text(b"01234".to_vec())]);
+    }
+}
