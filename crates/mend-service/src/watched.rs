@@ -57,8 +57,6 @@ struct Held {
     /// use (opening refuses a home directory, as every checkpoint does).
     turns: Option<Turns>,
     last: Option<Last>,
-    /// How the last snapshot scanned.
-    scan: Option<ScanKind>,
 }
 
 /// A root's checkpoints with the watcher that narrows them: the
@@ -79,7 +77,6 @@ impl Watched {
             held: Mutex::new(Held {
                 turns: None,
                 last: None,
-                scan: None,
             }),
         }
     }
@@ -141,7 +138,6 @@ impl Watched {
             return Ok((result?, None));
         };
         let scan = ScanKind::of(&made.scan);
-        held.scan = Some(scan);
         held.last = token.map(|token| Last {
             token,
             state: made.state,

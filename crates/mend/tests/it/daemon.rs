@@ -14,6 +14,7 @@ use std::path::Path;
 use mend_test_support::serve::{Daemon, Mcp};
 use serde_json::{Value, json};
 
+use crate::pending_model::{Rng, env};
 use crate::{git, run_mend};
 
 /// A repository whose files are committed, as a project is.
@@ -340,19 +341,6 @@ fn editor_checkpoint_create_is_narrowed_and_equals_a_full_scan() {
     c.finish();
 }
 
-/// A small deterministic generator (xorshift), so a failing sequence is
-/// found again from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
 /// One random file operation under `d`: write, append, truncate, a
 /// same-size rewrite, delete, rename a file or a folder, make and fill a
 /// folder, remove one, chmod +x, a symbolic link.
@@ -392,10 +380,7 @@ fn operate(d: &Path, rng: &mut Rng) {
 /// number of sequences is `MEND_DAEMON_DIFF_CASES` (default 3).
 #[test]
 fn daemon_checkpoints_equal_full_scans_over_random_operations() {
-    let cases: u64 = std::env::var("MEND_DAEMON_DIFF_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+    let cases = env("MEND_DAEMON_DIFF_CASES", 3);
     let mut narrowed = 0;
     for seed in 1..=cases {
         let dir = mend_test_support::repo(&[("a/f0", "zero\n"), ("c/d/e/f1", "one\n")]);

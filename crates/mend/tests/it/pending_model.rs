@@ -39,7 +39,7 @@ const FILES: [&str; 3] = ["a.txt", "b.txt", "c.txt"];
 const LINES: usize = 9;
 const SLOTS: [usize; 5] = [0, 2, 4, 6, 8];
 
-fn env(name: &str, default: u64) -> u64 {
+pub(crate) fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
@@ -47,10 +47,10 @@ fn env(name: &str, default: u64) -> u64 {
 }
 
 /// A small xorshift generator: spread, not quality.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
