@@ -628,17 +628,28 @@ impl Checkpoints {
         opts: &CreateOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
-        let hint = self.lent().0.take();
+        let hint = self.lent_hint();
         let created = self.create_hinted(lock, opts, hint.as_ref(), progress)?;
-        self.lent().1 = Some(Made {
+        self.lent_made(Made {
             state: created.state,
             scan: created.scan,
         });
         Ok(created.checkpoint)
     }
 
+    /// The hint lent by [`Checkpoints::set_hint`], taken by the snapshot
+    /// about to start.
+    pub(crate) fn lent_hint(&self) -> Option<Hint> {
+        self.lent().0.take()
+    }
+
+    /// Records what a snapshot made, for [`Checkpoints::take_made`].
+    pub(crate) fn lent_made(&self, made: Made) {
+        self.lent().1 = Some(made);
+    }
+
     /// Lends the next snapshot taken through [`Checkpoints::create_locked`]
-    /// a watcher's hint: so the checkpoints taken inside other operations
+    /// or [`turn::Turns::begin`] a watcher's hint: so the checkpoints taken inside other operations
     /// (a turn's start, a reject's or a restore's safety checkpoint) are
     /// narrowed for a long-running caller that holds a watcher. `None`
     /// withdraws a hint not yet taken.

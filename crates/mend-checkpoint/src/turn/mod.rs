@@ -137,7 +137,12 @@ impl Turns {
         opts: &BeginOptions,
         progress: &mut dyn FnMut(usize),
     ) -> Result<Begun, Error> {
-        Ok(self.begin_hinted(opts, None, progress)?.0)
+        // A long-running caller may have lent a watcher's hint (see
+        // `Checkpoints::set_hint`).
+        let lent = self.cps.lent_hint();
+        let (begun, state, scan) = self.begin_hinted(opts, lent.as_ref(), progress)?;
+        self.cps.lent_made(crate::Made { state, scan });
+        Ok(begun)
     }
 
     /// [`Turns::begin`] with a watcher's hint (see

@@ -290,7 +290,13 @@ fn turn_begin_through_the_daemon_is_the_clis_turn() {
     ));
     assert_eq!(begun["turn"]["label"], "t");
     std::fs::write(d.join("src/m0/f0.txt"), "turned\n").unwrap();
-    let again = ok(&run_mend(d, &["turn", "begin", "--json"], None));
+    let out = run_mend(d, &["turn", "begin", "--json", "--verbose"], None);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("the daemon examined only the paths"),
+        "{said}"
+    );
+    let again = ok(&out);
     assert_eq!(again["ended"]["id"], begun["turn"]["id"]);
     let start = again["turn"]["start"].as_str().unwrap();
     let list = ok(&run_mend(d, &["checkpoint", "list", "--json"], None));
