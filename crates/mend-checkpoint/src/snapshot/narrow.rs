@@ -73,25 +73,10 @@ pub(crate) fn narrow(
     let Some(root_rec) = w.prev.dirs.get(&b""[..]).copied() else {
         return Ok(Err(FullReason::NoState));
     };
-    let mut subjects = Vec::with_capacity(changed.len() + racy.len());
-    // A racy `.gitignore` with the bytes it had changed no rules: it is
-    // examined as the file it is.
-    subjects.extend(racy.iter().filter(|p| same_rules(w, p)).cloned());
-    let racy = racy.iter().filter(|p| !same_rules(w, p));
-    for path in changed.iter().chain(racy) {
-        match subject(path) {
-            Ok(Some(s)) => subjects.push(s),
-            Ok(None) => {}
-            Err(why) => return Ok(Err(why)),
-        }
-    }
-    let mut down = Descent::new(w)?;
-    let mut targets: Vec<(Vec<u8>, Vec<u8>)> = subjects.iter().map(|s| down.target(s)).collect();
-    targets.sort();
-    targets.dedup();
-    let whole: HashSet<Vec<u8>> = targets.iter().map(|(p, n)| join(p, n)).collect();
-    // A path below another examined one is covered by it.
-    targets.retain(|(parent, _)| !ancestors(parent).any(|a| whole.contains(a)));
+    let (down, targets) = match targets(w, changed, racy)? {
+        Ok(t) => t,
+        Err(why) => return Ok(Err(why)),
+    };
     let ctx = Ctx {
         root: w.root.to_path_buf(),
         prev: w.prev,
@@ -150,6 +135,39 @@ pub(crate) fn narrow(
         skipped: skipped(w.prev_skipped, &targets, trees.skipped),
         changes,
     }))
+}
+
+/// A folder (relative to the root) and a name in it to examine again.
+type Target = (Vec<u8>, Vec<u8>);
+
+/// The folders and names to examine again for `changed` and `racy`, each
+/// widened to what a full walk would look at, with the descent that
+/// opened their folders; `Ok(Err(why))` when a path cannot be narrowed.
+fn targets<'a>(
+    w: &Inputs<'a>,
+    changed: &[Vec<u8>],
+    racy: &[Vec<u8>],
+) -> Result<Result<(Descent<'a>, Vec<Target>), FullReason>, Error> {
+    let mut subjects = Vec::with_capacity(changed.len() + racy.len());
+    // A racy `.gitignore` with the bytes it had changed no rules: it is
+    // examined as the file it is.
+    subjects.extend(racy.iter().filter(|p| same_rules(w, p)).cloned());
+    let racy = racy.iter().filter(|p| !same_rules(w, p));
+    for path in changed.iter().chain(racy) {
+        match subject(path) {
+            Ok(Some(s)) => subjects.push(s),
+            Ok(None) => {}
+            Err(why) => return Ok(Err(why)),
+        }
+    }
+    let mut down = Descent::new(w)?;
+    let mut targets: Vec<Target> = subjects.iter().map(|s| down.target(s)).collect();
+    targets.sort();
+    targets.dedup();
+    let whole: HashSet<Vec<u8>> = targets.iter().map(|(p, n)| join(p, n)).collect();
+    // A path below another examined one is covered by it.
+    targets.retain(|(parent, _)| !ancestors(parent).any(|a| whole.contains(a)));
+    Ok(Ok((down, targets)))
 }
 
 /// Whether `path` is a `.gitignore` whose bytes are still those the state

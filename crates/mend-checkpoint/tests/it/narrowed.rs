@@ -322,6 +322,22 @@ impl World {
     }
 }
 
+/// Skipped files without the modification time in their stamps: the full
+/// scan's copy of the worktree has times of its own.
+fn without_times(skipped: &[Skipped]) -> Vec<(String, String, Option<String>)> {
+    let size = |s: &str| s.split(':').next().unwrap_or("").to_owned();
+    skipped
+        .iter()
+        .map(|s| {
+            (
+                s.path.clone(),
+                s.reason.clone(),
+                s.stamp.as_deref().map(size),
+            )
+        })
+        .collect()
+}
+
 /// A full checkpoint by a fresh `Checkpoints`, of a copy of the worktree
 /// in a repository with the same HEAD and rules and no snapshot state:
 /// its tree and skipped files.
@@ -473,7 +489,12 @@ fn sequence(setup: &[Op], batches: &[Vec<Op>], watched: bool) -> Result<(), Test
                 hint.map(|h| h.paths)
             );
         }
-        prop_assert_eq!(&made.checkpoint.skipped, &skipped, "batch {}", k);
+        prop_assert_eq!(
+            without_times(&made.checkpoint.skipped),
+            without_times(&skipped),
+            "batch {}",
+            k
+        );
         last = made;
     }
     Ok(())
