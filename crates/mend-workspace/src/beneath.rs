@@ -533,6 +533,20 @@ impl PrivateDir {
         rustix::fs::fsync(self.fd.as_fd()).map_err(|e| self.io("", "syncing", e.into()))
     }
 
+    /// Removes `rel` if it is a Unix socket; anything else stays. A socket
+    /// is never read (opening one fails), so one left by a process that is
+    /// gone is only in the way.
+    pub(crate) fn remove_socket(&self, rel: &str) {
+        let Ok((base, name)) = self.parent(rel) else {
+            return;
+        };
+        let is_socket = rustix::fs::statat(base.fd(), name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Socket);
+        if is_socket {
+            let _ = rustix::fs::unlinkat(base.fd(), name, AtFlags::empty());
+        }
+    }
+
     /// The first link or special file below this folder, or folder that
     /// cannot be read, when any (a folder mend is asked to adopt holds
     /// none): where it is (relative to the root) and what it is.

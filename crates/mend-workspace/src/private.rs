@@ -104,6 +104,9 @@ fn mark(dir: &PrivateDir, key: &Key) -> Result<(), Error> {
     dir.write(OWNER, key.sign(OWNER_PURPOSE, b"").as_bytes())
 }
 
+/// Where `mend daemon` binds its socket, under `.mend`.
+pub(crate) const DAEMON_SOCKET: &str = "daemon/sock";
+
 /// Takes over a real `.mend` that lacks a valid mark, unless git tracks it
 /// (then it came with the repository) or it holds links or special files.
 fn adopt(root: &Path, dir: &PrivateDir, key: &Key) -> Result<(), Error> {
@@ -113,6 +116,10 @@ fn adopt(root: &Path, dir: &PrivateDir, key: &Key) -> Result<(), Error> {
             "Stop tracking it and delete it: `git rm -r --cached .mend && rm -rf .mend`, then commit. mend then makes its own, ignored folder.",
         ));
     }
+    // A worktree moved or copied with `mend daemon` running carries the
+    // daemon's socket, which answers for the old place: drop it, so the
+    // folder is taken over and the next daemon binds a fresh one.
+    dir.remove_socket(DAEMON_SOCKET);
     if let Some((path, kind)) = dir.first_unsafe_entry() {
         let shown = mend_core::text::escape_controls(&path);
         // Only the entry goes: the folder holds pending sessions and

@@ -186,3 +186,31 @@ fn a_planted_owner_entry_is_removed_alone() {
         assert_eq!(std::fs::read(kept).unwrap(), b"kept\n");
     }
 }
+
+/// A worktree moved (or copied) while `mend daemon` ran carries the
+/// daemon's socket in `.mend/daemon/`; at the new place `.mend` is taken
+/// over with the socket dropped, not refused as holding a special file
+/// (which left every command failing until it was removed by hand).
+#[test]
+fn a_moved_worktree_with_a_daemon_socket_still_works() {
+    let top = tempfile::tempdir().unwrap();
+    let old = top.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    put(&old, "a.txt", b"one\n");
+    let ws = Workspace::open(&old, Default::default()).unwrap();
+    drop(ws.lock().unwrap());
+    put(&old, ".mend/pending/s/keep", b"kept\n");
+    std::fs::create_dir(old.join(".mend/daemon")).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(old.join(".mend/daemon/sock")).unwrap();
+    let new = top.path().join("new");
+    std::fs::rename(&old, &new).unwrap();
+    let ws = Workspace::open(&new, Default::default()).unwrap();
+    drop(ws.lock().unwrap());
+    assert!(
+        !new.join(".mend/daemon/sock").exists(),
+        "the stale socket is gone"
+    );
+    let kept = std::fs::read(new.join(".mend/pending/s/keep")).unwrap();
+    assert_eq!(kept, b"kept\n");
+    drop(listener);
+}
