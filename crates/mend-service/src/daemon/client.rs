@@ -113,6 +113,11 @@ impl Client {
         let Ok(stream) = UnixStream::connect(place.socket()?) else {
             return Ok(Found::Silent);
         };
+        // A socket served by another user (planted through a group-writable
+        // `.mend`) could answer anything: the command scans itself.
+        if !super::serve::same_user(&stream) {
+            return Ok(Found::Silent);
+        }
         let mut client = Client {
             stream: BufReader::new(stream),
             next: 0,

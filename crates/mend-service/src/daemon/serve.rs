@@ -155,7 +155,7 @@ fn connection(state: &Shared, stream: &UnixStream, socket: &Path) {
 }
 
 /// Whether the peer runs as this process's user.
-fn same_user(stream: &UnixStream) -> bool {
+pub(super) fn same_user(stream: &UnixStream) -> bool {
     rustix::net::sockopt::socket_peercred(stream)
         .is_ok_and(|cred| cred.uid == rustix::process::getuid())
 }
