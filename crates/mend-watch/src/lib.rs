@@ -98,6 +98,10 @@ pub enum Error {
     },
 }
 
+/// How many times [`Watcher::sync`] watches the root again for folders
+/// renamed while it settles, before it gives up vouching.
+const SYNC_REWATCHES: usize = 4;
+
 /// Watcher settings.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
@@ -420,15 +424,26 @@ impl Watcher {
     /// again first (`notify` keeps the old paths for the watches below a
     /// renamed folder), and is a doubt for every earlier token.
     pub fn sync(&self, wait: Duration) -> Option<u64> {
-        let rewatch = std::mem::take(&mut lock(&self.shared).rewatch);
-        if rewatch && self.recursive {
-            self.rewatch();
-        }
         let mut fence = self
             .sync_fence
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        fence.as_mut()?.pass_counted(wait).then(|| self.token())
+        // A rename handled while the fence was passing leaves the watches
+        // below it with stale paths: the token vouches only once the root
+        // is watched again and a fence has passed after that.
+        for _ in 0..SYNC_REWATCHES {
+            let rewatch = std::mem::take(&mut lock(&self.shared).rewatch);
+            if rewatch && self.recursive {
+                self.rewatch();
+            }
+            if !fence.as_mut()?.pass_counted(wait) {
+                return None;
+            }
+            if !lock(&self.shared).rewatch {
+                return Some(self.token());
+            }
+        }
+        None
     }
 
     /// Watches the root afresh, so every watch has its folder's path now.
