@@ -70,6 +70,7 @@ pub use mend_core::ContentHash;
 pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
 pub use error::{Error, PathRule};
+pub use private::{DAEMON_DIR, DAEMON_SOCKET};
 pub use txn::{Became, Kept, Lost, Recovery, Why};
 
 /// Workspace settings.

@@ -104,8 +104,10 @@ fn mark(dir: &PrivateDir, key: &Key) -> Result<(), Error> {
     dir.write(OWNER, key.sign(OWNER_PURPOSE, b"").as_bytes())
 }
 
-/// Where `mend daemon` binds its socket, under `.mend`.
-pub(crate) const DAEMON_SOCKET: &str = "daemon/sock";
+/// The folder under `.mend` where `mend daemon` binds its socket.
+pub const DAEMON_DIR: &str = "daemon";
+/// The daemon's socket, in [`DAEMON_DIR`].
+pub const DAEMON_SOCKET: &str = "sock";
 
 /// Takes over a real `.mend` that lacks a valid mark, unless git tracks it
 /// (then it came with the repository) or it holds links or special files.
@@ -119,7 +121,7 @@ fn adopt(root: &Path, dir: &PrivateDir, key: &Key) -> Result<(), Error> {
     // A worktree moved or copied with `mend daemon` running carries the
     // daemon's socket, which answers for the old place: drop it, so the
     // folder is taken over and the next daemon binds a fresh one.
-    dir.remove_socket(DAEMON_SOCKET);
+    dir.remove_socket(&format!("{DAEMON_DIR}/{DAEMON_SOCKET}"));
     if let Some((path, kind)) = dir.first_unsafe_entry() {
         let shown = mend_core::text::escape_controls(&path);
         // Only the entry goes: the folder holds pending sessions and

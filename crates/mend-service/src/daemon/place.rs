@@ -17,10 +17,9 @@ use mend_workspace::{PrivateDir, Workspace};
 
 use crate::Error;
 
-/// The folder, under `.mend`.
-const DIR: &str = "daemon";
-/// The socket, in it.
-const SOCKET: &str = "sock";
+// The folder, under `.mend`, and the socket in it: named once in
+// mend-workspace, which drops a stale socket when it takes `.mend` over.
+use mend_workspace::{DAEMON_DIR as DIR, DAEMON_SOCKET as SOCKET};
 /// The lock a serving daemon holds, naming its process.
 const LOCK: &str = "lock";
 
