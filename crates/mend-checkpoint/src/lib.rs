@@ -637,6 +637,24 @@ impl Checkpoints {
         Ok(created.checkpoint)
     }
 
+    /// [`Checkpoints::create_locked`] walking every file whatever hint was
+    /// lent: the safety checkpoint of a restore or a reject, whose tree is
+    /// taken for the bytes on disk now, must not miss a write no event told
+    /// of (one through a second name outside the worktree).
+    pub(crate) fn create_safety(
+        &self,
+        lock: &mend_workspace::Lock,
+        opts: &CreateOptions,
+    ) -> Result<Checkpoint, Error> {
+        drop(self.lent_hint());
+        let created = self.create_hinted(lock, opts, None, &mut |_| {})?;
+        self.lent_made(Made {
+            state: created.state,
+            scan: created.scan,
+        });
+        Ok(created.checkpoint)
+    }
+
     /// The hint lent by [`Checkpoints::set_hint`], taken by the snapshot
     /// about to start.
     pub(crate) fn lent_hint(&self) -> Option<Hint> {

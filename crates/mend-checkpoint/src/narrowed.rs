@@ -19,6 +19,7 @@
 //! size limit is the same. Files the last snapshot found racy are examined
 //! again with the hint's paths.
 
+use std::collections::HashSet;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
@@ -27,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use git2::{Oid, Repository};
 use serde::Serialize;
 
-use crate::snapshot::state::{Record, Stat, State};
+use crate::snapshot::state::{Changes, Record, Stat, State};
 use crate::snapshot::{self, narrow};
 use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, checkpoint_ref};
 
@@ -100,6 +101,9 @@ pub enum FullReason {
     LinkedRules,
     /// Another file size limit than last time.
     OptionsChanged,
+    /// A file gained another name (a hard link): its other names, which
+    /// no event may reach, are found by a walk.
+    NewHardLink,
     /// The hint named a path that is no worktree path (absolute, with
     /// `..`, or not UTF-8).
     BadPath,
@@ -118,6 +122,7 @@ impl std::fmt::Display for FullReason {
             FullReason::RootRules => "the root's .gitignore changed",
             FullReason::LinkedRules => "a .gitignore is a symbolic link",
             FullReason::OptionsChanged => "the file size limit changed",
+            FullReason::NewHardLink => "a file gained another name (a hard link)",
             FullReason::BadPath => "the watcher named a path outside the worktree",
         })
     }
@@ -145,6 +150,9 @@ pub(crate) struct Held {
     skipped: Vec<Skipped>,
     /// Files found racy: examined again whatever the hint says.
     racy: Vec<Vec<u8>>,
+    /// Files with more than one name: examined again whatever the hint
+    /// says, since a write through another name reaches no watched folder.
+    linked: Vec<Vec<u8>>,
     /// A `.gitignore` is a link: its rules can change with no event in
     /// the worktree.
     linked_rules: bool,
@@ -188,6 +196,57 @@ fn linked_rules<'a>(files: impl IntoIterator<Item = (&'a Vec<u8>, &'a Record)>) 
     })
 }
 
+/// The files with more than one name after a snapshot: all of them after
+/// a full one; after a narrowed one, those known before that still are
+/// and those it examined.
+fn hard_linked(
+    scan: &Scan,
+    before: Option<Vec<Vec<u8>>>,
+    snap: &snapshot::Snapshot,
+) -> Vec<Vec<u8>> {
+    let state = &snap.state;
+    let linked = |p: &Vec<u8>| state.files.get(p).is_some_and(|r| r.linked);
+    match (scan, before) {
+        (Scan::Narrowed { .. }, Some(mut before)) => {
+            before.retain(linked);
+            let examined =
+                (snap.changes.files.iter()).filter(|(p, r)| r.linked && !before.contains(p));
+            let examined: Vec<Vec<u8>> = examined.map(|(p, _)| p.clone()).collect();
+            before.extend(examined);
+            before
+        }
+        _ => (state.files.iter())
+            .filter(|(_, r)| r.linked)
+            .map(|(p, _)| p.clone())
+            .collect(),
+    }
+}
+
+/// What a narrowed snapshot examines whatever the hint says: files found
+/// racy, files with more than one name, and files left out as too large
+/// (few; whether they have more names is not held, and a write through
+/// another name would leave their stamp stale).
+fn again(held: &Held) -> Vec<Vec<u8>> {
+    let large = (held.skipped.iter())
+        .filter(|s| s.stamp.is_some() && !s.path.contains(char::REPLACEMENT_CHARACTER))
+        .map(|s| s.path.as_bytes().to_vec());
+    (held.racy.iter().chain(&held.linked).cloned())
+        .chain(large)
+        .collect()
+}
+
+/// Whether a narrowed snapshot found a file with more than one name whose
+/// file the last snapshot did not know as such: its other names in the
+/// worktree may hold writes no event told of, and only a walk finds them.
+/// (A file known to have more names had each of them examined again.)
+fn gained_a_name(changes: &Changes, before: &State, linked: &[Vec<u8>]) -> bool {
+    let known: HashSet<(u64, u64)> = (linked.iter())
+        .filter_map(|p| before.files.get(p))
+        .map(|r| (r.stat.dev, r.stat.ino))
+        .collect();
+    (changes.files.iter()).any(|(_, r)| r.linked && !known.contains(&(r.stat.dev, r.stat.ino)))
+}
+
 /// Why not to narrow, with the state still good for a full walk.
 type NotNarrowed = (Option<State>, FullReason);
 
@@ -210,6 +269,7 @@ impl Checkpoints {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         let was_linked = held.as_ref().is_some_and(|h| h.linked_rules);
+        let was_hard_linked = held.as_ref().map(|h| h.linked.clone());
         let (mut snap, scan) = match self.narrowing(held, hint, &env) {
             Ok((held, paths)) => self.narrowed(held, &paths, opts, progress)?,
             Err((state, why)) => (
@@ -226,6 +286,7 @@ impl Checkpoints {
                 .filter(|(_, r)| r.racy)
                 .map(|(p, _)| p.clone())
                 .collect();
+            let linked = hard_linked(&scan, was_hard_linked, &snap);
             // A narrowed snapshot looks at what changed only; a link that
             // went away is forgotten at the next full one.
             let linked_rules = match scan {
@@ -241,6 +302,7 @@ impl Checkpoints {
                 env,
                 skipped: snap.skipped,
                 racy,
+                linked,
                 linked_rules,
             });
         }
@@ -317,7 +379,14 @@ impl Checkpoints {
             prev: &held.state,
             prev_skipped: &held.skipped,
         };
-        let n = match narrow::narrow(&inputs, paths, &held.racy)? {
+        let again = again(&held);
+        let n = match narrow::narrow(&inputs, paths, &again)? {
+            Ok(n) if gained_a_name(&n.changes, &held.state, &held.linked) => {
+                Err(FullReason::NewHardLink)
+            }
+            n => n,
+        };
+        let n = match n {
             Ok(n) => n,
             Err(why) => {
                 let snap = self.walk_from(Some(held.state), opts.max_file_bytes, progress)?;
@@ -381,6 +450,7 @@ mod tests {
                 stat: Stat::of(&meta),
                 oid: v1,
                 racy: true,
+                linked: false,
             };
             held.racy = vec![b"a.txt".to_vec()];
         }

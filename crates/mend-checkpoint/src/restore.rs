@@ -95,13 +95,12 @@ impl Checkpoints {
         let safety = if opts.dry_run {
             None
         } else {
-            Some(self.create_locked(
+            Some(self.create_safety(
                 &lock,
                 &CreateOptions {
                     label: Some(format!("before restoring {}", target.id)),
                     ..CreateOptions::default()
                 },
-                &mut |_| {},
             )?)
         };
         let prepared = self.prepare(&target, safety.as_ref(), opts);

@@ -42,6 +42,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -248,6 +249,7 @@ impl<'a> Ctx<'a> {
         &self,
         rel: &[u8],
         stat: Stat,
+        linked: bool,
         content: impl FnOnce() -> std::io::Result<Vec<u8>>,
     ) -> Result<(Record, bool, Option<&'a [u8]>), Error> {
         self.count()?;
@@ -259,18 +261,37 @@ impl<'a> Ctx<'a> {
             && r.stat == stat
             && !r.racy
         {
-            return Ok((Record { racy, ..*r }, !racy, key));
+            return Ok((
+                Record { racy, linked, ..*r },
+                !racy && linked == r.linked,
+                key,
+            ));
         }
         let mode = git_mode(stat.mode);
         if let Some(oid) = self.hint.as_ref().and_then(|h| h.id(rel, mode, &stat)) {
-            return Ok((Record { stat, oid, racy }, false, key));
+            let rec = Record {
+                stat,
+                oid,
+                racy,
+                linked,
+            };
+            return Ok((rec, false, key));
         }
         let data = content().map_err(io(format!("reading {}", shown(rel))))?;
         let oid = Oid::hash_object(ObjectType::Blob, &data).map_err(git("hashing a file"))?;
         self.store
             .write(oid, ObjectType::Blob, &data)
             .map_err(io(format!("storing {}", shown(rel))))?;
-        Ok((Record { stat, oid, racy }, false, key))
+        Ok((
+            Record {
+                stat,
+                oid,
+                racy,
+                linked,
+            },
+            false,
+            key,
+        ))
     }
 
     /// Counts a file, refusing once there are more than `max_files`.
@@ -424,7 +445,8 @@ impl<'a> Ctx<'a> {
                     return Ok(None);
                 };
                 let link = ft == FileType::Symlink;
-                self.leaf(child_rel, name.len(), Stat::from_raw(&st), || {
+                let (stat, linked) = (Stat::from_raw(&st), st.st_nlink > 1);
+                self.leaf(child_rel, name.len(), stat, linked, || {
                     if link {
                         Ok(readlinkat(dirfd, os, Vec::new())?.into_bytes())
                     } else {
@@ -446,6 +468,7 @@ impl<'a> Ctx<'a> {
         rel: &[u8],
         name_len: usize,
         stat: Stat,
+        linked: bool,
         content: impl FnOnce() -> std::io::Result<Vec<u8>>,
     ) -> Found<'a> {
         let regular = stat.mode & 0o170000 == 0o100000;
@@ -459,7 +482,7 @@ impl<'a> Ctx<'a> {
                 )),
             })));
         }
-        let (rec, unchanged, key) = self.file(rel, stat, content)?;
+        let (rec, unchanged, key) = self.file(rel, stat, linked, content)?;
         let mode = git_mode(rec.stat.mode);
         Ok(Some(Ok(Item::File {
             rel: key.map_or_else(|| PathOf::New(rel.to_vec()), PathOf::Known),
@@ -476,7 +499,7 @@ impl<'a> Ctx<'a> {
             return Ok(None);
         };
         let link = meta.file_type().is_symlink();
-        self.leaf(rel, name.len(), Stat::of(&meta), || {
+        self.leaf(rel, name.len(), Stat::of(&meta), meta.nlink() > 1, || {
             if link {
                 Ok(std::fs::read_link(abs)?.as_os_str().as_bytes().to_vec())
             } else {

@@ -150,6 +150,10 @@ pub(crate) struct Record {
     /// Modified so close to when it was examined that a later change in
     /// the same clock tick would keep its stat data: hash it again.
     pub racy: bool,
+    /// It had more than one name when examined: a write through another
+    /// name (perhaps outside the worktree) reaches no watched folder, so a
+    /// narrowed snapshot examines it again.
+    pub linked: bool,
 }
 
 /// A folder's tree.
@@ -249,7 +253,8 @@ impl Block {
         self.u64(s.ino);
         self.u64(s.dev);
         self.0.extend_from_slice(rec.oid.as_bytes());
-        self.0.push(u8::from(rec.racy));
+        self.0
+            .push(u8::from(rec.racy) | (u8::from(rec.linked) << 1));
     }
     fn dir(&mut self, p: &[u8], d: &DirRecord) {
         self.path(p);
@@ -283,8 +288,17 @@ fn read_record(r: &mut Reader<'_>) -> Option<(Vec<u8>, Record)> {
         dev: r.u64()?,
     };
     let oid = r.oid()?;
-    let racy = r.take(1)?[0] != 0;
-    Some((path, Record { stat, oid, racy }))
+    let flags = r.take(1)?[0];
+    let (racy, linked) = (flags & 1 != 0, flags & 2 != 0);
+    Some((
+        path,
+        Record {
+            stat,
+            oid,
+            racy,
+            linked,
+        },
+    ))
 }
 
 impl State {
@@ -449,6 +463,7 @@ mod tests {
             },
             oid: Oid::hash_object(git2::ObjectType::Blob, &[n]).unwrap(),
             racy: n.is_multiple_of(2),
+            linked: n.is_multiple_of(3),
         }
     }
 

@@ -166,13 +166,12 @@ impl Turns {
         let dir = self.private()?;
         let mut st = self.open_turn()?;
         let paths = self.normalized(&sel.paths)?;
-        let safety = self.cps.create_locked(
+        let safety = self.cps.create_safety(
             &lock,
             &CreateOptions {
                 label: Some(format!("before a reject in turn {}", st.turn.id)),
                 ..CreateOptions::default()
             },
-            &mut |_| {},
         )?;
         let (rejected, changes, left) = match self.reject_from(&lock, &st, &safety, &paths, sel) {
             Ok(done) => done,

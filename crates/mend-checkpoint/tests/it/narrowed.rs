@@ -54,10 +54,22 @@ enum Op {
     Commit(bool),
     /// A FIFO, which no snapshot holds.
     Fifo(usize),
+    /// A second name for a file, outside the worktree. Made only before
+    /// the first checkpoint: a link made from outside later reaches no
+    /// watched folder, and neither do writes through it (the documented
+    /// limit of narrowing by folder watches).
+    LinkOutside(usize),
+    /// A write through a name outside the worktree: no event.
+    WriteOutside(usize, usize, u8),
+    /// A second name for a file inside the worktree: only the new name is
+    /// seen (its folder's event), and later writes through either name
+    /// change both.
+    LinkInside(usize, usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
     let p = 0..DIRS.len() * NAMES.len();
+    let p2 = p.clone();
     prop_oneof![
         4 => (p.clone(), 0usize..60, any::<u8>()).prop_map(|(a, b, c)| Op::Write(a, b, c)),
         2 => p.clone().prop_map(Op::Append),
@@ -74,6 +86,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (1..DIRS.len()).prop_map(Op::NestedGit),
         1 => any::<bool>().prop_map(Op::Commit),
         1 => (0..DIRS.len() * NAMES.len()).prop_map(Op::Fifo),
+        2 => p2.clone().prop_map(Op::LinkOutside),
+        3 => (0..4usize, 0usize..60, any::<u8>()).prop_map(|(a, b, c)| Op::WriteOutside(a, b, c)),
+        2 => (p2.clone(), p2).prop_map(|(a, b)| Op::LinkInside(a, b)),
     ]
 }
 
@@ -93,6 +108,16 @@ struct World {
     /// Whether HEAD or the root's rules changed: the next checkpoint may
     /// not be narrowed.
     widened: bool,
+    /// A folder outside the worktree, for second names of its files.
+    outside: PathBuf,
+    /// The second names made there.
+    links: Vec<PathBuf>,
+    /// Whether the first checkpoint was taken.
+    started: bool,
+    /// Whether a file was given a second name: a file may then turn up
+    /// with more names than known (moved, or no longer ignored), which
+    /// takes a full scan.
+    hard_links: bool,
 }
 
 impl World {
@@ -244,6 +269,34 @@ impl World {
                 };
                 if ok(add) && ok(&["commit", "-q", "--allow-empty", "-m", "step"]) {
                     self.widened = true;
+                }
+            }
+            Op::LinkOutside(f) => {
+                let to = self.outside.join(format!("link{}", self.links.len()));
+                if !self.started && !abs(&file(f)).is_file() {
+                    self.write(&file(f), b"linked from outside\n");
+                }
+                if !self.started && std::fs::hard_link(abs(&file(f)), &to).is_ok() {
+                    self.links.push(to);
+                    self.hard_links = true;
+                }
+            }
+            Op::WriteOutside(k, n, b) => {
+                if let Some(p) = self.links.get(k % self.links.len().max(1)) {
+                    // In place, as an editor saving through that name.
+                    std::fs::write(p, vec![b'A' + b % 26; n]).unwrap();
+                }
+            }
+            Op::LinkInside(a, b) => {
+                let (from, to) = (file(a), file(b));
+                if abs(&from).is_file()
+                    && !abs(&from).is_symlink()
+                    && std::fs::symlink_metadata(abs(&to)).is_err()
+                    && self.parents(&to)
+                    && std::fs::hard_link(abs(&from), abs(&to)).is_ok()
+                {
+                    self.hard_links = true;
+                    self.saw(&to);
                 }
             }
         }
@@ -424,14 +477,20 @@ fn sequence(setup: &[Op], batches: &[Vec<Op>], watched: bool) -> Result<(), Test
     let root = tmp.path().canonicalize().unwrap();
     git(&root, &["init", "-q", "-b", "main", "."]);
     std::fs::write(root.join(".git/info/exclude"), ".mend/\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
     let mut w = World {
         root: root.clone(),
         seen: Vec::new(),
         widened: false,
+        outside: outside.path().to_path_buf(),
+        links: Vec::new(),
+        started: false,
+        hard_links: false,
     };
     for o in setup {
         w.apply(o);
     }
+    w.started = true;
     let mut source = if watched {
         let (watcher, _changes) = mend_watch::Watcher::start(&root, Default::default()).unwrap();
         assert_eq!(watcher.unreliable(), None);
@@ -473,6 +532,9 @@ fn sequence(setup: &[Op], batches: &[Vec<Op>], watched: bool) -> Result<(), Test
             Scan::Full {
                 why: FullReason::HeadMoved | FullReason::RootRules,
             } => w.widened,
+            Scan::Full {
+                why: FullReason::NewHardLink,
+            } => w.hard_links,
             Scan::Full { .. } => false,
         };
         prop_assert!(expected, "batch {}: {:?}", k, made.scan);
@@ -556,4 +618,81 @@ fn a_watcher_names_what_narrowing_needs() {
         vec![Op::Racy(10), Op::Chmod(26)],
     ];
     sequence(&setup, &batches, true).unwrap();
+}
+
+/// Files with more than one name, inside the worktree or out: a write
+/// through one name is seen at that name only (or not at all from
+/// outside), and every name must show it.
+#[test]
+fn writes_through_another_name_are_seen_at_every_name() {
+    let setup = [Op::Write(0, 10, 1), Op::LinkOutside(0), Op::Write(6, 4, 2)];
+    let batches = [
+        vec![Op::WriteOutside(0, 12, 3)],
+        vec![Op::LinkInside(6, 12)],
+        vec![Op::Write(12, 7, 4)],
+        vec![Op::Rename(12, 13), Op::Write(6, 9, 5)],
+        vec![Op::Delete(6), Op::Write(13, 3, 6)],
+        vec![Op::WriteOutside(0, 2, 7), Op::Racy(0)],
+    ];
+    for watched in [false, true] {
+        sequence(&setup, &batches, watched).unwrap();
+    }
+}
+
+/// A write through a name made outside the worktree after the last
+/// snapshot reaches no watched folder, so a narrowed snapshot cannot see
+/// it; a restore (lent a hint that names nothing, as a watcher would)
+/// still keeps it in its safety checkpoint instead of overwriting it
+/// unheld.
+#[test]
+fn a_restore_keeps_a_write_through_an_outside_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    git(&root, &["init", "-q", "-b", "main", "."]);
+    std::fs::write(root.join(".git/info/exclude"), ".mend/\n").unwrap();
+    std::fs::write(root.join("a.txt"), "version 1\n").unwrap();
+    let cps = Checkpoints::open(&root).unwrap();
+    let opts = CreateOptions::default();
+    let lock = cps.lock().unwrap();
+    let first = cps.create_hinted(&lock, &opts, None, &mut |_| {}).unwrap();
+    std::fs::write(root.join("a.txt"), "version 2\n").unwrap();
+    // Long ago: not racy, so only an event could have it examined again.
+    let old = rustix::fs::Timespec {
+        tv_sec: 1_600_000_000,
+        tv_nsec: 0,
+    };
+    let times = rustix::fs::Timestamps {
+        last_access: old,
+        last_modification: old,
+    };
+    let flags = rustix::fs::AtFlags::empty();
+    rustix::fs::utimensat(rustix::fs::CWD, root.join("a.txt"), &times, flags).unwrap();
+    let hint = Hint {
+        state: first.state,
+        paths: vec![PathBuf::from("a.txt")],
+    };
+    let second = cps
+        .create_hinted(&lock, &opts, Some(&hint), &mut |_| {})
+        .unwrap();
+    assert_eq!(second.scan, Scan::Narrowed { examined: 1 });
+    drop(lock);
+    let other = outside.path().join("other-name");
+    std::fs::hard_link(root.join("a.txt"), &other).unwrap();
+    std::fs::write(&other, "version 3, written elsewhere\n").unwrap();
+    cps.set_hint(Some(Hint {
+        state: second.state,
+        paths: Vec::new(),
+    }));
+    let restored = cps.restore(&first.checkpoint.id, false, false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "version 1\n"
+    );
+    let safety = restored.safety.unwrap();
+    cps.restore(&safety.id, false, false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "version 3, written elsewhere\n"
+    );
 }
