@@ -40,6 +40,7 @@
 
 mod barrier;
 mod buffers;
+mod log;
 mod read;
 mod reader;
 
@@ -217,7 +218,7 @@ struct Shared {
     quiet: Duration,
     token: u64,
     /// Every path an event named, with the token of its last change.
-    changed: HashMap<PathBuf, u64>,
+    changed: log::Log,
     tracked: HashMap<PathBuf, Tracked>,
     /// Content about to be written by this process, per file.
     expected: HashMap<PathBuf, Vec<Hash>>,
@@ -277,7 +278,7 @@ impl Watcher {
             root: root.clone(),
             quiet: opts.debounce,
             token: 0,
-            changed: HashMap::new(),
+            changed: log::Log::new(),
             tracked: HashMap::new(),
             expected: HashMap::new(),
             generation: 0,
@@ -460,16 +461,17 @@ impl Watcher {
 
     /// The paths changed after `token`, sorted; `None` when the watcher
     /// may have missed a change since (an event queue overflow, a folder
-    /// renamed, an error from the system), or can never know (see
+    /// renamed, an error from the system), no longer holds the changes
+    /// after so old a token (it keeps the last 32,768 to 65,536 paths), or
+    /// can never know (see
     /// [`Watcher::unreliable`]). A nested repository made or removed at
     /// `x/.git` is named as `x`.
     pub fn changes_since(&self, token: u64) -> Option<Vec<PathBuf>> {
         let s = lock(&self.shared);
-        if s.unreliable.is_some() || s.doubt > token || s.rewatch {
+        if s.unreliable.is_some() || s.doubt > token || s.rewatch || !s.changed.answers_for(token) {
             return None;
         }
-        drop(s);
-        Some(self.changed_since(token))
+        Some(s.changed.since(token))
     }
 
     /// Why the change token can never vouch for what changed: the root's
@@ -479,17 +481,10 @@ impl Watcher {
         lock(&self.shared).unreliable
     }
 
-    /// The paths changed after `token`, sorted.
+    /// The paths changed after `token` that the watcher still holds,
+    /// sorted (see [`Watcher::changes_since`] for whether that is all).
     pub fn changed_since(&self, token: u64) -> Vec<PathBuf> {
-        let s = lock(&self.shared);
-        let mut paths: Vec<PathBuf> = s
-            .changed
-            .iter()
-            .filter(|&(_, &t)| t > token)
-            .map(|(p, _)| p.clone())
-            .collect();
-        paths.sort();
-        paths
+        lock(&self.shared).changed.since(token)
     }
 }
 
@@ -630,7 +625,7 @@ impl Shared {
         let paths: Vec<PathBuf> = e.paths.iter().filter_map(|p| self.relative(p)).collect();
         for p in &paths {
             self.token += 1;
-            self.changed.insert(p.clone(), self.token);
+            self.changed.note(p.clone(), self.token);
         }
         // A nested repository made or removed changes what its folder
         // holds for a snapshot; what happens inside its `.git` does not.
@@ -641,7 +636,7 @@ impl Shared {
             .collect();
         for p in repos {
             self.token += 1;
-            self.changed.insert(p, self.token);
+            self.changed.note(p, self.token);
         }
         let rename = EventKind::Modify(ModifyKind::Name(RenameMode::Both));
         if e.kind == rename
