@@ -17,8 +17,10 @@ impl Rules {
     pub(crate) fn from_tree(repo: &Repository, tree: &Tree<'_>, root: &Path) -> Rules {
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         let _ = tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
+            // A linked `.gitignore` holds no rules: git does not follow it.
             if entry.name() == Some(".gitignore")
                 && entry.kind() == Some(ObjectType::Blob)
+                && entry.filemode() != 0o120000
                 && let Ok(blob) = repo.find_blob(entry.id())
             {
                 files.push((dir.to_owned(), blob.content().to_vec()));

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use git2::{Oid, Repository};
 use serde::Serialize;
 
-use crate::snapshot::state::{Changes, Record, Stat, State};
+use crate::snapshot::state::{Changes, Stat, State};
 use crate::snapshot::{self, narrow};
 use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, checkpoint_ref};
 
@@ -96,9 +96,6 @@ pub enum FullReason {
     RulesChanged,
     /// The root's `.gitignore` changed: its rules apply everywhere.
     RootRules,
-    /// A `.gitignore` is a symbolic link, whose target can change with no
-    /// event in the worktree.
-    LinkedRules,
     /// Another file size limit than last time.
     OptionsChanged,
     /// A file gained another name (a hard link): its other names, which
@@ -120,7 +117,6 @@ impl std::fmt::Display for FullReason {
             FullReason::HeadMoved => "HEAD moved",
             FullReason::RulesChanged => "ignore rules outside the worktree or git's config changed",
             FullReason::RootRules => "the root's .gitignore changed",
-            FullReason::LinkedRules => "a .gitignore is a symbolic link",
             FullReason::OptionsChanged => "the file size limit changed",
             FullReason::NewHardLink => "a file gained another name (a hard link)",
             FullReason::BadPath => "the watcher named a path outside the worktree",
@@ -153,9 +149,6 @@ pub(crate) struct Held {
     /// Files with more than one name: examined again whatever the hint
     /// says, since a write through another name reaches no watched folder.
     linked: Vec<Vec<u8>>,
-    /// A `.gitignore` is a link: its rules can change with no event in
-    /// the worktree.
-    linked_rules: bool,
 }
 
 /// What the walk reads besides the worktree.
@@ -171,7 +164,7 @@ struct Env {
 impl Env {
     fn read(repo: &Repository, max_file_bytes: u64) -> Env {
         let stamp = |p: &Path| std::fs::metadata(p).ok().map(|m| Stat::of(&m));
-        let global = ignore::gitignore::gitconfig_excludes_path().map(|p| {
+        let global = snapshot::rules::excludes_file(repo).map(|p| {
             let s = stamp(&p);
             (p, s)
         });
@@ -181,19 +174,12 @@ impl Env {
                 .ok()
                 .and_then(|h| h.peel_to_commit().ok())
                 .map(|c| c.id()),
-            exclude: stamp(&repo.path().join("info/exclude")),
+            exclude: stamp(&repo.commondir().join("info/exclude")),
             config: stamp(&repo.commondir().join("config")),
             global,
             max_file_bytes,
         }
     }
-}
-
-/// Whether a `.gitignore` among `files` is a symbolic link.
-fn linked_rules<'a>(files: impl IntoIterator<Item = (&'a Vec<u8>, &'a Record)>) -> bool {
-    files.into_iter().any(|(p, r)| {
-        (p == b".gitignore" || p.ends_with(b"/.gitignore")) && r.stat.mode & 0o170000 == 0o120000
-    })
 }
 
 /// The files with more than one name after a snapshot: all of them after
@@ -268,7 +254,6 @@ impl Checkpoints {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        let was_linked = held.as_ref().is_some_and(|h| h.linked_rules);
         let was_hard_linked = held.as_ref().map(|h| h.linked.clone());
         let (mut snap, scan) = match self.narrowing(held, hint, &env) {
             Ok((held, paths)) => self.narrowed(held, &paths, opts, progress)?,
@@ -287,14 +272,6 @@ impl Checkpoints {
                 .map(|(p, _)| p.clone())
                 .collect();
             let linked = hard_linked(&scan, was_hard_linked, &snap);
-            // A narrowed snapshot looks at what changed only; a link that
-            // went away is forgotten at the next full one.
-            let linked_rules = match scan {
-                Scan::Narrowed { .. } => {
-                    was_linked || linked_rules(snap.changes.files.iter().map(|(p, r)| (p, r)))
-                }
-                Scan::Full { .. } => linked_rules(&snap.state.files),
-            };
             *self.held.lock().unwrap_or_else(PoisonError::into_inner) = Some(Held {
                 state: snap.state,
                 id,
@@ -303,7 +280,6 @@ impl Checkpoints {
                 skipped: snap.skipped,
                 racy,
                 linked,
-                linked_rules,
             });
         }
         Ok(Created {
@@ -347,8 +323,6 @@ impl Checkpoints {
             Some(FullReason::OptionsChanged)
         } else if held.env != *env {
             Some(FullReason::RulesChanged)
-        } else if held.linked_rules {
-            Some(FullReason::LinkedRules)
         } else {
             None
         };
@@ -413,6 +387,7 @@ impl Checkpoints {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::snapshot::state::Record;
 
     fn hinted(cps: &Checkpoints, hint: Option<&Hint>) -> Created {
         let lock = cps.lock().unwrap();

@@ -35,7 +35,7 @@
 pub(crate) mod narrow;
 mod objects;
 pub(crate) mod pack;
-mod rules;
+pub(crate) mod rules;
 pub(crate) mod state;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -871,7 +871,7 @@ type Built<'a> = (Oid, Seen<'a, Record>, Seen<'a, DirRecord>, Vec<Skipped>);
 /// Both phases: the walk, then the trees.
 fn trees<'a>(w: &Walk<'_>, ctx: &'a Ctx<'a>) -> Result<Built<'a>, Error> {
     let repo = w.repo;
-    let rules = Rules::root(w.root, repo.path());
+    let rules = Rules::root(w.root, repo);
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;

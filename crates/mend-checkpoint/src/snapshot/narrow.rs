@@ -260,7 +260,7 @@ impl<'a> Descent<'a> {
         let root = Opened {
             fd,
             abs: w.root.to_path_buf(),
-            rules: Rules::root(w.root, w.repo.path()),
+            rules: Rules::root(w.root, w.repo),
         };
         let mut dirs = HashMap::default();
         dirs.insert(Vec::new(), root);

@@ -1,8 +1,11 @@
 //! Ignore rules as git applies them while walking: each folder's
-//! `.gitignore` (the deepest that matches decides), then the repository's
-//! `info/exclude`, then the user's global excludes file.
+//! `.gitignore` (the deepest that matches decides; one that is a symbolic
+//! link is not followed, as git does not), then the repository's
+//! `info/exclude` (shared by its linked worktrees), then the excludes file
+//! `core.excludesFile` names (at any level of git's configuration, else
+//! `$XDG_CONFIG_HOME/git/ignore`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -26,14 +29,41 @@ fn build(root: &Path, file: &Path) -> Option<Gitignore> {
     b.build().ok().filter(|g| !g.is_empty())
 }
 
+/// A worktree's `.gitignore`, unless it is a symbolic link (git reads
+/// those without following links, and finds no rules).
+fn build_in_tree(root: &Path, file: &Path) -> Option<Gitignore> {
+    let meta = std::fs::symlink_metadata(file).ok()?;
+    if meta.file_type().is_symlink() {
+        return None;
+    }
+    build(root, file)
+}
+
+/// The excludes file git reads for `repo`: `core.excludesFile` from any
+/// level of its configuration (the repository's own included), else
+/// `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`).
+pub(crate) fn excludes_file(repo: &git2::Repository) -> Option<PathBuf> {
+    let named = (repo.config().ok())
+        .and_then(|mut c| c.snapshot().ok())
+        .and_then(|c| c.get_path("core.excludesFile").ok());
+    named.or_else(|| {
+        let config = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::home_dir().map(|h| h.join(".config")))?;
+        Some(config.join("git/ignore"))
+    })
+}
+
 impl Rules {
     /// The rules at the root: its `.gitignore`, `info/exclude` under the
-    /// git folder, and the global excludes file.
-    pub(crate) fn root(root: &Path, gitdir: &Path) -> Rules {
+    /// repository's common folder, and the excludes file (see
+    /// [`excludes_file`]).
+    pub(crate) fn root(root: &Path, repo: &git2::Repository) -> Rules {
         let mut matchers = Vec::new();
-        matchers.extend(build(root, &root.join(".gitignore")));
-        matchers.extend(build(root, &gitdir.join("info/exclude")));
-        if let Some(global) = ignore::gitignore::gitconfig_excludes_path() {
+        matchers.extend(build_in_tree(root, &root.join(".gitignore")));
+        matchers.extend(build(root, &repo.commondir().join("info/exclude")));
+        if let Some(global) = excludes_file(repo) {
             matchers.extend(build(root, &global));
         }
         Rules(Arc::new(Node {
@@ -44,7 +74,7 @@ impl Rules {
 
     /// The rules in `dir`, a folder below, which has a `.gitignore`.
     pub(crate) fn child(&self, dir: &Path) -> Rules {
-        match build(dir, &dir.join(".gitignore")) {
+        match build_in_tree(dir, &dir.join(".gitignore")) {
             Some(g) => Rules(Arc::new(Node {
                 matchers: vec![g],
                 parent: Some(Arc::clone(&self.0)),

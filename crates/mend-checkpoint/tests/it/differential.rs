@@ -58,9 +58,13 @@ const IGNORES: &[&str] = &[
 ];
 
 fn recipe(dir: &Path) -> String {
-    let index = dir.join(".git/recipe-index");
-    let _ = std::fs::remove_file(&index);
-    let run = |args: &[&str]| git_with(dir, &[("GIT_INDEX_FILE", &index)], args);
+    recipe_with(dir, &dir.join(".git/recipe-index"))
+}
+
+/// [`recipe`] with its index file at `index`.
+fn recipe_with(dir: &Path, index: &Path) -> String {
+    let _ = std::fs::remove_file(index);
+    let run = |args: &[&str]| git_with(dir, &[("GIT_INDEX_FILE", index)], args);
     // No branch yet: the recipe starts from an empty index.
     if git(dir, &["for-each-ref", "--count=1", "refs/heads"]).is_empty() {
         run(&["read-tree", "--empty"]);
@@ -247,4 +251,64 @@ fn snapshots_match_the_recipe_2() {
 #[test]
 fn snapshots_match_the_recipe_3() {
     sequences(3);
+}
+
+/// A checkpoint's tree against the recipe's in `dir`, with the recipe's
+/// index kept outside the worktree (a linked worktree's `.git` is a file).
+fn same_as_git(dir: &Path, what: &str) {
+    let index = tempfile::tempdir().unwrap();
+    let cps = Checkpoints::open(dir).unwrap();
+    let cp = cps.create(&CreateOptions::default(), &mut |_| {}).unwrap();
+    let ours = git(dir, &["rev-parse", &format!("{}^{{tree}}", cp.commit)]);
+    let theirs = recipe_with(dir, &index.path().join("index"));
+    let diff = git(dir, &["diff-tree", "-r", &theirs, ours.trim()]);
+    assert_eq!(ours.trim(), theirs, "{what}: recipe → mend:\n{diff}");
+}
+
+/// Rules from everywhere git reads them: `core.excludesFile` set in the
+/// repository's own configuration, `info/exclude` of the repository a
+/// linked worktree belongs to, and `.gitignore` links, which git does not
+/// follow (so their rules do not apply).
+#[test]
+fn ignore_rules_come_from_where_git_reads_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let main = tmp.path().join("main");
+    std::fs::create_dir(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "main", "."]);
+    put(&main, ".git/info/exclude", b".mend/\n*.tmp\n");
+    put(outside.path(), "excludes", b"*.zz\n");
+    put(outside.path(), "rules", b"*.log\n");
+    let excludes = outside.path().join("excludes");
+    git(
+        &main,
+        &["config", "core.excludesFile", excludes.to_str().unwrap()],
+    );
+    for (rel, body) in [
+        ("a.zz", "x"),
+        ("b.tmp", "x"),
+        ("c.log", "x"),
+        ("sub/d.log", "x"),
+        ("e.txt", "x"),
+    ] {
+        put(&main, rel, body.as_bytes());
+    }
+    let rules = outside.path().join("rules");
+    std::os::unix::fs::symlink(&rules, main.join(".gitignore")).unwrap();
+    std::os::unix::fs::symlink(&rules, main.join("sub/.gitignore")).unwrap();
+    same_as_git(&main, "a repository");
+    git(&main, &["add", "e.txt"]);
+    git(&main, &["commit", "-q", "-m", "base"]);
+    let linked = tmp.path().join("linked");
+    git(&main, &["worktree", "add", "-q", linked.to_str().unwrap()]);
+    for (rel, body) in [
+        ("f.tmp", "x"),
+        ("g.zz", "x"),
+        ("h.log", "x"),
+        ("i.txt", "x"),
+    ] {
+        put(&linked, rel, body.as_bytes());
+    }
+    std::os::unix::fs::symlink(&rules, linked.join(".gitignore")).unwrap();
+    same_as_git(&linked, "a linked worktree");
 }
