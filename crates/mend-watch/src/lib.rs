@@ -41,6 +41,7 @@
 mod barrier;
 mod buffers;
 mod log;
+mod mounts;
 mod read;
 mod reader;
 
@@ -286,7 +287,7 @@ impl Watcher {
             sync_marker: sync_fence.as_ref().map(|(_, m)| m.clone()),
             doubt: 0,
             rewatch: false,
-            unreliable: unreliable_fs(&root),
+            unreliable: unreliable_fs(&root).or_else(|| mounts::remote_below(&root)),
             out: tx,
         }));
         let (wake, woken) = crossbeam_channel::unbounded();
@@ -469,6 +470,10 @@ impl Watcher {
     pub fn changes_since(&self, token: u64) -> Option<Vec<PathBuf>> {
         let s = lock(&self.shared);
         if s.unreliable.is_some() || s.doubt > token || s.rewatch || !s.changed.answers_for(token) {
+            return None;
+        }
+        // Mounted since the watcher started: no event tells of a mount.
+        if mounts::remote_below(&s.root).is_some() {
             return None;
         }
         Some(s.changed.since(token))
