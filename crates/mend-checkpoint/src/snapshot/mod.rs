@@ -229,6 +229,17 @@ fn git_mode(mode: u32) -> u32 {
     }
 }
 
+/// The bytes of the file `name` in the folder `dirfd`, or a link's target.
+fn read_at(dirfd: BorrowedFd<'_>, name: &OsStr, link: bool) -> std::io::Result<Vec<u8>> {
+    if link {
+        return Ok(readlinkat(dirfd, name, Vec::new())?.into_bytes());
+    }
+    let fd = openat(dirfd, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    let mut data = Vec::new();
+    std::fs::File::from(fd).read_to_end(&mut data)?;
+    Ok(data)
+}
+
 /// Whether a file modified at `mtime` may change again unseen.
 fn is_racy(mtime: (i64, i64), now: Duration) -> bool {
     let tick = if mtime.1 == 0 {
@@ -447,15 +458,7 @@ impl<'a> Ctx<'a> {
                 let link = ft == FileType::Symlink;
                 let (stat, linked) = (Stat::from_raw(&st), st.st_nlink > 1);
                 self.leaf(child_rel, name.len(), stat, linked, || {
-                    if link {
-                        Ok(readlinkat(dirfd, os, Vec::new())?.into_bytes())
-                    } else {
-                        let fd =
-                            openat(dirfd, os, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
-                        let mut data = Vec::new();
-                        std::fs::File::from(fd).read_to_end(&mut data)?;
-                        Ok(data)
-                    }
+                    read_at(dirfd, os, link)
                 })
             }
             _ => Ok(None),
