@@ -47,6 +47,7 @@ mod narrowed;
 mod prune;
 mod restore;
 mod snapshot;
+mod store;
 pub mod turn;
 
 pub use narrowed::{Created, FullReason, Hint, Scan, StateId};
@@ -337,6 +338,8 @@ pub struct Checkpoints {
     /// Where mend keeps its own files for this repository.
     private: mend_workspace::PrivateDir,
     shadow: bool,
+    /// What decided the store when it was opened (see `store.rs`).
+    key: store::StoreKey,
     opts: OpenOptions,
     /// The state this process saved last, kept to narrow the next
     /// snapshot (see `narrowed.rs`).
@@ -474,6 +477,16 @@ fn parse_skipped(value: &str) -> Skipped {
     }
 }
 
+/// The root's workspace as checkpoints use it: files of any size, the
+/// lock waited for at most `lock_timeout`.
+fn workspace(root: &Path, lock_timeout: Duration) -> Result<mend_workspace::Workspace, Error> {
+    let opts = mend_workspace::Options {
+        max_bytes: u64::MAX,
+        lock_timeout,
+    };
+    Ok(mend_workspace::Workspace::open(root, opts)?)
+}
+
 /// Whether any checkpoint ref exists.
 fn has_checkpoints(repo: &Repository) -> Result<bool, Error> {
     let mut refs = repo
@@ -514,7 +527,10 @@ impl Checkpoints {
             root: root.display().to_string(),
             why,
         };
-        let (repo, shadow) = if root.join(".git").exists() {
+        // Taken before the repository is opened: one replaced meanwhile
+        // shows as a changed store at the next check, never the reverse.
+        let git_key = store::StoreKey::git(&root);
+        let (repo, shadow) = if git_key.is_some() {
             (
                 Repository::open(&root).map_err(git("opening the git repository"))?,
                 None,
@@ -559,18 +575,13 @@ impl Checkpoints {
         for old in ["mend/checkpoint-index", "mend-checkpoint-index"] {
             let _ = gitdir.remove_file(old);
         }
-        let ws = mend_workspace::Workspace::open(
-            &root,
-            mend_workspace::Options {
-                max_bytes: u64::MAX,
-                ..mend_workspace::Options::default()
-            },
-        )?;
+        let wait = mend_workspace::Options::default().lock_timeout;
         Ok(Checkpoints {
-            ws,
+            ws: workspace(&root, wait)?,
             repo,
             state,
             private,
+            key: store::StoreKey::held(git_key, shadow.as_ref()),
             shadow: shadow.is_some(),
             opts: *opts,
             held: std::sync::Mutex::new(None),
@@ -592,6 +603,16 @@ impl Checkpoints {
     /// Whether this worktree uses a shadow repository.
     pub fn is_shadow(&self) -> bool {
         self.shadow
+    }
+
+    /// Waits at most `lock_timeout` for another mend process writing in
+    /// the root from now on (the default is the workspace's 30 s).
+    pub fn set_lock_timeout(&mut self, lock_timeout: Duration) -> Result<(), Error> {
+        if self.ws.options().lock_timeout == lock_timeout {
+            return Ok(());
+        }
+        self.ws = workspace(self.ws.root(), lock_timeout)?;
+        Ok(())
     }
 
     fn head(&self) -> Option<Commit<'_>> {

@@ -59,6 +59,37 @@ struct Held {
     last: Option<Last>,
 }
 
+impl Held {
+    /// The root's turns and the last pair. They are opened again (and the
+    /// pair forgotten: the next snapshot is a full scan) when the store
+    /// the root resolves to is no longer the one held: a repository made,
+    /// removed or replaced, a shadow repository's `.mend` replaced. A
+    /// checkpoint made in the old store would be one no command finds.
+    /// Opening them can fail (an empty `.git`): nothing is held then, and
+    /// the next call tries again, as a command would.
+    fn open(
+        &mut self,
+        root: &Path,
+        lock_timeout: Option<Duration>,
+    ) -> Result<(&mut Turns, Option<Last>), Error> {
+        if let Some(t) = &self.turns
+            && t.checkpoints().store_changed()
+        {
+            self.turns = None;
+            self.last = None;
+        }
+        let turns = match &mut self.turns {
+            Some(t) => t,
+            slot => slot.insert(Turns::from_checkpoints(Checkpoints::open(root)?)),
+        };
+        let wait = lock_timeout.unwrap_or(Duration::from_secs(
+            mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS,
+        ));
+        turns.checkpoints_mut().set_lock_timeout(wait)?;
+        Ok((turns, self.last))
+    }
+}
+
 /// A root's checkpoints with the watcher that narrows them: the
 /// process's own, or (the editor's) one lent at each call.
 pub struct Watched {
@@ -119,15 +150,23 @@ impl Watched {
         lent: Option<&Watcher>,
         work: impl FnOnce(&Turns) -> Result<T, Error>,
     ) -> Result<(T, Option<ScanKind>), Error> {
+        self.with_waiting(lent, None, work)
+    }
+
+    /// [`Watched::with`], waiting at most `lock_timeout` (default: the
+    /// workspace's 30 s) for another mend process writing in the root.
+    pub fn with_waiting<T>(
+        &self,
+        lent: Option<&Watcher>,
+        lock_timeout: Option<Duration>,
+        work: impl FnOnce(&Turns) -> Result<T, Error>,
+    ) -> Result<(T, Option<ScanKind>), Error> {
         let watcher = lent.or(self.watcher.as_ref());
         let mut held = self.held();
         let held = &mut *held;
-        let turns = match &mut held.turns {
-            Some(t) => t,
-            slot => slot.insert(Turns::from_checkpoints(Checkpoints::open(&self.root)?)),
-        };
+        let (turns, last) = held.open(&self.root, lock_timeout)?;
         let (token, hint) = match watcher {
-            Some(w) => hint(w, held.last),
+            Some(w) => hint(w, last),
             None => (None, None),
         };
         let cps = turns.checkpoints();
@@ -153,7 +192,30 @@ impl Watched {
         dry_run: bool,
         progress: &mut dyn FnMut(usize),
     ) -> Result<CreateResult, Error> {
-        let (mut made, scan) = self.with(lent, |t| {
+        self.create_in(lent, None, opts, dry_run, progress)
+    }
+
+    /// [`Watched::create`] with the holder's own watcher, waiting at most
+    /// `lock_timeout` for the workspace lock (see [`Watched::with_waiting`]).
+    pub fn create_waiting(
+        &self,
+        lock_timeout: Option<Duration>,
+        opts: &CreateOptions,
+        dry_run: bool,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<CreateResult, Error> {
+        self.create_in(None, lock_timeout, opts, dry_run, progress)
+    }
+
+    fn create_in(
+        &self,
+        lent: Option<&Watcher>,
+        lock_timeout: Option<Duration>,
+        opts: &CreateOptions,
+        dry_run: bool,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<CreateResult, Error> {
+        let (mut made, scan) = self.with_waiting(lent, lock_timeout, |t| {
             crate::checkpoint::create(t.checkpoints(), opts, dry_run, progress)
         })?;
         made.scan = scan;

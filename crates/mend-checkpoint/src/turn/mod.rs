@@ -99,13 +99,7 @@ impl Turns {
             ..crate::OpenOptions::default()
         };
         let mut cps = Checkpoints::open_with(root, &opts)?;
-        cps.ws = mend_workspace::Workspace::open(
-            cps.ws.root(),
-            mend_workspace::Options {
-                max_bytes: u64::MAX,
-                lock_timeout,
-            },
-        )?;
+        cps.set_lock_timeout(lock_timeout)?;
         Ok(Turns { cps })
     }
 
@@ -118,6 +112,11 @@ impl Turns {
     /// The checkpoints the turns are made of.
     pub fn checkpoints(&self) -> &Checkpoints {
         &self.cps
+    }
+
+    /// The checkpoints, to change how long they wait for the lock.
+    pub fn checkpoints_mut(&mut self) -> &mut Checkpoints {
+        &mut self.cps
     }
 
     fn private(&self) -> Result<PrivateDir, Error> {
