@@ -51,6 +51,10 @@ pub enum Error {
     /// and what to do.
     #[error("{0}")]
     Daemon(String),
+    /// A daemon refused: another serves the root already, or the daemon
+    /// serving it refused the work (the message is its refusal).
+    #[error("{0}")]
+    Refused(String),
     /// Reading or writing a file outside the workspace (`mend merge`,
     /// `mend diff`, the daemon's socket) failed (the cause is the
     /// error's source).
@@ -74,6 +78,7 @@ impl Error {
             Error::Apply(e) => e.is_refusal(),
             Error::Workspace(e) => e.is_refusal(),
             Error::Checkpoint(e) => e.is_refusal(),
+            Error::Refused(_) => true,
             Error::Usage(_)
             | Error::Input(_)
             | Error::Roots(_)

@@ -129,6 +129,11 @@ impl Daemon {
         let _ = self.child.wait();
     }
 
+    /// Its exit status if it has ended, without waiting.
+    pub fn ended(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().expect("poll mend daemon")
+    }
+
     /// Waits for it to end (after `mend daemon stop`); its exit status.
     pub fn wait(&mut self) -> std::process::ExitStatus {
         self.child.wait().expect("wait for mend daemon")

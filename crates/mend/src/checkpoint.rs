@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -82,14 +82,25 @@ pub(crate) enum CheckpointCommand {
 /// `mend checkpoint` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct CheckpointArgs {
-    /// Worktree root.
-    #[arg(long, default_value = ".", global = true)]
-    root: PathBuf,
+    /// Worktree root [default: the git worktree holding the current
+    /// folder, else the current folder].
+    #[arg(long, global = true)]
+    root: Option<PathBuf>,
     /// Print JSON.
     #[arg(long, global = true)]
     json: bool,
     #[command(subcommand)]
     command: CheckpointCommand,
+}
+
+impl CheckpointArgs {
+    /// The root: `--root`, else the worktree holding the current folder
+    /// (as turns find it), else the current folder.
+    fn root(&self) -> PathBuf {
+        self.root
+            .clone()
+            .unwrap_or_else(crate::daemon::default_root)
+    }
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -201,8 +212,12 @@ fn open(args: &CheckpointArgs) -> anyhow::Result<Checkpoints> {
         },
         _ => mend_checkpoint::OpenOptions::default(),
     };
-    Checkpoints::open_with(&args.root, &opts)
-        .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))
+    open_at(&args.root(), &opts)
+}
+
+fn open_at(root: &Path, opts: &mend_checkpoint::OpenOptions) -> anyhow::Result<Checkpoints> {
+    Checkpoints::open_with(root, opts)
+        .with_context(|| format!("cannot open checkpoints of {}", root.display()))
 }
 
 /// `create` with the default open options (which a daemon's checkpoints
@@ -320,22 +335,29 @@ fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
 
 /// `mend checkpoint create` with the default open options: done by a
 /// daemon serving the root when one answers (its snapshot state is in
-/// memory and its watcher knows what changed), else scanned in full here.
+/// memory and its watcher knows what changed), else scanned in full here,
+/// waiting for the lock only as long as the daemon did not.
 fn create_asking(args: &CheckpointArgs, opts: &CreateOptions, verbose: bool) -> anyhow::Result<u8> {
-    let scan = match crate::daemon::ask(&args.root, verbose) {
-        crate::daemon::Asked::Daemon(mut client) => {
-            if let Some(made) = client.checkpoint(opts, false) {
-                crate::daemon::said(made.scan, verbose);
-                print_created(&mut std::io::stdout().lock(), &made, args.json)?;
-                return Ok(0);
-            }
-            Some(mend_service::ScanKind::Full)
+    use crate::daemon::ByDaemon;
+    let root = args.root();
+    let wait = Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
+    let asked = crate::daemon::by_daemon(&root, verbose, wait, |client, wait, progress| {
+        client.checkpoint(opts, false, wait, progress)
+    });
+    let (scan, wait) = match asked {
+        ByDaemon::Done(made) => {
+            crate::daemon::said(made.scan, verbose);
+            print_created(&mut std::io::stdout().lock(), &made, args.json)?;
+            return Ok(0);
         }
-        crate::daemon::Asked::Silent => Some(mend_service::ScanKind::Full),
-        crate::daemon::Asked::None => None,
+        ByDaemon::Refused(e) => {
+            let _ = writeln!(std::io::stderr(), "mend: {}", e.message);
+            return Ok(crate::EXIT_FAILED);
+        }
+        ByDaemon::Here { scan, lock_timeout } => (scan, lock_timeout),
     };
-    let cps = Checkpoints::open(&args.root)
-        .with_context(|| format!("cannot open checkpoints of {}", args.root.display()))?;
+    let mut cps = open_at(&root, &mend_checkpoint::OpenOptions::default())?;
+    cps.set_lock_timeout(wait)?;
     create(&mut std::io::stdout().lock(), &cps, opts, args.json, scan)?;
     Ok(0)
 }

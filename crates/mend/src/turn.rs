@@ -180,7 +180,7 @@ impl Place {
 /// Runs `mend turn …`.
 pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
     let secs = |default| Duration::from_secs(args.lock_timeout.unwrap_or(default));
-    let timeout = secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
+    let mut timeout = secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
     let (root, place) = args.place();
     let action = match &args.command {
         TurnCommand::Hook { agent, input } => {
@@ -200,8 +200,12 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
                 force: *force,
             };
             // A forced begin opens what the daemon's checkpoints refused.
-            if !*force && let Some(code) = begin_by_daemon(&root, args.json, &opts, *verbose)? {
-                return Ok(code);
+            if !*force {
+                match begin_by_daemon(&root, args.json, &opts, *verbose, timeout)? {
+                    Ok(code) => return Ok(code),
+                    // Whatever is left of the lock wait.
+                    Err(left) => timeout = left,
+                }
             }
             Action::Begin(opts)
         }
@@ -228,32 +232,51 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
     }
 }
 
-/// `mend turn hook AGENT`: exit 0 whatever happens.
-/// `turn begin` done by a daemon serving the root, printed as the CLI
-/// prints it; `None` when no daemon did it (the caller scans in full).
+/// `turn begin` done (or refused) by a daemon serving the root, printed
+/// as the CLI prints it; `Err` with what is left of the lock wait when no
+/// daemon did it (the caller scans in full).
 fn begin_by_daemon(
     root: &Path,
     json: bool,
     opts: &BeginOptions,
     verbose: bool,
-) -> anyhow::Result<Option<u8>> {
-    let crate::daemon::Asked::Daemon(mut client) = crate::daemon::ask(root, verbose) else {
-        return Ok(None);
-    };
-    let Some((begun, scan)) = client.turn_begin(opts) else {
-        return Ok(None);
+    timeout: Duration,
+) -> anyhow::Result<Result<u8, Duration>> {
+    use crate::daemon::ByDaemon;
+    let asked = crate::daemon::by_daemon(root, verbose, timeout, |client, wait, progress| {
+        client.turn_begin(opts, wait, progress)
+    });
+    let mut out = std::io::stdout().lock();
+    let (begun, scan) = match asked {
+        ByDaemon::Done(done) => done,
+        ByDaemon::Here { lock_timeout, .. } => return Ok(Err(lock_timeout)),
+        ByDaemon::Refused(e) => {
+            if json {
+                let error = mend_pending::ErrorReport {
+                    kind: e.kind.unwrap_or_else(|| "error".into()),
+                    message: e.message,
+                    session: None,
+                    path: None,
+                };
+                let failed = mend_service::outcome::Failed { error };
+                writeln!(out, "{}", mend_service::to_json(&failed)?)?;
+            } else {
+                writeln!(out, "mend: {}", e.message)?;
+            }
+            return Ok(Ok(crate::EXIT_FAILED));
+        }
     };
     crate::daemon::said(scan, verbose);
     let outcome = mend_service::turn::Outcome::Begun(begun);
-    let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", mend_service::to_json(&outcome)?)?;
     } else {
         write!(out, "{}", outcome.text())?;
     }
-    Ok(Some(crate::EXIT_OK))
+    Ok(Ok(crate::EXIT_OK))
 }
 
+/// `mend turn hook AGENT`: exit 0 whatever happens.
 fn run_hook(agent: &str, input: Option<&str>, timeout: Duration) -> u8 {
     let reply = match Agent::named(agent) {
         Some(a) => {

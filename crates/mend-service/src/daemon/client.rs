@@ -2,7 +2,7 @@
 //! has it do the work; one that finds none, or none that answers in
 //! time, does it itself.
 
-use std::io::BufReader;
+use std::io::{BufReader, ErrorKind};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
@@ -23,9 +23,11 @@ use crate::watched::ScanKind;
 /// the work itself.
 pub const CONNECT_WAIT: Duration = Duration::from_millis(100);
 
-/// How long a client waits for the answer to work a daemon has taken on
-/// (a first, full scan of a large tree takes seconds).
-const WORK_WAIT: Duration = Duration::from_secs(600);
+/// How long a client waits for a daemon at work to say anything: it
+/// sends progress twice a second however long the work takes (a lock
+/// wait, a first full scan of a large tree), so silence this long means
+/// it hangs, and the command does the work itself.
+pub const SILENCE: Duration = Duration::from_secs(5);
 
 /// `status`'s answer.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -53,6 +55,12 @@ pub(crate) struct Create {
     pub(crate) max_file_bytes: Option<u64>,
     #[serde(default)]
     pub(crate) dry_run: bool,
+    /// Send progress lines while working.
+    #[serde(default)]
+    pub(crate) progress: bool,
+    /// How long to wait for the workspace lock (default 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lock_timeout_ms: Option<u64>,
 }
 
 /// `turn_begin`'s parameters.
@@ -62,6 +70,12 @@ pub(crate) struct Begin {
     pub(crate) label: Option<String>,
     pub(crate) session: Option<String>,
     pub(crate) agent: Option<String>,
+    /// Send progress lines while working.
+    #[serde(default)]
+    pub(crate) progress: bool,
+    /// How long to wait for the workspace lock (default 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lock_timeout_ms: Option<u64>,
 }
 
 /// `turn_begin`'s answer.
@@ -75,11 +89,26 @@ struct Began {
 pub enum Found {
     /// A daemon that answered.
     Serving(Client),
-    /// A socket, but no daemon answered in time (a killed daemon's, or one
-    /// too busy).
+    /// A daemon, but it did not answer in time (too busy, hung, or not
+    /// yet serving).
     Silent,
+    /// A socket but no daemon: one that was killed left it.
+    Stale,
     /// No daemon ever served the root, or its socket is gone.
     Absent,
+}
+
+/// Why a daemon that answered `status` did not do the work.
+#[derive(Debug)]
+pub enum Fallback {
+    /// It refused, after waiting for the lock as long as it was told: the
+    /// refusal is the command's own, not to be waited for again.
+    Refused(WireError),
+    /// It sent nothing for [`SILENCE`].
+    Hung,
+    /// The connection broke (the daemon died at work), or the work failed
+    /// there: what happened.
+    Lost(String),
 }
 
 impl Found {
@@ -110,8 +139,19 @@ impl Client {
         if !place.has_socket() {
             return Ok(Found::Absent);
         }
-        let Ok(stream) = UnixStream::connect(place.socket()?) else {
-            return Ok(Found::Silent);
+        let stream = match UnixStream::connect(place.socket()?) {
+            Ok(stream) => stream,
+            // Nobody listens: a killed daemon's socket, unless a daemon
+            // holds the lock (one starting, or one whose socket was
+            // replaced).
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                return Ok(if place.is_held() {
+                    Found::Silent
+                } else {
+                    Found::Stale
+                });
+            }
+            Err(_) => return Ok(Found::Silent),
         };
         // A socket served by another user (planted through a group-writable
         // `.mend`) could answer anything: the command scans itself.
@@ -154,6 +194,18 @@ impl Client {
         params: Value,
         wait: Duration,
     ) -> std::io::Result<Result<Value, WireError>> {
+        self.call_working(method, params, wait, &mut |_| {})
+    }
+
+    /// [`Client::call`] for work that sends progress lines: each is
+    /// handed to `progress`, and `wait` bounds the silence between lines.
+    fn call_working(
+        &mut self,
+        method: &str,
+        params: Value,
+        wait: Duration,
+        progress: &mut dyn FnMut(usize),
+    ) -> std::io::Result<Result<Value, WireError>> {
         self.next += 1;
         let req = Request {
             v: wire::VERSION,
@@ -166,46 +218,87 @@ impl Client {
         stream.set_read_timeout(Some(wait))?;
         let mut out = stream;
         wire::write_line(&mut out, &req)?;
-        let line = match wire::read_line(&mut self.stream, wire::MAX_ANSWER)? {
-            Line::Text(t) => t,
-            Line::TooLong | Line::End => {
-                return Err(std::io::Error::other("the daemon gave no answer"));
-            }
-        };
-        let answer: Answer = serde_json::from_slice(&line).map_err(std::io::Error::other)?;
-        Ok(match (answer.result, answer.error) {
-            (_, Some(e)) => Err(e),
-            (Some(v), None) => Ok(v),
-            (None, None) => Ok(Value::Null),
-        })
+        loop {
+            let line = match wire::read_line(&mut self.stream, wire::MAX_ANSWER)? {
+                Line::Text(t) => t,
+                Line::TooLong | Line::End => {
+                    return Err(std::io::Error::other("the daemon gave no answer"));
+                }
+            };
+            let answer: Answer = serde_json::from_slice(&line).map_err(std::io::Error::other)?;
+            return Ok(match (answer.result, answer.error, answer.progress) {
+                (_, Some(e), _) => Err(e),
+                (Some(v), None, _) => Ok(v),
+                (None, None, Some(n)) => {
+                    progress(usize::try_from(n).unwrap_or(usize::MAX));
+                    continue;
+                }
+                (None, None, None) => Ok(Value::Null),
+            });
+        }
     }
 
-    /// Has the daemon create a checkpoint. `None` when it could not (gone
-    /// meanwhile, or it failed): the caller then creates it itself, and
-    /// reports whatever error that gives.
-    pub fn checkpoint(&mut self, opts: &CreateOptions, dry_run: bool) -> Option<CreateResult> {
+    /// Has the daemon do work that reports progress, waiting at most
+    /// `lock_timeout` for the workspace lock there.
+    fn work<T: for<'de> Deserialize<'de>>(
+        &mut self,
+        method: &str,
+        params: Value,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<T, Fallback> {
+        let answer = self.call_working(method, params, SILENCE, progress);
+        let v = match answer {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) if e.code == "refused" => return Err(Fallback::Refused(e)),
+            Ok(Err(e)) => return Err(Fallback::Lost(format!("it failed: {}", e.message))),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                return Err(Fallback::Hung);
+            }
+            Err(e) => return Err(Fallback::Lost(format!("it stopped answering ({e})"))),
+        };
+        serde_json::from_value(v)
+            .map_err(|e| Fallback::Lost(format!("its answer was not understood ({e})")))
+    }
+
+    /// Has the daemon create a checkpoint, waiting at most `lock_timeout`
+    /// for the lock. `Err` says why it did not: the caller then creates it
+    /// itself (unless it refused).
+    pub fn checkpoint(
+        &mut self,
+        opts: &CreateOptions,
+        dry_run: bool,
+        lock_timeout: Duration,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<CreateResult, Fallback> {
         let params = Create {
             label: opts.label.clone(),
             anchor: opts.anchor.clone(),
             max_file_bytes: Some(opts.max_file_bytes),
             dry_run,
+            progress: true,
+            lock_timeout_ms: Some(millis(lock_timeout)),
         };
-        let v = serde_json::to_value(params).ok()?;
-        let v = self.call("checkpoint", v, WORK_WAIT).ok()?.ok()?;
-        serde_json::from_value(v).ok()
+        let v = serde_json::to_value(params).map_err(|e| Fallback::Lost(e.to_string()))?;
+        self.work("checkpoint", v, progress)
     }
 
-    /// Has the daemon begin a turn; `None` as for [`Client::checkpoint`].
-    pub fn turn_begin(&mut self, opts: &BeginOptions) -> Option<(Begun, Option<ScanKind>)> {
+    /// Has the daemon begin a turn; as [`Client::checkpoint`].
+    pub fn turn_begin(
+        &mut self,
+        opts: &BeginOptions,
+        lock_timeout: Duration,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<(Begun, Option<ScanKind>), Fallback> {
         let params = Begin {
             label: opts.label.clone(),
             session: opts.session.clone(),
             agent: opts.agent.clone(),
+            progress: true,
+            lock_timeout_ms: Some(millis(lock_timeout)),
         };
-        let v = serde_json::to_value(params).ok()?;
-        let v = self.call("turn_begin", v, WORK_WAIT).ok()?.ok()?;
-        let began: Began = serde_json::from_value(v).ok()?;
-        Some((began.begun, began.scan))
+        let v = serde_json::to_value(params).map_err(|e| Fallback::Lost(e.to_string()))?;
+        let began: Began = self.work("turn_begin", v, progress)?;
+        Ok((began.begun, began.scan))
     }
 
     /// Asks the daemon to stop; it stops once this answer is sent.
@@ -219,6 +312,10 @@ impl Client {
             }),
         }
     }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Whether a daemon holds `root`'s daemon lock now, and the process the

@@ -8,12 +8,13 @@
 //! daemon serves a root: it holds `.mend/daemon/lock` while it runs, and a
 //! socket left by a killed daemon is replaced by the next. A client that
 //! finds no daemon, or one that does not answer in time, does the work
-//! itself with a full scan ([`Client`]).
+//! itself with a full scan ([`Client`]); so does one whose daemon goes
+//! silent at work ([`SILENCE`]) or dies there.
 
 mod client;
 mod place;
 mod serve;
 pub mod wire;
 
-pub use client::{CONNECT_WAIT, Client, Found, Status, lock_holder};
+pub use client::{CONNECT_WAIT, Client, Fallback, Found, SILENCE, Status, lock_holder};
 pub use serve::Daemon;

@@ -90,7 +90,7 @@ impl Place {
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::Daemon(format!(
+                return Err(Error::Refused(format!(
                     "a daemon already serves this root{}; stop it with `mend daemon stop` first",
                     self.holder()
                         .map_or(String::new(), |p| format!(" (pid {p})"))
@@ -120,9 +120,36 @@ impl Place {
         }
     }
 
-    /// The process id the lock file names.
+    /// The process id the lock file names, if that process still runs
+    /// (a killed daemon's id may be another process's by now, or none).
     pub(crate) fn holder(&self) -> Option<u32> {
         let bytes = self.dir.read(LOCK, 32).ok()??;
-        String::from_utf8(bytes).ok()?.trim().parse().ok()
+        let pid: u32 = String::from_utf8(bytes).ok()?.trim().parse().ok()?;
+        let running = rustix::process::Pid::from_raw(pid.try_into().ok()?)
+            .is_some_and(|p| rustix::process::test_kill_process(p) != Err(rustix::io::Errno::SRCH));
+        running.then_some(pid)
+    }
+
+    /// The device and inode of `name` in the folder (not followed).
+    pub(crate) fn identity(&self, name: &str) -> Option<(u64, u64)> {
+        let st = rustix::fs::statat(&self.dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        Some((st.st_dev, st.st_ino))
+    }
+
+    /// Whether `ws`'s `.mend/daemon` is still this folder, and its lock and
+    /// socket still the ones this daemon holds and bound: a `.mend`
+    /// deleted or replaced leaves a daemon no client can reach, and one
+    /// another daemon could start beside.
+    pub(crate) fn still_ours(&self, ws: &Workspace, lock: &File, socket: (u64, u64)) -> bool {
+        let same = |a: rustix::io::Result<rustix::fs::Stat>, b: Option<(u64, u64)>| matches!((a, b), (Ok(a), Some(b)) if (a.st_dev, a.st_ino) == b);
+        let now = ws
+            .existing_private_dir()
+            .ok()
+            .flatten()
+            .and_then(|p| p.dir(DIR).ok().flatten())
+            .and_then(|d| rustix::fs::fstat(&d).ok().map(|s| (s.st_dev, s.st_ino)));
+        same(rustix::fs::fstat(&self.dir), now)
+            && same(rustix::fs::fstat(lock), self.identity(LOCK))
+            && self.identity(SOCKET) == Some(socket)
     }
 }

@@ -6,7 +6,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mend_checkpoint::CreateOptions;
 use mend_checkpoint::turn::BeginOptions;
@@ -29,13 +29,24 @@ const SETTLE: Duration = Duration::from_secs(2);
 /// How long a connection may stay silent before it is closed.
 const IDLE: Duration = Duration::from_secs(60);
 
+/// How often a daemon at work says so to a client that asked for
+/// progress (`"progress": true`).
+const BEAT: Duration = Duration::from_millis(500);
+
+/// How often the daemon checks that its folder, lock and socket are still
+/// where clients look for them.
+const CHECK: Duration = Duration::from_secs(1);
+
 /// A daemon ready to serve one root: its lock held, its socket bound.
 pub struct Daemon {
+    ws: Workspace,
     place: Place,
     /// Held locked for as long as the daemon runs.
-    _lock: File,
+    lock: File,
     listener: UnixListener,
     socket: PathBuf,
+    /// The socket's device and inode, as bound.
+    bound: (u64, u64),
     state: Arc<Shared>,
 }
 
@@ -50,24 +61,29 @@ struct Shared {
 }
 
 impl Daemon {
-    /// Takes `root`'s daemon lock (refused when another daemon holds it),
-    /// replaces a stale socket, starts watching and binds the socket.
-    /// Checkpoints are opened now, so a root no checkpoint may cover is
-    /// refused at start.
+    /// Opens `root`'s checkpoints (a root no checkpoint may cover is
+    /// refused before anything is made), takes its daemon lock (refused
+    /// when another daemon holds it), replaces a stale socket, starts
+    /// watching and binds the socket.
     pub fn start(root: &Path) -> Result<Daemon, Error> {
         let ws = Workspace::open(root, mend_workspace::Options::default())?;
+        let watched = Watched::watching(ws.root());
+        watched.with(None, |_| Ok(()))?;
         let place = Place::create(&ws)?;
         let lock = place.lock()?;
         // Under the lock, whatever is at the socket's name was left by a
         // daemon that was killed.
         place.remove_socket()?;
         let socket = place.socket()?;
-        let watched = Watched::watching(ws.root());
-        watched.with(None, |_| Ok(()))?;
         let listener = UnixListener::bind(&socket).map_err(|source| Error::Io {
             what: "binding .mend/daemon/sock".into(),
             source,
         })?;
+        let bound = place
+            .identity(mend_workspace::DAEMON_SOCKET)
+            .ok_or_else(|| {
+                Error::Daemon("the socket vanished as it was bound; start the daemon again".into())
+            })?;
         let started = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -79,10 +95,12 @@ impl Daemon {
             connections: AtomicUsize::new(0),
         });
         Ok(Daemon {
+            ws,
             place,
-            _lock: lock,
+            lock,
             listener,
             socket,
+            bound,
             state,
         })
     }
@@ -98,13 +116,39 @@ impl Daemon {
         self.state.watched.watcher().is_some()
     }
 
-    /// Serves until a `stop` request; removes the socket on the way out.
+    /// Serves until a `stop` request, removing the socket on the way out.
+    /// Ends with an error once its `.mend/daemon`, lock or socket is gone
+    /// or replaced (a `.mend` deleted or made again): no client reaches
+    /// it any more, and another daemon may serve the root.
     pub fn serve(self) -> Result<(), Error> {
-        for conn in self.listener.incoming() {
+        use rustix::event::{PollFd, PollFlags, Timespec};
+        let every = Timespec {
+            tv_sec: CHECK.as_secs().try_into().unwrap_or(1),
+            tv_nsec: 0,
+        };
+        let mut checked = Instant::now();
+        loop {
+            let mut fds = [PollFd::new(&self.listener, PollFlags::IN)];
+            let ready = rustix::event::poll(&mut fds, Some(&every)).unwrap_or(0);
             if self.state.stop.load(Ordering::SeqCst) {
                 break;
             }
-            let Ok(stream) = conn else { continue };
+            if checked.elapsed() >= CHECK {
+                checked = Instant::now();
+                // Its socket is left alone: the name may be another
+                // daemon's by now.
+                if !self.place.still_ours(&self.ws, &self.lock, self.bound) {
+                    return Err(Error::Daemon(
+                        ".mend/daemon was removed or replaced, so no client reaches this daemon any more; it stopped (start it again to serve the root)".into(),
+                    ));
+                }
+            }
+            if ready == 0 {
+                continue;
+            }
+            let Ok((stream, _)) = self.listener.accept() else {
+                continue;
+            };
             let state = Arc::clone(&self.state);
             let socket = self.socket.clone();
             let _ = std::thread::Builder::new()
@@ -139,7 +183,7 @@ fn connection(state: &Shared, stream: &UnixStream, socket: &Path) {
                         format!("a request is at most {} bytes", wire::MAX_REQUEST),
                     )),
                 ),
-                Ok(Line::Text(text)) => request(state, &text),
+                Ok(Line::Text(text)) => request(state, &text, stream),
             };
             if wire::write_line(&mut out, &answer).is_err() {
                 break;
@@ -160,8 +204,8 @@ pub(super) fn same_user(stream: &UnixStream) -> bool {
         .is_ok_and(|cred| cred.uid == rustix::process::getuid())
 }
 
-/// One request line's answer.
-fn request(state: &Shared, text: &[u8]) -> Answer {
+/// One request line's answer; `out` carries progress while it works.
+fn request(state: &Shared, text: &[u8], out: &UnixStream) -> Answer {
     let req: Request = match serde_json::from_slice(text) {
         Ok(r) => r,
         Err(e) => {
@@ -185,7 +229,9 @@ fn request(state: &Shared, text: &[u8]) -> Answer {
         );
         return Answer::to(req.id, Err(WireError::new("version", why)));
     }
-    let result = method(state, &req.method, req.params);
+    let result = method(state, &req.method, req.params, &|work| {
+        beating(out, &req.id, work)
+    });
     Answer::to(req.id, result)
 }
 
@@ -198,16 +244,55 @@ fn params<P: for<'de> Deserialize<'de> + Default>(method: &str, v: Value) -> Res
 }
 
 fn failed(e: &Error) -> WireError {
-    let code = if e.is_refusal() { "refused" } else { "failed" };
-    WireError::new(code, crate::chain(e))
+    if e.is_refusal() {
+        // The kind the CLI's JSON gives the same refusal.
+        WireError::new("refused", crate::chain(e)).kind(&e.report().kind)
+    } else {
+        WireError::new("failed", crate::chain(e))
+    }
 }
 
 fn value(v: &impl serde::Serialize) -> Result<Value, WireError> {
     crate::to_value(v).map_err(|e| failed(&e))
 }
 
-fn method(state: &Shared, name: &str, p: Value) -> Result<Value, WireError> {
+/// Work that reports progress: given the count of files examined so far,
+/// it returns its answer.
+type Work<'a> = &'a mut (dyn FnMut(&dyn Fn(usize)) -> Result<Value, WireError> + Send);
+
+/// Runs `work`, writing `{"v", "id", "progress": N}` to `out` every
+/// [`BEAT`] until it is done: the client then tells a daemon at work (a
+/// long lock wait, a first full scan) from one that hangs.
+fn beating(out: &UnixStream, id: &Value, work: Work<'_>) -> Result<Value, WireError> {
+    let examined = AtomicUsize::new(0);
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        // Dropped as the work ends, or unwinds: the beats stop either way.
+        let done = done;
+        let examined = &examined;
+        s.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(BEAT) {
+                let n = examined.load(Ordering::Relaxed) as u64;
+                if wire::write_line(&mut { out }, &Answer::progress(id.clone(), n)).is_err() {
+                    return;
+                }
+            }
+        });
+        let result = work(&|n| examined.store(n, Ordering::Relaxed));
+        drop(done);
+        result
+    })
+}
+
+/// The heartbeat wrapper of one request: runs its work with or without
+/// progress lines, as the client asked.
+type Beats<'a> = &'a dyn Fn(Work<'_>) -> Result<Value, WireError>;
+
+fn method(state: &Shared, name: &str, p: Value, beats: Beats<'_>) -> Result<Value, WireError> {
     let watched = &state.watched;
+    let during = |progress: bool, work: Work<'_>| {
+        if progress { beats(work) } else { work(&|_| {}) }
+    };
     match name {
         "status" => value(&status(state)),
         "changes" => changes(state, &params(name, p)?),
@@ -220,8 +305,11 @@ fn method(state: &Shared, name: &str, p: Value) -> Result<Value, WireError> {
                     .max_file_bytes
                     .unwrap_or(mend_checkpoint::DEFAULT_MAX_FILE_BYTES),
             };
-            let made = watched.create(None, &opts, p.dry_run, &mut |_| {});
-            value(&made.map_err(|e| failed(&e))?)
+            let wait = p.lock_timeout_ms.map(Duration::from_millis);
+            during(p.progress, &mut |tick| {
+                let made = watched.create_waiting(wait, &opts, p.dry_run, &mut |n| tick(n));
+                value(&made.map_err(|e| failed(&e))?)
+            })
         }
         "turn_begin" => {
             let p: Begin = params(name, p)?;
@@ -232,10 +320,13 @@ fn method(state: &Shared, name: &str, p: Value) -> Result<Value, WireError> {
                 // The daemon's checkpoints were opened unforced.
                 force: false,
             };
-            let (begun, scan) = watched
-                .with(None, |t| Ok(t.begin(&opts, &mut |_| {})?))
-                .map_err(|e| failed(&e))?;
-            value(&json!({"begun": begun, "scan": scan}))
+            let wait = p.lock_timeout_ms.map(Duration::from_millis);
+            during(p.progress, &mut |tick| {
+                let (begun, scan) = watched
+                    .with_waiting(None, wait, |t| Ok(t.begin(&opts, &mut |n| tick(n))?))
+                    .map_err(|e| failed(&e))?;
+                value(&json!({"begun": begun, "scan": scan}))
+            })
         }
         "stop" => {
             state.stop.store(true, Ordering::SeqCst);

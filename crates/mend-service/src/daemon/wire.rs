@@ -46,6 +46,10 @@ pub struct Answer {
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<WireError>,
+    /// Not an answer yet: the daemon is still at work, having examined
+    /// this many files (sent to a client that asked for progress).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<u64>,
 }
 
 /// A failed request.
@@ -56,6 +60,10 @@ pub struct WireError {
     pub code: String,
     /// What went wrong and what to send instead.
     pub message: String,
+    /// For `refused`: the kind the CLI's JSON error gives the same
+    /// refusal (`error`, or a turn's `no_turn`, `refused`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 impl WireError {
@@ -64,7 +72,14 @@ impl WireError {
         WireError {
             code: code.to_owned(),
             message: message.into(),
+            kind: None,
         }
+    }
+
+    /// The error with the kind of refusal it is.
+    pub fn kind(mut self, kind: &str) -> WireError {
+        self.kind = Some(kind.to_owned());
+        self
     }
 }
 
@@ -80,6 +95,18 @@ impl Answer {
             id,
             result,
             error,
+            progress: None,
+        }
+    }
+
+    /// A progress line for request `id`: `examined` files so far.
+    pub fn progress(id: Value, examined: u64) -> Answer {
+        Answer {
+            v: VERSION,
+            id,
+            result: None,
+            error: None,
+            progress: Some(examined),
         }
     }
 }

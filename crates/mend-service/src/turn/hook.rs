@@ -219,14 +219,20 @@ fn step(
     };
     // A daemon serving the root takes the turn's start checkpoint with
     // only the paths its watcher saw change; without one, a full scan.
+    // Its refusal came after it waited for the lock: not waited again.
+    let asked = std::time::Instant::now();
     if let Action::Begin(opts) = &action
         && let Ok(Some(mut daemon)) =
             crate::daemon::Client::connect(&root, crate::daemon::CONNECT_WAIT)
                 .map(crate::daemon::Found::serving)
-        && daemon.turn_begin(opts).is_some()
     {
-        return Ok(None);
+        match daemon.turn_begin(opts, lock_timeout, &mut |_| {}) {
+            Ok(_) => return Ok(None),
+            Err(crate::daemon::Fallback::Refused(e)) => return Err(e.message),
+            Err(_) => {}
+        }
     }
+    let lock_timeout = lock_timeout.saturating_sub(asked.elapsed());
     match act(&root, &action, lock_timeout, &mut |_| {}) {
         Ok(Outcome::Status(s)) => Ok(Some(whose(summary(&s), &s.turn, session.as_deref()))),
         Ok(_) => Ok(None),

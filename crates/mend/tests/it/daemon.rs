@@ -8,7 +8,7 @@
 //! 0700, which `the_daemon_folder_is_private` checks.
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::os::unix::net::UnixStream;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 
 use mend_test_support::serve::{Daemon, Mcp};
@@ -56,6 +56,11 @@ fn ok(out: &std::process::Output) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Asserts `out` exited 0.
+fn ok_code(out: &std::process::Output) {
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
 
 fn create(d: &Path) -> Value {
@@ -145,15 +150,31 @@ fn a_killed_daemon_means_a_full_scan_and_its_socket_is_replaced() {
         "a killed daemon leaves its socket"
     );
     change(d, 0);
-    let made = create(d);
-    assert_eq!(made["scan"], "full", "{made}");
+    // A socket with no daemon behind it is no daemon: no `scan`, as
+    // docs/daemon.md says, and `--verbose` says which it was.
+    let out = run_mend(d, &["checkpoint", "create", "--json", "--verbose"], None);
+    let made = ok(&out);
+    assert!(made.get("scan").is_none(), "{made}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("no daemon is running"), "{said}");
+    assert!(!said.contains("did not answer"), "{said}");
     assert_eq!(tree_of(d, made["commit"].as_str().unwrap()), git_tree(d));
     let status = run_mend(d, &["daemon", "status"], None);
     assert_eq!(status.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "no daemon serves this root\n"
+    );
     // The next daemon replaces the stale socket and serves.
+    a_new_daemon_serves(d, 1);
+}
+
+/// A daemon started on `d` now serves it: after one full scan, the
+/// checkpoint after `change(d, round)` is narrowed.
+fn a_new_daemon_serves(d: &Path, round: usize) {
     let _again = Daemon::start(d);
     create(d);
-    change(d, 1);
+    change(d, round);
     assert_eq!(create(d)["scan"], "narrowed");
 }
 
@@ -162,8 +183,9 @@ fn a_second_daemon_on_a_root_is_refused_and_stop_stops_the_first() {
     let dir = project();
     let d = dir.path();
     let mut daemon = Daemon::start(d);
+    // A refusal exits 1, as refusals do everywhere in mend.
     let second = run_mend(d, &["daemon"], None);
-    assert_eq!(second.status.code(), Some(2));
+    assert_eq!(second.status.code(), Some(1));
     let said = String::from_utf8_lossy(&second.stderr);
     assert!(
         said.contains(&format!(
@@ -405,4 +427,263 @@ fn daemon_checkpoints_equal_full_scans_over_random_operations() {
         }
     }
     assert!(narrowed > 0, "no checkpoint was narrowed");
+}
+
+/// A folder without git, its files listed.
+fn plain() -> tempfile::TempDir {
+    mend_test_support::tree(&[("a.txt", "a\n"), ("src/b.txt", "b\n")])
+}
+
+/// The ids `mend checkpoint list` gives (a command opening the store the
+/// root resolves to now).
+fn listed(d: &Path) -> Vec<String> {
+    let list = ok(&run_mend(d, &["checkpoint", "list", "--json"], None));
+    let ids = list.as_array().unwrap().iter();
+    ids.map(|c| c["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// A daemon started where there is no repository keeps its checkpoints
+/// in the shadow store; a `git init` under it, the repository removed
+/// again, or an empty `.git`, and it follows what a command would open:
+/// every id it returns is one `checkpoint list` finds.
+#[test]
+fn a_daemon_checkpoints_in_the_store_the_cli_opens_now() {
+    let dir = plain();
+    let d = dir.path();
+    let _daemon = Daemon::start(d);
+    let first = create(d);
+    assert_eq!(listed(d), vec![first["id"].as_str().unwrap()]);
+    assert!(first["store"].is_string(), "{first}");
+
+    git(d, &["init", "-q", "-b", "main", "."]);
+    let in_git = create(d);
+    assert_eq!(in_git["scan"], "full", "a reopened store scans in full");
+    assert!(in_git.get("store").is_none(), "{in_git}");
+    assert_eq!(listed(d), vec![in_git["id"].as_str().unwrap()]);
+    // It restores, as any checkpoint the CLI finds.
+    std::fs::write(d.join("a.txt"), "changed\n").unwrap();
+    let id = in_git["id"].as_str().unwrap();
+    ok(&run_mend(d, &["checkpoint", "restore", id, "--json"], None));
+    assert_eq!(std::fs::read_to_string(d.join("a.txt")).unwrap(), "a\n");
+
+    std::fs::remove_dir_all(d.join(".git")).unwrap();
+    let shadowed = create(d);
+    assert!(listed(d).contains(&shadowed["id"].as_str().unwrap().to_owned()));
+
+    // An empty `.git`: the command fails as it would without a daemon,
+    // and no id comes from a store nobody opens.
+    std::fs::create_dir(d.join(".git")).unwrap();
+    let out = run_mend(d, &["checkpoint", "create", "--json"], None);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+}
+
+/// What a fake daemon does with the work it is asked for.
+#[derive(Clone, Copy)]
+enum Fake {
+    /// Reads the request and says nothing more until the client leaves.
+    Hang,
+    /// Closes the connection: a daemon that died at work.
+    Die,
+}
+
+/// A socket at `.mend/daemon/sock` (the root's `.mend` made by mend
+/// already) that answers one client's `status` as a daemon does, then
+/// does `fake` with its next request.
+fn fake_daemon(d: &Path, fake: Fake) -> std::thread::JoinHandle<()> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(d.join(".mend/daemon"))
+        .unwrap();
+    let listener = UnixListener::bind(d.join(".mend/daemon/sock")).unwrap();
+    std::thread::spawn(move || {
+        let (conn, _) = listener.accept().unwrap();
+        let mut conn = BufReader::new(conn);
+        let mut line = String::new();
+        conn.read_line(&mut line).unwrap();
+        let status = json!({"v": 1, "id": 1, "result": {"pid": std::process::id(),
+            "root": "/", "instance": "fake", "started": 0, "token": null, "watching": true}});
+        writeln!(conn.get_ref(), "{status}").unwrap();
+        line.clear();
+        conn.read_line(&mut line).unwrap();
+        assert!(line.contains("\"checkpoint\""), "{line}");
+        if let Fake::Hang = fake {
+            // Until the client gives up and closes.
+            line.clear();
+            let _ = conn.read_line(&mut line);
+        }
+    })
+}
+
+/// A daemon that answers `status` and then says nothing is given up on
+/// (after 5 s without a progress line: a daemon at work sends one twice
+/// a second), said even without `--verbose`, and the command scans itself.
+#[test]
+fn a_daemon_silent_at_work_is_given_up_on_and_said() {
+    let dir = project();
+    let d = dir.path();
+    create(d);
+    let fake = fake_daemon(d, Fake::Hang);
+    change(d, 0);
+    let out = run_mend(d, &["checkpoint", "create", "--json"], None);
+    let made = ok(&out);
+    assert_eq!(made["scan"], "full", "{made}");
+    assert_eq!(tree_of(d, made["commit"].as_str().unwrap()), git_tree(d));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("sent nothing for 5 s; scanning in full here"),
+        "{said}"
+    );
+    fake.join().unwrap();
+}
+
+/// A daemon that dies at work: the command scans itself, `--verbose` says
+/// why, and the JSON says `"scan": "full"` (a daemon was there).
+#[test]
+fn a_daemon_that_dies_at_work_is_said_with_verbose() {
+    let dir = project();
+    let d = dir.path();
+    create(d);
+    let fake = fake_daemon(d, Fake::Die);
+    let out = run_mend(d, &["checkpoint", "create", "--json", "--verbose"], None);
+    let made = ok(&out);
+    assert_eq!(made["scan"], "full", "{made}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("did not do the work: it stopped answering"),
+        "{said}"
+    );
+    fake.join().unwrap();
+}
+
+/// How long a lock error says its process waited.
+fn waited_ms(message: &str) -> u64 {
+    let after = message.split("(waited ").nth(1).expect(message);
+    after.split(' ').next().unwrap().parse().expect(message)
+}
+
+/// The daemon waits for the workspace lock as long as the command would
+/// (`--lock-timeout`), and the command's own try after it gets what is
+/// left of that wait, not a second one: one wait in all.
+#[test]
+fn a_lock_the_daemon_waited_for_is_not_waited_for_again() {
+    let dir = project();
+    let d = dir.path();
+    let daemon = Daemon::start(d);
+    let lock = std::fs::File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(d.join(".mend/lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let out = run_mend(
+        d,
+        &[
+            "turn",
+            "begin",
+            "--json",
+            "--verbose",
+            "--lock-timeout",
+            "1",
+        ],
+        None,
+    );
+    // A busy lock is an error for `turn begin`, daemon or not.
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    let pid = daemon.pid();
+    let by_daemon = said
+        .strip_prefix(&format!(
+            "mend: the daemon (pid {pid}) did not do the work: "
+        ))
+        .expect(&said);
+    assert!(waited_ms(by_daemon) >= 1000, "{said}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("another mend process is writing"), "{v}");
+    assert!(waited_ms(message) < 1000, "a second wait: {message}");
+    drop(lock);
+    ok(&run_mend(d, &["turn", "begin", "--json"], None));
+}
+
+/// A home directory is refused (exit 1, a refusal) and the refused start
+/// leaves nothing behind: no `.mend`, no lock.
+#[test]
+fn a_refused_daemon_start_exits_1_and_leaves_nothing() {
+    let dir = plain();
+    let d = dir.path();
+    let out = std::process::Command::new(mend_test_support::mend_bin())
+        .args(["daemon", "--root"])
+        .arg(d)
+        .env("HOME", d)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("home"), "{said}");
+    assert!(!d.join(".mend").exists());
+}
+
+/// A daemon whose `.mend` is deleted (and made again by a command) stops:
+/// no client reaches it, and a new daemon serves the root.
+#[test]
+fn an_orphaned_daemon_stops_and_a_new_one_serves() {
+    let dir = project();
+    let d = dir.path();
+    let mut daemon = Daemon::start(d);
+    create(d);
+    std::fs::remove_dir_all(d.join(".mend")).unwrap();
+    let made = create(d);
+    assert!(made.get("scan").is_none(), "{made}");
+    let mut ended = None;
+    for _ in 0..1500 {
+        ended = daemon.ended();
+        if ended.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let ended = ended.expect("the orphaned daemon still runs after 30 s");
+    assert!(!ended.success(), "{ended}");
+    a_new_daemon_serves(d, 0);
+}
+
+/// Checkpoint commands run in a subfolder of a worktree act on the
+/// worktree, as turns do; outside any repository, on the current folder.
+#[test]
+fn checkpoint_commands_in_a_subfolder_act_on_the_worktree() {
+    let dir = project();
+    let d = dir.path();
+    let sub = d.join("src/m0");
+    let made = ok(&run_mend(&sub, &["checkpoint", "create", "--json"], None));
+    assert!(made.get("store").is_none(), "{made}");
+    assert!(!sub.join(".mend").exists());
+    assert_eq!(tree_of(d, made["commit"].as_str().unwrap()), git_tree(d));
+    let id = made["id"].as_str().unwrap();
+    assert_eq!(listed(&sub), vec![id]);
+    assert_eq!(listed(d), vec![id]);
+    // A daemon started there without `--root` serves the worktree too.
+    let mut daemon = std::process::Command::new(mend_test_support::mend_bin())
+        .arg("daemon")
+        .current_dir(&sub)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !run_mend(d, &["daemon", "status"], None).status.success() {
+        assert!(daemon.try_wait().unwrap().is_none(), "the daemon exited");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    create(d);
+    change(d, 0);
+    let made = ok(&run_mend(&sub, &["checkpoint", "create", "--json"], None));
+    assert_eq!(made["scan"], "narrowed", "{made}");
+    ok_code(&run_mend(&sub, &["daemon", "stop"], None));
+    assert!(daemon.wait().unwrap().success());
+    let outside = plain();
+    let inner = outside.path().join("src");
+    let made = ok(&run_mend(&inner, &["checkpoint", "create", "--json"], None));
+    assert!(made["store"].as_str().unwrap().contains("src"), "{made}");
+    assert!(inner.join(".mend").exists());
 }
