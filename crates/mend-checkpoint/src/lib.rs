@@ -988,6 +988,7 @@ impl Checkpoints {
 
     /// The checkpoint with this id (or a unique prefix of it).
     pub fn get(&self, id: &str) -> Result<Checkpoint, Error> {
+        let id = id.to_ascii_lowercase();
         // Ref names only: describing and ordering every checkpoint (as
         // `list` does) made each restore slower as safety checkpoints
         // piled up.
@@ -1000,16 +1001,21 @@ impl Checkpoints {
             let r = r.map_err(git("reading a checkpoint ref"))?;
             let Some(name) = r.name() else { continue };
             let ref_id = name.trim_start_matches(REF_PREFIX);
-            if !id.is_empty() && ref_id.starts_with(id) {
+            // An id, a prefix of one, or the commit's longer id (what
+            // `create --json` gives as `commit`).
+            let longer = id.len() > ref_id.len() && id.starts_with(ref_id);
+            if !id.is_empty() && (ref_id.starts_with(id.as_str()) || longer) {
                 let c = r.peel_to_commit().map_err(git("reading a checkpoint"))?;
-                found.push(self.describe(ref_id, &c));
+                if !longer || c.id().to_string().starts_with(id.as_str()) {
+                    found.push(self.describe(ref_id, &c));
+                }
             }
         }
         match found.len() {
             1 => Ok(found.into_iter().next().expect("one")),
-            0 => Err(Error::NotFound(id.to_owned())),
+            0 => Err(Error::NotFound(id)),
             _ => Err(Error::Ambiguous {
-                prefix: id.to_owned(),
+                prefix: id,
                 matches: found.into_iter().map(|c| c.id).collect(),
             }),
         }

@@ -217,8 +217,18 @@ impl Checkpoints {
             .filter(|s| s.reason.starts_with("too large"))
             .filter(|s| !scope.skipped.iter().any(|t| t.path == s.path))
             .map(|s| &s.path);
+        // What the checkpoint left out as too large, it says nothing of:
+        // the file there now stays (undoing a forced restore keeps what it
+        // wrote; the bytes it replaced are in `.mend/aside/`).
+        let left_out = |path: &String| {
+            (scope.skipped.iter()).any(|t| &t.path == path && t.reason.starts_with("too large"))
+        };
         for path in now.keys().chain(too_large) {
             if then.contains_key(path) || !scope.covers(path) {
+                continue;
+            }
+            if left_out(path) {
+                plan.kept.push(path.clone());
                 continue;
             }
             let ignored_now = self.repo.is_path_ignored(path).unwrap_or(true);
@@ -235,7 +245,6 @@ impl Checkpoints {
     /// checkpoint: not in the safety checkpoint, and not an object of the
     /// repository.
     fn unheld(&self, plan: &Plan, now: &Files) -> Result<Vec<String>, Error> {
-        let odb = self.repo.odb().map_err(git("opening the object store"))?;
         let mut out = Vec::new();
         let touched = plan.writes.iter().map(|w| &w.0).chain(&plan.deletes);
         for path in touched {
@@ -267,12 +276,32 @@ impl Checkpoints {
                 continue;
             }
             .map_err(git(format!("hashing {path}")))?;
-            if !odb.exists(id) {
+            if !self.held_at(path, id) {
                 out.push(path.clone());
             }
         }
         out.sort();
         Ok(out)
+    }
+
+    /// Whether a checkpoint, an open turn's hold or HEAD has blob `id` at
+    /// `path`: bytes merely present in the object store (a blob `git add`
+    /// wrote and dropped) are not held, since `gc` may remove them.
+    fn held_at(&self, path: &str, id: Oid) -> bool {
+        let at = |tree: git2::Tree<'_>| tree.get_path(Path::new(path)).is_ok_and(|e| e.id() == id);
+        let head = self.repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+        if head.is_some_and(at) {
+            return true;
+        }
+        [crate::REF_PREFIX, crate::turn::HOLD_PREFIX]
+            .iter()
+            .any(|prefix| {
+                let refs = self.repo.references_glob(&format!("{prefix}*"));
+                refs.into_iter()
+                    .flat_map(|refs| refs.flatten())
+                    .filter_map(|r| r.peel_to_tree().ok())
+                    .any(at)
+            })
     }
 
     /// The plan as one change set for the workspace.

@@ -180,6 +180,56 @@ fn a_file_too_large_to_snapshot_is_not_deleted_silently() {
     assert!(d.join("data.bin").exists());
 }
 
+/// A file too large to snapshot whose bytes `git add` (or any tool)
+/// wrote into the object store and dropped: present there, held by no
+/// checkpoint (`gc` removes it), so still refused.
+#[test]
+fn bytes_only_dangling_in_the_object_store_are_not_held() {
+    let dir = repo();
+    let d = dir.path();
+    put(d, "big.bin", b"small\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "small");
+    put(d, "big.bin", vec![9u8; 11 * 1024 * 1024]);
+    git(d, &["add", "big.bin"]);
+    git(d, &["reset", "-q", "big.bin"]);
+    let err = cps.restore(&cp.id, false, false).unwrap_err().to_string();
+    assert!(
+        err.contains("big.bin") && err.contains("no checkpoint"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::metadata(d.join("big.bin")).unwrap().len(),
+        11 * 1024 * 1024
+    );
+}
+
+/// Undoing a forced restore that replaced a file too large to snapshot:
+/// the safety checkpoint left that file out, so restoring it keeps the
+/// file there (the replaced bytes are in `.mend/aside/`), never deletes it.
+#[test]
+fn undoing_a_forced_restore_keeps_a_file_its_safety_checkpoint_left_out() {
+    let dir = repo();
+    let d = dir.path();
+    put(d, "big.bin", b"small\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "small");
+    put(d, "big.bin", vec![9u8; 11 * 1024 * 1024]);
+    let forced = RestoreOptions {
+        force: true,
+        ..RestoreOptions::default()
+    };
+    let r = cps.restore_with(&cp.id, &forced).unwrap();
+    assert_eq!(read(d, "big.bin").unwrap(), b"small\n");
+    assert_eq!(
+        std::fs::metadata(d.join(&r.aside[0])).unwrap().len(),
+        11 * 1024 * 1024
+    );
+    let undo = cps.restore(&r.safety.unwrap().id, false, false).unwrap();
+    assert_eq!(read(d, "big.bin").unwrap(), b"small\n");
+    assert!(undo.kept.iter().any(|k| k == "big.bin"), "{:?}", undo.kept);
+}
+
 #[derive(Debug, Clone)]
 enum Step {
     Write(usize, u8),

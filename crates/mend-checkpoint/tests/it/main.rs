@@ -452,6 +452,12 @@ fn checkpoints_made_in_one_second_chain_in_order() {
     assert_eq!(listed, want);
     for c in &made {
         assert_eq!(cps.get(&c.id[..8]).unwrap(), *c);
+        // The commit's whole id, as `create --json` gives it, in any case.
+        assert_eq!(cps.get(&c.commit).unwrap(), *c);
+        assert_eq!(cps.get(&c.commit.to_uppercase()).unwrap(), *c);
+        let mut wrong = c.commit.clone();
+        wrong.replace_range(39.., if c.commit.ends_with('0') { "1" } else { "0" });
+        assert!(cps.get(&wrong).is_err());
     }
 }
 
