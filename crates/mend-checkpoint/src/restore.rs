@@ -298,7 +298,7 @@ impl Checkpoints {
             .any(|prefix| {
                 let refs = self.repo.references_glob(&format!("{prefix}*"));
                 refs.into_iter()
-                    .flat_map(|refs| refs.flatten())
+                    .flat_map(Iterator::flatten)
                     .filter_map(|r| r.peel_to_tree().ok())
                     .any(at)
             })
