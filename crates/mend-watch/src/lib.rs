@@ -238,6 +238,8 @@ struct Shared {
     /// The token log can never be trusted: the root's filesystem gives no
     /// reliable events, or the tree is not watched whole.
     unreliable: Option<&'static str>,
+    /// The filesystems mounted in the tree when the watch began.
+    mounts: Option<mounts::Mounts>,
     out: Sender<Change>,
 }
 
@@ -275,6 +277,7 @@ impl Watcher {
         // alone.
         let fence = barrier::Barrier::new().ok();
         let sync_fence = barrier::Barrier::new().ok();
+        let mounts = mounts::Mounts::read(&root);
         let shared = Arc::new(Mutex::new(Shared {
             root: root.clone(),
             quiet: opts.debounce,
@@ -287,7 +290,8 @@ impl Watcher {
             sync_marker: sync_fence.as_ref().map(|(_, m)| m.clone()),
             doubt: 0,
             rewatch: false,
-            unreliable: unreliable_fs(&root).or_else(|| mounts::remote_below(&root)),
+            unreliable: unreliable_fs(&root).or_else(|| mounts.as_ref()?.remote()),
+            mounts,
             out: tx,
         }));
         let (wake, woken) = crossbeam_channel::unbounded();
@@ -472,8 +476,9 @@ impl Watcher {
         if s.unreliable.is_some() || s.doubt > token || s.rewatch || !s.changed.answers_for(token) {
             return None;
         }
-        // Mounted since the watcher started: no event tells of a mount.
-        if mounts::remote_below(&s.root).is_some() {
+        // No event tells of a mount made or removed in the tree, which
+        // changes what it holds there.
+        if mounts::Mounts::read(&s.root) != s.mounts {
             return None;
         }
         Some(s.changed.since(token))

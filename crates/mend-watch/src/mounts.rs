@@ -6,8 +6,9 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::path::Path;
 
 /// Filesystem types whose files may change with no event here: changed
-/// by another machine (network filesystems) or by a process the kernel
-/// does not see (FUSE, a virtual machine's shared folders).
+/// by another machine (network filesystems), by a process the kernel
+/// does not see (FUSE, a virtual machine's shared folders), or in layers
+/// outside the tree (overlay).
 const REMOTE: &[&str] = &[
     "nfs",
     "nfs4",
@@ -30,24 +31,41 @@ const REMOTE: &[&str] = &[
     "fuseblk",
 ];
 
-/// Why a filesystem mounted at or below `root` cannot be relied on, from
-/// the mount table (`/proc/self/mountinfo`); `None` when none is such, or
-/// the table cannot be read.
-pub(crate) fn remote_below(root: &Path) -> Option<&'static str> {
-    let table = std::fs::read("/proc/self/mountinfo").ok()?;
-    remote_in(&table, root.as_os_str().as_bytes())
-}
+/// The filesystems mounted at or below a root: where, and of what type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mounts(Vec<(Vec<u8>, String)>);
 
-fn remote_in(table: &[u8], root: &[u8]) -> Option<&'static str> {
-    table.split(|&b| b == b'\n').find_map(|line| {
-        let (point, kind) = parse(line)?;
-        let below = point == root
-            || (point.starts_with(root) && (root == b"/" || point.get(root.len()) == Some(&b'/')));
-        let remote = REMOTE.contains(&kind) || kind.starts_with("fuse.");
-        (below && remote).then_some(
-            "a filesystem mounted in the tree does not report every change (a network or FUSE filesystem)",
-        )
-    })
+impl Mounts {
+    /// From the mount table (`/proc/self/mountinfo`); `None` when it cannot
+    /// be read.
+    pub(crate) fn read(root: &Path) -> Option<Mounts> {
+        let table = std::fs::read("/proc/self/mountinfo").ok()?;
+        Some(Mounts::parse(&table, root.as_os_str().as_bytes()))
+    }
+
+    fn parse(table: &[u8], root: &[u8]) -> Mounts {
+        let mut points: Vec<(Vec<u8>, String)> = (table.split(|&b| b == b'\n'))
+            .filter_map(parse)
+            .filter(|(point, _)| {
+                point == root
+                    || (point.starts_with(root)
+                        && (root == b"/" || point.get(root.len()) == Some(&b'/')))
+            })
+            .map(|(point, kind)| (point, kind.to_owned()))
+            .collect();
+        points.sort();
+        Mounts(points)
+    }
+
+    /// Why one of them cannot be relied on, if one cannot.
+    pub(crate) fn remote(&self) -> Option<&'static str> {
+        self.0
+            .iter()
+            .any(|(_, kind)| REMOTE.contains(&kind.as_str()) || kind.starts_with("fuse."))
+            .then_some(
+                "a filesystem mounted in the tree does not report every change (a network, FUSE or overlay filesystem)",
+            )
+    }
 }
 
 /// A mountinfo line's mount point (unescaped) and filesystem type: the
@@ -94,15 +112,35 @@ mod tests {
 33 22 0:43 / /home/u/other/tmp rw - tmpfs tmpfs rw
 ";
 
+    fn remote(root: &str) -> bool {
+        Mounts::parse(TABLE.as_bytes(), root.as_bytes())
+            .remote()
+            .is_some()
+    }
+
     #[test]
     fn remote_mounts_at_or_below_the_root_are_found() {
-        let t = TABLE.as_bytes();
-        assert!(remote_in(t, b"/home/u/proj").is_some());
-        assert!(remote_in(t, b"/home/u/proj/data").is_some());
-        assert!(remote_in(t, b"/home/u/proj two").is_some());
+        assert!(remote("/home/u/proj"));
+        assert!(remote("/home/u/proj/data"));
+        assert!(remote("/home/u/proj two"));
         // A sibling whose name only starts the same, and a local mount.
-        assert!(remote_in(t, b"/home/u/proj/src").is_none());
-        assert!(remote_in(t, b"/home/u/other").is_none());
-        assert!(remote_in(t, b"/home/u/proj two/src").is_none());
+        assert!(!remote("/home/u/proj/src"));
+        assert!(!remote("/home/u/other"));
+        assert!(!remote("/home/u/proj two/src"));
+    }
+
+    /// A mount made or removed below the root changes the set: what the
+    /// tree holds there changed with no event.
+    #[test]
+    fn the_set_of_mounts_below_a_root_is_compared_whole() {
+        let before = Mounts::parse(TABLE.as_bytes(), b"/home/u/other");
+        assert_eq!(
+            before.0,
+            [(b"/home/u/other/tmp".to_vec(), "tmpfs".to_owned())]
+        );
+        let more = format!("{TABLE}34 22 0:44 / /home/u/other/x rw - tmpfs tmpfs rw\n");
+        assert_ne!(Mounts::parse(more.as_bytes(), b"/home/u/other"), before);
+        let less = TABLE.replace("/home/u/other/tmp", "/elsewhere");
+        assert_ne!(Mounts::parse(less.as_bytes(), b"/home/u/other"), before);
     }
 }
