@@ -183,7 +183,8 @@ impl Workspace {
     /// The journal's `Put` of `content` at `target` through the temporary
     /// file `temp`, and what to stage there: the mode comes from the file
     /// replaced (or the one `mode_from` names), and a target with other
-    /// hard links is overwritten in place so they keep seeing it.
+    /// hard links is overwritten in place so they keep seeing the edit
+    /// (a restore replaces it instead).
     fn plan_put(
         &self,
         content: Content<'_>,
@@ -197,11 +198,12 @@ impl Workspace {
             mode_from,
             executable,
             link,
+            replace,
         } = content;
         let meta = fs::symlink_metadata(&target)
             .ok()
             .filter(fs::Metadata::is_file);
-        let in_place = !link && meta.as_ref().is_some_and(hard_linked);
+        let in_place = !link && !replace && meta.as_ref().is_some_and(hard_linked);
         let perms = match mode_from {
             Some(src) => fs::metadata(self.resolve(src)?)
                 .ok()
@@ -320,6 +322,10 @@ struct Content<'c> {
     executable: Option<bool>,
     /// `bytes` is a link's target, to be made a link.
     link: bool,
+    /// A restore: the file there is replaced, never written through, so
+    /// its other hard links (a `cp -al` backup, a name outside the root)
+    /// keep their bytes, as after git's checkout.
+    replace: bool,
 }
 
 impl<'c> Content<'c> {
@@ -354,6 +360,7 @@ impl<'c> Content<'c> {
             mode_from,
             executable,
             link,
+            replace: matches!(change, Change::Restore { .. }),
         })
     }
 }

@@ -230,6 +230,25 @@ fn undoing_a_forced_restore_keeps_a_file_its_safety_checkpoint_left_out() {
     assert!(undo.kept.iter().any(|k| k == "big.bin"), "{:?}", undo.kept);
 }
 
+/// A file with another name outside the root (a `cp -al` backup): a
+/// restore replaces the worktree's name, as git's checkout does, and the
+/// other name keeps its bytes.
+#[test]
+fn a_restore_leaves_other_names_of_a_file_alone() {
+    let dir = repo();
+    let outside = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "a.txt", b"version 1\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = create(&cps, "v1");
+    put(d, "a.txt", b"version 2\n");
+    let backup = outside.path().join("a.txt");
+    std::fs::hard_link(d.join("a.txt"), &backup).unwrap();
+    cps.restore(&cp.id, false, false).unwrap();
+    assert_eq!(read(d, "a.txt").unwrap(), b"version 1\n");
+    assert_eq!(std::fs::read(&backup).unwrap(), b"version 2\n");
+}
+
 #[derive(Debug, Clone)]
 enum Step {
     Write(usize, u8),
