@@ -180,17 +180,24 @@ fn a_file_too_large_to_snapshot_is_not_deleted_silently() {
     assert!(d.join("data.bin").exists());
 }
 
-/// A file too large to snapshot whose bytes `git add` (or any tool)
-/// wrote into the object store and dropped: present there, held by no
-/// checkpoint (`gc` removes it), so still refused.
-#[test]
-fn bytes_only_dangling_in_the_object_store_are_not_held() {
+/// `big.bin` checkpointed small, then made too large to snapshot.
+fn small_then_large() -> (tempfile::TempDir, Checkpoints, mend_checkpoint::Checkpoint) {
     let dir = repo();
     let d = dir.path();
     put(d, "big.bin", b"small\n");
     let cps = Checkpoints::open(d).unwrap();
     let cp = create(&cps, "small");
     put(d, "big.bin", vec![9u8; 11 * 1024 * 1024]);
+    (dir, cps, cp)
+}
+
+/// A file too large to snapshot whose bytes `git add` (or any tool)
+/// wrote into the object store and dropped: present there, held by no
+/// checkpoint (`gc` removes it), so still refused.
+#[test]
+fn bytes_only_dangling_in_the_object_store_are_not_held() {
+    let (dir, cps, cp) = small_then_large();
+    let d = dir.path();
     git(d, &["add", "big.bin"]);
     git(d, &["reset", "-q", "big.bin"]);
     let err = cps.restore(&cp.id, false, false).unwrap_err().to_string();
@@ -209,12 +216,8 @@ fn bytes_only_dangling_in_the_object_store_are_not_held() {
 /// file there (the replaced bytes are in `.mend/aside/`), never deletes it.
 #[test]
 fn undoing_a_forced_restore_keeps_a_file_its_safety_checkpoint_left_out() {
-    let dir = repo();
+    let (dir, cps, cp) = small_then_large();
     let d = dir.path();
-    put(d, "big.bin", b"small\n");
-    let cps = Checkpoints::open(d).unwrap();
-    let cp = create(&cps, "small");
-    put(d, "big.bin", vec![9u8; 11 * 1024 * 1024]);
     let forced = RestoreOptions {
         force: true,
         ..RestoreOptions::default()
