@@ -229,12 +229,20 @@ fn git_mode(mode: u32) -> u32 {
     }
 }
 
+/// How a file's bytes are opened: never through a link, and never
+/// waiting (a FIFO put where a file was after it was examined fails
+/// instead of blocking; a regular file ignores the flag).
+const READ_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::CLOEXEC)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK);
+
 /// The bytes of the file `name` in the folder `dirfd`, or a link's target.
 fn read_at(dirfd: BorrowedFd<'_>, name: &OsStr, link: bool) -> std::io::Result<Vec<u8>> {
     if link {
         return Ok(readlinkat(dirfd, name, Vec::new())?.into_bytes());
     }
-    let fd = openat(dirfd, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+    let fd = openat(dirfd, name, READ_FLAGS, Mode::empty())?;
     let mut data = Vec::new();
     std::fs::File::from(fd).read_to_end(&mut data)?;
     Ok(data)
@@ -502,12 +510,19 @@ impl<'a> Ctx<'a> {
             return Ok(None);
         };
         let link = meta.file_type().is_symlink();
+        // A FIFO, socket or device where HEAD has a file is no file: a
+        // FIFO's open would wait for a writer forever.
+        if !link && !meta.is_file() {
+            return Ok(None);
+        }
         self.leaf(rel, name.len(), Stat::of(&meta), meta.nlink() > 1, || {
             if link {
-                Ok(std::fs::read_link(abs)?.as_os_str().as_bytes().to_vec())
-            } else {
-                std::fs::read(abs)
+                return Ok(std::fs::read_link(abs)?.as_os_str().as_bytes().to_vec());
             }
+            let fd = rustix::fs::open(abs, READ_FLAGS, Mode::empty())?;
+            let mut data = Vec::new();
+            std::fs::File::from(fd).read_to_end(&mut data)?;
+            Ok(data)
         })
     }
 
