@@ -20,6 +20,7 @@
 //! again with the hint's paths.
 
 use std::collections::HashSet;
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
@@ -28,7 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use git2::{Oid, Repository};
 use serde::Serialize;
 
-use crate::snapshot::state::{Changes, Stat, State};
+use crate::snapshot::state::{Changes, Record, Stat, State};
 use crate::snapshot::{self, narrow};
 use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, checkpoint_ref};
 
@@ -225,12 +226,36 @@ fn again(held: &Held) -> Vec<Vec<u8>> {
 /// file the last snapshot did not know as such: its other names in the
 /// worktree may hold writes no event told of, and only a walk finds them.
 /// (A file known to have more names had each of them examined again.)
-fn gained_a_name(changes: &Changes, before: &State, linked: &[Vec<u8>]) -> bool {
+/// `named` are the files the hint named that have more than one name,
+/// ignored ones included (a name in an ignored place is never examined,
+/// but a write through it changes a file the snapshot holds).
+fn gained_a_name(
+    changes: &Changes,
+    before: &State,
+    linked: &[Vec<u8>],
+    named: &[(u64, u64)],
+) -> bool {
     let known: HashSet<(u64, u64)> = (linked.iter())
         .filter_map(|p| before.files.get(p))
         .map(|r| (r.stat.dev, r.stat.ino))
         .collect();
-    (changes.files.iter()).any(|(_, r)| r.linked && !known.contains(&(r.stat.dev, r.stat.ino)))
+    let unknown = |r: &Record| r.linked && !known.contains(&(r.stat.dev, r.stat.ino));
+    if changes.files.iter().any(|(_, r)| unknown(r)) {
+        return true;
+    }
+    let named: HashSet<&(u64, u64)> = named.iter().filter(|id| !known.contains(id)).collect();
+    !named.is_empty() && (before.files.values()).any(|r| named.contains(&(r.stat.dev, r.stat.ino)))
+}
+
+/// The (device, inode) of each file `paths` names under `root` that has
+/// more than one name.
+fn with_other_names(root: &Path, paths: &[Vec<u8>]) -> Vec<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    (paths.iter())
+        .filter_map(|p| std::fs::symlink_metadata(root.join(OsStr::from_bytes(p))).ok())
+        .filter(|m| m.is_file() && m.nlink() > 1)
+        .map(|m| (m.dev(), m.ino()))
+        .collect()
 }
 
 /// Why not to narrow, with the state still good for a full walk.
@@ -354,8 +379,9 @@ impl Checkpoints {
             prev_skipped: &held.skipped,
         };
         let again = again(&held);
+        let named = with_other_names(self.root(), paths);
         let n = match narrow::narrow(&inputs, paths, &again)? {
-            Ok(n) if gained_a_name(&n.changes, &held.state, &held.linked) => {
+            Ok(n) if gained_a_name(&n.changes, &held.state, &held.linked, &named) => {
                 Err(FullReason::NewHardLink)
             }
             n => n,
@@ -387,7 +413,6 @@ impl Checkpoints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::state::Record;
 
     fn hinted(cps: &Checkpoints, hint: Option<&Hint>) -> Created {
         let lock = cps.lock().unwrap();
