@@ -106,10 +106,10 @@ mod tests {
 
     const TABLE: &str = "\
 22 1 253:1 / / rw,relatime - ext4 /dev/vda rw
-30 22 0:40 / /home/u/proj/data rw - nfs4 server:/export rw
-31 22 0:41 / /home/u/proj\\040two/mnt rw - fuse.sshfs host: rw
-32 22 0:42 / /home/u/projects rw - nfs server:/x rw
-33 22 0:43 / /home/u/other/tmp rw - tmpfs tmpfs rw
+30 22 0:40 / /ws/proj/data rw - nfs4 server:/export rw
+31 22 0:41 / /ws/proj\\040two/mnt rw - fuse.sshfs host: rw
+32 22 0:42 / /ws/projects rw - nfs server:/x rw
+33 22 0:43 / /ws/other/tmp rw - tmpfs tmpfs rw
 ";
 
     fn remote(root: &str) -> bool {
@@ -120,27 +120,24 @@ mod tests {
 
     #[test]
     fn remote_mounts_at_or_below_the_root_are_found() {
-        assert!(remote("/home/u/proj"));
-        assert!(remote("/home/u/proj/data"));
-        assert!(remote("/home/u/proj two"));
+        assert!(remote("/ws/proj"));
+        assert!(remote("/ws/proj/data"));
+        assert!(remote("/ws/proj two"));
         // A sibling whose name only starts the same, and a local mount.
-        assert!(!remote("/home/u/proj/src"));
-        assert!(!remote("/home/u/other"));
-        assert!(!remote("/home/u/proj two/src"));
+        assert!(!remote("/ws/proj/src"));
+        assert!(!remote("/ws/other"));
+        assert!(!remote("/ws/proj two/src"));
     }
 
     /// A mount made or removed below the root changes the set: what the
     /// tree holds there changed with no event.
     #[test]
     fn the_set_of_mounts_below_a_root_is_compared_whole() {
-        let before = Mounts::parse(TABLE.as_bytes(), b"/home/u/other");
-        assert_eq!(
-            before.0,
-            [(b"/home/u/other/tmp".to_vec(), "tmpfs".to_owned())]
-        );
-        let more = format!("{TABLE}34 22 0:44 / /home/u/other/x rw - tmpfs tmpfs rw\n");
-        assert_ne!(Mounts::parse(more.as_bytes(), b"/home/u/other"), before);
-        let less = TABLE.replace("/home/u/other/tmp", "/elsewhere");
-        assert_ne!(Mounts::parse(less.as_bytes(), b"/home/u/other"), before);
+        let before = Mounts::parse(TABLE.as_bytes(), b"/ws/other");
+        assert_eq!(before.0, [(b"/ws/other/tmp".to_vec(), "tmpfs".to_owned())]);
+        let more = format!("{TABLE}34 22 0:44 / /ws/other/x rw - tmpfs tmpfs rw\n");
+        assert_ne!(Mounts::parse(more.as_bytes(), b"/ws/other"), before);
+        let less = TABLE.replace("/ws/other/tmp", "/elsewhere");
+        assert_ne!(Mounts::parse(less.as_bytes(), b"/ws/other"), before);
     }
 }
