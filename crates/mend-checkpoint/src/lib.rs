@@ -650,12 +650,7 @@ impl Checkpoints {
         progress: &mut dyn FnMut(usize),
     ) -> Result<Checkpoint, Error> {
         let hint = self.lent_hint();
-        let created = self.create_hinted(lock, opts, hint.as_ref(), progress)?;
-        self.lent_made(Made {
-            state: created.state,
-            scan: created.scan,
-        });
-        Ok(created.checkpoint)
+        self.create_recorded(lock, opts, hint.as_ref(), progress)
     }
 
     /// [`Checkpoints::create_locked`] walking every file whatever hint was
@@ -668,7 +663,19 @@ impl Checkpoints {
         opts: &CreateOptions,
     ) -> Result<Checkpoint, Error> {
         drop(self.lent_hint());
-        let created = self.create_hinted(lock, opts, None, &mut |_| {})?;
+        self.create_recorded(lock, opts, None, &mut |_| {})
+    }
+
+    /// [`Checkpoints::create_hinted`], recording what it made for
+    /// [`Checkpoints::take_made`].
+    fn create_recorded(
+        &self,
+        lock: &mend_workspace::Lock,
+        opts: &CreateOptions,
+        hint: Option<&Hint>,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<Checkpoint, Error> {
+        let created = self.create_hinted(lock, opts, hint, progress)?;
         self.lent_made(Made {
             state: created.state,
             scan: created.scan,
