@@ -8,7 +8,10 @@
 //! copied neighbours. Where the marker sits next to a new line, that line
 //! may replace region lines next to the marker or be inserted beside them
 //! (a changed signature above `# ... existing code ...` may also replace a
-//! docstring), so the change is refused rather than guessed.
+//! docstring), so the change is refused rather than guessed. So is a
+//! marker whose copied neighbours follow region lines the change drops
+//! when one of those is the neighbour's twin: the copies may as well be
+//! new lines, with the marker standing for more.
 //!
 //! A marker that stands for no region line has only its code reading: a
 //! bare `...` is written (Python's Ellipsis), and a marker whose words say
@@ -165,7 +168,65 @@ fn boundary(
         return Some(if before { 0 } else { n });
     };
     let r = aligned[near]?;
-    unique_copy(frame, content, aligned, near, r).then_some(if before { r + 1 } else { r })
+    let determined = unique_copy(frame, content, aligned, near, r)
+        && !twin_dropped(frame, content, aligned, near, before);
+    determined.then_some(if before { r + 1 } else { r })
+}
+
+/// Whether the copied run of content lines that ends at the marker's near
+/// line follows region lines the reading drops, one of which is the near
+/// line's twin. Then the run may as well be new lines with only the near
+/// line a copy of that twin, the marker standing for more: `return x;`,
+/// `}`, blank, marker over a region `return x;`, blank, `}`, blank reads
+/// as "drop the first blank" and as "insert a `}`", two different files.
+fn twin_dropped(
+    frame: &Frame<'_>,
+    content: &[String],
+    aligned: &[Option<usize>],
+    near: usize,
+    before: bool,
+) -> bool {
+    // Walk away from the marker along lines copied from consecutive
+    // region lines; `far` ends the run.
+    let away = |i: usize| {
+        if before {
+            i.checked_sub(1)
+        } else {
+            Some(i + 1).filter(|&j| j < content.len())
+        }
+    };
+    let toward = |r: usize, s: usize| if before { s + 1 == r } else { r + 1 == s };
+    let mut far = near;
+    while let Some(j) = away(far) {
+        match (aligned[far], aligned[j]) {
+            (Some(r), Some(s)) if toward(r, s) => far = j,
+            _ => break,
+        }
+    }
+    let Some(edge) = aligned[far] else {
+        return false;
+    };
+    // The next copy beyond the run; a marker first means the lines
+    // between are that marker's, not dropped.
+    let mut beyond = None;
+    let mut j = far;
+    while let Some(i) = away(j) {
+        if marker_kind(&content[i]).is_some() && aligned[i].is_none() {
+            return false;
+        }
+        if let Some(r) = aligned[i] {
+            beyond = Some(r);
+            break;
+        }
+        j = i;
+    }
+    let dropped = if before {
+        beyond.map_or(0, |p| p + 1)..edge
+    } else {
+        edge + 1..beyond.unwrap_or(frame.lines.len())
+    };
+    let key = frame.key(&content[near], frame.delta);
+    frame.lines[dropped].iter().any(|l| frame.key(l, 0) == key)
 }
 
 /// Whether content line `j`, copied from region line `r`, could not have

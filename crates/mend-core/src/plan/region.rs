@@ -698,11 +698,11 @@ fn unreadable(content: &[String], why: Unreadable) -> Failure {
         Unreadable::Undetermined { marker } => Failure::new(
             FailureKind::Malformed,
             format!(
-                "The content's elision marker `{}` (content line {}) sits next to lines that are not in the region as they are, so mend cannot tell which of the region's lines it stands for and which the new lines replace",
+                "The content's elision marker `{}` (content line {}) sits next to lines that are new, or that the region has more than once near it, so mend cannot tell which of the region's lines it stands for and which lines are new",
                 content[marker].trim(),
                 marker + 1
             ),
-            "Put an unchanged line of the file right before and right after the marker in `content` (copied exactly), or write the region's lines out in full.",
+            "Put an unchanged line of the file right before and right after the marker in `content` (copied exactly, one the region has only once there), or write the region's lines out in full.",
         ),
         Unreadable::StandsForNothing { marker } => Failure::new(
             FailureKind::Malformed,
