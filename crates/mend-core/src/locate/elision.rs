@@ -14,8 +14,7 @@ use super::lines::{Norm, find};
 use super::{
     Haystack, LineQuery, LocateOptions, Match, MatchPass, Miss, Step, ambiguous, is_blank, nearest,
 };
-use crate::indent::columns;
-use crate::normalize::{MarkerKind, indent_of, marker_kind};
+use crate::normalize::{MarkerKind, marker_kind};
 
 pub(crate) fn run(
     hay: &Haystack<'_>,
@@ -192,7 +191,7 @@ fn locate_elided(
     // found only with whitespace or typography forgiven.
     let mut found = (Vec::new(), Vec::new());
     for norm in [Norm::Exact, Norm::Trim, Norm::Loose] {
-        found = chains(hay, search, markers, &pieces, norm, q.from);
+        found = chains(hay, search, &pieces, norm, q.from);
         if !found.0.is_empty() || !found.1.is_empty() {
             break;
         }
@@ -233,7 +232,6 @@ fn locate_elided(
 fn chains(
     hay: &Haystack<'_>,
     search: &[String],
-    markers: &[bool],
     pieces: &[Range<usize>],
     norm: Norm,
     from: usize,
@@ -246,120 +244,22 @@ fn chains(
     // classes is told apart by including the class line).
     let mut chains = Vec::new();
     let mut torn = Vec::new();
-    let scope = Scope { search, markers };
     for (h, &head) in heads.iter().enumerate() {
         let limit = heads.get(h + 1).copied().unwrap_or(n);
-        if let Some(chain) = chain_from(hay, &scope, pieces, head, limit, norm, &mut torn) {
+        if let Some(chain) = chain_from(hay, search, pieces, head, limit, norm, &mut torn) {
             chains.push(chain);
         } else if limit < n
-            && let Some(chain) = chain_from(hay, &scope, pieces, head, n, norm, &mut Vec::new())
+            && let Some(chain) = chain_from(hay, search, pieces, head, n, norm, &mut Vec::new())
         {
             chains.push(chain);
         }
     }
-    // Chains from farther heads hold the nearer ones' gaps and more: when
-    // only one keeps every elided stretch inside its marker's block, the
-    // others stand for code the marker cannot (see `Scope`). A chain whose
-    // marker would stand for no code is no such survivor: the marker says
-    // code is left out, so that chain drops it rather than the other
-    // chains' code; with both readings doubtful the chain is ambiguous
-    // (an insertion beside the marker would otherwise land after the code
-    // the model meant it to precede).
-    if chains.len() > 1 {
-        let inside: Vec<Vec<usize>> = chains
-            .iter()
-            .filter(|c| scope.holds(hay, pieces, c) && !elides_nothing(hay, pieces, c))
-            .cloned()
-            .collect();
-        if inside.len() == 1 {
-            return (inside, Vec::new());
-        }
-    }
+    // Chains from farther heads hold the nearer ones' gaps and more. The
+    // marker's indentation does not choose among them: a model writes it at
+    // its first elided line's depth as often as at the block's, so a
+    // farther chain may be the one meant. They compete, and apply only
+    // when every chain gives the same file.
     (chains, torn)
-}
-
-/// Whether some gap of `chain` between two pieces holds no code line of
-/// the file, so the marker there would stand for nothing.
-fn elides_nothing(hay: &Haystack<'_>, pieces: &[Range<usize>], chain: &[usize]) -> bool {
-    (0..pieces.len() - 1).any(|k| {
-        hay.lines()[chain[k] + pieces[k].len()..chain[k + 1]]
-            .iter()
-            .all(|l| is_blank(l))
-    })
-}
-
-/// A marker stands for lines of its own block: lines indented at least as
-/// deep as the marker (in the file's frame, which the chain's first piece
-/// gives). `# ... existing code ...` at a method body's indentation cannot
-/// stand for the next method or class, so of the places a generic line
-/// after it (`) -> None:`, `"""`) occurs, only those reached without
-/// leaving the block are candidates; a farther place's gap always holds a
-/// nearer one's, so the survivors are the nearest.
-struct Scope<'s> {
-    search: &'s [String],
-    markers: &'s [bool],
-}
-
-impl Scope<'_> {
-    fn width(line: &str) -> isize {
-        columns(indent_of(line), 4) as isize
-    }
-
-    /// How far right the file's lines sit from the search's, by the chain's
-    /// first non-blank line.
-    fn shift(&self, hay: &Haystack<'_>, pieces: &[Range<usize>], head: usize) -> isize {
-        let p = &pieces[0];
-        let j = (p.start..p.end)
-            .find(|&j| !is_blank(&self.search[j]))
-            .unwrap_or(p.start);
-        Self::width(hay.lines()[head + j - p.start]) - Self::width(&self.search[j])
-    }
-
-    /// Whether the file lines `gap`, elided by the markers between piece
-    /// `k` and the next, all lie in the block of the gap's first marker.
-    fn inside(
-        &self,
-        hay: &Haystack<'_>,
-        gap: Range<usize>,
-        between: Range<usize>,
-        shift: isize,
-    ) -> bool {
-        let Some(m) = between.clone().find(|&j| self.markers[j]) else {
-            return true;
-        };
-        let depth = Self::width(&self.search[m]) + shift;
-        hay.lines()[gap]
-            .iter()
-            .all(|l| is_blank(l) || Self::width(l) >= depth)
-    }
-
-    /// The first line of `range` outside the block of the markers in
-    /// `between` (the range's end when all of it lies inside).
-    fn block_end(
-        &self,
-        hay: &Haystack<'_>,
-        range: Range<usize>,
-        between: Range<usize>,
-        shift: isize,
-    ) -> usize {
-        let Some(m) = between.clone().find(|&j| self.markers[j]) else {
-            return range.end;
-        };
-        let depth = Self::width(&self.search[m]) + shift;
-        let lines = hay.lines();
-        range
-            .clone()
-            .find(|&i| !is_blank(lines[i]) && Self::width(lines[i]) < depth)
-            .unwrap_or(range.end)
-    }
-
-    fn holds(&self, hay: &Haystack<'_>, pieces: &[Range<usize>], chain: &[usize]) -> bool {
-        let shift = self.shift(hay, pieces, chain[0]);
-        (0..pieces.len() - 1).all(|k| {
-            let gap = chain[k] + pieces[k].len()..chain[k + 1];
-            self.inside(hay, gap, pieces[k].end..pieces[k + 1].start, shift)
-        })
-    }
 }
 
 /// Whether a line can tell places apart: three or more letters or digits.
@@ -399,35 +299,23 @@ fn pieces(search: &[String], markers: &[bool]) -> Vec<Range<usize>> {
 /// `limit`; records ambiguous piece positions in `torn`.
 fn chain_from(
     hay: &Haystack<'_>,
-    scope: &Scope<'_>,
+    search: &[String],
     pieces: &[Range<usize>],
     head: usize,
     limit: usize,
     norm: Norm,
     torn: &mut Vec<usize>,
 ) -> Option<Vec<usize>> {
-    let search = scope.search;
-    let shift = scope.shift(hay, pieces, head);
     let mut chain = vec![head];
     let mut pos = head + pieces[0].len();
-    for (k, piece) in pieces.iter().enumerate().skip(1) {
-        let hits = find(hay, &search[piece.clone()], norm, pos..limit);
-        let between = pieces[k - 1].end..piece.start;
-        let inside: Vec<usize> = if hits.len() > 1 {
-            // Gaps from `pos` only grow: find where the marker's block
-            // ends once, not per hit.
-            let end = scope.block_end(hay, pos..limit, between.clone(), shift);
-            hits.iter().copied().filter(|&h| h <= end).collect()
-        } else {
-            hits.clone()
-        };
-        match (hits.as_slice(), inside.as_slice()) {
-            ([one], _) | (_, [one]) => {
+    for piece in &pieces[1..] {
+        match find(hay, &search[piece.clone()], norm, pos..limit).as_slice() {
+            [one] => {
                 chain.push(*one);
                 pos = one + piece.len();
             }
-            ([], _) => return None,
-            (many, _) => {
+            [] => return None,
+            many => {
                 torn.extend_from_slice(many);
                 return None;
             }
