@@ -29,6 +29,49 @@ fn occurrences(hay: &str, needle: &str) -> Vec<usize> {
     out
 }
 
+/// Whether the text `range` of `hay` begins or ends inside a word. An
+/// `old_string` that spans a line break stands for lines; found only with a
+/// word cut in two (`et x = 1` inside `let x = 1`) it is a slip in the
+/// first or last line, and replacing it as a substring would leave the cut
+/// word's other half glued to the new text.
+fn cuts_word(hay: &str, range: Range<usize>) -> bool {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let inner = &hay[range.clone()];
+    let starts_inside = word(hay[..range.start].chars().next_back()) && word(inner.chars().next());
+    let ends_inside = word(inner.chars().next_back()) && word(hay[range.end..].chars().next());
+    starts_inside || ends_inside
+}
+
+/// Whether replacing the text `range` of `hay` (which is `old`) with
+/// `new` would glue new text onto a line with text of its own: `old`
+/// begins with a line break where `new` begins with text, after a line
+/// with text, or ends with a line break where `new` ends with text, before
+/// one. A model writes such an `old_string` for whole lines (a blank line
+/// and the lines after it), so only places where the glued line is blank
+/// count.
+fn glues(hay: &str, range: Range<usize>, old: &str, new: &str) -> bool {
+    if new.is_empty() {
+        return false;
+    }
+    let before = || hay[..range.start].rsplit('\n').next().unwrap_or("");
+    let after = || hay[range.end..].split('\n').next().unwrap_or("");
+    (old.starts_with('\n') && !new.starts_with('\n') && !before().trim().is_empty())
+        || (old.ends_with('\n') && !new.ends_with('\n') && !after().trim().is_empty())
+}
+
+/// The starts of `old` (found `len` bytes long) in `hay` that a
+/// replacement with `new` may take: none that cuts a word in two where
+/// `old` spans lines, or glues new text onto a line.
+fn usable(hay: &str, hits: Vec<usize>, len: usize, old: &str, new: &str) -> Vec<usize> {
+    hits.into_iter()
+        .filter(|&o| {
+            let range = o..o + len;
+            let cut = old.contains('\n') && cuts_word(hay, range.clone());
+            !cut && !glues(hay, range, old, new)
+        })
+        .collect()
+}
+
 /// The occurrences that do not overlap an earlier one, for `replace_all`.
 fn disjoint(hits: Vec<usize>, len: usize) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
@@ -63,7 +106,13 @@ impl Planner<'_, '_> {
             self.doc
                 .line_of_offset(self.doc.logical_to_original(&starts, o))
         };
-        let hits = occurrences(&logical, &old_n);
+        let hits = usable(
+            &logical,
+            occurrences(&logical, &old_n),
+            old_n.len(),
+            &old_n,
+            &new_n,
+        );
         if let Some(chosen) =
             self.choose(hits, old_n.len(), r, MatchPass::Exact, &old_n, line_of)?
         {
@@ -97,22 +146,33 @@ impl Planner<'_, '_> {
         if let Some(p) = self.plan_folded_text(&old_n, &new_n, &logical, &starts, r, owner)? {
             return Ok(p);
         }
-        // Not a substring: climb the line ladder with whole lines. A final
-        // newline only in new_string adds a line break after the region; one
-        // only in old_string would join the next line onto the region, which
-        // a loose match cannot place exactly.
+        self.plan_text_lines(e, &old_n, &new_n, r, owner)
+    }
+
+    /// `old_string` as whole lines on the line ladder, once it is not a
+    /// usable substring. A final newline only in new_string adds a line
+    /// break after the region; one only in old_string would join the next
+    /// line onto the region, which a loose match cannot place exactly.
+    fn plan_text_lines(
+        &self,
+        e: &Edit,
+        old_n: &str,
+        new_n: &str,
+        r: &Replace,
+        owner: usize,
+    ) -> Result<Planned, Failure> {
         if old_n.ends_with('\n') && !new_n.ends_with('\n') && !new_n.is_empty() {
             return Err(Failure::new(
                 FailureKind::NotFound,
                 format!(
-                    "old_string was not found in {} as sent, and it ends with a line break that new_string lacks, so a loose match cannot tell where the joined line ends",
+                    "old_string ends with a line break that new_string lacks: where {} has it with text on the next line, that line would be joined onto the new text, and anywhere else a loose match cannot tell where the joined line ends",
                     self.path
                 ),
                 "Copy old_string exactly from the file, or end old_string and new_string alike (both with a line break, or both without).",
             ));
         }
-        let search = split_lines(&old_n);
-        let mut replace = split_lines(&new_n);
+        let search = split_lines(old_n);
+        let mut replace = split_lines(new_n);
         if new_n.ends_with('\n') && !old_n.ends_with('\n') {
             replace.push(String::new());
         }
@@ -226,6 +286,7 @@ impl Planner<'_, '_> {
             .into_iter()
             .filter(|&o| aligned(o) && aligned(o + folded_old.len()))
             .collect();
+        let hits = usable(&folded_file, hits, folded_old.len(), old, new);
         let line_of = |o: usize| {
             self.doc
                 .line_of_offset(self.doc.logical_to_original(starts, map[o]))
