@@ -9,9 +9,10 @@
 //! may replace region lines next to the marker or be inserted beside them
 //! (a changed signature above `# ... existing code ...` may also replace a
 //! docstring), so the change is refused rather than guessed. So is a
-//! marker whose copied neighbours follow region lines the change drops
-//! when one of those is the neighbour's twin: the copies may as well be
-//! new lines, with the marker standing for more.
+//! marker whose copied neighbours border region lines the change drops
+//! when one of those is the neighbour's twin, or the neighbours repeat
+//! the lines they would sit beside (a `}` before a `}`): the copies may
+//! as well be new lines, with the marker standing for more.
 //!
 //! A marker that stands for no region line has only its code reading: a
 //! bare `...` is written (Python's Ellipsis), and a marker whose words say
@@ -225,6 +226,26 @@ fn twin_dropped(
     } else {
         edge + 1..beyond.unwrap_or(frame.lines.len())
     };
+    if dropped.is_empty() {
+        return false;
+    }
+    // The run may also be new lines, the marker standing for the dropped
+    // lines too, when the run repeats the region lines it would then sit
+    // beside (a `}` inserted before a `}`): nothing ties it to where it
+    // copies.
+    let run: Vec<String> = (near.min(far)..=near.max(far))
+        .map(|k| frame.key(&content[k], frame.delta))
+        .collect();
+    // Where the run would go: after the copy beyond the gap (before side),
+    // or right before it (after side).
+    let at = if before { dropped.start } else { dropped.end };
+    let repeats = |from: usize| {
+        from + run.len() <= frame.lines.len()
+            && (0..run.len()).all(|o| frame.key(frame.lines[from + o], 0) == run[o])
+    };
+    if repeats(at) || at >= run.len() && repeats(at - run.len()) {
+        return true;
+    }
     let key = frame.key(&content[near], frame.delta);
     frame.lines[dropped].iter().any(|l| frame.key(l, 0) == key)
 }
