@@ -242,10 +242,18 @@ impl Planner<'_, '_> {
         {
             return Ok(None);
         }
-        let search = split_lines(old);
+        let mut search = split_lines(old);
         let mut replace = split_lines(new);
         if new.ends_with('\n') && !old.ends_with('\n') {
             replace.push(String::new());
+        }
+        // A final line break only in old_string: new_string's last line
+        // takes the (blank: see `glues`) line after the match.
+        if old.ends_with('\n') && !new.is_empty() && !new.ends_with('\n') {
+            if end >= logical.len() {
+                return Ok(None);
+            }
+            search.push(String::new());
         }
         let m = crate::locate::Match::placed(
             MatchPass::Whitespace,
