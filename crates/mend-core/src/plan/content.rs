@@ -10,7 +10,8 @@
 //! (a changed signature above `# ... existing code ...` may also replace a
 //! docstring), so the change is refused rather than guessed. So is a
 //! marker whose copied neighbours border region lines the change drops
-//! when one of those is the neighbour's twin, or the neighbours repeat
+//! when one of those (or another neighbour) is the near neighbour's twin,
+//! or the neighbours repeat
 //! the lines they would sit beside (a `}` before a `}`): the copies may
 //! as well be new lines, with the marker standing for more.
 //!
@@ -174,19 +175,18 @@ fn boundary(
     determined.then_some(if before { r + 1 } else { r })
 }
 
-/// Whether the copied run of content lines that ends at the marker's near
-/// line follows region lines the reading drops, one of which is the near
-/// line's twin. Then the run may as well be new lines with only the near
-/// line a copy of that twin, the marker standing for more: `return x;`,
-/// `}`, blank, marker over a region `return x;`, blank, `}`, blank reads
-/// as "drop the first blank" and as "insert a `}`", two different files.
-fn twin_dropped(
+/// The run of content lines copied from consecutive region lines that
+/// starts at the marker's near line and walks away from the marker: its
+/// far end, and the region lines dropped between the run and the next copy
+/// beyond it. `None` when a marker comes first (the lines between are that
+/// marker's, not dropped).
+fn copied_run(
     frame: &Frame<'_>,
     content: &[String],
     aligned: &[Option<usize>],
     near: usize,
     before: bool,
-) -> bool {
+) -> Option<(usize, Range<usize>)> {
     // Walk away from the marker along lines copied from consecutive
     // region lines; `far` ends the run.
     let away = |i: usize| {
@@ -204,16 +204,14 @@ fn twin_dropped(
             _ => break,
         }
     }
-    let Some(edge) = aligned[far] else {
-        return false;
-    };
+    let edge = aligned[far]?;
     // The next copy beyond the run; a marker first means the lines
     // between are that marker's, not dropped.
     let mut beyond = None;
     let mut j = far;
     while let Some(i) = away(j) {
         if marker_kind(&content[i]).is_some() && aligned[i].is_none() {
-            return false;
+            return None;
         }
         if let Some(r) = aligned[i] {
             beyond = Some(r);
@@ -226,6 +224,34 @@ fn twin_dropped(
     } else {
         edge + 1..beyond.unwrap_or(frame.lines.len())
     };
+    Some((far, dropped))
+}
+
+fn twin_dropped(
+    frame: &Frame<'_>,
+    content: &[String],
+    aligned: &[Option<usize>],
+    near: usize,
+    before: bool,
+) -> bool {
+    let Some((far, dropped)) = copied_run(frame, content, aligned, near, before) else {
+        return false;
+    };
+    // The near line's twin right beside it, away from the marker: the
+    // near line may be a new copy of it, the marker standing for one line
+    // more (`}`, `}` after a marker over `}`, `}`).
+    let key = frame.key(&content[near], frame.delta);
+    let Some(r) = aligned[near] else {
+        return false;
+    };
+    let beside = if before {
+        r.checked_sub(1)
+    } else {
+        Some(r + 1)
+    };
+    if beside.is_some_and(|b| b < frame.lines.len() && frame.key(frame.lines[b], 0) == key) {
+        return true;
+    }
     if dropped.is_empty() {
         return false;
     }
@@ -246,8 +272,15 @@ fn twin_dropped(
     if repeats(at) || at >= run.len() && repeats(at - run.len()) {
         return true;
     }
-    let key = frame.key(&content[near], frame.delta);
-    frame.lines[dropped].iter().any(|l| frame.key(l, 0) == key)
+    // Or the near line may copy another of the lines between it and the
+    // copy beyond the gap, the marker standing for those before it: a
+    // twin in the gap, or in the run (`}`, `}` over `}`, `}`, dropped).
+    let twins = if before {
+        dropped.start..r
+    } else {
+        r + 1..dropped.end
+    };
+    frame.lines[twins].iter().any(|l| frame.key(l, 0) == key)
 }
 
 /// Whether content line `j`, copied from region line `r`, could not have
