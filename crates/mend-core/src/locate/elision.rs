@@ -43,7 +43,7 @@ pub(crate) fn run(
         }));
     }
     let edges = edges.sealed(lead_marker, trail_marker);
-    match locate_elided(hay, core, &flags, q, opts) {
+    match locate_elided(hay, (core, lead), &flags, q, opts) {
         Ok(Some(found)) => Step::Done(Ok(vec![elided_match(hay, q, &edges, core, found)])),
         // A search with elision markers is not a literal window: the
         // similarity pass would compare the markers as code.
@@ -162,10 +162,11 @@ fn every_chain(
 ///
 /// Returns the span and the per-search-line map, `Ok(None)` when some piece
 /// is missing, or an ambiguity when the chain can be completed in more than
-/// one way.
+/// one way. `search` is the core, `lead` the blank lines the whole search
+/// begins with before it (a start-line hint counts them).
 fn locate_elided(
     hay: &Haystack<'_>,
-    search: &[String],
+    (search, lead): (&[String], usize),
     markers: &[bool],
     q: &LineQuery<'_>,
     opts: &LocateOptions,
@@ -205,9 +206,12 @@ fn locate_elided(
             let starts: Vec<usize> = chains.iter().map(|c| c[0]).collect();
             // A start-line hint names the search's first line; when that is
             // a marker, it names an unknown stretch and chooses nothing.
+            // The hint names the search's first line, before the blank
+            // lines set aside from the pieces' core.
             let hint = q
                 .hint
-                .filter(|_| !markers.first().copied().unwrap_or(false));
+                .filter(|_| !markers.first().copied().unwrap_or(false))
+                .map(|h| h + lead);
             match hint.and_then(|h| nearest(&starts, h, opts.hint_window)) {
                 Some(s) => chains
                     .into_iter()
