@@ -603,8 +603,12 @@ fn first_unsafe(fd: BorrowedFd<'_>, prefix: &str, depth: usize) -> Option<(Strin
             EntryKind::File => {}
             EntryKind::Dir if depth == 0 => {}
             EntryKind::Dir => {
-                let Ok(sub) = rustix::fs::openat(fd, name.as_os_str(), DIR, Mode::empty()) else {
-                    return Some((here(&name), "a folder that cannot be opened"));
+                let sub = match rustix::fs::openat(fd, name.as_os_str(), DIR, Mode::empty()) {
+                    Ok(sub) => sub,
+                    // Removed since it was listed (a pending set dropped by
+                    // another process): nothing there to be unsafe.
+                    Err(Errno::NOENT) => continue,
+                    Err(_) => return Some((here(&name), "a folder that cannot be opened")),
                 };
                 if let Some(found) = first_unsafe(sub.as_fd(), &here(&name), depth - 1) {
                     return Some(found);
@@ -628,8 +632,12 @@ fn list_fd(fd: BorrowedFd<'_>) -> rustix::io::Result<Vec<(OsString, EntryKind)>>
         }
         let kind = match entry.file_type() {
             FileType::Unknown => {
-                let st = rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)?;
-                EntryKind::of(FileType::from_raw_mode(st.st_mode))
+                match rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(st) => EntryKind::of(FileType::from_raw_mode(st.st_mode)),
+                    // Removed since the folder was read.
+                    Err(Errno::NOENT) => continue,
+                    Err(e) => return Err(e),
+                }
             }
             t => EntryKind::of(t),
         };
