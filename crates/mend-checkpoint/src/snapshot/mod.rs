@@ -242,7 +242,11 @@ fn read_at(dirfd: BorrowedFd<'_>, name: &OsStr, link: bool) -> std::io::Result<V
     if link {
         return Ok(readlinkat(dirfd, name, Vec::new())?.into_bytes());
     }
-    let fd = openat(dirfd, name, READ_FLAGS, Mode::empty())?;
+    read_all(openat(dirfd, name, READ_FLAGS, Mode::empty())?)
+}
+
+/// Everything left to read from `fd`.
+fn read_all(fd: rustix::fd::OwnedFd) -> std::io::Result<Vec<u8>> {
     let mut data = Vec::new();
     std::fs::File::from(fd).read_to_end(&mut data)?;
     Ok(data)
@@ -519,10 +523,7 @@ impl<'a> Ctx<'a> {
             if link {
                 return Ok(std::fs::read_link(abs)?.as_os_str().as_bytes().to_vec());
             }
-            let fd = rustix::fs::open(abs, READ_FLAGS, Mode::empty())?;
-            let mut data = Vec::new();
-            std::fs::File::from(fd).read_to_end(&mut data)?;
-            Ok(data)
+            read_all(rustix::fs::open(abs, READ_FLAGS, Mode::empty())?)
         })
     }
 

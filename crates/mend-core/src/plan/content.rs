@@ -171,7 +171,7 @@ fn boundary(
     };
     let r = aligned[near]?;
     let determined = unique_copy(frame, content, aligned, near, r)
-        && !twin_dropped(frame, content, aligned, near, before);
+        && !twin_dropped(frame, content, aligned, (near, r), before);
     determined.then_some(if before { r + 1 } else { r })
 }
 
@@ -227,29 +227,35 @@ fn copied_run(
     Some((far, dropped))
 }
 
+/// Whether the content lines copied beside a marker (its near line `near`,
+/// copying region line `r`, and the run of copies behind it) could as well
+/// be read another way, the marker standing for more: the near line has a
+/// twin right beside it or among the region lines up to the next copy, or
+/// the run repeats the region lines beside the lines the change would
+/// drop. `return x;`, `}`, blank, marker over a region `return x;`, blank,
+/// `}`, blank reads as "drop the first blank" and as "insert a `}`", two
+/// different files.
 fn twin_dropped(
     frame: &Frame<'_>,
     content: &[String],
     aligned: &[Option<usize>],
-    near: usize,
+    (near, r): (usize, usize),
     before: bool,
 ) -> bool {
     let Some((far, dropped)) = copied_run(frame, content, aligned, near, before) else {
         return false;
     };
+    let key = frame.key(&content[near], frame.delta);
+    let twin = |i: usize| frame.key(frame.lines[i], 0) == key;
     // The near line's twin right beside it, away from the marker: the
     // near line may be a new copy of it, the marker standing for one line
     // more (`}`, `}` after a marker over `}`, `}`).
-    let key = frame.key(&content[near], frame.delta);
-    let Some(r) = aligned[near] else {
-        return false;
-    };
     let beside = if before {
         r.checked_sub(1)
     } else {
         Some(r + 1)
     };
-    if beside.is_some_and(|b| b < frame.lines.len() && frame.key(frame.lines[b], 0) == key) {
+    if beside.is_some_and(|b| b < frame.lines.len() && twin(b)) {
         return true;
     }
     if dropped.is_empty() {
@@ -280,7 +286,7 @@ fn twin_dropped(
     } else {
         r + 1..dropped.end
     };
-    frame.lines[twins].iter().any(|l| frame.key(l, 0) == key)
+    twins.into_iter().any(twin)
 }
 
 /// Whether content line `j`, copied from region line `r`, could not have
