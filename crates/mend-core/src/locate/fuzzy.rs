@@ -124,6 +124,7 @@ fn settle(
     if let Some(at) = already_applied(hay, &core_replace, start, len) {
         return Step::Done(Err(Miss::not_found(Some(candidate), Vec::new(), Some(at))));
     }
+    let (start, len) = reach_edges(hay, core, norm, (start, len), q.from);
     let window: Vec<&str> = (start..start + len).map(|i| hay.grams().line(i)).collect();
     // Every line outside the window counts as "elsewhere": a search name
     // found even right next to the window means the window is not what
@@ -144,6 +145,13 @@ fn settle(
     // Map by alignment, as the guard above judged the window: a window of
     // the search's size can still be shifted.
     let Alignment { map, mut extra } = align(hay, core, norm, &window, start);
+    if let Some((j, first)) = adrift_edge(norm, &map) {
+        return Step::Done(Err(Miss::Adrift {
+            best: candidate,
+            edge: core[j].clone(),
+            first,
+        }));
+    }
     let (start, end) = tighten(start, start + len, &map, &mut extra);
     let m = Match {
         pass: MatchPass::Similarity,
@@ -428,6 +436,59 @@ impl Alignment {
         }
         Alignment { map, extra }
     }
+}
+
+/// The edge line of the search (its index, and whether it is the first)
+/// that pairs with no line of the window, if one does.
+///
+/// A search's first and last lines fix where its region begins and ends.
+/// When one of them pairs with no line of the window, the file changed
+/// there since the search was copied (a stale search: a key added after
+/// the last one it lists), or the model invented it; either way where the
+/// region ends is a guess, and new lines placed against it could land
+/// among lines the search does not describe. Lines of the window the
+/// search lacks are checked when the edit is spliced (kept, or refused
+/// next to a change).
+fn adrift_edge(norm: &[String], map: &[Range<usize>]) -> Option<(usize, bool)> {
+    let first = norm.iter().position(|l| !l.is_empty())?;
+    let last = norm.iter().rposition(|l| !l.is_empty())?;
+    [(first, true), (last, false)]
+        .into_iter()
+        .find(|&(j, _)| map[j].is_empty())
+}
+
+/// The window, one line longer at an edge whose search line pairs with
+/// nothing inside it but with the file line just outside: a search that
+/// lacks a line spans one more file line than it has lines, and the
+/// window of its own size stops one short.
+fn reach_edges(
+    hay: &Haystack<'_>,
+    core: &[String],
+    norm: &[String],
+    (mut start, mut len): (usize, usize),
+    from: usize,
+) -> (usize, usize) {
+    let line = |i: usize| hay.grams().line(i);
+    let window: Vec<&str> = (start..start + len).map(line).collect();
+    let Alignment { map, .. } = align(hay, core, norm, &window, start);
+    let first = norm.iter().position(|l| !l.is_empty());
+    let last = norm.iter().rposition(|l| !l.is_empty());
+    if let Some(j) = last
+        && map[j].is_empty()
+        && start + len < hay.lines().len()
+        && resembles(&norm[j], line(start + len))
+    {
+        len += 1;
+    }
+    if let Some(j) = first
+        && map[j].is_empty()
+        && start > from
+        && resembles(&norm[j], line(start - 1))
+    {
+        start -= 1;
+        len += 1;
+    }
+    (start, len)
 }
 
 /// Unpaired file lines at the window's edges are left out of the region,

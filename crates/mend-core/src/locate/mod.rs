@@ -276,6 +276,18 @@ pub enum Miss {
         /// when not even one).
         affordable: usize,
     },
+    /// Only the similarity pass came near, and the window it found does
+    /// not hold one of the search's edge lines where the rest of the search
+    /// is (the file changed there since the search was copied): writing
+    /// there would overwrite lines the search does not describe.
+    Adrift {
+        /// The window the similarity pass found.
+        best: Candidate,
+        /// The edge line (as sent) that the window lacks or changes.
+        edge: String,
+        /// Whether it is the search's first line (else its last).
+        first: bool,
+    },
     /// The search cannot be used for matching.
     Unusable {
         /// What is wrong with it.

@@ -49,12 +49,45 @@ impl Planner<'_, '_> {
                     ),
                 )
             }
+            Miss::Adrift { best, edge, first } => self.adrift(what, best, &edge, first),
             Miss::Unusable { message, fix } => Failure::new(
                 FailureKind::Malformed,
                 format!("The {what} cannot be used: {message}"),
                 fix,
             ),
         }
+    }
+
+    /// A similarity match refused because an edge line of the search is
+    /// not where the rest of it is.
+    fn adrift(&self, what: &str, best: Candidate, edge: &str, first: bool) -> Failure {
+        let path = self.path;
+        let which = if first { "first" } else { "last" };
+        let mut f = Failure::new(
+            FailureKind::NotFound,
+            format!(
+                "The {what} was not found in {path} as sent. Its lines are similar to lines {}, but its {which} line `{}` is not there, so the file may have changed since the {what} was copied, and mend will not guess where the region ends",
+                LineSpan::from_range(best.start, best.start + best.len),
+                edge.trim()
+            ),
+            format!(
+                "Re-read {path} and copy the lines to replace exactly as they are now, from the first to the last."
+            ),
+        );
+        // One more line on the adrift side: what the file has where the
+        // search's edge line was expected.
+        let from = if first {
+            best.start.saturating_sub(1)
+        } else {
+            best.start
+        };
+        let shown = best.len + usize::from(from < best.start || !first);
+        f.best = Some(BestCandidate {
+            line: from + 1,
+            similarity: best.similarity,
+            lines: self.numbered(from, shown),
+        });
+        f
     }
 
     fn numbered(&self, start: usize, len: usize) -> Vec<NumberedLine> {
