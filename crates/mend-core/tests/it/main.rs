@@ -2,6 +2,7 @@
 
 mod properties;
 mod readings;
+mod responses;
 mod slips;
 mod streaming;
 mod support;

@@ -32,21 +32,38 @@ pub fn trials() -> Vec<Trial> {
 /// Runs the case's `mend apply` and returns its outputs, after the
 /// case's own substring checks.
 fn check(case: &Path) -> Result<Outputs, String> {
-    let work = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let root = work.path().join("root");
-    copy_tree(&case.join("input"), &root);
-    std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
-    let before = read_tree(&root);
     let edit = ["edit.txt", "edit.json"]
         .iter()
         .map(|f| case.join(f))
         .find(|p| p.exists())
         .ok_or("no edit.txt or edit.json")?;
+    apply_case(case, &edit, Streams::Compared)
+}
+
+/// Whether a case's standard output and error are outputs compared whole.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Streams {
+    /// `expected.stdout` and `expected.stderr` are outputs.
+    Compared,
+    /// Only `stdout.has` and `stdout.lacks` are checked.
+    Checked,
+}
+
+/// Runs `mend apply` on a copy of the case's `input/` with `response` and
+/// the case's `args`, checks `stdout.has` and `stdout.lacks`, and returns
+/// the outputs: the exit code, the streams when `streams` says so, and
+/// the tree when the run changed it.
+pub fn apply_case(case: &Path, response: &Path, streams: Streams) -> Result<Outputs, String> {
+    let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let root = work.path().join("root");
+    copy_tree(&case.join("input"), &root);
+    std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
+    let before = read_tree(&root);
     let mut args: Vec<String> = vec!["apply".into(), "--root".into(), path(&root)];
     if let Ok(extra) = std::fs::read_to_string(case.join("args")) {
         args.extend(extra.lines().filter(|l| !l.is_empty()).map(str::to_owned));
     }
-    args.push(path(&edit));
+    args.push(path(response));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = run_mend(work.path(), &argv, None);
     let work_path = path(work.path());
@@ -56,9 +73,11 @@ fn check(case: &Path) -> Result<Outputs, String> {
     lines_in(case, "stdout.lacks", &stdout, false)?;
     let code = out.status.code().map_or("killed".into(), |c| c.to_string());
     let mut outputs: Outputs = vec![("expected.exit".into(), format!("{code}\n").into_bytes())];
-    for (name, bytes) in [("expected.stdout", stdout), ("expected.stderr", stderr)] {
-        if !bytes.is_empty() {
-            outputs.push((name.into(), bytes));
+    if streams == Streams::Compared {
+        for (name, bytes) in [("expected.stdout", stdout), ("expected.stderr", stderr)] {
+            if !bytes.is_empty() {
+                outputs.push((name.into(), bytes));
+            }
         }
     }
     let after = read_tree(&root);

@@ -4,6 +4,8 @@
 //!   `fixtures.rs`), in the workspace's fixture convention;
 //! - `attacks::THREAT::NAME`: the attack suite (see `attacks/mod.rs`);
 //! - `nvim::NAME`: the Neovim plugin's headless tests (see `nvim.rs`);
+//! - `responses::NAME`: whole model responses under `tests/responses/`
+//!   (see `responses.rs`);
 //! - `turn::NAME`: turns made of shell commands (see `turn.rs`).
 //!
 //! `cargo test -p mend --test cases attacks::` runs one suite, and a
@@ -16,6 +18,7 @@
 mod attacks;
 mod fixtures;
 mod nvim;
+mod responses;
 mod turn;
 
 use libtest_mimic::Arguments;
@@ -25,6 +28,7 @@ fn main() {
     let mut trials = fixtures::trials();
     trials.extend(attacks::trials());
     trials.extend(nvim::trials());
+    trials.extend(responses::trials());
     trials.extend(turn::trials());
     libtest_mimic::run(&args, trials).exit();
 }

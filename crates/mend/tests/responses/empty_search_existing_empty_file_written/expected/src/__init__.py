@@ -1,0 +1,3 @@
+from .inventory import Inventory, Item, StockError
+
+__all__ = ["Inventory", "Item", "StockError"]
