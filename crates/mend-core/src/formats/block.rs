@@ -15,6 +15,9 @@ pub(crate) enum Feed {
     Done(Vec<Event>),
     /// The block ended before this line, which must be read again as idle.
     Reject(Vec<Event>),
+    /// The block ended before these earlier lines, which it held to see
+    /// what came next: they are read again as idle, then this line.
+    RejectHeld(Vec<Event>, Vec<(usize, String)>),
 }
 
 /// What the parser is in the middle of, for progress displays.

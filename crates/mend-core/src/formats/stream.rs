@@ -186,7 +186,13 @@ impl StreamParser {
             State::SearchReplace(b) => out.extend(b.eof(end)),
             State::EditBlock(b) => out.extend(b.eof(end)),
             State::Patch(b) => out.extend(b.eof(end)),
-            State::Diff(b) => out.extend(b.eof(end)),
+            State::Diff(mut b) => {
+                let held = b.take_held();
+                out.extend(b.eof(end));
+                for (hn, h) in held {
+                    self.idle(hn, &h, &mut out);
+                }
+            }
         }
         if let Some(f) = self.fence.take()
             && !f.had_block
@@ -233,6 +239,14 @@ impl StreamParser {
                 self.remember_paths(&ev);
                 out.extend(ev);
                 self.end_block();
+                self.idle(n, line, out);
+            }
+            Feed::RejectHeld(ev, held) => {
+                out.extend(ev);
+                self.end_block();
+                for (hn, h) in held {
+                    self.idle(hn, &h, out);
+                }
                 self.idle(n, line, out);
             }
         }

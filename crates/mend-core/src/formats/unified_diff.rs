@@ -95,6 +95,9 @@ pub(crate) struct Block {
     open: usize,
     file: FileDiff,
     lines: usize,
+    /// A line inside a hunk that is no hunk line, held until the next
+    /// line says whether the diff ended there or was hard-wrapped.
+    held: Option<(usize, String)>,
 }
 
 fn clean_path(raw: &str, prefix: &str, strip: bool) -> Option<String> {
@@ -166,6 +169,7 @@ impl Block {
             open: n,
             file: FileDiff::default(),
             lines: 0,
+            held: None,
         };
         b.begin_git(n, line);
         b
@@ -180,6 +184,7 @@ impl Block {
                 ..FileDiff::default()
             },
             lines: 0,
+            held: None,
         };
         b.file.text.push(minus.to_owned());
         b.set_paths(minus, plus);
@@ -345,7 +350,7 @@ impl Block {
     /// Inside a hunk: context, removed and added lines, `\ No newline`,
     /// and blank lines that may be empty context; anything else ends the
     /// diff.
-    fn in_hunk_body(&mut self, line: &str) -> Feed {
+    fn in_hunk_body(&mut self, n: usize, line: &str) -> Feed {
         let hunk = self.file.hunks.last_mut().expect("in a hunk");
         match line.chars().next() {
             Some(c @ (' ' | '-' | '+')) => {
@@ -371,9 +376,47 @@ impl Block {
                 hunk.blanks += 1;
                 self.file.text.push(String::new());
             }
-            Some(_) => return Feed::Reject(self.finish_file()),
+            // A closing fence ends the diff; any other line may be the
+            // tail of a hard-wrapped line, which only the next line tells.
+            Some('`' | '~') => return Feed::Reject(self.finish_file()),
+            Some(_) => self.held = Some((n, line.to_owned())),
         }
         Feed::More(Vec::new())
+    }
+
+    /// The line after a held one: the diff goes on after it (the held
+    /// line was the tail of a hard-wrapped line, and the diff cannot be
+    /// read as sent), or it ended at the held line (`Some`: both are read
+    /// again as prose). A hunk line counts as going on only while the
+    /// hunk's header still expects lines, or has no numbers: after a
+    /// complete hunk, a `- item` is prose.
+    fn after_held(&mut self, (hn, held): (usize, String), line: &str) -> Option<Feed> {
+        let hunk = self.file.hunks.last()?;
+        let unfinished = match (hunk.old_count, hunk.new_count) {
+            (Some(o), Some(d)) => hunk.counted('-') < o || hunk.counted('+') < d,
+            _ => true,
+        };
+        let body = matches!(line.chars().next(), Some(' ' | '+' | '-'))
+            && !line.starts_with("--- ")
+            && !line.starts_with("+++ ");
+        if line.starts_with("@@") || (body && unfinished) {
+            self.file.error.get_or_insert((
+                hn,
+                format!(
+                    "`{}` is not a diff line, yet the diff goes on after it: the diff looks hard-wrapped, and reading it would drop the lines after the break; send every line of the diff whole, starting with ` `, `-` or `+`",
+                    held.trim()
+                ),
+            ));
+            self.file.text.push(held);
+            return None;
+        }
+        Some(Feed::RejectHeld(self.finish_file(), vec![(hn, held)]))
+    }
+
+    /// The held line, when the input ends right after it: prose to read
+    /// again.
+    pub(crate) fn take_held(&mut self) -> Vec<(usize, String)> {
+        self.held.take().into_iter().collect()
     }
 }
 
@@ -404,10 +447,15 @@ impl BlockParser for Block {
 
     fn feed(&mut self, n: usize, line: &str) -> Feed {
         self.lines += 1;
+        if let Some(held) = self.held.take()
+            && let Some(feed) = self.after_held(held, line)
+        {
+            return feed;
+        }
         if let Some(feed) = self.boundary(n, line) {
             feed
         } else if self.in_hunk() {
-            self.in_hunk_body(line)
+            self.in_hunk_body(n, line)
         } else {
             self.in_headers(n, line)
         }
