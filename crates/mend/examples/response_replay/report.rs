@@ -514,7 +514,7 @@ pub(crate) fn check(replayed: &[Replayed<'_>], floor: f64) -> Vec<String> {
                     run.format,
                     r.half.name(),
                     run.outcome.name(),
-                    detail(&run.raw),
+                    run.reason.as_deref().unwrap_or(detail(&run.raw)),
                     run.call.failure
                 ));
             }
