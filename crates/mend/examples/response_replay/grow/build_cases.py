@@ -210,6 +210,10 @@ def annotate(items: list[Item]) -> None:
         it.version = version
         if fmt == "architect" and editor:
             it.model, it.fmt = editor
+        elif fmt in ("ask", "context", "help"):
+            # A response applied after `/code` in such a session: the format is the
+            # model's default, which the transcript does not name.
+            it.model, it.fmt = model, None
         else:
             it.model, it.fmt = model, fmt
 
@@ -322,15 +326,21 @@ class Git:
         """Every (commit, path) where a transcript was added or changed, newest first."""
         out = self.run(
             "log", "--all", "--format=C %H", "--name-only", "--diff-filter=AM",
-            "--", f"*{TRANSCRIPT_NAME}",
+            "--", "*chat.history*.md", "*chat_history*.md",
         )
         res, commit = [], None
         for line in out.splitlines():
             if line.startswith("C "):
                 commit = line[2:]
-            elif line.strip() and commit and os.path.basename(line) == TRANSCRIPT_NAME:
+            elif line.strip() and commit and is_transcript_name(line):
                 res.append((commit, line))
         return res
+
+
+def is_transcript_name(path: str) -> bool:
+    """`.aider.chat.history.md`, or a copy or rename of it (`aider.chat.history.public.md`)."""
+    name = os.path.basename(path).lower()
+    return "aider" in name and ("chat.history" in name or "chat_history" in name)
 
 
 def model_family(model: str | None) -> str:
@@ -368,8 +378,12 @@ def count_blocks(response: str, fmt: str | None) -> int:
     return len(re.findall(r"^<{5,9} SEARCH", response, re.M))
 
 
-def map_paths(applied: list[str], changed: dict) -> dict | None:
-    """Map the paths aider printed (possibly absolute, or with backslashes) to repo paths."""
+def map_paths(applied: list[str], changed: dict, exists) -> dict | None:
+    """Map the paths aider printed (possibly absolute, or with backslashes) to repo paths.
+
+    A path the commit did not change is kept when the file exists: the response edited
+    it to the bytes it already had, and aider commits only files that changed.
+    """
     res = {}
     for p in applied:
         q = p.replace("\\", "/")
@@ -377,9 +391,12 @@ def map_paths(applied: list[str], changed: dict) -> dict | None:
             res[p] = q
             continue
         hits = [c for c in changed if q.endswith("/" + c)]
-        if len(hits) != 1:
+        if len(hits) == 1:
+            res[p] = hits[0]
+        elif not hits and not q.startswith("/") and exists(q):
+            res[p] = q
+        else:
             return None
-        res[p] = hits[0]
     return res
 
 
@@ -416,7 +433,7 @@ class Builder:
         seen_blobs = set()
         for commit, path in self.git.transcript_versions():
             data = self.git.blob(commit, path)
-            if data is None:
+            if data is None or b"# aider chat started at" not in data:
                 continue
             key = hash(data)
             if key in seen_blobs:
@@ -527,12 +544,12 @@ class Builder:
                 self.skip("dirty commit is not the parent")
                 return
         changed = self.git.changed(parent, full)
-        mapping = map_paths(out.applied, changed)
+        mapping = map_paths(out.applied, changed, lambda q: self.git.blob(full, q) is not None)
         if mapping is None:
             self.skip("applied path not changed by the commit")
             return
         paths = set(mapping.values())
-        if set(changed) != paths:
+        if not set(changed) <= paths or not changed:
             self.skip("commit changes files the response did not edit")
             return
         resp = self.response_bytes(it)
@@ -596,7 +613,7 @@ class Builder:
                 self.skip("refused: dirty commit is not the parent")
                 return
         changed = self.git.changed(parent, full)
-        mapping = map_paths(nxt.applied, changed)
+        mapping = map_paths(nxt.applied, changed, lambda q: self.git.blob(full, q) is not None)
         if mapping is None:
             self.skip("applied path not changed by the commit")
             return
@@ -686,6 +703,7 @@ def main() -> int:
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     report = {"repos": [], "checks": {}}
+    seen_commits: set = set()  # a fork or copy of a repository holds the same cases
     for src in args.sources:
         repo, git_dir = src.split("=", 1) if "=" in src else (repo_name(src), src)
         if repo in args.exclude:
@@ -697,6 +715,10 @@ def main() -> int:
         for case in builder.cases.values():
             if not all(safe_path(p) for p in case.meta["paths"]):
                 continue
+            key = (case.meta["kind"], case.meta["commit"])
+            if key in seen_commits:
+                continue
+            seen_commits.add(key)
             kinds[case.meta["kind"]] = kinds.get(case.meta["kind"], 0) + 1
             report["checks"][case.meta["id"]] = case.check
             if not args.dry_run:
