@@ -75,7 +75,9 @@ REPORT_TEXT = (
 COMMIT_RE = re.compile(r"^Commit ([0-9a-f]{7,40}) (.*)$")
 APPLIED_RE = re.compile(r"^Applied edit to (.+)$")
 VERSION_RE = re.compile(r"^Aider v(\d+\.\d+\.\d+)")
-MODEL_RE = re.compile(r"^(?:Main model|Model): (\S+) with ([\w-]+) edit format")
+# "Model: M using F edit format" (v0.2x), "Model(s): M with F edit format, weak model W"
+# (to v0.5x, with "♾️" before F when the model takes a prefill), "Main model: ..." (since).
+MODEL_RE = re.compile(r"^(?:Main model|Models?): (\S+) (?:with|using) (?:\S+ )?([\w-]+) edit format")
 EDITOR_RE = re.compile(r"^Editor model: (\S+) with ([\w-]+) edit format")
 
 
@@ -652,8 +654,16 @@ def version_lt(v: str | None, w: str) -> bool:
 
 
 def safe_path(p: str) -> bool:
+    """A relative path inside the case folder, and not a file aider named after prose.
+
+    aider's whole-file reader takes the line before a fence as the file name, so it has
+    created files like "manifest.json** (updated to include new files)"; such a commit is
+    aider's mistake, not ground truth.
+    """
     parts = p.split("/")
-    return not p.startswith("/") and ".." not in parts and all(parts)
+    if p.startswith("/") or ".." in parts or not all(parts):
+        return False
+    return not any(c in p for c in "*`")
 
 
 def write_case(out_dir: str, case: Case) -> None:
@@ -714,6 +724,7 @@ def main() -> int:
         kinds: dict = {}
         for case in builder.cases.values():
             if not all(safe_path(p) for p in case.meta["paths"]):
+                builder.skips["a path aider made from prose"] = builder.skips.get("a path aider made from prose", 0) + 1
                 continue
             key = (case.meta["kind"], case.meta["commit"])
             if key in seen_commits:
