@@ -292,9 +292,12 @@ class Git:
         assert self.proc.stdin and self.proc.stdout
         self.proc.stdin.write(f"{rev}:{path}\n".encode())
         self.proc.stdin.flush()
-        header = self.proc.stdout.readline().decode().split()
-        if len(header) < 3 or header[1] != "blob":
-            if len(header) == 3:
+        line = self.proc.stdout.readline().decode("utf-8", errors="replace").rstrip("\n")
+        if line.endswith((" missing", " ambiguous")):
+            return None  # the request is echoed, and a path may hold spaces
+        header = line.split()
+        if len(header) != 3 or header[1] != "blob":
+            if len(header) == 3 and header[2].isdigit():
                 self.proc.stdout.read(int(header[2]) + 1)
             return None
         size = int(header[2])
