@@ -30,6 +30,7 @@ Only the standard library and `git` on PATH are used. Run with `--help` for usag
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import re
@@ -37,7 +38,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from reproduce import reproduce
+from reproduce import blocks, reproduce, resolve
 
 TRANSCRIPT_NAME = ".aider.chat.history.md"
 MAX_FILE_BYTES = 1 << 20
@@ -100,6 +101,7 @@ class Item:
     version: str | None = None
     model: str | None = None
     fmt: str | None = None
+    session: int = 0  # which `# aider chat started at` section the item is in
 
 
 def split_lines(data: bytes) -> list[Line]:
@@ -190,10 +192,12 @@ def annotate(items: list[Item]) -> None:
     """Number the responses and give each item the aider version, model and format in force."""
     version = model = fmt = None
     editor = None
-    count = 0
+    count = session = 0
     for it in items:
         if it.kind == "session":
             version = model = fmt = editor = None
+            session += 1
+        it.session = session
         if it.kind == "tool":
             first = it.text.split("\n", 1)[0]
             m = VERSION_RE.match(first)
@@ -405,6 +409,19 @@ def map_paths(applied: list[str], changed: dict, exists) -> dict | None:
     return res
 
 
+def searches_created(response: bytes, created: list, paths: list) -> bool:
+    """Whether a SEARCH block with text targets a file the parent commit does not hold.
+
+    aider edits files git does not track yet and adds them in its commit; the parent
+    then lacks the text the SEARCH was matched against, so `before` cannot be known.
+    """
+    for name, search, _ in blocks(response.decode("utf-8", errors="replace")):
+        path = resolve(name, sorted(paths)) if name else None
+        if path in created and any(line.strip() for line in search):
+            return True
+    return False
+
+
 def is_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192]
 
@@ -458,12 +475,50 @@ class Builder:
             return None
         return full
 
+    def edited_words(self, items: list[Item]) -> set | None:
+        """Words that an edit of the transcript put in place of what aider printed.
+
+        A commit subject the transcript prints that disagrees with the repository's
+        shows the transcript was edited after aider wrote it: a project rename replaced
+        a word through the whole file, say. Then a response that holds the new word may
+        not be what the model sent. Returns those words, an empty set for a transcript
+        that agrees with the repository, or None when a disagreement is not a
+        word-for-word substitution (the whole transcript is then in doubt).
+        """
+        words: set = set()
+        for it in items:
+            m = COMMIT_RE.match(it.text.split("\n", 1)[0]) if it.kind == "tool" else None
+            full = self.git.resolve(m.group(1)) if m else None
+            if not full:
+                continue
+            _, real, _ = self.git.commit_info(full)
+            a, b = norm_subject(real).split(), norm_subject(m.group(2)).split()
+            if not a or not b or a == b:
+                continue
+            ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+            if any(op not in ("equal", "replace") for op, *_ in ops):
+                return None
+            for op, _, _, j1, j2 in ops:
+                if op == "replace":
+                    words.update(w.strip("'\"`.,:;()") for w in b[j1:j2])
+        return {w for w in words if w}
+
     def scan(self, items: list[Item], tcommit: str, tpath: str) -> None:
         prev_failed_uncommitted = False
+        edited = self.edited_words(items)
+        if edited is None:
+            self.where = f"- ({tpath} at {tcommit[:10]})"
+            self.skip("transcript version edited after aider wrote it (commit subjects differ)")
+            return
         for k, it in enumerate(items):
             if it.kind == "user" or it.kind == "session":
                 prev_failed_uncommitted = False
             if it.kind != "response":
+                continue
+            text = "".join(ln.text for ln in it.lines).lower()
+            if any(w.lower() in text for w in edited):
+                self.where = f"{it.index} ({tpath} at {tcommit[:10]})"
+                self.skip("response holds a word an edit of the transcript put in")
                 continue
             out = read_outcome(items, k)
             self.where = f"{it.index} ({tpath} at {tcommit[:10]}, commit {(out.commit or ('-',))[0]})"
@@ -564,13 +619,16 @@ class Builder:
         if got is None:
             return
         before, expected = got
+        created = [p for p in paths if p not in before]
+        if searches_created(resp, created, list(paths)):
+            self.skip("a SEARCH targets a file git did not track before the commit")
+            return
         check = reproduce(resp, it.fmt or "", before, expected)
         if tainted and check is not True:
             # An earlier response of this turn failed after writing some of its blocks,
             # and aider did not commit them: this commit may hold them too.
             self.skip("earlier partial edits were not committed")
             return
-        created = [p for p in paths if p not in before]
         meta = self.meta(it, "ok", full, parent, paths, created, resp, tcommit, tpath)
         self.add(Case(meta, resp, before, expected, check))
 
@@ -631,6 +689,9 @@ class Builder:
             return
         before, expected = got
         created = [p for p in paths if p not in before]
+        if searches_created(resp, created, list(paths)):
+            self.skip("a SEARCH targets a file git did not track before the commit")
+            return
         meta = self.meta(it, "refuse_or_unknown", full, parent, paths, created, resp, tcommit, tpath)
         meta["chain"] = chain
         meta = dict(sorted(meta.items()))
@@ -647,7 +708,7 @@ def norm_subject(s: str) -> str:
     s = s.strip()
     if s.startswith("aider: "):
         s = s[len("aider: ") :]
-    return re.sub(r"\s+", " ", s)[:40]
+    return re.sub(r"\s+", " ", s)
 
 
 def version_lt(v: str | None, w: str) -> bool:
@@ -667,6 +728,32 @@ def safe_path(p: str) -> bool:
     if p.startswith("/") or ".." in parts or not all(parts):
         return False
     return not any(c in p for c in "*`")
+
+
+# Names a project commonly gives a file without an extension.
+BARE_NAMES = {
+    "makefile", "dockerfile", "license", "licence", "readme", "procfile", "gemfile",
+    "rakefile", "vagrantfile", "jenkinsfile", "brewfile", "justfile", "caddyfile",
+    "containerfile", "copying", "authors", "changelog", "notice", "version", "codeowners",
+}
+
+
+def plausible_new_file(p: str) -> bool:
+    """Whether a file a response created looks like a file the model meant.
+
+    aider's whole-file reader names a file after the line above a fence, so it has
+    created files named "cabal run", "true" or "└── README.md - This file".
+    """
+    name = p.rsplit("/", 1)[-1]
+    return plausible_name(p) and ("." in name or name.lower() in BARE_NAMES)
+
+
+def plausible_name(p: str) -> bool:
+    """A path with no tree-drawing characters, and with an extension if it holds a space."""
+    name = p.rsplit("/", 1)[-1]
+    if any(c in p for c in "└├│─"):
+        return False
+    return not any(c.isspace() for c in name) or re.search(r"\.[A-Za-z0-9]+$", name) is not None
 
 
 def write_case(out_dir: str, case: Case) -> None:
@@ -726,7 +813,10 @@ def main() -> int:
         builder.run()
         kinds: dict = {}
         for case in builder.cases.values():
-            if not all(safe_path(p) for p in case.meta["paths"]):
+            paths, created = case.meta["paths"], case.meta["created"]
+            if not all(safe_path(p) and plausible_name(p) for p in paths) or not all(
+                plausible_new_file(p) for p in created
+            ):
                 builder.skips["a path aider made from prose"] = builder.skips.get("a path aider made from prose", 0) + 1
                 continue
             key = (case.meta["kind"], case.meta["commit"])
