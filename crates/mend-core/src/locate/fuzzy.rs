@@ -145,7 +145,7 @@ fn settle(
     // Map by alignment, as the guard above judged the window: a window of
     // the search's size can still be shifted.
     let Alignment { map, mut extra } = align(hay, core, norm, &window, start);
-    if let Some((j, first)) = adrift_edge(norm, &map) {
+    if let Some((j, first)) = adrift_edge(hay, core, norm, &map) {
         return Step::Done(Err(Miss::Adrift {
             best: candidate,
             edge: core[j].clone(),
@@ -449,12 +449,29 @@ impl Alignment {
 /// among lines the search does not describe. Lines of the window the
 /// search lacks are checked when the edit is spliced (kept, or refused
 /// next to a change).
-fn adrift_edge(norm: &[String], map: &[Range<usize>]) -> Option<(usize, bool)> {
+fn adrift_edge(
+    hay: &Haystack<'_>,
+    core: &[String],
+    norm: &[String],
+    map: &[Range<usize>],
+) -> Option<(usize, bool)> {
     let first = norm.iter().position(|l| !l.is_empty())?;
     let last = norm.iter().rposition(|l| !l.is_empty())?;
+    // A line the file has nowhere (a stray fence line, a line the model
+    // made up) moves no edge: only one the file has elsewhere says the
+    // region's true edge lies elsewhere too.
+    let elsewhere = |j: usize| {
+        !find(
+            hay,
+            std::slice::from_ref(&core[j]),
+            Norm::Loose,
+            0..usize::MAX,
+        )
+        .is_empty()
+    };
     [(first, true), (last, false)]
         .into_iter()
-        .find(|&(j, _)| map[j].is_empty())
+        .find(|&(j, _)| map[j].is_empty() && elsewhere(j))
 }
 
 /// The window, one line longer at an edge whose search line pairs with
