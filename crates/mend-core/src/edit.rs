@@ -63,6 +63,13 @@ pub enum EditOp {
     WriteFile {
         /// The new content.
         content: String,
+        /// The write was inferred, not asked for: in `auto`, from a fence
+        /// under a line naming the file. The planner writes it over an
+        /// existing file only when the fence evidently holds that whole
+        /// file; an excerpt of it is a snippet, not an edit. Absent (as in
+        /// JSON written before it existed) means an explicit write.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        inferred: bool,
     },
 }
 

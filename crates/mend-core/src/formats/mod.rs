@@ -31,13 +31,16 @@ pub mod apply_patch;
 mod block;
 pub mod edit_block;
 mod event;
+mod fence;
 mod format;
 mod json;
+mod path;
 pub mod prompt;
 pub mod schema;
 pub mod search_replace;
 pub mod str_replace;
 mod stream;
+mod tool_call;
 pub mod unified_diff;
 pub mod whole_file;
 
@@ -48,6 +51,7 @@ use crate::error::Error;
 pub use block::PartialBlock;
 pub use event::{Entry, Event, Malformed, ShellSuggestion};
 pub use format::{BlockKind, Format};
+pub use path::model_path;
 pub use stream::StreamParser;
 
 /// A parsed response.

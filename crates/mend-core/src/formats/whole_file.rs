@@ -21,6 +21,7 @@
 //!   planned, because writing it would delete that code.
 
 use super::format::Format;
+use super::search_replace::spaced_path;
 use crate::edit::{Edit, EditOp, Origin};
 
 /// The name used in reports.
@@ -34,27 +35,38 @@ pub(crate) fn path_only(line: &str) -> Option<String> {
         .trim_matches(|c| c == '*' || c == '`')
         .trim_end_matches(':')
         .trim_matches(|c| c == '*' || c == '`');
-    if t.is_empty() || t.chars().any(char::is_whitespace) {
+    if t.is_empty() || (t.chars().any(char::is_whitespace) && !spaced_path(t)) {
         return None;
     }
     super::search_replace::path_from_line(t)
 }
 
-/// The edit for a fence holding a whole file.
-pub(crate) fn edit(path: &str, line: usize, content: &[String]) -> Edit {
+/// The edit for a fence holding a whole file; `inferred` when the write
+/// was read from a path line in `auto` (the planner then writes it only
+/// where it is evidently the whole file).
+pub(crate) fn edit(path: &str, line: usize, content: &[String], inferred: bool) -> Edit {
     let mut text = content.join("\n");
     if !content.is_empty() {
         text.push('\n');
     }
+    // Quoted in a fence longer than any backtick run the content starts a
+    // line with, so the quote reads back whole.
+    let run = content
+        .iter()
+        .map(|l| l.trim_start().chars().take_while(|&c| c == '`').count())
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(run.max(2) + 1);
     Edit {
         path: path.to_owned(),
         op: EditOp::WriteFile {
             content: text.clone(),
+            inferred,
         },
         origin: Some(Origin {
             format: Format::WholeFile.into(),
             line,
-            text: format!("{path}\n```\n{text}```").into(),
+            text: format!("{path}\n{fence}\n{text}{fence}").into(),
         }),
     }
 }
@@ -77,7 +89,9 @@ mod tests {
         let p = parse(t, Format::Auto).unwrap();
         let e: Vec<&Edit> = p.edits().collect();
         assert_eq!(e.len(), 1);
-        assert!(matches!(&e[0].op, EditOp::WriteFile { content } if content == "print(1)\n"));
+        assert!(
+            matches!(&e[0].op, EditOp::WriteFile { content, inferred: true } if content == "print(1)\n")
+        );
     }
 
     #[test]

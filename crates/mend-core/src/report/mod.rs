@@ -42,6 +42,8 @@
 //!   "path": "src/a.py",
 //!   "kind": "search/replace block",
 //!   "status": "applied",              // applied | noop | failed | skipped
+//!                                     // | snippet (a fence under the file's
+//!                                     // name that only quotes `lines` of it)
 //!   "pass": "whitespace",             // exact | trailing_whitespace |
 //!                                     // whitespace | unicode | line_numbers |
 //!                                     // elision | similarity | null
@@ -84,6 +86,10 @@ pub enum EditStatus {
     Failed,
     /// The edit was not tried because an earlier edit to the file failed.
     Skipped,
+    /// Not an edit: a fence under a file's name that is an unchanged
+    /// excerpt of the file (its `lines`), read as prose; nothing is
+    /// written and the response is not failed by it.
+    Snippet,
 }
 
 /// Why an edit failed.
@@ -306,7 +312,10 @@ impl EditReport {
 
     /// Whether the edit did not fail.
     pub fn is_ok(&self) -> bool {
-        matches!(self.status, EditStatus::Applied | EditStatus::Noop)
+        matches!(
+            self.status,
+            EditStatus::Applied | EditStatus::Noop | EditStatus::Snippet
+        )
     }
 
     /// The path for humans, escaped: both paths of a rename (`old → new`),
@@ -348,6 +357,10 @@ impl EditReport {
                 s
             }
             EditStatus::Noop => format!("no-op    #{n} {path} (replacement equals search)"),
+            EditStatus::Snippet => {
+                let at = self.lines.map_or(String::new(), |l| format!(" lines {l}"));
+                format!("snippet  #{n} {path} (read as a snippet of {path}{at}, not an edit)")
+            }
             EditStatus::Failed | EditStatus::Skipped => {
                 let word = if self.status == EditStatus::Failed {
                     "FAILED "
