@@ -117,15 +117,10 @@ pub(crate) fn path_from_line(line: &str) -> Option<String> {
     {
         return non_empty(inner.trim());
     }
-    // A backticked token wins: "Edit `src/a b.py`:".
-    if let Some(start) = t.find('`') {
-        let rest = &t[start + 1..];
-        if let Some(end) = rest.find('`') {
-            let inner = rest[..end].trim();
-            if looks_like_path(inner, true) {
-                return Some(inner.to_owned());
-            }
-        }
+    // A backticked path wins: "Edit `src/a b.py`:". Code in backticks
+    // (`sep.join(out)`) is skipped: it names no file.
+    if let Some(p) = backticked(t).find(|p| looks_like_path(p, true) && !is_code(p)) {
+        return Some(p.to_owned());
     }
     t = t.trim_start_matches('#').trim();
     for prefix in [
@@ -160,22 +155,12 @@ pub(crate) fn path_in_prose(line: &str) -> Option<String> {
             found.push(p.to_owned());
         }
     };
-    let mut rest = line;
-    let mut plain = String::new();
-    while let Some(start) = rest.find('`') {
-        plain.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        let Some(end) = after.find('`') else {
-            rest = after;
-            break;
-        };
-        let token = after[..end].trim();
-        if looks_like_path(token, true) && !token.contains(char::is_whitespace) {
+    for token in backticked(line) {
+        if looks_like_path(token, true) && !is_code(token) {
             add(token);
         }
-        rest = &after[end + 1..];
     }
-    plain.push_str(rest);
+    let plain: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
     for word in plain.split_whitespace() {
         let w = word.trim_matches(|c: char| "*_\"'()[]{},;:.!?<>".contains(c));
         let ext = w.rsplit_once('.').map_or("", |(_, e)| e);
@@ -190,6 +175,21 @@ pub(crate) fn path_in_prose(line: &str) -> Option<String> {
         [one] => Some(one.clone()),
         _ => None,
     }
+}
+
+/// The backticked spans of a line, trimmed (an unclosed one is not).
+fn backticked(line: &str) -> impl Iterator<Item = &str> {
+    let closed = line.matches('`').count() / 2;
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .take(closed)
+        .map(str::trim)
+}
+
+/// Whether a backticked span reads as code rather than a file name.
+fn is_code(s: &str) -> bool {
+    s.contains(['(', ')', '[', ']', '{', '}', '=', ',', ';', '"', '\''])
 }
 
 fn non_empty(s: &str) -> Option<String> {

@@ -237,7 +237,7 @@ impl StreamParser {
         if f.had_block || !self.whole_file_candidate(f) {
             return;
         }
-        let Some((line, path)) = f.path.clone() else {
+        let Some((_, path)) = f.path.clone() else {
             return;
         };
         let mut message = format!(
@@ -252,9 +252,9 @@ impl StreamParser {
         out.push(Event::Entry(Entry::Malformed(Malformed {
             format: Format::WholeFile.into(),
             line: f.open,
+            text: quoted(&path, f),
             path: Some(path),
             message,
-            text: format!("(from line {line})"),
         })));
     }
 
@@ -417,7 +417,10 @@ impl StreamParser {
                 let Some(call) = &self.call else {
                     return false;
                 };
-                if call.tool != Tool::WriteToFile || !self.on(Format::WholeFile) {
+                // Inside a fence under a file's name, the lines are that
+                // file's (a document about these tools), not a call.
+                let in_file = self.fence.as_ref().is_some_and(|f| f.path.is_some());
+                if call.tool != Tool::WriteToFile || !self.on(Format::WholeFile) || in_file {
                     return false;
                 }
                 let path = call.path.clone();
@@ -617,7 +620,7 @@ impl StreamParser {
                     "the fence opened at line {} holds fences of its own, and the fence at line {at} may close either: where the file ends is ambiguous; send the file in a longer outer fence (```` for a file that holds ``` fences)",
                     f.open
                 ),
-                &format!("(from line {line})"),
+                &quoted(path, f),
             ));
             return;
         }
@@ -626,6 +629,12 @@ impl StreamParser {
             path, *line, &f.content, inferred,
         ))));
     }
+}
+
+/// A fence's path and content as the model sent them, for a report.
+fn quoted(path: &str, f: &Fence) -> String {
+    let e = whole_file::edit(path, f.open, &f.content, false);
+    e.origin.map_or_else(String::new, |o| o.text.to_string())
 }
 
 /// Every path an event names, read as a model means it

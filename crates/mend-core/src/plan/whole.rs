@@ -103,9 +103,10 @@ fn excerpt(file: &[&str], fence: &[&str]) -> Option<LineSpan> {
 /// Whether `fence` covers `file`, lines compared trimmed and blank lines
 /// left out: take the first and the last of the file's lines that occur
 /// only once in it and also in the fence (the file's first and last lines
-/// when no line occurs once in it); the fence holds at least as many lines
-/// before the first and after the last as the file does, and a longest
-/// common subsequence holds more than half of the file's lines.
+/// when no line occurs once in it, and then the fence must have as many
+/// lines as the file); the fence holds at least as many lines before the
+/// first and after the last as the file does, and a longest common
+/// subsequence holds more than half of the file's lines.
 ///
 /// Unique lines, because a snippet that stops before the file's end may
 /// still end with a `}` like the file's; the counts around them, because a
@@ -149,8 +150,12 @@ fn ends(file: &[&str], fence: &[&str]) -> Option<((usize, usize), (usize, usize)
             (0..file.len()).find(anchor)?,
             (0..file.len()).rev().find(anchor)?,
         )
-    } else {
+    } else if fence.len() >= file.len() {
         (0, file.len().checked_sub(1)?)
+    } else {
+        // Without a unique line, nothing tells a fence that stops early
+        // from the whole file: it must be at least as long.
+        return None;
     };
     let h = fence.iter().position(|l| *l == file[head])?;
     let t = fence.iter().rposition(|l| *l == file[tail])?;
@@ -187,8 +192,9 @@ fn not_whole(file: &[&str], fence: &[&str], e: &Edit) -> Failure {
         return Failure::new(
             FailureKind::Malformed,
             format!(
-                "The fence under {}{at} is not the whole file: it copies lines {span} of it with some lines changed. A fence under a file's name replaces the whole file, so this one was not applied",
-                e.path
+                "The fence under {}{at} is not the whole file: it copies {} of it with some lines changed. A fence under a file's name replaces the whole file, so this one was not applied",
+                e.path,
+                span.phrase()
             ),
             "Send the change as a SEARCH/REPLACE block: the lines as they are now in SEARCH, as they should be in REPLACE. To rewrite the file, send all of it.",
         );
@@ -319,6 +325,8 @@ mod tests {
         // No unique line at all: the plain first and last lines.
         let same = ls("x\nx\nx\n");
         assert!(covers(&same, &ls("x\nx\nx\nx\n")));
+        assert!(covers(&same, &ls("x\ny\nx\n")));
+        assert!(!covers(&same, &ls("x\nx\n")), "shorter: it may stop early");
         assert!(!covers(&same, &ls("y\n")));
     }
 

@@ -165,6 +165,17 @@ impl LineSpan {
     }
 }
 
+impl LineSpan {
+    /// "line 4" or "lines 4-9", for messages.
+    pub fn phrase(&self) -> String {
+        if self.start == self.end {
+            format!("line {self}")
+        } else {
+            format!("lines {self}")
+        }
+    }
+}
+
 impl std::fmt::Display for LineSpan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.start == self.end {
@@ -358,7 +369,9 @@ impl EditReport {
             }
             EditStatus::Noop => format!("no-op    #{n} {path} (replacement equals search)"),
             EditStatus::Snippet => {
-                let at = self.lines.map_or(String::new(), |l| format!(" lines {l}"));
+                let at = self
+                    .lines
+                    .map_or(String::new(), |l| format!(" {}", l.phrase()));
                 format!("snippet  #{n} {path} (read as a snippet of {path}{at}, not an edit)")
             }
             EditStatus::Failed | EditStatus::Skipped => {
