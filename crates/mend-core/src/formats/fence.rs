@@ -159,10 +159,13 @@ fn read_info(info: &str) -> (String, Option<String>, bool) {
         });
     // A bare `src/app.py` info string: a path with a folder in it (a bare
     // `node.js` is as likely a language name as a file).
-    if path.is_none() && glued.is_none() && info == first && first.contains('/') {
-        if looks_like_path(first, false) {
-            return (String::new(), Some(first.to_owned()), false);
-        }
+    if path.is_none()
+        && glued.is_none()
+        && info == first
+        && first.contains('/')
+        && looks_like_path(first, false)
+    {
+        return (String::new(), Some(first.to_owned()), false);
     }
     (lang_word, path, false)
 }

@@ -556,12 +556,7 @@ impl StreamParser {
                 Recent::Boundary => return None,
                 Recent::Line(_, l) if l.trim().is_empty() => continue,
                 Recent::Line(p, l) if n - p <= 3 => {
-                    let path = if self.mode == Format::WholeFile {
-                        search_replace::path_from_line(l)
-                    } else {
-                        whole_file::path_only(l)
-                    };
-                    return path.map(|p2| (*p, p2));
+                    return whole_file::path_only(l).map(|p2| (*p, p2));
                 }
                 Recent::Line(..) => return None,
             }
@@ -785,6 +780,75 @@ mod tests {
         assert_eq!(p.partial().unwrap().format, "search-replace");
         assert_eq!(p.push("y\n>>>>>>> REPLACE\n").len(), 1);
         assert!(p.partial().is_none());
+    }
+
+    fn edits_and_errors(text: &str, mode: Format) -> Vec<String> {
+        all(text, mode)
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Entry(Entry::Edit(e)) => Some(format!("{} {}", e.path, e.describe())),
+                Event::Entry(Entry::Malformed(m)) => Some(format!("malformed: {}", m.message)),
+                Event::Shell(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn nested_fences_make_a_whole_file_ambiguous() {
+        let even = "R.md\n```markdown\n# R\n```sh\nx\n```\nmore\n```\n";
+        let got = edits_and_errors(even, Format::Auto);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].contains("longer outer fence"), "{got:?}");
+        let odd = "R.md\n```markdown\n# R\n```sh\nx\n```\n";
+        assert!(edits_and_errors(odd, Format::WholeFile)[0].contains("never closed"));
+        // A longer outer fence holds them unambiguously.
+        let longer = "R.md\n````markdown\n# R\n```sh\nx\n```\nmore\n````\n";
+        assert_eq!(
+            edits_and_errors(longer, Format::Auto),
+            vec!["R.md whole-file write"]
+        );
+        // Nesting outside a whole-file fence only decides where it ends.
+        let prose = "Example:\n```markdown\n```sh\nx\n```\n```\n\na.py\n```\nprint(1)\n```\n";
+        assert_eq!(
+            edits_and_errors(prose, Format::Auto),
+            vec!["a.py whole-file write"]
+        );
+    }
+
+    #[test]
+    fn fences_name_the_file_of_their_blocks() {
+        let sr = "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
+        for open in [
+            "```python:src/a.py",
+            "```python src/a.py",
+            "```py file=\"src/a.py\"",
+        ] {
+            let text = format!("{open}\n{sr}```\n");
+            assert_eq!(
+                edits_and_errors(&text, Format::Auto),
+                vec!["src/a.py search/replace block"],
+                "{open}"
+            );
+        }
+        let tagged = format!("src\\a.py\n<source>python\n{sr}</source>\n");
+        assert_eq!(
+            edits_and_errors(&tagged, Format::Auto),
+            vec!["src/a.py search/replace block"]
+        );
+    }
+
+    #[test]
+    fn tool_calls_name_the_file_of_their_blocks() {
+        let roo = "<apply_diff>\n<path>src\\a.py</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:3\n-------\nx\n=======\ny\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n";
+        assert_eq!(
+            edits_and_errors(roo, Format::Auto),
+            vec!["src/a.py search/replace block"]
+        );
+        let cline = "<replace_in_file>\n<path>b.ts</path>\n<diff>\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n";
+        assert_eq!(
+            edits_and_errors(cline, Format::Auto),
+            vec!["b.ts search/replace block"]
+        );
     }
 
     #[test]

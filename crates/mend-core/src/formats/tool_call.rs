@@ -108,11 +108,18 @@ pub(crate) struct Call {
 #[derive(Debug, PartialEq, Eq)]
 enum Phase {
     Content,
-    /// After a `</content>` line: blank lines and `<line_count>` held in
+    /// After a `</content>` line (`close`, whose text before the tag is
+    /// the content's last line): blank lines and `<line_count>` are held in
     /// case the close was the file's own line.
     After {
+        close: String,
         held: Vec<String>,
     },
+}
+
+/// A line that closes the content: its text before `</content>`.
+fn closing(line: &str) -> Option<&str> {
+    line.trim_end().strip_suffix("</content>")
 }
 
 /// A `write_to_file` call's content being read.
@@ -135,21 +142,39 @@ impl WriteTo {
             phase: Phase::Content,
             text: vec![line.to_owned()],
         };
-        if let Some(before) = rest.strip_suffix("</content>").or_else(|| {
-            let t = rest.trim_end();
-            t.strip_suffix("</content>")
-        }) {
-            if !before.is_empty() {
-                w.content.push(before.to_owned());
-            }
-            w.phase = Phase::After { held: Vec::new() };
+        if closing(rest).is_some() {
+            w.phase = Phase::After {
+                close: rest.to_owned(),
+                held: Vec::new(),
+            };
         } else if !rest.trim().is_empty() {
             w.content.push(rest.to_owned());
         }
         w
     }
 
-    fn done(&self) -> Vec<Event> {
+    /// A line of the content, or the line that closes it.
+    fn content_line(&mut self, line: &str) {
+        self.text.push(line.to_owned());
+        if closing(line).is_some() {
+            self.phase = Phase::After {
+                close: line.to_owned(),
+                held: Vec::new(),
+            };
+        } else {
+            self.content.push(line.to_owned());
+        }
+    }
+
+    /// The content is complete: its last line is the text before the
+    /// closing tag, if any.
+    fn done(&mut self) -> Vec<Event> {
+        if let Phase::After { close, .. } = &self.phase
+            && let Some(before) = closing(close).filter(|b| !b.is_empty())
+        {
+            let before = before.to_owned();
+            self.content.push(before);
+        }
         let text = self.text.join("\n");
         let Some((line, path)) = &self.path else {
             return vec![malformed(
@@ -172,52 +197,32 @@ impl WriteTo {
 }
 
 impl BlockParser for WriteTo {
-    fn feed(&mut self, n: usize, line: &str) -> Feed {
+    fn feed(&mut self, _n: usize, line: &str) -> Feed {
         let t = line.trim();
         match &mut self.phase {
-            Phase::Content => {
-                self.text.push(line.to_owned());
-                match line.trim_end().strip_suffix("</content>") {
-                    Some(before) => {
-                        if !before.is_empty() {
-                            self.content.push(before.to_owned());
-                        }
-                        self.phase = Phase::After { held: Vec::new() };
-                    }
-                    None => self.content.push(line.to_owned()),
-                }
-                Feed::More(Vec::new())
-            }
+            Phase::Content => self.content_line(line),
             Phase::After { .. } if t == "</write_to_file>" => {
                 self.text.push(line.to_owned());
-                Feed::Done(self.done())
+                return Feed::Done(self.done());
             }
-            Phase::After { held } if t.is_empty() || is_line_count(t) => {
+            Phase::After { held, .. } if t.is_empty() || is_line_count(t) => {
                 held.push(line.to_owned());
-                Feed::More(Vec::new())
             }
-            Phase::After { held } => {
+            Phase::After { close, held } => {
                 // The `</content>` was the file's own line: it and what
                 // was held after it are content, and the content goes on.
+                self.content.push(std::mem::take(close));
                 let held = std::mem::take(held);
-                // The held lines are not in `text` yet: the close is last.
-                let close = self.text.len() - 1;
-                let close_line = self.text[close].clone();
-                if let Some(before) = close_line.trim_end().strip_suffix("</content>")
-                    && !before.is_empty()
-                {
-                    self.content.pop();
-                }
-                self.content.push(close_line);
                 self.content.extend(held.iter().cloned());
                 self.text.extend(held);
                 self.phase = Phase::Content;
-                self.feed(n, line)
+                self.content_line(line);
             }
         }
+        Feed::More(Vec::new())
     }
 
-    fn eof(self, n: usize) -> Vec<Event> {
+    fn eof(mut self, n: usize) -> Vec<Event> {
         match self.phase {
             Phase::After { .. } => self.done(),
             Phase::Content => vec![malformed(
@@ -247,4 +252,78 @@ fn is_line_count(t: &str) -> bool {
     t.strip_prefix("<line_count>")
         .and_then(|r| r.strip_suffix("</line_count>"))
         .is_some_and(|n| n.trim().bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::edit::EditOp;
+    use crate::formats::{Entry, Format, parse};
+
+    fn written(text: &str) -> Vec<(String, String)> {
+        parse(text, Format::Auto)
+            .unwrap()
+            .entries
+            .into_iter()
+            .map(|e| match e {
+                Entry::Edit(e) => match e.op {
+                    EditOp::WriteFile { content, inferred } => {
+                        assert!(!inferred, "a tool call is explicit");
+                        (e.path, content)
+                    }
+                    other => panic!("{other:?}"),
+                },
+                Entry::Malformed(m) => ("malformed".into(), m.message),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn content_between_the_tags() {
+        let t = "<write_to_file>\n<path>a.md</path>\n<content>\n# A\n```\nx\n```\n</content>\n<line_count>4</line_count>\n</write_to_file>\n";
+        assert_eq!(
+            written(t),
+            vec![("a.md".into(), "# A\n```\nx\n```\n".into())]
+        );
+    }
+
+    #[test]
+    fn content_on_the_tag_lines() {
+        let t =
+            "<write_to_file>\n<path>a.txt</path>\n<content>one\ntwo</content>\n</write_to_file>\n";
+        assert_eq!(written(t), vec![("a.txt".into(), "one\ntwo\n".into())]);
+        let one = "<write_to_file>\n<path>a.txt</path>\n<content>only</content>\n</write_to_file>";
+        assert_eq!(written(one), vec![("a.txt".into(), "only\n".into())]);
+    }
+
+    #[test]
+    fn a_close_tag_the_file_holds_is_content() {
+        let t = "<write_to_file>\n<path>f.xml</path>\n<content>\n<a>\n<content>x</content>\n\n</a>\n</content>\n</write_to_file>\n";
+        assert_eq!(
+            written(t),
+            vec![("f.xml".into(), "<a>\n<content>x</content>\n\n</a>\n".into())]
+        );
+    }
+
+    #[test]
+    fn the_end_of_input_closes_after_the_content() {
+        let t = "<write_to_file>\n<path>a.txt</path>\n<content>\nx\n</content>\n";
+        assert_eq!(written(t), vec![("a.txt".into(), "x\n".into())]);
+    }
+
+    #[test]
+    fn malformed_calls() {
+        let unclosed = "<write_to_file>\n<path>a.txt</path>\n<content>\nx\n";
+        let got = written(unclosed);
+        assert_eq!(got[0].0, "malformed");
+        assert!(got[0].1.contains("never closed"), "{}", got[0].1);
+        let pathless = "<write_to_file>\n<content>\nx\n</content>\n</write_to_file>\n";
+        let got = written(pathless);
+        assert!(got[0].1.contains("no <path>"), "{}", got[0].1);
+    }
+
+    #[test]
+    fn content_outside_a_write_call_is_prose() {
+        let t = "<apply_diff>\n<path>a.py</path>\n<content>\nx\n</content>\n</apply_diff>\n";
+        assert!(parse(t, Format::Auto).is_err(), "no edits");
+    }
 }
