@@ -234,11 +234,11 @@ impl StreamParser {
     /// A fence still open at the end of the input: a whole-file write in it
     /// may be cut short, so it is malformed.
     fn unclosed_fence(&self, f: &Fence, out: &mut Vec<Event>) {
-        if f.had_block || !self.whole_file_candidate(f) {
+        if f.had_block || !self.on(Format::WholeFile) {
             return;
         }
-        let Some((_, path)) = f.path.clone() else {
-            return;
+        let Some((_, path)) = f.path.clone().filter(|_| self.whole_file_candidate(f)) else {
+            return self.swallowed(f, out);
         };
         let mut message = format!(
             "the fence opened at line {} is never closed, so the file's content may be cut short",
@@ -256,6 +256,36 @@ impl StreamParser {
             path: Some(path),
             message,
         })));
+    }
+
+    /// A fence without a file, never closed, that swallowed what reads as
+    /// a whole-file block (a path line, then a fence): that write would be
+    /// lost without a word, so the fence is malformed.
+    fn swallowed(&self, f: &Fence, out: &mut Vec<Event>) {
+        let mut lines = f
+            .content
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let mut prev: Option<(usize, &String)> = None;
+        let hit = lines.find_map(|(k, l)| {
+            let named = prev.and_then(|(pk, p)| whole_file::path_only(p).map(|path| (pk, path)));
+            prev = Some((k, l));
+            named.filter(|_| fence::open(l).is_some())
+        });
+        if let Some((k, path)) = hit {
+            let at = f.open + 1 + k;
+            out.push(malformed(
+                Format::WholeFile.into(),
+                at,
+                Some(path),
+                format!(
+                    "the fence opened at line {} is never closed, so the file named at line {at} and the fence under it were read as its content, not as a whole-file write; close each fence",
+                    f.open
+                ),
+                &f.content.join("\n"),
+            ));
+        }
     }
 
     /// The block being read, if any.
@@ -813,6 +843,16 @@ mod tests {
             edits_and_errors(prose, Format::Auto),
             vec!["a.py whole-file write"]
         );
+    }
+
+    #[test]
+    fn an_unclosed_fence_does_not_swallow_a_whole_file_silently() {
+        let text = "Wrap it:\n<pre>\n\nb.py\n```python\nprint(2)\n```\n";
+        let got = edits_and_errors(text, Format::Auto);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].contains("never closed"), "{got:?}");
+        // Without a whole-file block in it, an unclosed fence is prose.
+        assert!(edits_and_errors("Wrap it:\n<pre>\nx\n", Format::Auto).is_empty());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //!   "written": bool,            // files were changed on disk
 //!   "dry_run": bool,
 //!   "format": "search-replace", // the input's format, or "mixed (a, b)"
-//!   "applied": 2, "requested": 3,
+//!   "applied": 2, "requested": 3, // no-ops and snippets count as applied
 //!   "files": [ { "path": "src/a.py", "status": "M",      // M, A, D or R
 //!                "renamed_to": null, "diff": "--- a/src/a.py\n+++ …" } ],
 //!   "edits": [ EditReport, … ],
@@ -494,7 +494,7 @@ pub struct ApplyReport {
     pub dry_run: bool,
     /// The input format.
     pub format: String,
-    /// Edits applied (no-ops included).
+    /// Edits applied (no-ops and snippets included).
     pub applied: usize,
     /// Edits requested.
     pub requested: usize,
