@@ -91,13 +91,40 @@ fn excerpt(file: &[&str], fence: &[&str]) -> Option<LineSpan> {
     let run = &fence[start..end];
     let first_text = file.iter().position(|l| !l.is_empty())?;
     let last_text = file.iter().rposition(|l| !l.is_empty())? + 1;
-    if run.len() > file.len() {
+    let k = find_run(file, run)?;
+    (k > first_text || k + run.len() < last_text).then(|| LineSpan::from_range(k, k + run.len()))
+}
+
+/// Where `run` first occurs in `lines`, by Knuth-Morris-Pratt: linear
+/// whatever the lines repeat.
+fn find_run(lines: &[&str], run: &[&str]) -> Option<usize> {
+    if run.is_empty() || run.len() > lines.len() {
         return None;
     }
-    (0..=file.len() - run.len())
-        .find(|&k| file[k..k + run.len()] == *run)
-        .filter(|&k| k > first_text || k + run.len() < last_text)
-        .map(|k| LineSpan::from_range(k, k + run.len()))
+    let mut fail = vec![0usize; run.len()];
+    let mut k = 0;
+    for i in 1..run.len() {
+        while k > 0 && run[i] != run[k] {
+            k = fail[k - 1];
+        }
+        if run[i] == run[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let mut m = 0;
+    for (i, line) in lines.iter().enumerate() {
+        while m > 0 && *line != run[m] {
+            m = fail[m - 1];
+        }
+        if *line == run[m] {
+            m += 1;
+            if m == run.len() {
+                return Some(i + 1 - m);
+            }
+        }
+    }
+    None
 }
 
 /// Whether `fence` covers `file`, lines compared trimmed and blank lines
@@ -352,5 +379,9 @@ mod tests {
             Some(LineSpan { start: 1, end: 2 })
         );
         assert_eq!(excerpt(&file, &ls("")), None);
+        let repeated = ls("x\nx\ny\nx\nx\nx\nz\n");
+        assert_eq!(find_run(&repeated, &ls("x\nx\nx\nz\n")), Some(3));
+        assert_eq!(find_run(&repeated, &ls("x\nx\ny\n")), Some(0));
+        assert_eq!(find_run(&repeated, &ls("y\nx\nx\nx\nx\n")), None);
     }
 }
