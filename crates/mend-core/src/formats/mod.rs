@@ -3,11 +3,11 @@
 //!
 //! | name             | module             | what models send                           |
 //! |------------------|--------------------|--------------------------------------------|
-//! | `search-replace` | [`search_replace`] | aider / Roo / Cline SEARCH/REPLACE blocks  |
+//! | `search-replace` | [`search_replace`] | aider / Roo / Cline SEARCH/REPLACE blocks, in or out of their XML tool calls |
 //! | `edit-block`     | [`edit_block`]     | `««« EDIT` / `═══════ REPL` / `»»» EDIT END` |
 //! | `apply-patch`    | [`apply_patch`]    | Codex `*** Begin Patch` envelopes          |
 //! | `unified-diff`   | [`unified_diff`]   | `diff --git` / `---` `+++` `@@` hunks      |
-//! | `whole-file`     | [`whole_file`]     | a path line and a fence with the file      |
+//! | `whole-file`     | [`whole_file`]     | a path line and a fence with the file; `<write_to_file>` |
 //! | `str-replace`    | [`str_replace`]    | `old_string`/`new_string` JSON             |
 //! | `anchored`       | [`anchored`]       | `modify_file`/`write_file` tool-call JSON  |
 //!

@@ -15,9 +15,14 @@
 //!
 //! Markers are whole lines; surrounding whitespace is ignored, anything else
 //! on the line makes it content. The block's file is the nearest path-like
-//! line above it (skipping blank lines and a fence opening); a block with no
-//! path line above it continues the previous block's file, which is how
-//! aider writes several blocks for one file in one fence.
+//! line above it (skipping blank lines and a fence opening, whose info
+//! string may name the file, ```` ```python:src/app.py ````); inside Roo's
+//! `<apply_diff>` or Cline's `<replace_in_file>` call, the call's `<path>`
+//! (`tool_call.rs`); a block with no path line above it continues the
+//! previous block's file, which is how aider writes several blocks for one
+//! file in one fence. A first block with neither takes the one path the
+//! prose just above it names (`Replace the loop in src/app.py:`), but never
+//! to create a file.
 //!
 //! # Tolerated deviations
 //!
@@ -30,7 +35,10 @@
 //!   `\:start_line:`); the backslash is removed. This is how a model edits a
 //!   file that itself contains merge-conflict markers.
 //! - An empty SEARCH means "create this file"; it is refused later if the
-//!   file exists and is not empty.
+//!   file exists and is not empty, never appended (`plan/whole.rs`).
+//! - A path with backslashes (`src\app.py`) is read with slashes
+//!   (`path.rs`); an unquoted path with spaces only in the narrow shape
+//!   `spaced_path` accepts (`docs/my notes.md`).
 //!
 //! # Errors
 //!
