@@ -210,3 +210,34 @@ impl Edit {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_without_inferred_reads_as_explicit() {
+        let old = r#"{"path":"a.py","op":{"kind":"write_file","content":"x\n"}}"#;
+        let e: Edit = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            e.op,
+            EditOp::WriteFile {
+                content: "x\n".into(),
+                inferred: false
+            }
+        );
+        // An explicit write is written as it always was; an inferred one
+        // says so.
+        assert_eq!(serde_json::to_string(&e).unwrap(), old);
+        let inferred = Edit {
+            op: EditOp::WriteFile {
+                content: "x\n".into(),
+                inferred: true,
+            },
+            ..e
+        };
+        let wire = serde_json::to_string(&inferred).unwrap();
+        assert!(wire.contains(r#""inferred":true"#), "{wire}");
+        assert_eq!(serde_json::from_str::<Edit>(&wire).unwrap(), inferred);
+    }
+}
