@@ -16,8 +16,8 @@
 //! # Safety
 //!
 //! - The path line is the path alone (optionally in backticks or bold,
-//!   after a `File:` label, with a trailing colon), so prose like "Update
-//!   `src/index.css` as follows:" over a fence is an example, never a file.
+//!   after a `File:` label, with a trailing colon), so prose like "Edit
+//!   `src/style.css` like this:" over a fence is an example, never a file.
 //! - In auto-detection the write is *inferred*: the planner writes it over
 //!   an existing file only when the fence evidently holds that whole file;
 //!   an unchanged excerpt is a snippet, anything else is refused
@@ -114,10 +114,7 @@ mod tests {
             path_only("File: `src/app.py`").as_deref(),
             Some("src/app.py")
         );
-        assert_eq!(
-            path_only("5. Update `tailwind.config.js` as follows:"),
-            None
-        );
+        assert_eq!(path_only("3. Edit `webpack.config.js` like this:"), None);
     }
 
     #[test]
