@@ -63,6 +63,13 @@ pub enum EditOp {
     WriteFile {
         /// The new content.
         content: String,
+        /// The write was inferred, not asked for: in `auto`, from a fence
+        /// under a line naming the file. The planner writes it over an
+        /// existing file only when the fence evidently holds that whole
+        /// file; an excerpt of it is a snippet, not an edit. Absent (as in
+        /// JSON written before it existed) means an explicit write.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        inferred: bool,
     },
 }
 
@@ -201,5 +208,36 @@ impl Edit {
             },
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_without_inferred_reads_as_explicit() {
+        let old = r#"{"path":"a.py","op":{"kind":"write_file","content":"x\n"}}"#;
+        let e: Edit = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            e.op,
+            EditOp::WriteFile {
+                content: "x\n".into(),
+                inferred: false
+            }
+        );
+        // An explicit write is written as it always was; an inferred one
+        // says so.
+        assert_eq!(serde_json::to_string(&e).unwrap(), old);
+        let inferred = Edit {
+            op: EditOp::WriteFile {
+                content: "x\n".into(),
+                inferred: true,
+            },
+            ..e
+        };
+        let wire = serde_json::to_string(&inferred).unwrap();
+        assert!(wire.contains(r#""inferred":true"#), "{wire}");
+        assert_eq!(serde_json::from_str::<Edit>(&wire).unwrap(), inferred);
     }
 }

@@ -126,7 +126,8 @@ impl ApplyRefused {
 pub struct EditOutcome {
     /// The file the edit names.
     pub path: String,
-    /// `applied`, `already-applied`, `failed` or `skipped`.
+    /// `applied`, `already-applied`, `failed` or `skipped`; `snippet` for a
+    /// fence under the file's name that only quotes lines of it.
     #[schemars(with = "String")]
     pub status: mend_core::EditStatus,
     /// The matching pass that located it (`exact`, `whitespace`, …).

@@ -728,8 +728,18 @@ fn last_line(report: &ApplyReport, pending: Option<&String>) -> String {
             "{applied} of {requested} edits could be applied, no file changed (nothing written)"
         );
     }
+    let snippets = report
+        .edits
+        .iter()
+        .filter(|e| e.status == mend_core::EditStatus::Snippet)
+        .count();
+    let read_as = match snippets {
+        0 => String::new(),
+        1 => " (1 of them a snippet, not an edit)".to_owned(),
+        n => format!(" ({n} of them snippets, not edits)"),
+    };
     format!(
-        "{applied} of {requested} edits applied, {} file(s) changed ({})",
+        "{applied} of {requested} edits applied{read_as}, {} file(s) changed ({})",
         report.files.len(),
         verdict(report, pending)
     )

@@ -166,6 +166,7 @@ fn write_file(obj: &serde_json::Map<String, Value>, path: &str, at: &str) -> Res
             path: path.to_owned(),
             op: EditOp::WriteFile {
                 content: content.clone(),
+                inferred: false,
             },
             origin: Some(Origin {
                 format: Format::Anchored.into(),

@@ -3,11 +3,11 @@
 //!
 //! | name             | module             | what models send                           |
 //! |------------------|--------------------|--------------------------------------------|
-//! | `search-replace` | [`search_replace`] | aider / Roo / Cline SEARCH/REPLACE blocks  |
+//! | `search-replace` | [`search_replace`] | aider / Roo / Cline SEARCH/REPLACE blocks, in or out of their XML tool calls |
 //! | `edit-block`     | [`edit_block`]     | `««« EDIT` / `═══════ REPL` / `»»» EDIT END` |
 //! | `apply-patch`    | [`apply_patch`]    | Codex `*** Begin Patch` envelopes          |
 //! | `unified-diff`   | [`unified_diff`]   | `diff --git` / `---` `+++` `@@` hunks      |
-//! | `whole-file`     | [`whole_file`]     | a path line and a fence with the file      |
+//! | `whole-file`     | [`whole_file`]     | a path line and a fence with the file; `<write_to_file>` |
 //! | `str-replace`    | [`str_replace`]    | `old_string`/`new_string` JSON             |
 //! | `anchored`       | [`anchored`]       | `modify_file`/`write_file` tool-call JSON  |
 //!
@@ -31,13 +31,16 @@ pub mod apply_patch;
 mod block;
 pub mod edit_block;
 mod event;
+mod fence;
 mod format;
 mod json;
+mod path;
 pub mod prompt;
 pub mod schema;
 pub mod search_replace;
 pub mod str_replace;
 mod stream;
+mod tool_call;
 pub mod unified_diff;
 pub mod whole_file;
 
@@ -48,6 +51,7 @@ use crate::error::Error;
 pub use block::PartialBlock;
 pub use event::{Entry, Event, Malformed, ShellSuggestion};
 pub use format::{BlockKind, Format};
+pub use path::model_path;
 pub use stream::StreamParser;
 
 /// A parsed response.

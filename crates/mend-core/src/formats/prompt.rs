@@ -45,7 +45,12 @@ path/to/file.py
 - The SEARCH part holds the current lines; the REPLACE part holds what they
   become. Several blocks may follow one another in the same fence.
 - To create a file, leave the SEARCH part empty and put the whole file in
-  the REPLACE part.
+  the REPLACE part. An empty SEARCH on a file that exists is refused: to
+  add lines at its end, put its last lines in SEARCH, and in REPLACE those
+  lines followed by the new ones.
+- Code you only show, without changing it, needs no path line above its
+  fence; a fence under a path line that is not a SEARCH/REPLACE block is
+  read as the whole file only when it is the whole file.
 - If you know where the lines are, you may add `:start_line:N` and a
   `-------` line right after `<<<<<<< SEARCH`.
 - If the file itself contains a line like `=======` or `<<<<<<<`, write it
@@ -137,7 +142,10 @@ def main():
 ```
 
 - The fence must hold the complete file, every line of it: it replaces the
-  file as it is.
+  file as it is. The path line is the path alone.
+- If the file itself holds ``` fences (a Markdown file, a README), open
+  and close the outer fence with four backticks (````) so the file's own
+  fences cannot end it.
 - Use this for new files and for small files. For a small change in a large
   file, prefer an edit format that names only the changed lines.
 ";

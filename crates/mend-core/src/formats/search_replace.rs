@@ -15,9 +15,14 @@
 //!
 //! Markers are whole lines; surrounding whitespace is ignored, anything else
 //! on the line makes it content. The block's file is the nearest path-like
-//! line above it (skipping blank lines and a fence opening); a block with no
-//! path line above it continues the previous block's file, which is how
-//! aider writes several blocks for one file in one fence.
+//! line above it (skipping blank lines and a fence opening, whose info
+//! string may name the file, ```` ```python:src/app.py ````); inside Roo's
+//! `<apply_diff>` or Cline's `<replace_in_file>` call, the call's `<path>`
+//! (`tool_call.rs`); a block with no path line above it continues the
+//! previous block's file, which is how aider writes several blocks for one
+//! file in one fence. A first block with neither takes the one path the
+//! prose just above it names (`Replace the loop in src/app.py:`), but never
+//! to create a file.
 //!
 //! # Tolerated deviations
 //!
@@ -30,7 +35,10 @@
 //!   `\:start_line:`); the backslash is removed. This is how a model edits a
 //!   file that itself contains merge-conflict markers.
 //! - An empty SEARCH means "create this file"; it is refused later if the
-//!   file exists and is not empty.
+//!   file exists and is not empty, never appended (`plan/whole.rs`).
+//! - A path with backslashes (`src\app.py`) is read with slashes
+//!   (`path.rs`); an unquoted path with spaces only in the narrow shape
+//!   `spaced_path` accepts (`docs/my notes.md`).
 //!
 //! # Errors
 //!
@@ -117,15 +125,10 @@ pub(crate) fn path_from_line(line: &str) -> Option<String> {
     {
         return non_empty(inner.trim());
     }
-    // A backticked token wins: "Edit `src/a b.py`:".
-    if let Some(start) = t.find('`') {
-        let rest = &t[start + 1..];
-        if let Some(end) = rest.find('`') {
-            let inner = rest[..end].trim();
-            if looks_like_path(inner, true) {
-                return Some(inner.to_owned());
-            }
-        }
+    // A backticked path wins: "Edit `src/a b.py`:". Code in backticks
+    // (`sep.join(out)`) is skipped: it names no file.
+    if let Some(p) = backticked(t).find(|p| looks_like_path(p, true) && !is_code(p)) {
+        return Some(p.to_owned());
     }
     t = t.trim_start_matches('#').trim();
     for prefix in [
@@ -149,18 +152,69 @@ pub(crate) fn path_from_line(line: &str) -> Option<String> {
     looks_like_path(t, false).then(|| t.to_owned())
 }
 
+/// The one file a line of prose names: a backticked path, or a word with a
+/// folder and an extension (`src/app.py`); `None` when it names none or
+/// several. Read only for a first block without a path line, and never to
+/// create a file: the search must then be found in the file named.
+pub(crate) fn path_in_prose(line: &str) -> Option<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut add = |p: &str| {
+        if !found.iter().any(|f| f == p) {
+            found.push(p.to_owned());
+        }
+    };
+    for token in backticked(line) {
+        if looks_like_path(token, true) && !is_code(token) {
+            add(token);
+        }
+    }
+    let plain: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    for word in plain.split_whitespace() {
+        let w = word.trim_matches(|c: char| "*_\"'()[]{},;:.!?<>".contains(c));
+        let ext = w.rsplit_once('.').map_or("", |(_, e)| e);
+        let extension = (1..=8).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic());
+        if w.contains(['/', '\\']) && extension && looks_like_path(w, false) && !w.contains("://") {
+            add(w);
+        }
+    }
+    match found.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The backticked spans of a line, trimmed (an unclosed one is not).
+fn backticked(line: &str) -> impl Iterator<Item = &str> {
+    let closed = line.matches('`').count() / 2;
+    line.split('`')
+        .skip(1)
+        .step_by(2)
+        .take(closed)
+        .map(str::trim)
+}
+
+/// Whether a backticked span reads as code rather than a file name.
+fn is_code(s: &str) -> bool {
+    s.contains(['(', ')', '[', ']', '{', '}', '=', ',', ';', '"', '\''])
+}
+
 fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
 
-fn looks_like_path(s: &str, quoted: bool) -> bool {
+/// Whether `s` reads as a file path: a dot, a slash or a well-known
+/// extensionless name. Unquoted, a path with spaces must pass
+/// [`spaced_path`].
+pub(crate) fn looks_like_path(s: &str, quoted: bool) -> bool {
     if s.is_empty() || s.len() > 4096 || marker_kind(s).is_some() {
         return false;
     }
     if s.chars().any(char::is_control) {
         return false;
     }
-    if !quoted && s.chars().any(char::is_whitespace) {
+    if !quoted && s.chars().any(char::is_whitespace) && !spaced_path(s) {
         return false;
     }
     // Prose rarely ends like a path; a path has a dot, a slash, or is a
@@ -182,6 +236,44 @@ fn looks_like_path(s: &str, quoted: bool) -> bool {
         && (s.contains('/') || last.contains('.') || bare_names.contains(&last))
 }
 
+/// Words that make a line with spaces prose rather than a file name.
+const PROSE_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "by", "for", "from", "in", "is", "it", "now", "of", "on",
+    "or", "the", "then", "this", "to", "with",
+];
+
+/// An unquoted path with spaces, alone on its line: a folder, then a file
+/// name whose words (at most four, none a little word of prose like `in`
+/// or `the`) end with an extension, the spaces only in the file name:
+/// `docs/my notes.md`. "Update the file src/app.py" has spaces in a folder
+/// name, "src/app.py is updated" no extension at its end: both are prose.
+pub(crate) fn spaced_path(s: &str) -> bool {
+    if s.contains("  ") || s.chars().any(|c| c.is_whitespace() && c != ' ') {
+        return false;
+    }
+    if s.chars().any(|c| ",;:!?()[]{}<>\"'*=`".contains(c)) {
+        return false;
+    }
+    let Some((dirs, name)) = s.rsplit_once(['/', '\\']) else {
+        return false;
+    };
+    if dirs.is_empty() || dirs.contains(' ') || name.starts_with(' ') {
+        return false;
+    }
+    let words: Vec<&str> = name.split(' ').collect();
+    let (last, before) = words.split_last().expect("split yields one");
+    let ext = last.rsplit_once('.').map_or("", |(_, e)| e);
+    let extension = (1..=8).contains(&ext.len())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        && ext.chars().any(|c| c.is_ascii_alphabetic());
+    extension
+        && words.len() <= 4
+        && before.iter().all(|w| !w.contains('.'))
+        && words
+            .iter()
+            .all(|w| !PROSE_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
 #[derive(Debug, PartialEq, Eq)]
 enum Phase {
     /// Right after the open marker: Roo's `:start_line:` and `-------`.
@@ -190,11 +282,26 @@ enum Phase {
     Replace,
 }
 
+/// The file a block names, and how it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum BlockPath {
+    /// A path line above it (or a fence's info string, or a tool call's
+    /// `<path>`), at this line.
+    Line(usize, String),
+    /// The previous block's file.
+    Previous(String),
+    /// The one path the prose just above names, for a first block that has
+    /// no path line: never used to create a file.
+    Prose(usize, String),
+}
+
 /// A SEARCH/REPLACE block being read.
 pub(crate) struct Block {
     open: usize,
     first_line: usize,
     path: Option<String>,
+    /// The path was read from prose.
+    prose: bool,
     text: Vec<String>,
     phase: Phase,
     hints: Hints,
@@ -204,27 +311,24 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    /// Starts a block at its open marker. `path` is the path line above it,
-    /// `fallback` the previous block's file.
-    pub(crate) fn start(
-        n: usize,
-        line: &str,
-        path: Option<(usize, String)>,
-        fallback: Option<String>,
-    ) -> Self {
+    /// Starts a block at its open marker, for the file `path` names.
+    pub(crate) fn start(n: usize, line: &str, path: Option<BlockPath>) -> Self {
         let mut text = Vec::new();
+        let prose = matches!(path, Some(BlockPath::Prose(..)));
         let (first_line, path) = match path {
-            Some((pn, p)) => {
+            Some(BlockPath::Line(pn, p) | BlockPath::Prose(pn, p)) => {
                 text.push(p.clone());
                 (pn, Some(p))
             }
-            None => (n, fallback),
+            Some(BlockPath::Previous(p)) => (n, Some(p)),
+            None => (n, None),
         };
         text.push(line.to_owned());
         Block {
             open: n,
             first_line,
             path,
+            prose,
             text,
             phase: Phase::Hints,
             hints: Hints::default(),
@@ -349,7 +453,17 @@ impl Block {
         };
         let search = std::mem::take(&mut self.search);
         let replace = std::mem::take(&mut self.replace);
-        let op = if search.iter().all(|l| l.trim().is_empty()) {
+        let empty = search.iter().all(|l| l.trim().is_empty());
+        if empty && self.prose {
+            return self.fail(
+                self.open,
+                format!(
+                    "line {}: this SEARCH block would create {path}, which only the prose above it names; put the path alone on the line before the block (or before its ``` fence)",
+                    self.open
+                ),
+            );
+        }
+        let op = if empty {
             let mut content = replace.join("\n");
             if !replace.is_empty() {
                 content.push('\n');
@@ -542,5 +656,64 @@ mod tests {
         );
         assert_eq!(path_from_line("Here is the change.").as_deref(), None);
         assert_eq!(path_from_line("Makefile").as_deref(), Some("Makefile"));
+    }
+
+    #[test]
+    fn paths_named_in_prose() {
+        let cases = [
+            (
+                "Now let's fix the loop in `src/app.py`:",
+                Some("src/app.py"),
+            ),
+            (
+                "Replace `foo()` with `bar()` in `src/app.py`:",
+                Some("src/app.py"),
+            ),
+            ("Update src/app.py as follows:", Some("src/app.py")),
+            (
+                "In **src\\app.py**, change the import:",
+                Some("src\\app.py"),
+            ),
+            ("`src/app.py` calls `src/app.py`:", Some("src/app.py")),
+            ("Change `a.py` and `b.py`:", None),
+            ("Change src/a.py and src/b.py:", None),
+            ("See https://example.com/a.html for details:", None),
+            ("Change the loop, e.g. like this:", None),
+            ("Change the loop:", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(path_in_prose(line).as_deref(), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn unquoted_paths_with_spaces() {
+        for path in [
+            "docs/my notes.md",
+            "docs/Meeting Notes 2024.md",
+            "src\\My Component.tsx",
+            "a/b/c d.py",
+        ] {
+            assert_eq!(path_from_line(path).as_deref(), Some(path), "{path}");
+        }
+        assert_eq!(
+            path_from_line("**docs/my notes.md**").as_deref(),
+            Some("docs/my notes.md")
+        );
+        for prose in [
+            "Update the file src/app.py",
+            "src/app.py is updated",
+            "src/app.py and tests/x.py",
+            "src/foo is done in bar.py",
+            "docs/a.md and notes.md",
+            "see docs/my notes.md",
+            "my notes.md",
+            "docs/my notes.md.",
+            "docs/my  notes.md",
+            "docs/one two three four five.md",
+            "docs/notes (draft).md",
+        ] {
+            assert_eq!(path_from_line(prose), None, "{prose}");
+        }
     }
 }

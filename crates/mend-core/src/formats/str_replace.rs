@@ -94,7 +94,10 @@ fn collect(v: &Value, at: &str, out: &mut Vec<Edit>) -> Result<(), String> {
                         let content = json::string(obj, &["file_text", "content"], at)?;
                         out.push(Edit {
                             path,
-                            op: EditOp::WriteFile { content },
+                            op: EditOp::WriteFile {
+                                content,
+                                inferred: false,
+                            },
                             origin: Some(origin(&v, at)),
                         });
                         return Ok(());

@@ -2,21 +2,33 @@
 //!
 //! Input arrives in chunks of any size. Complete lines are fed to a state
 //! machine: in the idle state each line is offered to the block recognizers
-//! (SEARCH/REPLACE, edit blocks, apply-patch envelopes, diffs) and to the
-//! fence tracker (whole-file writes, JSON edits, shell commands); once a
-//! block has started, its own parser consumes lines until the block ends.
-//! Events are emitted as soon as a block is complete. Because a line is only
-//! processed once its newline has arrived (or at [`StreamParser::finish`]),
-//! the events never depend on how the input was split.
+//! (SEARCH/REPLACE, edit blocks, apply-patch envelopes, diffs, a
+//! `write_to_file` call's content) and to the fence tracker (whole-file
+//! writes, JSON edits, shell commands); once a block has started, its own
+//! parser consumes lines until the block ends. Events are emitted as soon
+//! as a block is complete. Because a line is only processed once its
+//! newline has arrived (or at [`StreamParser::finish`]), the events never
+//! depend on how the input was split.
+//!
+//! Fences are tracked as CommonMark reads them (see `fence.rs`); a fence
+//! under a path line is a whole-file write, explicit with `--format
+//! whole-file`, inferred in `auto` (the planner decides from the file
+//! whether it is one). Every path an edit names is read through
+//! [`super::path::model_path`] (`src\app.py` is `src/app.py`).
 
 use std::collections::VecDeque;
 
 use super::block::{BlockParser, Feed, PartialBlock, malformed};
 use super::event::{Entry, Event, Malformed, ShellSuggestion};
+use super::fence::{self, Opening};
 use super::format::{BlockKind, Format};
+use super::path::model_path;
+use super::search_replace::BlockPath;
+use super::tool_call::{self, Call, TagLine, Tool};
 use super::{
     anchored, apply_patch, edit_block, json, search_replace, str_replace, unified_diff, whole_file,
 };
+use crate::edit::EditOp;
 use crate::error::Error;
 
 enum State {
@@ -25,6 +37,7 @@ enum State {
     EditBlock(edit_block::Block),
     Patch(apply_patch::Block),
     Diff(unified_diff::Block),
+    WriteTo(tool_call::WriteTo),
 }
 
 impl State {
@@ -35,6 +48,7 @@ impl State {
             State::EditBlock(b) => Some(b),
             State::Patch(b) => Some(b),
             State::Diff(b) => Some(b),
+            State::WriteTo(b) => Some(b),
         }
     }
 
@@ -45,8 +59,17 @@ impl State {
             State::EditBlock(b) => Some(b),
             State::Patch(b) => Some(b),
             State::Diff(b) => Some(b),
+            State::WriteTo(b) => Some(b),
         }
     }
+}
+
+/// What is above a SEARCH block (see [`StreamParser::above_block`]).
+enum Above {
+    /// A fence opening whose info string names a path.
+    Info(usize, String),
+    /// The nearest line of text.
+    Line(usize, String),
 }
 
 enum Recent {
@@ -57,11 +80,17 @@ enum Recent {
 
 struct Fence {
     open: usize,
-    marker: String,
-    lang: String,
+    opening: Opening,
+    /// The file it names: its info string's path, else the path line above.
     path: Option<(usize, String)>,
     content: Vec<String>,
     had_block: bool,
+    /// Nested fences open inside it (openings with an info string whose
+    /// closing line would also close it).
+    depth: usize,
+    /// The first line that closed a nested fence but could have closed
+    /// this one: where it ends is then ambiguous.
+    ambiguous: Option<usize>,
 }
 
 /// Parses a response incrementally. See the module doc.
@@ -75,6 +104,8 @@ pub struct StreamParser {
     undecided: Option<String>,
     state: State,
     fence: Option<Fence>,
+    /// The Roo/Cline tool call the stream is inside of.
+    call: Option<Call>,
     recent: VecDeque<Recent>,
     last_sr_path: Option<String>,
     pending_minus: Option<(usize, String)>,
@@ -101,6 +132,7 @@ impl StreamParser {
             undecided: (mode == Format::Auto).then(String::new),
             state: State::Idle,
             fence: None,
+            call: None,
             recent: VecDeque::new(),
             last_sr_path: None,
             pending_minus: None,
@@ -157,6 +189,7 @@ impl StreamParser {
             self.line(n, line, &mut out);
         }
         self.pending.push_str(rest);
+        normalize_paths(&mut out);
         out
     }
 
@@ -164,7 +197,9 @@ impl StreamParser {
     /// (an unclosed block is malformed), and parses buffered JSON.
     pub fn finish(mut self) -> Result<Vec<Event>, Error> {
         if let Some(text) = self.json.take() {
-            return parse_json_input(&text, self.mode);
+            let mut out = parse_json_input(&text, self.mode)?;
+            normalize_paths(&mut out);
+            return Ok(out);
         }
         if let Some(head) = self.undecided.take() {
             self.pending.insert_str(0, &head);
@@ -193,25 +228,70 @@ impl StreamParser {
                     self.idle(hn, &h, &mut out);
                 }
             }
+            State::WriteTo(b) => out.extend(b.eof(end)),
         }
-        if let Some(f) = self.fence.take()
-            && !f.had_block
-            && f.path.is_some()
-            && self.whole_file_candidate(&f)
-        {
-            let (line, path) = f.path.clone().expect("checked");
-            out.push(Event::Entry(Entry::Malformed(Malformed {
-                format: Format::WholeFile.into(),
-                line: f.open,
-                path: Some(path),
-                message: format!(
-                    "the fence opened at line {} is never closed, so the file's content may be cut short",
+        if let Some(f) = self.fence.take() {
+            self.unclosed_fence(&f, &mut out);
+        }
+        normalize_paths(&mut out);
+        Ok(out)
+    }
+
+    /// A fence still open at the end of the input: a whole-file write in it
+    /// may be cut short, so it is malformed.
+    fn unclosed_fence(&self, f: &Fence, out: &mut Vec<Event>) {
+        if f.had_block || !self.on(Format::WholeFile) {
+            return;
+        }
+        let Some((_, path)) = f.path.clone().filter(|_| self.whole_file_candidate(f)) else {
+            return self.swallowed(f, out);
+        };
+        let mut message = format!(
+            "the fence opened at line {} is never closed, so the file's content may be cut short",
+            f.open
+        );
+        if let Some(at) = f.ambiguous {
+            message.push_str(&format!(
+                "; the fence at line {at} closed a fence nested in it, and may have been meant to close it: send the file in a longer outer fence (````), so that its own ``` lines cannot end it"
+            ));
+        }
+        out.push(Event::Entry(Entry::Malformed(Malformed {
+            format: Format::WholeFile.into(),
+            line: f.open,
+            text: quoted(&path, f),
+            path: Some(path),
+            message,
+        })));
+    }
+
+    /// A fence without a file, never closed, that swallowed what reads as
+    /// a whole-file block (a path line, then a fence): that write would be
+    /// lost without a word, so the fence is malformed.
+    fn swallowed(&self, f: &Fence, out: &mut Vec<Event>) {
+        let mut lines = f
+            .content
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let mut prev: Option<(usize, &String)> = None;
+        let hit = lines.find_map(|(k, l)| {
+            let named = prev.and_then(|(pk, p)| whole_file::path_only(p).map(|path| (pk, path)));
+            prev = Some((k, l));
+            named.filter(|_| fence::open(l).is_some())
+        });
+        if let Some((k, path)) = hit {
+            let at = f.open + 1 + k;
+            out.push(malformed(
+                Format::WholeFile.into(),
+                at,
+                Some(path),
+                format!(
+                    "the fence opened at line {} is never closed, so the file named at line {at} and the fence under it were read as its content, not as a whole-file write; close each fence",
                     f.open
                 ),
-                text: format!("(from line {line})"),
-            })));
+                &f.content.join("\n"),
+            ));
         }
-        Ok(out)
     }
 
     /// The block being read, if any.
@@ -263,6 +343,9 @@ impl StreamParser {
     }
 
     fn end_block(&mut self) {
+        if matches!(self.state, State::WriteTo(_)) {
+            self.call = None;
+        }
         self.state = State::Idle;
         self.recent.push_back(Recent::Boundary);
         self.trim_recent();
@@ -292,20 +375,13 @@ impl StreamParser {
             }
             self.idle_plain(pn, &pl, out);
         }
-        if let Some(f) = &self.fence
-            && is_fence_close(line, &f.marker)
-        {
-            let f = self.fence.take().expect("checked");
-            self.close_fence(&f, out);
-            self.recent.push_back(Recent::Line(n, line.to_owned()));
-            self.trim_recent();
+        if self.fence_closes(n, line, out) {
             return;
         }
         if self.on(Format::SearchReplace) && search_replace::is_open(line) {
-            let path = self.sr_path();
-            let fallback = self.last_sr_path.clone();
+            let path = self.block_path();
             self.start(State::SearchReplace(search_replace::Block::start(
-                n, line, path, fallback,
+                n, line, path,
             )));
             return;
         }
@@ -329,7 +405,84 @@ impl StreamParser {
             self.pending_minus = Some((n, line.to_owned()));
             return;
         }
+        if self.tool_call_line(n, line) {
+            return;
+        }
         self.idle_plain(n, line, out);
+    }
+
+    /// Closes the open fence at `line` if it closes it; a line that closes
+    /// a fence nested in it instead is content, and makes its extent
+    /// ambiguous.
+    fn fence_closes(&mut self, n: usize, line: &str, out: &mut Vec<Event>) -> bool {
+        let Some(f) = &mut self.fence else {
+            return false;
+        };
+        if !f.opening.closer.closes(line) {
+            return false;
+        }
+        if f.depth > 0 {
+            f.depth -= 1;
+            f.ambiguous.get_or_insert(n);
+            return false;
+        }
+        let f = self.fence.take().expect("checked");
+        self.close_fence(&f, out);
+        self.recent.push_back(Recent::Line(n, line.to_owned()));
+        self.trim_recent();
+        true
+    }
+
+    /// Roo's and Cline's tool-call tags (see `tool_call.rs`): a call opens
+    /// and closes, its `<path>` names the file of what follows, and a
+    /// `write_to_file` call's `<content>` starts a block.
+    fn tool_call_line(&mut self, n: usize, line: &str) -> bool {
+        let Some(tag) = tool_call::tag_line(line) else {
+            return false;
+        };
+        match tag {
+            TagLine::Open(tool) => {
+                self.call = Some(Call { tool, path: None });
+                false
+            }
+            TagLine::Close(tool) => {
+                if self.call.as_ref().is_some_and(|c| c.tool == tool) {
+                    self.call = None;
+                }
+                false
+            }
+            TagLine::Path(p) => {
+                if let Some(c) = &mut self.call {
+                    c.path = Some((n, p));
+                }
+                false
+            }
+            TagLine::Content(rest) => {
+                let Some(call) = &self.call else {
+                    return false;
+                };
+                // Inside a fence under a file's name, the lines are that
+                // file's (a document about these tools), not a call.
+                let in_file = self.fence.as_ref().is_some_and(|f| f.path.is_some());
+                if call.tool != Tool::WriteToFile || !self.on(Format::WholeFile) || in_file {
+                    return false;
+                }
+                let path = call.path.clone();
+                self.start(State::WriteTo(tool_call::WriteTo::start(
+                    n, line, &rest, path,
+                )));
+                true
+            }
+        }
+    }
+
+    /// The path of the `apply_diff` or `replace_in_file` call the stream is
+    /// inside of.
+    fn call_path(&self) -> Option<(usize, String)> {
+        self.call
+            .as_ref()
+            .filter(|c| c.tool != Tool::WriteToFile)
+            .and_then(|c| c.path.clone())
     }
 
     /// A line that starts no block.
@@ -354,17 +507,26 @@ impl StreamParser {
             }
         }
         match &mut self.fence {
-            Some(f) => f.content.push(line.to_owned()),
+            Some(f) => {
+                if f.opening.closer.nests(line) {
+                    f.depth += 1;
+                }
+                f.content.push(line.to_owned());
+            }
             None => {
-                if let Some((marker, lang)) = fence_open(line) {
-                    let path = self.path_before_fence(n);
+                if let Some(opening) = fence::open(line) {
+                    let path = match &opening.path {
+                        Some(p) => Some((n, p.clone())),
+                        None => self.path_before_fence(n),
+                    };
                     self.fence = Some(Fence {
                         open: n,
-                        marker,
-                        lang,
+                        opening,
                         path,
                         content: Vec::new(),
                         had_block: false,
+                        depth: 0,
+                        ambiguous: None,
                     });
                 } else if let Some(cmd) = t.strip_prefix("$ ")
                     && cmd.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -380,24 +542,52 @@ impl StreamParser {
         self.trim_recent();
     }
 
-    /// The file named above a SEARCH block: the nearest non-blank line,
-    /// past one fence opening, unless a block ended in between. Some models
-    /// put the file name in a fence of its own just before the block's
-    /// fence (```` ``` ```` / `a.py` / ```` ``` ````), as aider accepts.
-    fn sr_path(&self) -> Option<(usize, String)> {
+    /// The file of a SEARCH block: the path line above it, else the path
+    /// of the tool call it is in, else the previous block's file, else the
+    /// one path the prose just above it names.
+    fn block_path(&self) -> Option<BlockPath> {
+        let above = self.above_block();
+        let line = match &above {
+            Some(Above::Info(n, p)) => Some((*n, p.clone())),
+            Some(Above::Line(n, l)) => search_replace::path_from_line(l).map(|p| (*n, p)),
+            None => None,
+        };
+        if let Some((n, p)) = line.or_else(|| self.call_path()) {
+            return Some(BlockPath::Line(n, p));
+        }
+        if let Some(p) = &self.last_sr_path {
+            return Some(BlockPath::Previous(p.clone()));
+        }
+        match above {
+            Some(Above::Line(n, l)) => {
+                search_replace::path_in_prose(&l).map(|p| BlockPath::Prose(n, p))
+            }
+            _ => None,
+        }
+    }
+
+    /// What names the file above a SEARCH block: the nearest non-blank
+    /// line, past one fence opening (whose info string may name the file),
+    /// unless a block ended in between. Some models put the file name in a
+    /// fence of its own just before the block's fence (```` ``` ```` /
+    /// `a.py` / ```` ``` ````), as aider accepts.
+    fn above_block(&self) -> Option<Above> {
         let mut fences = 0;
         let mut closed_name_fence = false;
         for r in self.recent.iter().rev() {
             match r {
                 Recent::Boundary => return None,
                 Recent::Line(_, l) if l.trim().is_empty() => continue,
-                Recent::Line(_, l) if fence_open(l).is_some() && fences == 0 => fences += 1,
+                Recent::Line(n, l) if fences == 0 && fence::open(l).is_some() => {
+                    if let Some(p) = fence::open(l).and_then(|o| o.path) {
+                        return Some(Above::Info(*n, p));
+                    }
+                    fences += 1;
+                }
                 Recent::Line(_, l) if fences == 1 && !closed_name_fence && is_bare_fence(l) => {
                     closed_name_fence = true;
                 }
-                Recent::Line(n, l) => {
-                    return search_replace::path_from_line(l).map(|p| (*n, p));
-                }
+                Recent::Line(n, l) => return Some(Above::Line(*n, l.clone())),
             }
         }
         None
@@ -410,12 +600,7 @@ impl StreamParser {
                 Recent::Boundary => return None,
                 Recent::Line(_, l) if l.trim().is_empty() => continue,
                 Recent::Line(p, l) if n - p <= 3 => {
-                    let path = if self.mode == Format::WholeFile {
-                        search_replace::path_from_line(l)
-                    } else {
-                        whole_file::path_only(l)
-                    };
-                    return path.map(|p2| (*p, p2));
+                    return whole_file::path_only(l).map(|p2| (*p, p2));
                 }
                 Recent::Line(..) => return None,
             }
@@ -423,18 +608,26 @@ impl StreamParser {
         None
     }
 
+    /// Whether a fence with a path may be a whole-file write. Fences in a
+    /// shell language are commands and `diff`/`json` fences are read as
+    /// such, unless the info string itself names the file; a citation of
+    /// lines is never a write.
     fn whole_file_candidate(&self, f: &Fence) -> bool {
         let explicit = self.mode == Format::WholeFile;
+        let lang = f.opening.lang.as_str();
+        let named = f.opening.path.is_some();
         self.on(Format::WholeFile)
-            && !SHELL_LANGS.contains(&f.lang.as_str())
-            && (explicit || !matches!(f.lang.as_str(), "diff" | "patch" | "udiff" | "json"))
+            && !f.opening.citation
+            && (named || !SHELL_LANGS.contains(&lang))
+            && (explicit || named || !matches!(lang, "diff" | "patch" | "udiff" | "json"))
     }
 
     fn close_fence(&mut self, f: &Fence, out: &mut Vec<Event>) {
         if f.had_block {
             return;
         }
-        if SHELL_LANGS.contains(&f.lang.as_str()) {
+        let lang = f.opening.lang.as_str();
+        if SHELL_LANGS.contains(&lang) && f.opening.path.is_none() {
             for (k, l) in f.content.iter().enumerate() {
                 let t = l.trim();
                 let t = t.strip_prefix("$ ").unwrap_or(t);
@@ -448,24 +641,71 @@ impl StreamParser {
             }
             return;
         }
-        if f.lang == "json" && self.mode == Format::Auto {
-            json_fence(f, out);
+        if lang == "json" && self.mode == Format::Auto && json_fence(f, out) {
             return;
         }
-        if let Some((line, path)) = &f.path
-            && self.whole_file_candidate(f)
-        {
-            out.push(Event::Entry(Entry::Edit(whole_file::edit(
-                path, *line, &f.content,
-            ))));
+        let Some((line, path)) = &f.path else {
+            return;
+        };
+        if !self.whole_file_candidate(f) {
+            return;
+        }
+        if let Some(at) = f.ambiguous {
+            out.push(malformed(
+                Format::WholeFile.into(),
+                f.open,
+                Some(path.clone()),
+                format!(
+                    "the fence opened at line {} holds fences of its own, and the fence at line {at} may close either: where the file ends is ambiguous; send the file in a longer outer fence (```` for a file that holds ``` fences)",
+                    f.open
+                ),
+                &quoted(path, f),
+            ));
+            return;
+        }
+        let inferred = self.mode != Format::WholeFile;
+        out.push(Event::Entry(Entry::Edit(whole_file::edit(
+            path, *line, &f.content, inferred,
+        ))));
+    }
+}
+
+/// A fence's path and content as the model sent them, for a report.
+fn quoted(path: &str, f: &Fence) -> String {
+    let e = whole_file::edit(path, f.open, &f.content, false);
+    e.origin.map_or_else(String::new, |o| o.text.to_string())
+}
+
+/// Every path an event names, read as a model means it
+/// ([`model_path`]: backslash separators).
+fn normalize_paths(events: &mut [Event]) {
+    let fix = |p: &mut String| {
+        if let std::borrow::Cow::Owned(o) = model_path(p) {
+            *p = o;
+        }
+    };
+    for e in events {
+        match e {
+            Event::Entry(Entry::Edit(edit)) => {
+                fix(&mut edit.path);
+                if let EditOp::Rename { to } = &mut edit.op {
+                    fix(to);
+                }
+            }
+            Event::Entry(Entry::Malformed(m)) => {
+                if let Some(p) = &mut m.path {
+                    fix(p);
+                }
+            }
+            Event::Shell(_) => {}
         }
     }
 }
 
 /// A ```` ```json ```` fence in a text response: its edits, a malformed
-/// entry when it reads as edit JSON but cannot be used, or nothing when it
-/// is some other JSON (a config snippet in prose).
-fn json_fence(f: &Fence, out: &mut Vec<Event>) {
+/// entry when it reads as edit JSON but cannot be used, or nothing (and
+/// `false`) when it is some other JSON (a config snippet in prose).
+fn json_fence(f: &Fence, out: &mut Vec<Event>) -> bool {
     let text = f.content.join("\n");
     let v = match serde_json::from_str::<serde_json::Value>(&text) {
         Ok(v) => v,
@@ -475,16 +715,16 @@ fn json_fence(f: &Fence, out: &mut Vec<Event>) {
             let message = json::syntax_message(&e, f.open);
             let path = json::path_in_broken(&text);
             out.push(malformed(BlockKind::Json, f.open, path, message, &text));
-            return;
+            return true;
         }
-        Err(_) => return,
+        Err(_) => return false,
     };
     let parsed = if anchored::matches(&v) {
         anchored::parse_value(&v)
     } else if str_replace::matches(&v) {
         str_replace::parse_value(&v)
     } else {
-        return;
+        return false;
     };
     match parsed {
         Ok(edits) => {
@@ -507,6 +747,7 @@ fn json_fence(f: &Fence, out: &mut Vec<Event>) {
             ));
         }
     }
+    true
 }
 
 /// Whether text that does not parse as JSON still names the fields of an
@@ -543,36 +784,9 @@ fn parse_json_input(text: &str, mode: Format) -> Result<Vec<Event>, Error> {
         .collect())
 }
 
-/// A fence opening: three or more backticks or tildes, then an optional
-/// info string whose first word is the language.
-fn fence_open(line: &str) -> Option<(String, String)> {
-    let t = line.trim_start();
-    let c = t.chars().next().filter(|&c| c == '`' || c == '~')?;
-    let run = t.chars().take_while(|&x| x == c).count();
-    if run < 3 {
-        return None;
-    }
-    let info = t[run..].trim();
-    if c == '`' && info.contains('`') {
-        return None;
-    }
-    let lang = info
-        .split(|ch: char| ch.is_whitespace() || ch == '{' || ch == ',')
-        .next()
-        .unwrap_or("")
-        .to_lowercase();
-    Some((t[..run].to_owned(), lang))
-}
-
 // A fence line with no info string (```` ``` ```` or `~~~`).
 fn is_bare_fence(line: &str) -> bool {
-    fence_open(line).is_some_and(|(_, lang)| lang.is_empty())
-}
-
-fn is_fence_close(line: &str, marker: &str) -> bool {
-    let t = line.trim();
-    let c = marker.chars().next().unwrap_or('`');
-    t.len() >= marker.len() && t.chars().all(|x| x == c)
+    fence::open(line).is_some_and(|o| o.is_bare())
 }
 
 #[cfg(test)]
@@ -610,6 +824,85 @@ mod tests {
         assert_eq!(p.partial().unwrap().format, "search-replace");
         assert_eq!(p.push("y\n>>>>>>> REPLACE\n").len(), 1);
         assert!(p.partial().is_none());
+    }
+
+    fn edits_and_errors(text: &str, mode: Format) -> Vec<String> {
+        all(text, mode)
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Entry(Entry::Edit(e)) => Some(format!("{} {}", e.path, e.describe())),
+                Event::Entry(Entry::Malformed(m)) => Some(format!("malformed: {}", m.message)),
+                Event::Shell(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn nested_fences_make_a_whole_file_ambiguous() {
+        let even = "R.md\n```markdown\n# R\n```sh\nx\n```\nmore\n```\n";
+        let got = edits_and_errors(even, Format::Auto);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].contains("longer outer fence"), "{got:?}");
+        let odd = "R.md\n```markdown\n# R\n```sh\nx\n```\n";
+        assert!(edits_and_errors(odd, Format::WholeFile)[0].contains("never closed"));
+        // A longer outer fence holds them unambiguously.
+        let longer = "R.md\n````markdown\n# R\n```sh\nx\n```\nmore\n````\n";
+        assert_eq!(
+            edits_and_errors(longer, Format::Auto),
+            vec!["R.md whole-file write"]
+        );
+        // Nesting outside a whole-file fence only decides where it ends.
+        let prose = "Example:\n```markdown\n```sh\nx\n```\n```\n\na.py\n```\nprint(1)\n```\n";
+        assert_eq!(
+            edits_and_errors(prose, Format::Auto),
+            vec!["a.py whole-file write"]
+        );
+    }
+
+    #[test]
+    fn an_unclosed_fence_does_not_swallow_a_whole_file_silently() {
+        let text = "Wrap it:\n<pre>\n\nb.py\n```python\nprint(2)\n```\n";
+        let got = edits_and_errors(text, Format::Auto);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].contains("never closed"), "{got:?}");
+        // Without a whole-file block in it, an unclosed fence is prose.
+        assert!(edits_and_errors("Wrap it:\n<pre>\nx\n", Format::Auto).is_empty());
+    }
+
+    #[test]
+    fn fences_name_the_file_of_their_blocks() {
+        let sr = "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n";
+        for open in [
+            "```python:src/a.py",
+            "```python src/a.py",
+            "```py file=\"src/a.py\"",
+        ] {
+            let text = format!("{open}\n{sr}```\n");
+            assert_eq!(
+                edits_and_errors(&text, Format::Auto),
+                vec!["src/a.py search/replace block"],
+                "{open}"
+            );
+        }
+        let tagged = format!("src\\a.py\n<source>python\n{sr}</source>\n");
+        assert_eq!(
+            edits_and_errors(&tagged, Format::Auto),
+            vec!["src/a.py search/replace block"]
+        );
+    }
+
+    #[test]
+    fn tool_calls_name_the_file_of_their_blocks() {
+        let roo = "<apply_diff>\n<path>src\\a.py</path>\n<diff>\n<<<<<<< SEARCH\n:start_line:3\n-------\nx\n=======\ny\n>>>>>>> REPLACE\n</diff>\n</apply_diff>\n";
+        assert_eq!(
+            edits_and_errors(roo, Format::Auto),
+            vec!["src/a.py search/replace block"]
+        );
+        let cline = "<replace_in_file>\n<path>b.ts</path>\n<diff>\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE\n</diff>\n</replace_in_file>\n";
+        assert_eq!(
+            edits_and_errors(cline, Format::Auto),
+            vec!["b.ts search/replace block"]
+        );
     }
 
     #[test]

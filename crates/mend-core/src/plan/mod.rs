@@ -31,6 +31,7 @@ mod readings;
 mod region;
 mod splice;
 mod substring;
+mod whole;
 
 use std::cell::OnceCell;
 
@@ -101,6 +102,9 @@ pub struct FilePlanner {
     existed: bool,
     /// The batch's base text and indexes; `None` while the file is absent.
     base: Option<Prepared>,
+    /// The file as it was, once an edit changed `base` (a snippet may
+    /// quote either).
+    original: Option<Option<Prepared>>,
     batch: Batch,
     new_path: Option<String>,
     executable: Option<bool>,
@@ -169,6 +173,7 @@ impl FilePlanner {
             opts: *opts,
             existed: original.is_some(),
             base: original.map(|t| Prepared::of(t.to_owned())),
+            original: None,
             batch: Batch::default(),
             new_path: None,
             executable: None,
@@ -250,13 +255,26 @@ impl FilePlanner {
         let batch = std::mem::take(&mut self.batch);
         self.failed |= batch.failed();
         self.reports.close();
-        if let Some(base) = self.base.take() {
-            self.base = Some(Prepared::of(batch.apply(base.text())));
+        if let Some(base) = &self.base {
+            let next = Prepared::of(batch.apply(base.text()));
+            self.set_base(Some(next));
         }
     }
 
     fn text(&self) -> Option<&str> {
         self.base.as_ref().map(Prepared::text)
+    }
+
+    /// Replaces the base text, keeping the file's original text the first
+    /// time.
+    fn set_base(&mut self, next: Option<Prepared>) {
+        let before = std::mem::replace(&mut self.base, next);
+        self.original.get_or_insert(before);
+    }
+
+    /// The file's original text, when an edit changed it.
+    fn original_text(&self) -> Option<&str> {
+        self.original.as_ref()?.as_ref().map(Prepared::text)
     }
 
     fn applied(&mut self, i: usize, e: &Edit) {
@@ -282,30 +300,13 @@ impl FilePlanner {
         match &e.op {
             EditOp::Replace(_) => unreachable!("replacements are batched"),
             EditOp::Create { content } => match self.text() {
-                Some(t) if !t.trim().is_empty() => self.fail(
-                    i,
-                    e,
-                    Failure::new(
-                        FailureKind::FileExists,
-                        format!(
-                            "{} already exists and is not empty, so an empty search cannot create it",
-                            e.path
-                        ),
-                        "To change the file, put the lines to replace in the search. To replace all of it, send a whole-file write.",
-                    ),
-                ),
+                Some(t) if !t.trim().is_empty() => {
+                    let f = whole::create_over_existing(t, content, e);
+                    self.fail(i, e, f);
+                }
                 _ => self.write(i, e, content.clone()),
             },
-            EditOp::WriteFile { content } => {
-                if let Some(f) = lazy_whole_file(self.text(), content, &e.path) {
-                    return self.fail(i, e, f);
-                }
-                let new = match self.text() {
-                    Some(old) => conform_whole_file(old, content),
-                    None => content.clone(),
-                };
-                self.write(i, e, new);
-            }
+            EditOp::WriteFile { content, inferred } => self.write_file(i, e, content, *inferred),
             EditOp::SetMode { executable } => match self.base {
                 None => self.fail(i, e, missing("change its mode")),
                 Some(_) => {
@@ -316,7 +317,7 @@ impl FilePlanner {
             EditOp::Delete => match self.base {
                 None => self.fail(i, e, missing("delete it")),
                 Some(_) => {
-                    self.base = None;
+                    self.set_base(None);
                     self.applied(i, e);
                 }
             },
@@ -330,6 +331,31 @@ impl FilePlanner {
         }
     }
 
+    /// A whole-file write: an explicit one is written (unless it elides
+    /// code); an inferred one only when the file evidently is what it
+    /// holds (`whole.rs`), and an excerpt of the file is a snippet.
+    fn write_file(&mut self, i: usize, e: &Edit, content: &str, inferred: bool) {
+        if let Some(f) = lazy_whole_file(self.text(), content, &e.path) {
+            return self.fail(i, e, f);
+        }
+        if inferred {
+            match whole::judge(self.text(), self.original_text(), content, e) {
+                whole::Reading::Write => {}
+                whole::Reading::Snippet(span) => {
+                    let mut r = EditReport::new(i, e, EditStatus::Snippet);
+                    r.lines = Some(span);
+                    return self.reports.push(r);
+                }
+                whole::Reading::Refused(f) => return self.fail(i, e, f),
+            }
+        }
+        let new = match self.text() {
+            Some(old) => conform_whole_file(old, content),
+            None => content.to_owned(),
+        };
+        self.write(i, e, new);
+    }
+
     /// Sets the file's whole content, refusing control characters it did
     /// not have.
     fn write(&mut self, i: usize, e: &Edit, content: String) {
@@ -337,7 +363,7 @@ impl FilePlanner {
         if let Some(c) = introduced_control(before, &content) {
             return self.fail(i, e, control_failure(&e.path, c));
         }
-        self.base = Some(Prepared::of(content));
+        self.set_base(Some(Prepared::of(content)));
         self.applied(i, e);
     }
 }

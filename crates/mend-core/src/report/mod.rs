@@ -10,7 +10,7 @@
 //!   "written": bool,            // files were changed on disk
 //!   "dry_run": bool,
 //!   "format": "search-replace", // the input's format, or "mixed (a, b)"
-//!   "applied": 2, "requested": 3,
+//!   "applied": 2, "requested": 3, // no-ops and snippets count as applied
 //!   "files": [ { "path": "src/a.py", "status": "M",      // M, A, D or R
 //!                "renamed_to": null, "diff": "--- a/src/a.py\n+++ …" } ],
 //!   "edits": [ EditReport, … ],
@@ -42,6 +42,8 @@
 //!   "path": "src/a.py",
 //!   "kind": "search/replace block",
 //!   "status": "applied",              // applied | noop | failed | skipped
+//!                                     // | snippet (a fence under the file's
+//!                                     // name that only quotes `lines` of it)
 //!   "pass": "whitespace",             // exact | trailing_whitespace |
 //!                                     // whitespace | unicode | line_numbers |
 //!                                     // elision | similarity | null
@@ -84,6 +86,10 @@ pub enum EditStatus {
     Failed,
     /// The edit was not tried because an earlier edit to the file failed.
     Skipped,
+    /// Not an edit: a fence under a file's name that is an unchanged
+    /// excerpt of the file (its `lines`), read as prose; nothing is
+    /// written and the response is not failed by it.
+    Snippet,
 }
 
 /// Why an edit failed.
@@ -155,6 +161,17 @@ impl LineSpan {
         LineSpan {
             start: start + 1,
             end: end.max(start + 1),
+        }
+    }
+}
+
+impl LineSpan {
+    /// "line 4" or "lines 4-9", for messages.
+    pub fn phrase(&self) -> String {
+        if self.start == self.end {
+            format!("line {self}")
+        } else {
+            format!("lines {self}")
         }
     }
 }
@@ -306,7 +323,10 @@ impl EditReport {
 
     /// Whether the edit did not fail.
     pub fn is_ok(&self) -> bool {
-        matches!(self.status, EditStatus::Applied | EditStatus::Noop)
+        matches!(
+            self.status,
+            EditStatus::Applied | EditStatus::Noop | EditStatus::Snippet
+        )
     }
 
     /// The path for humans, escaped: both paths of a rename (`old → new`),
@@ -348,6 +368,12 @@ impl EditReport {
                 s
             }
             EditStatus::Noop => format!("no-op    #{n} {path} (replacement equals search)"),
+            EditStatus::Snippet => {
+                let at = self
+                    .lines
+                    .map_or(String::new(), |l| format!(" {}", l.phrase()));
+                format!("snippet  #{n} {path} (read as a snippet of {path}{at}, not an edit)")
+            }
             EditStatus::Failed | EditStatus::Skipped => {
                 let word = if self.status == EditStatus::Failed {
                     "FAILED "
@@ -468,7 +494,7 @@ pub struct ApplyReport {
     pub dry_run: bool,
     /// The input format.
     pub format: String,
-    /// Edits applied (no-ops included).
+    /// Edits applied (no-ops and snippets included).
     pub applied: usize,
     /// Edits requested.
     pub requested: usize,

@@ -7,3 +7,4 @@ mod slips;
 mod streaming;
 mod support;
 mod ties;
+mod whole_file;

@@ -486,7 +486,10 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<WriteFileArgs>>,
     ) -> CallToolResult {
-        let op = EditOp::WriteFile { content: a.content };
+        let op = EditOp::WriteFile {
+            content: a.content,
+            inferred: false,
+        };
         let edit = Self::edit(&a.path, op, Format::Anchored);
         self.apply_routed(Ok(Self::parsed(vec![edit])), Call::new(a.dry_run, a.syntax))
             .await

@@ -95,14 +95,43 @@ fn whole_file_write_of_100k_lines() {
     let n = 100_000 * scale();
     let response = format!("big.py\n```python\n{}```\n", lines(n));
     // At ten times the scale the file passes the default size limit, which
-    // applies to what mend writes too.
+    // applies to what mend writes too. Over a file it does not evidently
+    // hold, the write must be asked for.
     let run = apply(
         &[("big.py", "x = 1\n")],
-        &["--max-bytes", "1000000000"],
+        &["--max-bytes", "1000000000", "--format", "whole-file"],
         response.as_bytes(),
     );
     assert_eq!(run.code, 0);
     assert_bounded(&run, 10_000);
+}
+
+#[test]
+fn whole_file_judged_against_100k_lines() {
+    // In auto, the fence is judged against the file: an excerpt search and
+    // a covering test over every line, bounded however the lines repeat.
+    let n = 100_000 * scale();
+    let file = format!("import os\n{}", lines(n));
+    let rewrite = format!("big.py\n```python\nimport os\n{}main()\n```\n", lines(n));
+    let run = apply(
+        &[("big.py", &file)],
+        &["--max-bytes", "1000000000"],
+        rewrite.as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", String::from_utf8_lossy(&run.stdout));
+    assert_bounded(&run, 10_000);
+    let same = "    same = 1\n".repeat(n);
+    let snippet = format!(
+        "big.py\n```python\n{}    other = 2\n```\n",
+        "    same = 1\n".repeat(n / 2)
+    );
+    let run = apply(
+        &[("big.py", &same)],
+        &["--max-bytes", "1000000000"],
+        snippet.as_bytes(),
+    );
+    assert_eq!(run.code, 1, "{}", String::from_utf8_lossy(&run.stdout));
+    assert_bounded(&run, 20_000);
 }
 
 #[test]
