@@ -7,7 +7,7 @@ use super::batch::Planned;
 use super::splice::Splice;
 use super::{Planner, search_noun};
 use crate::edit::{Edit, Hints, Replace, Target};
-use crate::locate::{LineQuery, MatchPass, Miss, locate};
+use crate::locate::{LineQuery, Match, MatchPass, Miss, locate};
 use crate::normalize::indent_of;
 use crate::report::{Failure, FailureKind};
 
@@ -23,7 +23,7 @@ impl Planner<'_, '_> {
         match &r.target {
             Target::Lines { search, replace } => {
                 if search.is_empty() && r.hints.at_eof {
-                    return Ok(self.append(replace, &r.hints, owner));
+                    return self.append(e, replace, &r.hints, owner);
                 }
                 if search.iter().all(|l| l.trim().is_empty()) {
                     return Err(Failure::new(
@@ -172,7 +172,18 @@ impl Planner<'_, '_> {
     /// Appends lines at the end of the file (a pure-addition patch chunk
     /// without context). Codex appends such a chunk and leaves the cursor
     /// where it was, so a later chunk may still edit an earlier line.
-    fn append(&self, lines: &[String], hints: &Hints, owner: usize) -> Planned {
+    fn append(
+        &self,
+        e: &Edit,
+        lines: &[String],
+        hints: &Hints,
+        owner: usize,
+    ) -> Result<Planned, Failure> {
+        // Numbered new lines at the end follow the file's last line.
+        let n = self.doc.len();
+        let at_end = Match::one_to_one(MatchPass::Exact, n, Vec::new(), lines.to_vec());
+        let stripped = self.denumbered(&at_end, hints, search_noun(e))?;
+        let lines = stripped.as_ref().map_or(lines, |m| m.replace.as_slice());
         let ending = self.doc.dominant_ending();
         let ends_nl = self.doc.ends_with_newline();
         let mut text = String::new();
@@ -187,8 +198,7 @@ impl Planner<'_, '_> {
             }
         }
         let end = self.doc.text().len();
-        let n = self.doc.len();
-        Planned {
+        Ok(Planned {
             splices: vec![Splice {
                 range: end..end,
                 text,
@@ -198,6 +208,6 @@ impl Planner<'_, '_> {
             pass: MatchPass::Exact,
             similarity: 1.0,
             moves_cursor: false,
-        }
+        })
     }
 }

@@ -14,8 +14,9 @@ use crate::edit::Hints;
 use crate::indent::Rebase;
 use crate::locate::{Match, MatchPass};
 use crate::normalize::{
-    MarkerKind, ellipsis_is_code, fold_loose, indent_of, is_elision_marker, marker_kind,
-    says_elided,
+    MarkerKind, NewNumbers, NumberStyle, Typography, Unsure, ellipsis_is_code, fold_except,
+    fold_loose, has_numbered_line, indent_of, is_elision_marker, marker_kind, new_side_numbers,
+    new_typography, says_elided, split_line_number,
 };
 use crate::report::{Failure, FailureKind, LineSpan};
 use crate::similarity::{is_comment, similarity};
@@ -59,6 +60,8 @@ struct Render<'r, 'c, 'a> {
     kept_edge: [bool; 2],
     /// What the two sides of the edit are called in this format.
     nouns: Nouns,
+    /// Whether new lines lose the typography the transport gave them.
+    typography: Typography,
     /// The diff op being rendered: search lines it removes and replacement
     /// lines it adds.
     op_sides: (Range<usize>, Range<usize>),
@@ -74,6 +77,14 @@ impl Planner<'_, '_> {
         hints: &Hints,
         what: &str,
     ) -> Result<Splice, Failure> {
+        let numbered;
+        let m = match self.denumbered(m, hints, what)? {
+            Some(n) => {
+                numbered = n;
+                &numbered
+            }
+            None => m,
+        };
         let marker = |flags: &[bool], j: usize| m.elided && flags.get(j) == Some(&true);
         let s_keys: Vec<String> = (0..m.search.len())
             .map(|j| key(&m.search[j], marker(&m.markers, j)))
@@ -88,10 +99,12 @@ impl Planner<'_, '_> {
                 kept[old_index..old_index + len].fill(true);
             }
         }
+        let typography = self.typography(m, what)?;
         let mut r = Render {
             planner: self,
             m,
             hints,
+            typography,
             rebase: self.rebase(m),
             kept,
             model_unit: model_unit(&m.replace),
@@ -112,6 +125,119 @@ impl Planner<'_, '_> {
             text,
             lines: m.start..m.end,
             owner,
+        })
+    }
+
+    /// `m` with line-number prefixes pasted on its new side removed, when
+    /// they follow the region's numbering or count up
+    /// ([`new_side_numbers`]); `None` when there are none to remove. A
+    /// search that carried numbers had its replacement stripped by the
+    /// line-number pass already.
+    pub(crate) fn denumbered(
+        &self,
+        m: &Match,
+        hints: &Hints,
+        what: &str,
+    ) -> Result<Option<Match>, Failure> {
+        if m.pass == MatchPass::LineNumbers
+            || !has_numbered_line(m.replace.iter().map(String::as_str))
+        {
+            return Ok(None);
+        }
+        let file = self.hay.lines();
+        let region = &file[m.start..m.end.min(file.len())];
+        let lines = match new_side_numbers(&m.replace, m.start + 1, region, file) {
+            NewNumbers::Keep => return Ok(None),
+            NewNumbers::Strip(lines) => lines,
+            NewNumbers::Unsure(why) => return Err(self.unsure_numbers(m, &why, what)),
+        };
+        // A line that became a marker once its number went is judged as
+        // a marker, like any other.
+        let (_, flags) = self.elision_for(hints.literal).flags(&m.search, &lines);
+        let replace_markers = (0..lines.len())
+            .map(|k| match m.replace_markers.get(k) {
+                Some(&f) if lines[k] == m.replace[k] => f,
+                _ => flags[k],
+            })
+            .collect();
+        Ok(Some(Match {
+            replace: lines,
+            replace_markers,
+            ..m.clone()
+        }))
+    }
+
+    /// The refusal of new lines whose number prefixes may be content.
+    fn unsure_numbers(&self, m: &Match, why: &Unsure, what: &str) -> Failure {
+        let nouns = Nouns::of(what);
+        let sample = m
+            .replace
+            .iter()
+            .find_map(|l| {
+                split_line_number(l)
+                    .filter(|(_, _, s)| *s != NumberStyle::Bare)
+                    .map(|(_, rest, _)| l[..l.len() - rest.len()].trim_start().to_owned())
+            })
+            .unwrap_or_default();
+        let message = match why {
+            Unsure::FileHasThem { line } => format!(
+                "The {}'s lines begin with line numbers (`{sample}`), but line {} of {} itself begins like a numbered line (`{}`), so mend cannot tell line numbers from the file's text",
+                nouns.replace,
+                line + 1,
+                self.path,
+                self.hay.lines()[*line].trim()
+            ),
+            Unsure::Inconsistent => format!(
+                "Every line of the {} begins with a number (`{sample}`), but they are not the numbers of the lines they replace (lines {}), so mend cannot tell line numbers from text",
+                nouns.replace,
+                LineSpan::from_range(m.start, m.end)
+            ),
+            Unsure::BareNumber(line) => format!(
+                "The {} carries line numbers, and its line `{line}` may be a blank line's number or text, so mend cannot tell what to write",
+                nouns.replace
+            ),
+        };
+        Failure::new(
+            FailureKind::Malformed,
+            message,
+            format!(
+                "Send the {r} without line numbers. If the numbers are part of the text, include an unchanged line next to them in both the {s} and the {r}.",
+                r = nouns.replace,
+                s = nouns.search
+            ),
+        )
+    }
+
+    /// How new lines are written ([`new_typography`]): when the match had
+    /// to fold the search's typography, the transport changed it, and the
+    /// new lines lose the typographic characters the matched lines lack.
+    /// Refused when a character stands both for a plain one and for itself
+    /// in the matched lines.
+    fn typography(&self, m: &Match, what: &str) -> Result<Typography, Failure> {
+        if m.search.iter().all(|l| l.is_ascii()) {
+            return Ok(Typography::AsSent);
+        }
+        let lines = self.hay.lines();
+        let pairs = (0..m.search.len())
+            .filter(|&j| m.map[j].len() == 1 && !(m.elided && m.markers.get(j) == Some(&true)))
+            .map(|j| (m.search[j].as_str(), lines[m.map[j].start]));
+        new_typography(pairs).map_err(|c| {
+            let nouns = Nouns::of(what);
+            let plain = crate::normalize::fold_unicode(&c.to_string()).into_owned();
+            Failure::new(
+                FailureKind::Malformed,
+                format!(
+                    "The {s} matches {} only with `{c}` read as `{plain}`, yet `{c}` also stands for itself in the lines it matches, so mend cannot tell whether the {r}'s `{c}` is the file's character or one the transport changed",
+                    self.path,
+                    s = nouns.search,
+                    r = nouns.replace
+                ),
+                format!(
+                    "Copy the {s} with the file's characters exactly as they are, and write the {r} with the characters you mean.",
+                    s = nouns.search,
+                    r = nouns.replace
+                ),
+            )
         })
     }
 
@@ -415,7 +541,10 @@ impl Render<'_, '_, '_> {
         }
         let text = match self.copied_line(line) {
             Some(file_line) => file_line,
-            None => self.indent_for(anchor, line)?,
+            None => match &self.typography {
+                Typography::AsSent => self.indent_for(anchor, line)?,
+                Typography::Fold { keep } => self.indent_for(anchor, &fold_except(line, keep))?,
+            },
         };
         self.out.push((text, ending));
         Ok(())

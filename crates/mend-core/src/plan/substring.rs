@@ -12,7 +12,7 @@ use super::batch::Planned;
 use super::splice::Splice;
 use crate::edit::{Edit, Replace};
 use crate::locate::{Candidate, LineQuery, MatchPass, Miss, nearest};
-use crate::normalize::fold_with_offsets;
+use crate::normalize::{fold_with_offsets, has_numbered_line, marker_kind};
 use crate::report::{Failure, FailureKind};
 use crate::text::split_lines;
 
@@ -122,14 +122,20 @@ impl Planner<'_, '_> {
             {
                 return Ok(p);
             }
+            let as_lines = needs_lines(&new_n);
             let splices = chosen
                 .into_iter()
                 .map(|o| {
-                    let a = self.doc.logical_to_original(&starts, o);
-                    let b = self.doc.logical_to_original(&starts, o + old_n.len());
-                    self.substring_splice(a..b, &new_n, owner)
+                    let range = o..o + old_n.len();
+                    if as_lines {
+                        let m = self.placed(text, range, (&old_n, &new_n), MatchPass::Exact, r);
+                        return self.render(&m, owner, &r.hints, "old_string");
+                    }
+                    let a = self.doc.logical_to_original(&starts, range.start);
+                    let b = self.doc.logical_to_original(&starts, range.end);
+                    Ok(self.substring_splice(a..b, &new_n, owner))
                 })
-                .collect::<Vec<_>>();
+                .collect::<Result<Vec<_>, _>>()?;
             if let [one] = splices.as_slice() {
                 let (search, replace) = (split_lines(&old_n), split_lines(&new_n));
                 let q =
@@ -304,22 +310,43 @@ impl Planner<'_, '_> {
         else {
             return Ok(None);
         };
+        // As whole lines: copied lines are taken from the file, and new
+        // lines lose the typography the match had to fold.
+        let text = LineStarts::of(logical, starts);
         let splices = chosen
             .into_iter()
             .map(|o| {
-                let (la, lb) = (map[o], map[o + folded_old.len()]);
-                let kept = keep_file_lines(old, new, &logical[la..lb]);
-                let a = self.doc.logical_to_original(starts, la);
-                let b = self.doc.logical_to_original(starts, lb);
-                self.substring_splice(a..b, &kept, owner)
+                let range = map[o]..map[o + folded_old.len()];
+                let m = self.placed(text, range, (old, new), MatchPass::Unicode, r);
+                self.render(&m, owner, &r.hints, "old_string")
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Some(Planned {
             splices,
             pass: MatchPass::Unicode,
             similarity: 1.0,
             moves_cursor: true,
         }))
+    }
+
+    /// The substring match at logical `range` as a match of whole lines,
+    /// found by `pass`.
+    fn placed(
+        &self,
+        text: LineStarts<'_>,
+        range: Range<usize>,
+        (old, new): (&str, &str),
+        pass: MatchPass,
+        r: &Replace,
+    ) -> crate::locate::Match {
+        let (line, search, replace) = text.whole_lines(range, old, new);
+        crate::locate::Match::placed(
+            pass,
+            line,
+            search,
+            replace,
+            self.elision_for(r.hints.literal),
+        )
     }
 
     /// Replaces bytes `range` of the original with `new` (whose `\n` become
@@ -384,40 +411,6 @@ impl Planner<'_, '_> {
     }
 }
 
-/// `new` with every line it copies unchanged from `old` taken from
-/// `found` (the file's text that `old` matched with typography folded), so
-/// a folded match never rewrites a line the edit did not change. Folding
-/// keeps line breaks, so `old` and `found` have the same lines.
-fn keep_file_lines<'a>(old: &'a str, new: &'a str, found: &'a str) -> String {
-    use crate::diff::{DiffOp, line_ops};
-    let o: Vec<&str> = old.split('\n').collect();
-    let f: Vec<&str> = found.split('\n').collect();
-    let n: Vec<&str> = new.split('\n').collect();
-    if o.len() != f.len() {
-        return new.to_owned();
-    }
-    // A new line equal to an old one is a copy, even where the diff paired
-    // it otherwise (several equal lines): the file's version is written.
-    let copy =
-        |line: &'a str| -> &'a str { o.iter().position(|x| *x == line).map_or(line, |j| f[j]) };
-    let mut out: Vec<&str> = Vec::with_capacity(n.len());
-    for op in line_ops(&o, &n) {
-        match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                out.extend_from_slice(&f[old_index..old_index + len]);
-            }
-            DiffOp::Delete { .. } => {}
-            DiffOp::Insert {
-                new_index, new_len, ..
-            }
-            | DiffOp::Replace {
-                new_index, new_len, ..
-            } => out.extend(n[new_index..new_index + new_len].iter().map(|&l| copy(l))),
-        }
-    }
-    out.join("\n")
-}
-
 /// The file's logical text (line endings as `\n`) with the offset where
 /// each of its lines starts: what a substring is found in, and how an
 /// offset in it becomes a line.
@@ -431,21 +424,67 @@ impl<'a> LineStarts<'a> {
     fn of(logical: &'a str, starts: &'a [usize]) -> LineStarts<'a> {
         LineStarts { logical, starts }
     }
+
+    /// The line holding offset `o`.
+    fn line_of(&self, o: usize) -> usize {
+        match self.starts.binary_search(&o) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    /// Where line `i` ends, its `\n` included.
+    fn line_end(&self, i: usize) -> usize {
+        self.starts
+            .get(i + 1)
+            .copied()
+            .unwrap_or(self.logical.len())
+    }
+
+    /// The replacement of the text `range` (which `old` matched) by `new`,
+    /// as the whole lines it touches: their first line, the lines with
+    /// `old` in place, and the lines with `new`. A match ending with a line
+    /// break that `new` lacks joins the next line onto the new text, so
+    /// that line is part of the region.
+    fn whole_lines(
+        &self,
+        range: Range<usize>,
+        old: &str,
+        new: &str,
+    ) -> (usize, Vec<String>, Vec<String>) {
+        let l0 = self.line_of(range.start);
+        let mut l1 = self.line_of(range.end.saturating_sub(1).max(range.start));
+        let mut end = self.line_end(l1);
+        if range.end == end
+            && old.ends_with('\n')
+            && !new.ends_with('\n')
+            && l1 + 1 < self.starts.len()
+        {
+            l1 += 1;
+            end = self.line_end(l1);
+        }
+        let prefix = &self.logical[self.starts[l0]..range.start];
+        let suffix = &self.logical[range.end..end];
+        (
+            l0,
+            split_lines(&format!("{prefix}{old}{suffix}")),
+            split_lines(&format!("{prefix}{new}{suffix}")),
+        )
+    }
+}
+
+/// Whether a substring replacement is planned as the whole lines it
+/// touches, so the line formats' rules hold for it too: its new text has a
+/// line that may be an elision marker (which must never be written where
+/// it stands for code) or that begins like a numbered line (a pasted line
+/// number is never written).
+fn needs_lines(new: &str) -> bool {
+    new.split('\n').any(|l| marker_kind(l).is_some()) || has_numbered_line(new.split('\n'))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn folded_match_keeps_the_files_copied_lines() {
-        let old = "say(\u{201C}hi\u{201D})\nx = 1";
-        let new = "say(\u{201C}hi\u{201D})\nx = 2";
-        assert_eq!(
-            keep_file_lines(old, new, "say(\"hi\")\nx = 1"),
-            "say(\"hi\")\nx = 2"
-        );
-    }
 
     #[test]
     fn overlapping_occurrences_are_all_found() {
