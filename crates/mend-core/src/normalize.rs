@@ -412,6 +412,9 @@ pub enum Unsure {
     /// Every new line begins with a number, but the numbers neither count
     /// up by one nor follow the region's lines.
     Inconsistent,
+    /// One line begins with `12: `, its own number in the new file: a
+    /// line number, or a key or label that happens to be one.
+    LoneColon,
     /// A line that is only a number (`12`) stands where the numbering
     /// puts no blank line.
     BareNumber(String),
@@ -549,9 +552,10 @@ impl<'a> Prefixed<'a> {
 ///
 /// They are content, kept, when the region's own lines begin that way (the
 /// file's kind of text), or when they give no such evidence and not every
-/// line has one (`0 | FLAG` in a C expression). Otherwise mend cannot tell:
-/// a numbering whose file has such lines elsewhere, or a replacement whose
-/// every line is numbered without counting up.
+/// line has one (`0 | FLAG` in a C expression beside an unnumbered line).
+/// Otherwise mend cannot tell, and says so: a numbering whose file has
+/// such lines elsewhere, or a replacement whose every line is numbered
+/// without that evidence (one line alone included).
 pub fn new_side_numbers(
     replace: &[String],
     first: usize,
@@ -567,13 +571,16 @@ pub fn new_side_numbers(
     }
     let strong = p.style != NumberStyle::Colon;
     let many = p.styled() > 1;
-    let follows = p.follows(replace, first, region) && (strong || many);
+    let fits = p.follows(replace, first, region);
+    let follows = fits && (strong || many);
     let run = strong
         && many
         && p.run_start()
             .is_some_and(|n0| n0 > 0 && p.run_from(replace, n0));
     if !(follows || run || p.copies(first, region)) {
-        return if p.all(replace) && many {
+        return if fits {
+            NewNumbers::Unsure(Unsure::LoneColon)
+        } else if p.all(replace) {
             NewNumbers::Unsure(Unsure::Inconsistent)
         } else {
             NewNumbers::Keep
@@ -930,9 +937,13 @@ mod tests {
         let file = ["x = (", "    A", ")"];
         let region = &file[1..2];
         let decide = |r: &[&str], first: usize| new_side_numbers(&owned(r), first, region, &file);
-        // A C-like expression: one line, no numbering evidence.
-        assert_eq!(decide(&["    0 | FLAG"], 2), NewNumbers::Keep);
+        // A C-like expression beside a line without a number: content.
         assert_eq!(decide(&["    A |", "    0 | FLAG"], 2), NewNumbers::Keep);
+        // Alone, it may as well be a line numbered from elsewhere.
+        assert_eq!(
+            decide(&["    0 | FLAG"], 2),
+            NewNumbers::Unsure(Unsure::Inconsistent)
+        );
         // YAML keys: indented, or counting up without following the region.
         assert_eq!(decide(&["  1: one", "  2: two"], 2), NewNumbers::Keep);
         assert_eq!(

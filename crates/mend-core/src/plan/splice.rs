@@ -192,6 +192,10 @@ impl Planner<'_, '_> {
                 nouns.replace,
                 LineSpan::from_range(m.start, m.end)
             ),
+            Unsure::LoneColon => format!(
+                "The {}'s line beginning `{sample}` carries its own line number, but one `N: ` prefix may as well be text (a key or a label), so mend cannot tell whether to write it",
+                nouns.replace
+            ),
             Unsure::BareNumber(line) => format!(
                 "The {} carries line numbers, and its line `{line}` may be a blank line's number or text, so mend cannot tell what to write",
                 nouns.replace
