@@ -5,7 +5,10 @@
 //! ambiguous match, which differences were already forgiven, and what to
 //! send instead.
 
+use std::ops::Range;
+
 use super::Planner;
+use super::splice::Nouns;
 use crate::locate::{Candidate, LineQuery, MatchPass, Miss, locate};
 use crate::report::{BestCandidate, Failure, FailureKind, LineSpan, NumberedLine};
 
@@ -55,6 +58,49 @@ impl Planner<'_, '_> {
                 fix,
             ),
         }
+    }
+
+    /// Where an edit stands applied already: its replacement's lines (`len`
+    /// of them, blank edges aside) occur in the file at `at` (0-based),
+    /// around the place its search matches (`found`, 0-based lines) or
+    /// with its search gone.
+    pub(crate) fn applied_already(
+        &self,
+        at: usize,
+        len: usize,
+        found: Option<Range<usize>>,
+        what: &str,
+    ) -> Failure {
+        let path = self.path;
+        let here = LineSpan::from_range(at, at + len);
+        let lines = if here.start == here.end {
+            "line"
+        } else {
+            "lines"
+        };
+        let new_lines = new_lines(Nouns::of(what));
+        let (message, fix) = match found {
+            None => (
+                format!(
+                    "The {what} was not found in {path}, and {new_lines} are already there, at {lines} {here}: this edit looks applied already"
+                ),
+                format!(
+                    "Re-read {path}. If the change is already there, send nothing for it; otherwise copy the current lines into the {what}."
+                ),
+            ),
+            Some(f) => (
+                format!(
+                    "The {what} matches lines {} of {path}, but {new_lines} already stand there, at {lines} {here}: this edit looks applied already, and applying it again would add its new lines a second time",
+                    LineSpan::from_range(f.start, f.end)
+                ),
+                format!(
+                    "Re-read {path}. If the change is already there, send nothing for it; to add the lines a second time, put the copy already there in the {what} too."
+                ),
+            ),
+        };
+        let mut f = Failure::new(FailureKind::AlreadyApplied, message, fix);
+        f.locations = vec![here];
+        f
     }
 
     fn numbered(&self, start: usize, len: usize) -> Vec<NumberedLine> {
@@ -107,13 +153,15 @@ impl Planner<'_, '_> {
             );
         }
         if let Some(at) = already {
-            f.message.push_str(&format!(
-                ". The replacement's lines are already in the file at line {}: this edit may have been applied before",
+            // The closest region is beside the point: the change is there.
+            let mut applied = self.applied_already(at, 1, None, what);
+            applied.locations = Vec::new();
+            applied.message = format!(
+                "The {what} was not found in {path}, and {} are already there, starting at line {}: this edit looks applied already",
+                new_lines(Nouns::of(what)),
                 at + 1
-            ));
-            f.fix = format!(
-                "Re-read {path}. If the change is already there, send nothing for it; otherwise copy the current lines into the {what}."
             );
+            return applied;
         }
         f
     }
@@ -201,6 +249,15 @@ impl Planner<'_, '_> {
             }
         }
         f
+    }
+}
+
+/// "the replacement's lines", "the chunk's new lines".
+fn new_lines(nouns: Nouns) -> String {
+    if nouns.replace.ends_with("lines") {
+        format!("the {}", nouns.replace)
+    } else {
+        format!("the {}'s lines", nouns.replace)
     }
 }
 

@@ -7,7 +7,8 @@ use super::batch::Planned;
 use super::splice::Splice;
 use super::{Planner, search_noun};
 use crate::edit::{Edit, Hints, Replace, Target};
-use crate::locate::{LineQuery, Match, MatchPass, Miss, locate};
+use crate::locate::{LineQuery, Match, MatchPass, Miss, drop_surplus, find_loose, locate};
+use crate::normalize::fold_loose;
 use crate::normalize::indent_of;
 use crate::report::{Failure, FailureKind};
 
@@ -95,6 +96,15 @@ impl Planner<'_, '_> {
                         locate(self.hay, &q, &self.opts.locate)
                             .map_err(|m| self.explain(m, what))?
                     }
+                    (
+                        Miss::NotFound {
+                            already: Some(at), ..
+                        },
+                        _,
+                    ) => {
+                        let len = drop_surplus(replace, usize::MAX, usize::MAX).len();
+                        return Err(self.applied_already(*at, len, None, what));
+                    }
                     _ => {
                         let f = self.explain(m, what);
                         return Err(self.explain_anchor(f, search, r.hints.anchor_lines));
@@ -102,6 +112,13 @@ impl Planner<'_, '_> {
                 }
             }
         };
+        if let [m] = matches.as_slice()
+            && !r.replace_all
+            && let Some(at) = self.around(m, &r.hints, what)?
+        {
+            let len = drop_surplus(&m.replace, usize::MAX, usize::MAX).len();
+            return Err(self.applied_already(at, len, Some(m.start..m.end), what));
+        }
         let splices = matches
             .iter()
             .map(|m| self.render(m, owner, &r.hints, what))
@@ -115,6 +132,35 @@ impl Planner<'_, '_> {
             splices,
             moves_cursor: true,
         })
+    }
+
+    /// Where the replacement of a located match already stands around it:
+    /// its lines, which add to the region lines the search does not have,
+    /// occur at a place that holds the whole region. The search is then
+    /// found again inside the edit's own earlier result (a re-sent
+    /// insertion), and applying it would add its new lines a second time.
+    fn around(&self, m: &Match, hints: &Hints, what: &str) -> Result<Option<usize>, Failure> {
+        let region = m.end - m.start;
+        if m.elided || m.replace.len() <= region {
+            return Ok(None);
+        }
+        let clean = self.denumbered(m, hints, what)?;
+        let replace = drop_surplus(&clean.as_ref().unwrap_or(m).replace, usize::MAX, usize::MAX);
+        let searched: Vec<String> = m
+            .search
+            .iter()
+            .map(|l| fold_loose(l).into_owned())
+            .collect();
+        let adds = replace
+            .iter()
+            .any(|l| !l.trim().is_empty() && !searched.contains(&fold_loose(l).into_owned()));
+        if !adds || replace.len() <= region {
+            return Ok(None);
+        }
+        let starts = m.end.saturating_sub(replace.len())..m.start + 1;
+        Ok(find_loose(self.hay, &replace, starts)
+            .into_iter()
+            .find(|&at| at <= m.start && at + replace.len() >= m.end))
     }
 
     /// Follows apply-patch `@@` context lines: each is the first occurrence

@@ -289,13 +289,13 @@ fn gcd(a: usize, b: usize) -> usize {
 /// and replacement, a chunk's old and new lines, an anchored change's
 /// anchors and content.
 #[derive(Clone, Copy)]
-struct Nouns {
-    search: &'static str,
-    replace: &'static str,
+pub(crate) struct Nouns {
+    pub(crate) search: &'static str,
+    pub(crate) replace: &'static str,
 }
 
 impl Nouns {
-    fn of(what: &str) -> Nouns {
+    pub(crate) fn of(what: &str) -> Nouns {
         let (search, replace) = match what {
             "content" => ("region", "content"),
             "old_string" => ("old_string", "new_string"),

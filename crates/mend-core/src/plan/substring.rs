@@ -72,6 +72,23 @@ fn usable(hay: &str, hits: Vec<usize>, len: usize, old: &str, new: &str) -> Vec<
         .collect()
 }
 
+/// Where `new`, a change of whole lines (it spans a line break) that adds
+/// to `old`, already stands in `hay` around the match of `old` at `o`: the
+/// edit was applied before and its `old_string` is found again inside its
+/// own result.
+fn around(hay: &str, o: usize, old: &str, new: &str) -> Option<usize> {
+    if !new.trim_end().contains('\n') || new.len() <= old.len() {
+        return None;
+    }
+    let lo = (o + old.len()).saturating_sub(new.len());
+    let hi = (o + new.len()).min(hay.len());
+    let window = hay.get(lo..hi)?;
+    occurrences(window, new)
+        .into_iter()
+        .map(|p| lo + p)
+        .find(|&p| p <= o && p + new.len() >= o + old.len())
+}
+
 /// The occurrences that do not overlap an earlier one, for `replace_all`.
 fn disjoint(hits: Vec<usize>, len: usize) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
@@ -117,6 +134,21 @@ impl Planner<'_, '_> {
             self.choose(hits, old_n.len(), r, MatchPass::Exact, &old_n, line_of)?
         {
             let text = LineStarts::of(&logical, &starts);
+            if let [o] = chosen[..]
+                && !r.replace_all
+                && let Some(at) = around(&logical, o, &old_n, &new_n)
+            {
+                let lines =
+                    |a: usize, b: usize| text.line_of(a)..text.line_of(b.max(a + 1) - 1) + 1;
+                let here = lines(at, at + new_n.len());
+                let found = lines(o, o + old_n.len());
+                return Err(self.applied_already(
+                    here.start,
+                    here.len(),
+                    Some(found),
+                    "old_string",
+                ));
+            }
             if let [o] = chosen[..]
                 && let Some(p) = self.lines_after_indent(text, o, &old_n, &new_n, r, owner)?
             {

@@ -117,6 +117,10 @@ pub enum FailureKind {
     Io,
     /// The file changed since the content the edit was based on.
     Stale,
+    /// The edit's result is in the file already: its replacement stands
+    /// where its search would be (applied before; sending it again would
+    /// change nothing, or add its new lines a second time).
+    AlreadyApplied,
 }
 
 impl FailureKind {
@@ -136,6 +140,7 @@ impl FailureKind {
             FailureKind::PreviousFailed => "previous edit failed",
             FailureKind::Io => "read error",
             FailureKind::Stale => "file changed since read",
+            FailureKind::AlreadyApplied => "already applied",
         }
     }
 }
