@@ -109,6 +109,19 @@ impl Block {
         }))
     }
 
+    /// The first file the envelope names.
+    fn first_path(&self) -> Option<String> {
+        const HEADERS: [&str; 3] = ["*** Update File:", "*** Add File:", "*** Delete File:"];
+        self.text.iter().find_map(|l| {
+            let t = l.trim();
+            HEADERS
+                .iter()
+                .find_map(|h| t.strip_prefix(h))
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+        })
+    }
+
     /// Emits the file section that just ended.
     fn close_file(&mut self) -> Vec<Event> {
         let current = std::mem::replace(&mut self.current, Current::None);
@@ -315,15 +328,18 @@ impl BlockParser for Block {
         })
     }
 
-    fn eof(mut self, n: usize) -> Vec<Event> {
+    /// An envelope without `*** End Patch`: nothing in it is applied, since
+    /// it may have been cut short; the report names the file it changes
+    /// and says the envelope is not closed.
+    fn eof(mut self, _n: usize) -> Vec<Event> {
         let text = self.text.join("\n");
         let _ = self.close_file();
         vec![malformed(
             Format::ApplyPatch.into(),
-            n,
-            None,
+            self.open,
+            self.first_path(),
             format!(
-                "line {}: the patch that begins here is never closed with `*** End Patch`, so it may be cut short",
+                "the patch envelope opened with `*** Begin Patch` at line {} is not closed: `*** End Patch` is missing after its last line, so the patch may have been cut short",
                 self.open
             ),
             &text,
@@ -421,6 +437,6 @@ mod tests {
         let t = "*** Begin Patch\n*** Update File: a.py\n@@\nno prefix\n";
         let e = entries(t);
         assert!(matches!(&e[0], Entry::Malformed(m) if m.message.contains("is not a chunk line")));
-        assert!(matches!(&e[1], Entry::Malformed(m) if m.message.contains("never closed")));
+        assert!(matches!(&e[1], Entry::Malformed(m) if m.message.contains("is not closed")));
     }
 }

@@ -629,6 +629,19 @@ fn malformed_fix(m: &crate::formats::Malformed) -> String {
         Some(f) => format!("`mend prompt {f}`"),
         None => "`mend prompt str-replace` or `mend prompt anchored`".to_owned(),
     };
+    // A block cut short: its closing line is what is missing.
+    if m.message.contains("not closed") || m.message.contains("never closed") {
+        let closing = match m.format.format() {
+            Some(crate::Format::ApplyPatch) => "a `*** End Patch` line",
+            Some(crate::Format::EditBlock) => "a `»»» EDIT END` line",
+            Some(crate::Format::SearchReplace) => "a `>>>>>>> REPLACE` line",
+            Some(crate::Format::WholeFile) => "its closing fence",
+            _ => "its closing line",
+        };
+        return format!(
+            "Close the block with {closing} after its last line, and send the whole block again (see {prompt})."
+        );
+    }
     match m.path {
         // Without a path nothing says which file it changes.
         None => format!(
