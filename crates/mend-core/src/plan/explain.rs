@@ -9,6 +9,8 @@ use std::ops::Range;
 
 use super::Planner;
 use super::splice::Nouns;
+use crate::Format;
+use crate::edit::Edit;
 use crate::locate::{Candidate, LineQuery, MatchPass, Miss, locate};
 use crate::report::{BestCandidate, Failure, FailureKind, LineSpan, NumberedLine};
 
@@ -250,6 +252,39 @@ impl Planner<'_, '_> {
         }
         f
     }
+}
+
+/// The refusal of a creation whose file exists and is not empty, in the
+/// terms of the format that asked for it.
+pub(crate) fn create_over(e: &Edit) -> Failure {
+    let path = &e.path;
+    let (message, fix) = match e.origin.as_ref().and_then(|o| o.format.format()) {
+        Some(Format::ApplyPatch) => (
+            format!("`*** Add File: {path}` creates a file, but {path} already exists and is not empty"),
+            format!(
+                "To change {path}, send `*** Update File: {path}` with chunks of the lines to change. To replace all of it, send `*** Delete File: {path}` and then `*** Add File: {path}` with the whole new content."
+            ),
+        ),
+        Some(Format::UnifiedDiff) => (
+            format!("The diff creates {path} (its old side is `/dev/null`), but {path} already exists and is not empty"),
+            format!(
+                "Send a diff of {path} against its current content (`--- a/{path}`), with hunks of the lines to change."
+            ),
+        ),
+        Some(Format::StrReplace) => (
+            format!("An empty old_string creates {path}, but {path} already exists and is not empty"),
+            "Put the exact text to replace in old_string. To replace all of the file, send it whole as a new file (`\"command\": \"create\"` with `file_text`).".to_owned(),
+        ),
+        Some(Format::EditBlock) => (
+            format!("An empty EDIT section creates {path}, but {path} already exists and is not empty"),
+            "To change the file, put the lines to replace in the EDIT section. To replace all of it, send a whole-file write.".to_owned(),
+        ),
+        _ => (
+            format!("{path} already exists and is not empty, so an empty search cannot create it"),
+            "To change the file, put the lines to replace in the search. To replace all of it, send a whole-file write.".to_owned(),
+        ),
+    };
+    Failure::new(FailureKind::FileExists, message, fix)
 }
 
 /// "the replacement's lines", "the chunk's new lines".

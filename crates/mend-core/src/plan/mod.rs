@@ -282,18 +282,7 @@ impl FilePlanner {
         match &e.op {
             EditOp::Replace(_) => unreachable!("replacements are batched"),
             EditOp::Create { content } => match self.text() {
-                Some(t) if !t.trim().is_empty() => self.fail(
-                    i,
-                    e,
-                    Failure::new(
-                        FailureKind::FileExists,
-                        format!(
-                            "{} already exists and is not empty, so an empty search cannot create it",
-                            e.path
-                        ),
-                        "To change the file, put the lines to replace in the search. To replace all of it, send a whole-file write.",
-                    ),
-                ),
+                Some(t) if !t.trim().is_empty() => self.fail(i, e, explain::create_over(e)),
                 _ => self.write(i, e, content.clone()),
             },
             EditOp::WriteFile { content } => {
