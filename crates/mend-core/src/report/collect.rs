@@ -171,14 +171,24 @@ impl Collector {
             return None;
         }
         let mut out = if written && self.applied > 0 {
-            format!(
-                "{} of {} edits could not be applied. The other {} {} written ({}), so the files already hold them: do not send them again. Fix the edits below and send only those, against the files as they are now.\n",
-                self.failed,
-                self.total,
-                self.applied,
-                if self.applied == 1 { "was" } else { "were" },
-                self.named_applied()
-            )
+            let them = match self.failed {
+                1 => "the edit below and send only that one",
+                _ => "the edits below and send only those",
+            };
+            match self.applied {
+                1 => format!(
+                    "{} of {} edits could not be applied. The other edit ({}) was written, so the file already holds it: do not send it again. Fix {them}, against the files as they are now.\n",
+                    self.failed,
+                    self.total,
+                    self.named_applied()
+                ),
+                n => format!(
+                    "{} of {} edits could not be applied. The other {n} edits ({}) were written, so the files already hold them: do not send them again. Fix {them}, against the files as they are now.\n",
+                    self.failed,
+                    self.total,
+                    self.named_applied()
+                ),
+            }
         } else {
             format!(
                 "{} of {} edits could not be applied, so no file was changed. Fix the edits below and send all of the edits again.\n",
@@ -205,7 +215,7 @@ impl Collector {
         Some(out)
     }
 
-    /// "edit #1", "edits #1, #3 and #4", "edits #1, #2 and 40 more".
+    /// "#1", "#1, #3 and #4", "#1, #2 and 40 more".
     fn named_applied(&self) -> String {
         let mut named: Vec<String> = self
             .applied_first
@@ -216,13 +226,11 @@ impl Collector {
         if more > 0 {
             named.push(format!("{more} more"));
         }
-        let list = match named.as_slice() {
+        match named.as_slice() {
             [one] => one.clone(),
             [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
             [] => String::new(),
-        };
-        let word = if self.applied == 1 { "edit" } else { "edits" };
-        format!("{word} {list}")
+        }
     }
 
     /// The listed reports in input order, and the count of the rest when
@@ -300,7 +308,7 @@ mod tests {
         }
         let ctx = c.retry_context_after(true).unwrap();
         assert!(
-            ctx.starts_with("1 of 4 edits could not be applied. The other 3 were written (edits #1, #3 and #4), so the files already hold them: do not send them again. Fix the edits below and send only those, against the files as they are now.\n"),
+            ctx.starts_with("1 of 4 edits could not be applied. The other 3 edits (#1, #3 and #4) were written, so the files already hold them: do not send them again. Fix the edit below and send only that one, against the files as they are now.\n"),
             "{ctx}"
         );
         assert!(!ctx.contains("no file was changed"), "{ctx}");
@@ -314,7 +322,7 @@ mod tests {
             many.push(report(i, (i == 29).then_some(FailureKind::Ambiguous), 5));
         }
         let ctx = many.retry_context_after(true).unwrap();
-        assert!(ctx.contains("(edits #1, #2, #3, #4, #5, #6, #7, #8, #9, #10, #11, #12, #13, #14, #15, #16, #17, #18, #19, #20 and 9 more)"), "{ctx}");
+        assert!(ctx.contains("The other 29 edits (#1, #2, #3, #4, #5, #6, #7, #8, #9, #10, #11, #12, #13, #14, #15, #16, #17, #18, #19, #20 and 9 more) were written"), "{ctx}");
     }
 
     fn kind() -> impl Strategy<Value = Option<FailureKind>> {

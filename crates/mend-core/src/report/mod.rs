@@ -2,7 +2,16 @@
 //!
 //! # JSON schema
 //!
-//! `mend apply --json` prints one [`ApplyReport`] object. Its fields:
+//! `mend apply --json` prints one [`ApplyReport`] object.
+//!
+//! **Positions are 1-based**, as the text output shows them: lines
+//! (`lines`, `locations`, `best`, `origin.line`, `shell_suggestions[].line`,
+//! `syntax[].line`), columns, and edits (`number`, `syntax[].edit_number`:
+//! edit `#1` is the first edit of the response). Two fields older than
+//! that rule keep their 0-based meaning for the tools that read them:
+//! `index` (= `number` - 1) and `syntax[].edit` (= `edit_number` - 1).
+//!
+//! Its fields:
 //!
 //! ```text
 //! {
@@ -23,7 +32,8 @@
 //!     "path": "src/a.py", "language": "python",
 //!     "line": 14, "column": 1,    // 1-based, in the planned text
 //!     "problem": "missing \")\"",   // or "unexpected \"else\"", "syntax error"
-//!     "edit": 1,                  // the edit it follows, 0-based, or null
+//!     "edit": 1,                  // the edit it follows, 0-based (kept)
+//!     "edit_number": 2,           // the same, 1-based: edit #2, or null
 //!     "excerpt": "  12 | …\n> 14 | …\n" } ],
 //!   "syntax_unchecked": [{"path": "notes.txt",  // present when a changed
 //!     "reason": "no grammar for .txt files"}],  // file was not checked
@@ -38,7 +48,8 @@
 //!
 //! ```text
 //! {
-//!   "index": 0,                       // position in the input, 0-based
+//!   "index": 0,                       // position in the input, 0-based (kept)
+//!   "number": 1,                      // the same, 1-based: edit #1
 //!   "path": "src/a.py",
 //!   "kind": "search/replace block",
 //!   "status": "applied",              // applied | noop | failed | skipped
@@ -46,13 +57,19 @@
 //!                                     // whitespace | unicode | line_numbers |
 //!                                     // elision | similarity | null
 //!   "lines": {"start": 12, "end": 15},// 1-based, inclusive, in the original
-//!   "occurrences": 1,                 // regions replaced (replace_all)
+//!   "occurrences": 1,                 // regions replaced (several with
+//!                                     // replace_all); for an ambiguous
+//!                                     // failure, every place it matched
 //!   "similarity": 1.0,
 //!   "origin": {"format": "search-replace", "line": 3, "text": "…"},
+//!                                     // line 0: not known (JSON input)
 //!   "failure": {                      // only when status is failed/skipped
-//!     "kind": "not_found",            // see FailureKind
+//!     "kind": "not_found",            // see FailureKind: not_found,
+//!                                     // ambiguous, already_applied, …
 //!     "message": "…",
 //!     "locations": [{"start": 4, "end": 6}, …],   // every ambiguous match
+//!                                     // (the first 100), the overlapping
+//!                                     // regions, or where it stands applied
 //!     "best": {"line": 40, "similarity": 0.82,
 //!              "lines": [{"number": 40, "text": "…"}, …]},
 //!     "fix": "…"                      // what to send instead
@@ -201,12 +218,17 @@ pub struct Failure {
     pub kind: FailureKind,
     /// What went wrong, with line numbers.
     pub message: String,
-    /// Every location of an ambiguous match, or the regions that overlap.
+    /// Every location of an ambiguous match (the first 100), the regions
+    /// that overlap, or where the edit stands applied already.
     pub locations: Vec<LineSpan>,
     /// The closest candidate, when the search was not found.
     pub best: Option<BestCandidate>,
     /// What to send instead.
     pub fix: String,
+    /// For an ambiguity, how many places matched (`locations` lists at
+    /// most 100 of them); the report's `occurrences`.
+    #[serde(skip)]
+    pub places: usize,
 }
 
 impl Failure {
@@ -218,19 +240,20 @@ impl Failure {
             locations: Vec::new(),
             best: None,
             fix: fix.into(),
+            places: 0,
         }
     }
 }
 
-/// The outcome of one edit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The outcome of one edit. Serialized with `number` beside `index`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct EditReport {
-    /// Position of the edit in the input, 0-based.
+    /// Position of the edit in the input, 0-based (its number, `#1` in
+    /// the text and `number` in JSON, is one more).
     pub index: usize,
     /// Target path.
     pub path: String,
     /// For a rename, the new path.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub renamed_to: Option<String>,
     /// Kind of edit, for humans.
     pub kind: &'static str,
@@ -240,7 +263,8 @@ pub struct EditReport {
     pub pass: Option<MatchPass>,
     /// Where it applied in the original file (the first region when several).
     pub lines: Option<LineSpan>,
-    /// How many regions were replaced.
+    /// How many regions were replaced; for an ambiguous failure, how many
+    /// places the search matched.
     pub occurrences: usize,
     /// Similarity of the located region to the search.
     pub similarity: Option<f64>,
@@ -296,15 +320,21 @@ impl EditReport {
         }
     }
 
-    /// A failed report.
+    /// A failed report. An ambiguity's `occurrences` is the number of
+    /// places that matched.
     pub fn failed(index: usize, edit: &Edit, failure: Failure) -> Self {
         let status = if failure.kind == FailureKind::PreviousFailed {
             EditStatus::Skipped
         } else {
             EditStatus::Failed
         };
+        let occurrences = match failure.kind {
+            FailureKind::Ambiguous => failure.places.max(failure.locations.len()),
+            _ => 0,
+        };
         EditReport {
             failure: Some(failure),
+            occurrences,
             ..EditReport::new(index, edit, status)
         }
     }
@@ -368,6 +398,44 @@ impl EditReport {
                 format!("{word}  #{n} {path}{why}")
             }
         }
+    }
+}
+
+impl Serialize for EditReport {
+    /// The report's fields in order, with `number` (1-based, as `#1` in
+    /// the text) after `index` (0-based, kept as it always was).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            index: usize,
+            number: usize,
+            path: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            renamed_to: &'a Option<String>,
+            kind: &'static str,
+            status: EditStatus,
+            pass: Option<MatchPass>,
+            lines: Option<LineSpan>,
+            occurrences: usize,
+            similarity: Option<f64>,
+            origin: &'a Option<Origin>,
+            failure: &'a Option<Failure>,
+        }
+        Wire {
+            index: self.index,
+            number: self.index + 1,
+            path: &self.path,
+            renamed_to: &self.renamed_to,
+            kind: self.kind,
+            status: self.status,
+            pass: self.pass,
+            lines: self.lines,
+            occurrences: self.occurrences,
+            similarity: self.similarity,
+            origin: &self.origin,
+            failure: &self.failure,
+        }
+        .serialize(s)
     }
 }
 
