@@ -204,7 +204,7 @@ impl Planner<'_, '_> {
             _ => format!("Add neighbouring lines that make the {what} unique to the one place you mean."),
         };
         let mut f = Failure::new(FailureKind::Ambiguous, message, fix);
-        f.places = spans.len();
+        f.places = u32::try_from(spans.len()).unwrap_or(u32::MAX);
         f.locations = spans.into_iter().take(100).collect();
         f
     }

@@ -228,7 +228,7 @@ pub struct Failure {
     /// For an ambiguity, how many places matched (`locations` lists at
     /// most 100 of them); the report's `occurrences`.
     #[serde(skip)]
-    pub places: usize,
+    pub places: u32,
 }
 
 impl Failure {
@@ -329,7 +329,7 @@ impl EditReport {
             EditStatus::Failed
         };
         let occurrences = match failure.kind {
-            FailureKind::Ambiguous => failure.places.max(failure.locations.len()),
+            FailureKind::Ambiguous => (failure.places as usize).max(failure.locations.len()),
             _ => 0,
         };
         EditReport {
