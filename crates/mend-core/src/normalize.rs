@@ -438,8 +438,11 @@ impl<'a> Prefixed<'a> {
             match split_line_number(l) {
                 Some((n, rest, NumberStyle::Bare)) => lines.push(Some((n, rest, true))),
                 // `grep -n` writes `12: ` at the start of the line; an
-                // indented `12: ` is a key (YAML, a dict literal).
+                // indented `12: ` is a key (YAML, a dict literal). `cat -n`
+                // pads its numbers before the tab; `12\tx` unpadded is a
+                // row of tab-separated data.
                 Some((_, _, NumberStyle::Colon)) if l.starts_with(' ') => lines.push(None),
+                Some((_, _, NumberStyle::Tab)) if !l.starts_with(' ') => lines.push(None),
                 Some((n, rest, s)) => {
                     if *style.get_or_insert(s) != s {
                         return None;
@@ -966,8 +969,9 @@ mod tests {
             new_side_numbers(&owned(&["2 | q", "3 | r"]), 2, &listing[1..2], &listing),
             NewNumbers::Keep
         );
-        // Bare numbers alone are content.
+        // Bare numbers alone are content, and so are tab-separated rows.
         assert_eq!(decide(&["1", "2", "3"], 2), NewNumbers::Keep);
+        assert_eq!(decide(&["2\tann", "3\tbob"], 2), NewNumbers::Keep);
     }
 
     #[test]

@@ -283,7 +283,7 @@ impl FilePlanner {
             EditOp::Replace(_) => unreachable!("replacements are batched"),
             EditOp::Create { content } => match self.text() {
                 Some(t) if !t.trim().is_empty() => self.fail(i, e, explain::create_over(e)),
-                _ => self.write(i, e, content.clone()),
+                _ => self.write(i, e, unnumbered(content)),
             },
             EditOp::WriteFile { content } => {
                 if let Some(f) = lazy_whole_file(self.text(), content, &e.path) {
@@ -375,6 +375,29 @@ fn control_failure(path: &str, c: char) -> Failure {
         ),
         "Check the escaping of the new text (a `\\u0000` or `\\x00` in JSON is a real NUL), and send it again without the control character.",
     )
+}
+
+/// A new file's content without the line numbers pasted on its lines,
+/// when they are unmistakably line numbers: every line numbered from 1, or
+/// counting up in a bar, arrow or padded-tab style
+/// ([`crate::normalize::new_side_numbers`]). Anything less is the file's
+/// text: a new file has no lines of its own to tell numbers from content.
+fn unnumbered(content: &str) -> String {
+    use crate::normalize::{NewNumbers, has_numbered_line, new_side_numbers};
+    if !has_numbered_line(content.lines()) {
+        return content.to_owned();
+    }
+    let lines = crate::text::split_lines(content);
+    match new_side_numbers(&lines, 1, &[], &[]) {
+        NewNumbers::Strip(stripped) => {
+            let mut out = stripped.join("\n");
+            if content.ends_with('\n') {
+                out.push('\n');
+            }
+            out
+        }
+        NewNumbers::Keep | NewNumbers::Unsure(_) => content.to_owned(),
+    }
 }
 
 /// A whole-file write that stands in for code with an elision comment
