@@ -37,6 +37,10 @@
 //! - Blank lines after `*** End of File` (before `*** End Patch`).
 //! - Context that elides code (`...`, `// ... existing code ...`): the
 //!   elided lines are kept, as in a SEARCH/REPLACE block.
+//! - Line numbers pasted after the `+` of added lines (`+3→    x()`),
+//!   stripped or refused as on every new side
+//!   (`normalize::new_side_numbers`); an `*** Add File` numbered from 1
+//!   is written without them.
 //!
 //! Chunks climb the whole ladder, similarity included; a removed line must
 //! still have a counterpart in the located region (at most a slip away), so
