@@ -3,6 +3,7 @@
 mod artifacts;
 mod properties;
 mod readings;
+mod resent;
 mod slips;
 mod streaming;
 mod support;
