@@ -96,28 +96,14 @@ impl Planner<'_, '_> {
                         locate(self.hay, &q, &self.opts.locate)
                             .map_err(|m| self.explain(m, what))?
                     }
-                    (
-                        Miss::NotFound {
-                            already: Some(at), ..
-                        },
-                        _,
-                    ) => {
-                        let len = drop_surplus(replace, usize::MAX, usize::MAX).len();
-                        return Err(self.applied_already(*at, len, None, what));
-                    }
-                    _ => {
-                        let f = self.explain(m, what);
-                        return Err(self.explain_anchor(f, search, r.hints.anchor_lines));
-                    }
+                    _ => return Err(self.missed(m, (search, replace), r, what)),
                 }
             }
         };
         if let [m] = matches.as_slice()
             && !r.replace_all
-            && let Some(at) = self.around(m, &r.hints, what)?
         {
-            let len = drop_surplus(&m.replace, usize::MAX, usize::MAX).len();
-            return Err(self.applied_already(at, len, Some(m.start..m.end), what));
+            self.not_resent(m, &r.hints, what)?;
         }
         let splices = matches
             .iter()
@@ -132,6 +118,39 @@ impl Planner<'_, '_> {
             splices,
             moves_cursor: true,
         })
+    }
+
+    /// The failure of a search the ladder did not place: applied already
+    /// when it is gone and its replacement stands in the file, else
+    /// explained.
+    fn missed(
+        &self,
+        m: Miss,
+        (search, replace): (&[String], &[String]),
+        r: &Replace,
+        what: &str,
+    ) -> Failure {
+        if let Miss::NotFound {
+            already: Some(at), ..
+        } = m
+        {
+            let len = drop_surplus(replace, usize::MAX, usize::MAX).len();
+            return self.applied_already(at, len, None, what);
+        }
+        let f = self.explain(m, what);
+        self.explain_anchor(f, search, r.hints.anchor_lines)
+    }
+
+    /// Refuses a located edit whose replacement already stands around its
+    /// region ([`Planner::around`]): it was sent before.
+    fn not_resent(&self, m: &Match, hints: &Hints, what: &str) -> Result<(), Failure> {
+        match self.around(m, hints, what)? {
+            Some(at) => {
+                let len = drop_surplus(&m.replace, usize::MAX, usize::MAX).len();
+                Err(self.applied_already(at, len, Some(m.start..m.end), what))
+            }
+            None => Ok(()),
+        }
     }
 
     /// Where the replacement of a located match already stands around it:

@@ -136,18 +136,8 @@ impl Planner<'_, '_> {
             let text = LineStarts::of(&logical, &starts);
             if let [o] = chosen[..]
                 && !r.replace_all
-                && let Some(at) = around(&logical, o, &old_n, &new_n)
             {
-                let lines =
-                    |a: usize, b: usize| text.line_of(a)..text.line_of(b.max(a + 1) - 1) + 1;
-                let here = lines(at, at + new_n.len());
-                let found = lines(o, o + old_n.len());
-                return Err(self.applied_already(
-                    here.start,
-                    here.len(),
-                    Some(found),
-                    "old_string",
-                ));
+                self.not_resent_text(text, o, &old_n, &new_n)?;
             }
             if let [o] = chosen[..]
                 && let Some(p) = self.lines_after_indent(text, o, &old_n, &new_n, r, owner)?
@@ -185,6 +175,24 @@ impl Planner<'_, '_> {
             return Ok(p);
         }
         self.plan_text_lines(e, &old_n, &new_n, r, owner)
+    }
+
+    /// Refuses an `old_string` found at `o` inside its own earlier result
+    /// ([`around`]): the edit was sent before.
+    fn not_resent_text(
+        &self,
+        text: LineStarts<'_>,
+        o: usize,
+        old: &str,
+        new: &str,
+    ) -> Result<(), Failure> {
+        let Some(at) = around(text.logical, o, old, new) else {
+            return Ok(());
+        };
+        let lines = |a: usize, b: usize| text.line_of(a)..text.line_of(b.max(a + 1) - 1) + 1;
+        let here = lines(at, at + new.len());
+        let found = lines(o, o + old.len());
+        Err(self.applied_already(here.start, here.len(), Some(found), "old_string"))
     }
 
     /// `old_string` as whole lines on the line ladder, once it is not a
