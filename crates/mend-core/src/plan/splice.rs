@@ -531,8 +531,13 @@ impl Render<'_, '_, '_> {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
-                    "The {} contains the elision marker `{}`, and no marker of the {} pairs with it, so mend cannot tell which lines it stands for; mend never writes a marker into a file",
+                    "The {} {} the elision marker `{}`, and no marker of the {} pairs with it, so mend cannot tell which lines it stands for; mend never writes a marker into a file",
                     self.nouns.replace,
+                    if self.nouns.replace.ends_with("lines") {
+                        "contain"
+                    } else {
+                        "contains"
+                    },
                     line.trim(),
                     self.nouns.search
                 ),
