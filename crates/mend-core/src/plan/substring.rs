@@ -145,6 +145,11 @@ impl Planner<'_, '_> {
                 return Ok(p);
             }
             let as_lines = needs_lines(&new_n);
+            if as_lines {
+                let ranges: Vec<Range<usize>> =
+                    chosen.iter().map(|&o| o..o + old_n.len()).collect();
+                lines_apart(text, &ranges, (&old_n, &new_n))?;
+            }
             let splices = chosen
                 .into_iter()
                 .map(|o| {
@@ -353,6 +358,11 @@ impl Planner<'_, '_> {
         // As whole lines: copied lines are taken from the file, and new
         // lines lose the typography the match had to fold.
         let text = LineStarts::of(logical, starts);
+        let ranges: Vec<Range<usize>> = chosen
+            .iter()
+            .map(|&o| map[o]..map[o + folded_old.len()])
+            .collect();
+        lines_apart(text, &ranges, (old, new))?;
         let splices = chosen
             .into_iter()
             .map(|o| {
@@ -513,6 +523,32 @@ impl<'a> LineStarts<'a> {
     }
 }
 
+/// Occurrences replaced as the whole lines they touch must touch no line
+/// in common (`replace_all` with two on one line), or their regions would
+/// overlap.
+fn lines_apart(
+    text: LineStarts<'_>,
+    ranges: &[Range<usize>],
+    (old, new): (&str, &str),
+) -> Result<(), Failure> {
+    let mut last_end = 0;
+    for (k, r) in ranges.iter().enumerate() {
+        let (first, search, _) = text.whole_lines(r.clone(), old, new);
+        if k > 0 && first < last_end {
+            return Err(Failure::new(
+                FailureKind::Ambiguous,
+                format!(
+                    "old_string occurs more than once on line {} and replace_all is set, but its new_string must be placed as whole lines (it has a line that may be an elision marker or a line number, or the match folded typography), and those places share a line",
+                    first + 1
+                ),
+                "Send one edit per line, each with old_string covering the whole line, or write new_string without marker or numbered lines.",
+            ));
+        }
+        last_end = first + search.len();
+    }
+    Ok(())
+}
+
 /// Whether a substring replacement is planned as the whole lines it
 /// touches, so the line formats' rules hold for it too: its new text has a
 /// line that may be an elision marker (which must never be written where
@@ -525,6 +561,46 @@ fn needs_lines(new: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn text_edit(old: &str, new: &str, all: bool) -> crate::Edit {
+        crate::Edit {
+            path: "a.py".into(),
+            op: crate::EditOp::Replace(crate::Replace {
+                target: crate::Target::Text {
+                    old: old.into(),
+                    new: new.into(),
+                },
+                replace_all: all,
+                hints: crate::Hints::default(),
+            }),
+            origin: None,
+        }
+    }
+
+    #[test]
+    fn whole_line_occurrences_sharing_a_line_are_refused_not_overlapped() {
+        let plan = |text: &str, e: &crate::Edit| {
+            crate::plan_file(
+                "a.py",
+                Some(text),
+                &[(0, e)],
+                &crate::PlanOptions::default(),
+            )
+        };
+        // Folded typography, twice on one line.
+        let p = plan(
+            "a = 'x' + 'x'\n",
+            &text_edit("\u{2018}x\u{2019}", "\u{2018}y\u{2019}", true),
+        );
+        assert_eq!(p.reports[0].status, crate::EditStatus::Failed);
+        assert_eq!(p.content.as_deref(), Some("a = 'x' + 'x'\n"));
+        // On lines of their own, each is replaced, and folded.
+        let p = plan(
+            "a = 'x'\nb = 'x'\n",
+            &text_edit("\u{2018}x\u{2019}", "\u{2018}y\u{2019}", true),
+        );
+        assert_eq!(p.content.as_deref(), Some("a = 'y'\nb = 'y'\n"));
+    }
 
     #[test]
     fn overlapping_occurrences_are_all_found() {
