@@ -7,7 +7,9 @@ use super::batch::Planned;
 use super::splice::Splice;
 use super::{Planner, search_noun};
 use crate::edit::{Edit, Hints, Replace, Target};
-use crate::locate::{LineQuery, Match, MatchPass, Miss, drop_surplus, find_loose, locate};
+use crate::locate::{
+    LineQuery, Match, MatchPass, Miss, drop_surplus, find_loose, is_blank, locate,
+};
 use crate::normalize::fold_loose;
 use crate::normalize::indent_of;
 use crate::report::{Failure, FailureKind};
@@ -137,7 +139,14 @@ impl Planner<'_, '_> {
             let len = drop_surplus(replace, usize::MAX, usize::MAX).len();
             return self.applied_already(at, len, None, what);
         }
-        let f = self.explain(m, what);
+        let deletes = matches!(m, Miss::NotFound { .. }) && replace.iter().all(|l| is_blank(l));
+        let mut f = self.explain(m, what);
+        if deletes {
+            // A deletion leaves nothing to find: it may have been applied.
+            f.fix.push_str(&format!(
+                " This edit only deletes the {what}'s lines: if an earlier edit deleted them already, send nothing for it."
+            ));
+        }
         self.explain_anchor(f, search, r.hints.anchor_lines)
     }
 
