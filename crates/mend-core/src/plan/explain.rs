@@ -80,7 +80,7 @@ impl Planner<'_, '_> {
         } else {
             "lines"
         };
-        let new_lines = new_lines(Nouns::of(what));
+        let new_lines = Nouns::of(what).new_lines();
         let (message, fix) = match found {
             None => (
                 format!(
@@ -160,7 +160,7 @@ impl Planner<'_, '_> {
             applied.locations = Vec::new();
             applied.message = format!(
                 "The {what} was not found in {path}, and {} are already there, starting at line {}: this edit looks applied already",
-                new_lines(Nouns::of(what)),
+                Nouns::of(what).new_lines(),
                 at + 1
             );
             return applied;
@@ -286,15 +286,6 @@ pub(crate) fn create_over(e: &Edit) -> Failure {
         ),
     };
     Failure::new(FailureKind::FileExists, message, fix)
-}
-
-/// "the replacement's lines", "the chunk's new lines".
-fn new_lines(nouns: Nouns) -> String {
-    if nouns.replace.ends_with("lines") {
-        format!("the {}", nouns.replace)
-    } else {
-        format!("the {}'s lines", nouns.replace)
-    }
 }
 
 /// Why a similar window was refused, in words: names the file has

@@ -18,10 +18,11 @@
 //! - a control character the file did not have (a NUL that would make it
 //!   binary) is refused.
 //!
-//! Substring targets (`substring.rs`), anchored regions (`region.rs`) and the
-//! model-ready explanations of failures (`explain.rs`) have modules of their
-//! own.
+//! Substring targets (`substring.rs`), anchored regions (`region.rs`),
+//! artifacts pasted on the new side (`artifacts.rs`) and the model-ready
+//! explanations of failures (`explain.rs`) have modules of their own.
 
+mod artifacts;
 mod batch;
 mod content;
 use batch::{Batch, Prepared};

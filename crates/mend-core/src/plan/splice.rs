@@ -14,9 +14,8 @@ use crate::edit::Hints;
 use crate::indent::Rebase;
 use crate::locate::{Match, MatchPass};
 use crate::normalize::{
-    MarkerKind, NewNumbers, NumberStyle, Typography, Unsure, ellipsis_is_code, fold_except,
-    fold_loose, has_numbered_line, indent_of, is_elision_marker, marker_kind, new_side_numbers,
-    new_typography, says_elided, split_line_number,
+    MarkerKind, Typography, ellipsis_is_code, fold_except, fold_loose, indent_of,
+    is_elision_marker, marker_kind, says_elided,
 };
 use crate::report::{Failure, FailureKind, LineSpan};
 use crate::similarity::{is_comment, similarity};
@@ -128,123 +127,6 @@ impl Planner<'_, '_> {
         })
     }
 
-    /// `m` with line-number prefixes pasted on its new side removed, when
-    /// they follow the region's numbering or count up
-    /// ([`new_side_numbers`]); `None` when there are none to remove. A
-    /// search that carried numbers had its replacement stripped by the
-    /// line-number pass already.
-    pub(crate) fn denumbered(
-        &self,
-        m: &Match,
-        hints: &Hints,
-        what: &str,
-    ) -> Result<Option<Match>, Failure> {
-        if m.pass == MatchPass::LineNumbers
-            || !has_numbered_line(m.replace.iter().map(String::as_str))
-        {
-            return Ok(None);
-        }
-        let file = self.hay.lines();
-        let region = &file[m.start..m.end.min(file.len())];
-        let lines = match new_side_numbers(&m.replace, m.start + 1, region, file) {
-            NewNumbers::Keep => return Ok(None),
-            NewNumbers::Strip(lines) => lines,
-            NewNumbers::Unsure(why) => return Err(self.unsure_numbers(m, &why, what)),
-        };
-        // A line that became a marker once its number went is judged as
-        // a marker, like any other.
-        let (_, flags) = self.elision_for(hints.literal).flags(&m.search, &lines);
-        let replace_markers = (0..lines.len())
-            .map(|k| match m.replace_markers.get(k) {
-                Some(&f) if lines[k] == m.replace[k] => f,
-                _ => flags[k],
-            })
-            .collect();
-        Ok(Some(Match {
-            replace: lines,
-            replace_markers,
-            ..m.clone()
-        }))
-    }
-
-    /// The refusal of new lines whose number prefixes may be content.
-    fn unsure_numbers(&self, m: &Match, why: &Unsure, what: &str) -> Failure {
-        let nouns = Nouns::of(what);
-        let sample = m
-            .replace
-            .iter()
-            .find_map(|l| {
-                split_line_number(l)
-                    .filter(|(_, _, s)| *s != NumberStyle::Bare)
-                    .map(|(_, rest, _)| l[..l.len() - rest.len()].trim_start().to_owned())
-            })
-            .unwrap_or_default();
-        let message = match why {
-            Unsure::FileHasThem { line } => format!(
-                "The {}'s lines begin with line numbers (`{sample}`), but line {} of {} itself begins like a numbered line (`{}`), so mend cannot tell line numbers from the file's text",
-                nouns.replace,
-                line + 1,
-                self.path,
-                self.hay.lines()[*line].trim()
-            ),
-            Unsure::Inconsistent => format!(
-                "Every line of the {} begins with a number (`{sample}`), but they are not the numbers of the lines they replace (lines {}), so mend cannot tell line numbers from text",
-                nouns.replace,
-                LineSpan::from_range(m.start, m.end)
-            ),
-            Unsure::LoneColon => format!(
-                "The {}'s line beginning `{sample}` carries its own line number, but one `N: ` prefix may as well be text (a key or a label), so mend cannot tell whether to write it",
-                nouns.replace
-            ),
-            Unsure::BareNumber(line) => format!(
-                "The {} carries line numbers, and its line `{line}` may be a blank line's number or text, so mend cannot tell what to write",
-                nouns.replace
-            ),
-        };
-        Failure::new(
-            FailureKind::Malformed,
-            message,
-            format!(
-                "Send the {r} without line numbers. If the numbers are part of the text, include an unchanged line next to them in both the {s} and the {r}.",
-                r = nouns.replace,
-                s = nouns.search
-            ),
-        )
-    }
-
-    /// How new lines are written ([`new_typography`]): when the match had
-    /// to fold the search's typography, the transport changed it, and the
-    /// new lines lose the typographic characters the matched lines lack.
-    /// Refused when a character stands both for a plain one and for itself
-    /// in the matched lines.
-    fn typography(&self, m: &Match, what: &str) -> Result<Typography, Failure> {
-        if m.search.iter().all(|l| l.is_ascii()) {
-            return Ok(Typography::AsSent);
-        }
-        let lines = self.hay.lines();
-        let pairs = (0..m.search.len())
-            .filter(|&j| m.map[j].len() == 1 && !(m.elided && m.markers.get(j) == Some(&true)))
-            .map(|j| (m.search[j].as_str(), lines[m.map[j].start]));
-        new_typography(pairs).map_err(|c| {
-            let nouns = Nouns::of(what);
-            let plain = crate::normalize::fold_unicode(&c.to_string()).into_owned();
-            Failure::new(
-                FailureKind::Malformed,
-                format!(
-                    "The {s} matches {} only with `{c}` read as `{plain}`, yet `{c}` also stands for itself in the lines it matches, so mend cannot tell whether the {r}'s `{c}` is the file's character or one the transport changed",
-                    self.path,
-                    s = nouns.search,
-                    r = nouns.replace
-                ),
-                format!(
-                    "Copy the {s} with the file's characters exactly as they are, and write the {r} with the characters you mean.",
-                    s = nouns.search,
-                    r = nouns.replace
-                ),
-            )
-        })
-    }
-
     /// The indentation mapping that explains the matched pairs.
     fn rebase(&self, m: &Match) -> Rebase {
         if !m.pass.tolerates_indentation() {
@@ -295,6 +177,15 @@ pub(crate) struct Nouns {
 }
 
 impl Nouns {
+    /// "the replacement's lines", "the chunk's new lines".
+    pub(crate) fn new_lines(self) -> String {
+        if self.replace.ends_with("lines") {
+            format!("the {}", self.replace)
+        } else {
+            format!("the {}'s lines", self.replace)
+        }
+    }
+
     pub(crate) fn of(what: &str) -> Nouns {
         let (search, replace) = match what {
             "content" => ("region", "content"),
