@@ -221,7 +221,7 @@ impl Outcome {
         dry_run: bool,
         written: bool,
     ) -> ApplyReport {
-        let mut retry_context = collected.retry_context();
+        let mut retry_context = collected.retry_context_after(written);
         if self.syntax_refused {
             let section = mend_core::report::syntax::render_refusal(&self.syntax);
             retry_context = Some(match retry_context {

@@ -182,7 +182,11 @@ impl Edit {
                 Target::Text { .. } => "string replacement",
                 Target::Region { .. } => "anchored change",
             },
-            EditOp::Create { .. } => "file creation",
+            EditOp::Create { .. } => match format {
+                Some(Format::ApplyPatch) => "patch Add File",
+                Some(Format::UnifiedDiff) => "diff creating a file",
+                _ => "file creation",
+            },
             EditOp::Delete => "file deletion",
             EditOp::Rename { .. } => "file rename",
             EditOp::WriteFile { .. } => "whole-file write",

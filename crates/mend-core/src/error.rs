@@ -19,7 +19,7 @@ pub enum Error {
         message: String,
     },
     /// The format name is not one mend knows.
-    #[error("unknown format `{0}`; expected one of: auto, search-replace, str-replace, anchored")]
+    #[error("unknown format `{0}`; expected one of: {names}", names = crate::Format::names())]
     UnknownFormat(String),
     /// Auto-detection could not tell the format.
     #[error("could not detect the edit format: {0}; pass --format explicitly")]
@@ -38,5 +38,18 @@ fn at_line(line: usize) -> String {
         String::new()
     } else {
         format!(", line {line}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Format;
+
+    #[test]
+    fn an_unknown_format_lists_every_format() {
+        let e = "bogus".parse::<Format>().unwrap_err().to_string();
+        for f in std::iter::once(Format::Auto).chain(Format::ALL) {
+            assert!(e.contains(&format!(" {}", f.name())), "{f} missing: {e}");
+        }
     }
 }

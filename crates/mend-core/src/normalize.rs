@@ -69,6 +69,111 @@ pub fn fold_with_offsets(s: &str) -> (String, Vec<usize>) {
     (out, map)
 }
 
+/// How the new lines of an edit are written, once its search matched
+/// ([`new_typography`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Typography {
+    /// The match folded nothing: new lines are written as sent.
+    AsSent,
+    /// The match had to fold typography (the transport curled the quotes):
+    /// new lines lose every typographic character but those the matched
+    /// file lines have themselves, which `keep` lists.
+    Fold {
+        /// Characters the matched lines have as they are.
+        keep: Vec<char>,
+    },
+}
+
+/// Whether the transport changed the typography of an edit, from the
+/// pairs of a search line and the file line it matched. A character of
+/// the search that stands where the file has another (a curly quote for a
+/// straight one) was changed on the way; then the new lines were too, so
+/// they do not keep typographic characters (quotes, dashes, `…`, special
+/// spaces) that the matched lines do not have ([`fold_except`]).
+///
+/// Pairs are aligned character by character once folded, whitespace
+/// aside; a pair that does not align (a similarity match) says nothing.
+/// `Err(c)` when `c` stands both for another character and for itself in
+/// the matched lines: a new line's `c` cannot be told.
+pub fn new_typography<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<Typography, char> {
+    let mut folded: Vec<char> = Vec::new();
+    let mut own: Vec<char> = Vec::new();
+    let note = |list: &mut Vec<char>, c: char| {
+        if !c.is_ascii() && !list.contains(&c) {
+            list.push(c);
+        }
+    };
+    for (search, file) in pairs {
+        for c in file.chars() {
+            note(&mut own, c);
+        }
+        if search.is_ascii() {
+            continue;
+        }
+        let (a, b) = (folded_chars(search), folded_chars(file));
+        if a.len() != b.len() || a.iter().zip(&b).any(|(x, y)| x.0 != y.0) {
+            continue;
+        }
+        for ((_, s), (_, f)) in a.iter().zip(&b) {
+            if s != f {
+                note(&mut folded, *s);
+            }
+        }
+        // Spaces drop out of the alignment: a typographic space or a
+        // zero-width character the file line lacks was folded.
+        for c in search.chars().filter(|c| !file.contains(*c)) {
+            let mut f = String::new();
+            fold_char(c, &mut f);
+            if f.trim().is_empty() {
+                note(&mut folded, c);
+            }
+        }
+    }
+    if folded.is_empty() {
+        return Ok(Typography::AsSent);
+    }
+    match folded.iter().find(|c| own.contains(c)) {
+        Some(&c) => Err(c),
+        None => Ok(Typography::Fold { keep: own }),
+    }
+}
+
+/// A line's folded characters, whitespace left out, each with the
+/// character it came from.
+fn folded_chars(line: &str) -> Vec<(char, char)> {
+    let mut out = Vec::with_capacity(line.len());
+    let mut f = String::new();
+    for c in line.chars() {
+        f.clear();
+        fold_char(c, &mut f);
+        out.extend(f.chars().filter(|x| !x.is_whitespace()).map(|x| (x, c)));
+    }
+    out
+}
+
+/// `line` with every character [`fold_unicode`] folds folded, but those in
+/// `keep`.
+pub fn fold_except<'a>(line: &'a str, keep: &[char]) -> Cow<'a, str> {
+    if line.is_ascii() {
+        return Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        if keep.contains(&c) {
+            out.push(c);
+        } else {
+            fold_char(c, &mut out);
+        }
+    }
+    if out == line {
+        Cow::Borrowed(line)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
 /// Trims a line and collapses every run of spaces and tabs inside it to one
 /// space: `x  =\tf( a )` and `x = f( a )` compare equal. Whitespace is never
 /// removed where there was some, or added where there was none, so tokens
@@ -280,6 +385,239 @@ pub fn strip_line_numbers(lines: &[String]) -> Option<Numbered> {
         first: first?,
         style,
         lines: out,
+    })
+}
+
+/// What a replacement's line-number prefixes are, once its region is
+/// located ([`new_side_numbers`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NewNumbers {
+    /// No prefix to remove: the lines are the file's new text as written.
+    Keep,
+    /// The prefixes are line numbers: the lines without them.
+    Strip(Vec<String>),
+    /// They may be line numbers or content, and the files differ.
+    Unsure(Unsure),
+}
+
+/// Why a replacement's number prefixes cannot be told from content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unsure {
+    /// The prefixes follow the region's numbering, but line `line`
+    /// (0-based) of the file begins like a numbered line of the same kind.
+    FileHasThem {
+        /// The file line, 0-based.
+        line: usize,
+    },
+    /// Every new line begins with a number, but the numbers neither count
+    /// up by one nor follow the region's lines.
+    Inconsistent,
+    /// One line begins with `12: `, its own number in the new file: a
+    /// line number, or a key or label that happens to be one.
+    LoneColon,
+    /// A line that is only a number (`12`) stands where the numbering
+    /// puts no blank line.
+    BareNumber(String),
+}
+
+/// The numbering evidence of a replacement: per line, its prefix.
+struct Prefixed<'a> {
+    /// Per line: the number and rest of a prefix of the shared style, a
+    /// bare number (`Some((n, ""))` with `bare`), or nothing.
+    lines: Vec<Option<(usize, &'a str, bool)>>,
+    style: NumberStyle,
+}
+
+impl<'a> Prefixed<'a> {
+    /// The prefixes of `replace`, when some line has one of a style other
+    /// than a bare number and no two styles are mixed.
+    fn of(replace: &'a [String]) -> Option<Prefixed<'a>> {
+        let mut style = None;
+        let mut lines = Vec::with_capacity(replace.len());
+        for l in replace {
+            match split_line_number(l) {
+                Some((n, rest, NumberStyle::Bare)) => lines.push(Some((n, rest, true))),
+                // `grep -n` writes `12: ` at the start of the line; an
+                // indented `12: ` is a key (YAML, a dict literal). `cat -n`
+                // pads its numbers before the tab; `12\tx` unpadded is a
+                // row of tab-separated data.
+                Some((_, _, NumberStyle::Colon)) if l.starts_with(' ') => lines.push(None),
+                Some((_, _, NumberStyle::Tab)) if !l.starts_with(' ') => lines.push(None),
+                Some((n, rest, s)) => {
+                    if *style.get_or_insert(s) != s {
+                        return None;
+                    }
+                    lines.push(Some((n, rest, false)));
+                }
+                None => lines.push(None),
+            }
+        }
+        Some(Prefixed {
+            lines,
+            style: style?,
+        })
+    }
+
+    /// Lines with a prefix of the style (bare numbers aside).
+    fn styled(&self) -> usize {
+        self.lines
+            .iter()
+            .filter(|l| matches!(l, Some((_, _, false))))
+            .count()
+    }
+
+    /// Whether every line has a number or is blank.
+    fn all(&self, replace: &[String]) -> bool {
+        self.lines
+            .iter()
+            .zip(replace)
+            .all(|(p, l)| p.is_some() || l.trim().is_empty())
+    }
+
+    /// The number line `k` would have in a run whose line 0 is `n0`, for
+    /// every numbered line; unnumbered lines must be blank.
+    fn run_from(&self, replace: &[String], n0: usize) -> bool {
+        self.all(replace)
+            && self
+                .lines
+                .iter()
+                .enumerate()
+                .all(|(k, p)| p.is_none_or(|(n, _, _)| n == n0 + k))
+    }
+
+    /// Whether every numbered line `k` has number `first + k`, and every
+    /// other line is blank or copies a region line: the new lines carry
+    /// their numbers in the new file, and the copied context may carry
+    /// none (a diff whose `+` lines alone are numbered).
+    fn follows(&self, replace: &[String], first: usize, region: &[&str]) -> bool {
+        let context = |l: &String| {
+            let l = fold_loose(l);
+            l.is_empty() || region.iter().any(|r| fold_loose(r) == l)
+        };
+        self.lines
+            .iter()
+            .zip(replace)
+            .enumerate()
+            .all(|(k, (p, l))| p.map_or_else(|| context(l), |(n, _, _)| n == first + k))
+    }
+
+    /// The first number minus its line's place: where a run would start.
+    fn run_start(&self) -> Option<usize> {
+        let (k, (n, _, _)) = self
+            .lines
+            .iter()
+            .enumerate()
+            .find_map(|(k, p)| p.map(|p| (k, p)))?;
+        n.checked_sub(k)
+    }
+
+    /// Whether numbered lines that copy a region line sit at that line's
+    /// number, at least one does, and the numbers count up: the model kept
+    /// the numbers of the lines it copied.
+    fn copies(&self, first: usize, region: &[&str]) -> bool {
+        let at = |n: usize| n.checked_sub(first).and_then(|i| region.get(i));
+        let mut last = 0;
+        let mut copied = 0;
+        for (n, rest, bare) in self.lines.iter().flatten() {
+            if *n <= last && last > 0 {
+                return false;
+            }
+            last = *n;
+            if *bare {
+                continue;
+            }
+            let rest = fold_loose(rest);
+            if at(*n).is_some_and(|l| fold_loose(l) == rest) {
+                copied += 1;
+            } else if region.iter().any(|l| fold_loose(l) == rest) {
+                // A copied line under another line's number.
+                return false;
+            }
+        }
+        copied > 0
+    }
+}
+
+/// Decides what the line-number prefixes on a replacement are, once its
+/// region is located: `first` is the 1-based number of the region's first
+/// line, `region` its lines and `file` every line of the file.
+///
+/// Prefixes of one style (`12 | `, `12│ `, `12→`, `12\t`, `12: `) are line
+/// numbers, and are stripped, when:
+/// - each numbered line carries its number in the new file (counting from
+///   the region's first line), and every other line is blank or a copy of
+///   a region line (a diff's context, numbered or not); or
+/// - every line carries a bar, arrow or tab prefix and the numbers count
+///   up by one from anywhere (a colon is too common in content, such as
+///   YAML keys, for a run alone to say so); or
+/// - the lines that copy a region line carry that line's number, and the
+///   numbers count up (the model numbered the lines it copied).
+///
+/// They are content, kept, when the region's own lines begin that way (the
+/// file's kind of text), or when they give no such evidence and not every
+/// line has one (`0 | FLAG` in a C expression beside an unnumbered line).
+/// Otherwise mend cannot tell, and says so: a numbering whose file has
+/// such lines elsewhere, or a replacement whose every line is numbered
+/// without that evidence (one line alone included).
+pub fn new_side_numbers(
+    replace: &[String],
+    first: usize,
+    region: &[&str],
+    file: &[&str],
+) -> NewNumbers {
+    let Some(p) = Prefixed::of(replace) else {
+        return NewNumbers::Keep;
+    };
+    let styled = |l: &&str| matches!(split_line_number(l), Some((_, _, s)) if s == p.style);
+    if region.iter().any(styled) {
+        return NewNumbers::Keep;
+    }
+    let strong = p.style != NumberStyle::Colon;
+    let many = p.styled() > 1;
+    let fits = p.follows(replace, first, region);
+    let follows = fits && (strong || many);
+    let run = strong
+        && many
+        && p.run_start()
+            .is_some_and(|n0| n0 > 0 && p.run_from(replace, n0));
+    if !(follows || run || p.copies(first, region)) {
+        return if fits {
+            NewNumbers::Unsure(Unsure::LoneColon)
+        } else if p.all(replace) {
+            NewNumbers::Unsure(Unsure::Inconsistent)
+        } else {
+            NewNumbers::Keep
+        };
+    }
+    if let Some(line) = file.iter().position(styled) {
+        return NewNumbers::Unsure(Unsure::FileHasThem { line });
+    }
+    let blank_at = |n: usize| {
+        n.checked_sub(first)
+            .and_then(|i| region.get(i))
+            .is_some_and(|l| l.trim().is_empty())
+    };
+    let mut out = Vec::with_capacity(replace.len());
+    for (line, prefix) in replace.iter().zip(&p.lines) {
+        out.push(match prefix {
+            Some((_, rest, false)) => (*rest).to_owned(),
+            Some((n, _, true)) if follows || run || blank_at(*n) => String::new(),
+            Some((_, _, true)) => {
+                return NewNumbers::Unsure(Unsure::BareNumber(line.trim().to_owned()));
+            }
+            None => line.clone(),
+        });
+    }
+    NewNumbers::Strip(out)
+}
+
+/// Whether any of `lines` begins like a numbered line (`12 | `, `12→`, …),
+/// a bare number aside: the cheap test before [`new_side_numbers`].
+pub fn has_numbered_line<'l>(mut lines: impl Iterator<Item = &'l str>) -> bool {
+    lines.any(|l| {
+        l.trim_start_matches(' ')
+            .starts_with(|c: char| c.is_ascii_digit())
+            && matches!(split_line_number(l), Some((_, _, s)) if s != NumberStyle::Bare)
     })
 }
 
@@ -559,6 +897,119 @@ mod tests {
         );
         let lone: Vec<String> = vec!["2".into()];
         assert!(n.strip_replacement(&lone).is_err());
+    }
+
+    fn owned(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn new_side_numbers_that_follow_the_region_or_count_up_are_stripped() {
+        let file = ["a = 1", "b = 2", "", "c = 3"];
+        let region = &file[1..4];
+        let strip = |r: &[&str], first: usize| new_side_numbers(&owned(r), first, region, &file);
+        // Following the region (line 2 on), a blank line numbered or not.
+        let want = owned(&["b = 2", "b2 = 5", "", "c = 3"]);
+        assert_eq!(
+            strip(&["2 | b = 2", "3 | b2 = 5", "4 |", "5 | c = 3"], 2),
+            NewNumbers::Strip(want.clone())
+        );
+        assert_eq!(
+            strip(&["2→b = 2", "3→b2 = 5", "", "5→c = 3"], 2),
+            NewNumbers::Strip(want.clone())
+        );
+        // A run from elsewhere, in a tab style.
+        assert_eq!(
+            strip(&["  40\tb = 2", "  41\tb2 = 5", "  42", "  43\tc = 3"], 2),
+            NewNumbers::Strip(want)
+        );
+        // Only the added line numbered, at its place in the new file.
+        assert_eq!(
+            strip(&["b = 2", "3 | b2 = 5", "", "c = 3"], 2),
+            NewNumbers::Strip(owned(&["b = 2", "b2 = 5", "", "c = 3"]))
+        );
+        // Copied lines keep their numbers, a line deleted between them.
+        assert_eq!(
+            strip(&["2: b = 2", "4: c = 3"], 2),
+            NewNumbers::Strip(owned(&["b = 2", "c = 3"]))
+        );
+    }
+
+    #[test]
+    fn new_side_numbers_that_may_be_content_are_kept_or_refused() {
+        let file = ["x = (", "    A", ")"];
+        let region = &file[1..2];
+        let decide = |r: &[&str], first: usize| new_side_numbers(&owned(r), first, region, &file);
+        // A C-like expression beside a line without a number: content.
+        assert_eq!(decide(&["    A |", "    0 | FLAG"], 2), NewNumbers::Keep);
+        // Alone, it may as well be a line numbered from elsewhere.
+        assert_eq!(
+            decide(&["    0 | FLAG"], 2),
+            NewNumbers::Unsure(Unsure::Inconsistent)
+        );
+        // YAML keys: indented, or counting up without following the region.
+        assert_eq!(decide(&["  1: one", "  2: two"], 2), NewNumbers::Keep);
+        assert_eq!(
+            decide(&["7: one", "8: two"], 2),
+            NewNumbers::Unsure(Unsure::Inconsistent)
+        );
+        // Every line numbered, not counting up.
+        assert_eq!(
+            decide(&["5 | a", "9 | b"], 2),
+            NewNumbers::Unsure(Unsure::Inconsistent)
+        );
+        // Numbers that fit, in a file that has such lines elsewhere.
+        let listing = ["x", "1 | y", "z"];
+        assert_eq!(
+            new_side_numbers(&owned(&["1 | q", "2 | r"]), 1, &listing[..1], &listing),
+            NewNumbers::Unsure(Unsure::FileHasThem { line: 1 })
+        );
+        // The region's own lines begin that way: content.
+        assert_eq!(
+            new_side_numbers(&owned(&["2 | q", "3 | r"]), 2, &listing[1..2], &listing),
+            NewNumbers::Keep
+        );
+        // Bare numbers alone are content, and so are tab-separated rows.
+        assert_eq!(decide(&["1", "2", "3"], 2), NewNumbers::Keep);
+        assert_eq!(decide(&["2\tann", "3\tbob"], 2), NewNumbers::Keep);
+    }
+
+    #[test]
+    fn new_lines_lose_typography_the_matched_lines_lack() {
+        let pairs = [(
+            "say(\u{201C}hi\u{201D}, \u{2018}x\u{2019})",
+            "say(\u{201C}hi\u{201D}, 'x')",
+        )];
+        let keep = match new_typography(pairs) {
+            Ok(Typography::Fold { keep }) => keep,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(keep, vec!['\u{201C}', '\u{201D}']);
+        assert_eq!(
+            fold_except(
+                "n = \u{2018}y\u{2019} + \u{201C}z\u{201D} \u{2014} w",
+                &keep
+            ),
+            "n = 'y' + \u{201C}z\u{201D} - w"
+        );
+        // Nothing folded: as sent.
+        assert_eq!(
+            new_typography([("a = \u{2018}b\u{2019}", "a = \u{2018}b\u{2019}")]),
+            Ok(Typography::AsSent)
+        );
+        // The same character folded in one place and kept in another.
+        let both = [("it\u{2019}s \u{2019}a\u{2019}", "it\u{2019}s 'a'")];
+        assert_eq!(new_typography(both), Err('\u{2019}'));
+        // A pair that matched only by similarity says nothing.
+        assert_eq!(
+            new_typography([("f(\u{2018}a\u{2019})", "g('b')")]),
+            Ok(Typography::AsSent)
+        );
+        // A no-break space the file line lacks.
+        assert_eq!(
+            new_typography([("a\u{a0}= 1", "a = 1")]),
+            Ok(Typography::Fold { keep: Vec::new() })
+        );
     }
 
     #[test]

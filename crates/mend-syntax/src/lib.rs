@@ -137,13 +137,15 @@ pub fn check(path: &str, old: Option<&str>, new: &str, edits: &[EditSpan]) -> Ch
         .take(MAX_FINDINGS)
         .map(|s| {
             let s = map.focus(s, new);
+            let edit = map.edit_at(s.line, edits);
             SyntaxFinding {
                 path: path.to_owned(),
                 language: lang.name().to_owned(),
                 line: s.line + 1,
                 column: s.column + 1,
                 problem: s.problem.clone(),
-                edit: map.edit_at(s.line, edits),
+                edit,
+                edit_number: edit.map(|i| i + 1),
                 excerpt: excerpt(new, s.line + 1),
                 new_file: old.is_none(),
             }

@@ -435,8 +435,14 @@ fn run_schema(format: Option<Format>) -> anyhow::Result<u8> {
         Some(f) => match all.get(f.name()) {
             Some(v) => v.clone(),
             None => anyhow::bail!(
-                "{} is not a JSON format; schemas exist for str-replace and anchored",
-                f.name()
+                "{} is not a JSON format; schemas exist for {}",
+                f.name(),
+                Format::ALL
+                    .iter()
+                    .filter(|f| f.is_json())
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
             ),
         },
     };

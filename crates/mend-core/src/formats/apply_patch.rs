@@ -37,6 +37,10 @@
 //! - Blank lines after `*** End of File` (before `*** End Patch`).
 //! - Context that elides code (`...`, `// ... existing code ...`): the
 //!   elided lines are kept, as in a SEARCH/REPLACE block.
+//! - Line numbers pasted after the `+` of added lines (`+3→    x()`),
+//!   stripped or refused as on every new side
+//!   (`normalize::new_side_numbers`); an `*** Add File` numbered from 1
+//!   is written without them.
 //!
 //! Chunks climb the whole ladder, similarity included; a removed line must
 //! still have a counterpart in the located region (at most a slip away), so
@@ -107,6 +111,19 @@ impl Block {
                 text: self.file_text.join("\n").into(),
             }),
         }))
+    }
+
+    /// The first file the envelope names.
+    fn first_path(&self) -> Option<String> {
+        const HEADERS: [&str; 3] = ["*** Update File:", "*** Add File:", "*** Delete File:"];
+        self.text.iter().find_map(|l| {
+            let t = l.trim();
+            HEADERS
+                .iter()
+                .find_map(|h| t.strip_prefix(h))
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+        })
     }
 
     /// Emits the file section that just ended.
@@ -315,15 +332,18 @@ impl BlockParser for Block {
         })
     }
 
-    fn eof(mut self, n: usize) -> Vec<Event> {
+    /// An envelope without `*** End Patch`: nothing in it is applied, since
+    /// it may have been cut short; the report names the file it changes
+    /// and says the envelope is not closed.
+    fn eof(mut self, _n: usize) -> Vec<Event> {
         let text = self.text.join("\n");
         let _ = self.close_file();
         vec![malformed(
             Format::ApplyPatch.into(),
-            n,
-            None,
+            self.open,
+            self.first_path(),
             format!(
-                "line {}: the patch that begins here is never closed with `*** End Patch`, so it may be cut short",
+                "the patch envelope opened with `*** Begin Patch` at line {} is not closed: `*** End Patch` is missing after its last line, so the patch may have been cut short",
                 self.open
             ),
             &text,
@@ -421,6 +441,6 @@ mod tests {
         let t = "*** Begin Patch\n*** Update File: a.py\n@@\nno prefix\n";
         let e = entries(t);
         assert!(matches!(&e[0], Entry::Malformed(m) if m.message.contains("is not a chunk line")));
-        assert!(matches!(&e[1], Entry::Malformed(m) if m.message.contains("never closed")));
+        assert!(matches!(&e[1], Entry::Malformed(m) if m.message.contains("is not closed")));
     }
 }

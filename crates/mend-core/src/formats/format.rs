@@ -56,6 +56,17 @@ impl Format {
         }
     }
 
+    /// Every format's name, `auto` first, as a list for messages
+    /// (`auto, search-replace, …`): built from [`Format::ALL`], so no
+    /// message names fewer formats than mend reads.
+    pub fn names() -> String {
+        std::iter::once(Format::Auto)
+            .chain(Format::ALL)
+            .map(Format::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Whether the format is JSON (parsed whole, not line by line).
     pub fn is_json(self) -> bool {
         matches!(self, Format::StrReplace | Format::Anchored)

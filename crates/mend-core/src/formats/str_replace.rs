@@ -26,6 +26,11 @@
 //! `old_string` is a substring: it may start and end inside lines. It must
 //! occur exactly once unless `replace_all` is true; when it does not occur
 //! verbatim, its lines climb the locator's ladder like a SEARCH block.
+//! A `new_string` with a line that may be an elision marker or carries a
+//! line-number prefix, and one whose `old_string` matched only with
+//! typography folded, is planned as the whole lines it touches, so the
+//! rules of every line format hold for it: a marker standing for code is
+//! refused, pasted numbers are not written, curled quotes are folded.
 
 use serde_json::{Map, Value};
 

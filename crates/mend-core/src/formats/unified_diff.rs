@@ -37,6 +37,13 @@
 //!   when both sides carry them); a tab and timestamp after a path are
 //!   ignored.
 //! - A diff inside a ```` ```diff ```` fence.
+//! - Line numbers pasted after the `+` (`+3→    x()`, `+  12 | y`): a
+//!   diff's own numbers live in its `@@` headers, so a number after a
+//!   `+` is never diff syntax. The added lines are the edit's new side
+//!   like any replacement, and lose such prefixes under the rule of every
+//!   format (`normalize::new_side_numbers`): numbered at their place in
+//!   the new file, or every line counting up; numbers that may be content
+//!   are written as they are, or refused.
 
 use super::block::{BlockParser, Feed, PartialBlock, malformed};
 use super::event::{Entry, Event};

@@ -723,6 +723,12 @@ pub(crate) fn occurrences(
         .collect()
 }
 
+/// Where `lines` occur with a start in `starts`, under the loosest line
+/// comparison (Unicode folded, whitespace ignored).
+pub(crate) fn find_loose(hay: &Haystack<'_>, lines: &[String], starts: Range<usize>) -> Vec<usize> {
+    lines::find(hay, lines, Norm::Loose, starts)
+}
+
 fn flag_markers(mut m: Match, q: &LineQuery<'_>) -> Match {
     let (a, b) = q.elision.flags(&m.search, &m.replace);
     m.markers = a;

@@ -5,7 +5,12 @@
 //! ambiguous match, which differences were already forgiven, and what to
 //! send instead.
 
+use std::ops::Range;
+
 use super::Planner;
+use super::splice::Nouns;
+use crate::Format;
+use crate::edit::Edit;
 use crate::locate::{Candidate, LineQuery, MatchPass, Miss, locate};
 use crate::report::{BestCandidate, Failure, FailureKind, LineSpan, NumberedLine};
 
@@ -90,6 +95,49 @@ impl Planner<'_, '_> {
         f
     }
 
+    /// Where an edit stands applied already: its replacement's lines (`len`
+    /// of them, blank edges aside) occur in the file at `at` (0-based),
+    /// around the place its search matches (`found`, 0-based lines) or
+    /// with its search gone.
+    pub(crate) fn applied_already(
+        &self,
+        at: usize,
+        len: usize,
+        found: Option<Range<usize>>,
+        what: &str,
+    ) -> Failure {
+        let path = self.path;
+        let here = LineSpan::from_range(at, at + len);
+        let lines = if here.start == here.end {
+            "line"
+        } else {
+            "lines"
+        };
+        let new_lines = Nouns::of(what).new_lines();
+        let (message, fix) = match found {
+            None => (
+                format!(
+                    "The {what} was not found in {path}, and {new_lines} are already there, at {lines} {here}: this edit looks applied already"
+                ),
+                format!(
+                    "Re-read {path}. If the change is already there, send nothing for it; otherwise copy the current lines into the {what}."
+                ),
+            ),
+            Some(f) => (
+                format!(
+                    "The {what} matches lines {} of {path}, but {new_lines} already stand there, at {lines} {here}: this edit looks applied already, and applying it again would add its new lines a second time",
+                    LineSpan::from_range(f.start, f.end)
+                ),
+                format!(
+                    "Re-read {path}. If the change is already there, send nothing for it; to add the lines a second time, put the copy already there in the {what} too."
+                ),
+            ),
+        };
+        let mut f = Failure::new(FailureKind::AlreadyApplied, message, fix);
+        f.locations = vec![here];
+        f
+    }
+
     fn numbered(&self, start: usize, len: usize) -> Vec<NumberedLine> {
         let lines = self.doc.lines();
         let hi = (start + len.max(1)).min(lines.len());
@@ -140,13 +188,15 @@ impl Planner<'_, '_> {
             );
         }
         if let Some(at) = already {
-            f.message.push_str(&format!(
-                ". The replacement's lines are already in the file at line {}: this edit may have been applied before",
+            // The closest region is beside the point: the change is there.
+            let mut applied = self.applied_already(at, 1, None, what);
+            applied.locations = Vec::new();
+            applied.message = format!(
+                "The {what} was not found in {path}, and {} are already there, starting at line {}: this edit looks applied already",
+                Nouns::of(what).new_lines(),
                 at + 1
-            ));
-            f.fix = format!(
-                "Re-read {path}. If the change is already there, send nothing for it; otherwise copy the current lines into the {what}."
             );
+            return applied;
         }
         f
     }
@@ -187,6 +237,7 @@ impl Planner<'_, '_> {
             _ => format!("Add neighbouring lines that make the {what} unique to the one place you mean."),
         };
         let mut f = Failure::new(FailureKind::Ambiguous, message, fix);
+        f.places = u32::try_from(spans.len()).unwrap_or(u32::MAX);
         f.locations = spans.into_iter().take(100).collect();
         f
     }
@@ -235,6 +286,39 @@ impl Planner<'_, '_> {
         }
         f
     }
+}
+
+/// The refusal of a creation whose file exists and is not empty, in the
+/// terms of the format that asked for it; `None` for a search block, whose
+/// refusal depends on the file (`whole::create_over_existing`).
+pub(crate) fn create_over(e: &Edit) -> Option<Failure> {
+    let path = &e.path;
+    let (message, fix) = match e.origin.as_ref().and_then(|o| o.format.format()) {
+        Some(Format::ApplyPatch) => (
+            format!("`*** Add File: {path}` creates a file, but {path} already exists and is not empty"),
+            format!(
+                "To change {path}, send `*** Update File: {path}` with chunks of the lines to change. To replace all of it, send `*** Delete File: {path}` and then `*** Add File: {path}` with the whole new content."
+            ),
+        ),
+        Some(Format::UnifiedDiff) => (
+            format!("The diff creates {path} (its old side is `/dev/null`), but {path} already exists and is not empty"),
+            format!(
+                "Send a diff of {path} against its current content (`--- a/{path}`), with hunks of the lines to change."
+            ),
+        ),
+        Some(Format::StrReplace) => (
+            format!("An empty old_string creates {path}, but {path} already exists and is not empty"),
+            "Put the exact text to replace in old_string. To replace all of the file, send it whole as a new file (`\"command\": \"create\"` with `file_text`).".to_owned(),
+        ),
+        Some(Format::EditBlock) => (
+            format!("An empty EDIT section creates {path}, but {path} already exists and is not empty"),
+            "To change the file, put the lines to replace in the EDIT section. To replace all of it, send a whole-file write.".to_owned(),
+        ),
+        // A search block's empty search: `whole::create_over_existing`
+        // says whether it repeats the file and how to append.
+        _ => return None,
+    };
+    Some(Failure::new(FailureKind::FileExists, message, fix))
 }
 
 /// Why a similar window was refused, in words: names the file has

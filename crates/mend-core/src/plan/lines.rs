@@ -7,7 +7,10 @@ use super::batch::Planned;
 use super::splice::Splice;
 use super::{Planner, search_noun};
 use crate::edit::{Edit, Hints, Replace, Target};
-use crate::locate::{LineQuery, MatchPass, Miss, locate};
+use crate::locate::{
+    LineQuery, Match, MatchPass, Miss, drop_surplus, find_loose, is_blank, locate,
+};
+use crate::normalize::fold_loose;
 use crate::normalize::indent_of;
 use crate::report::{Failure, FailureKind};
 
@@ -23,7 +26,7 @@ impl Planner<'_, '_> {
         match &r.target {
             Target::Lines { search, replace } => {
                 if search.is_empty() && r.hints.at_eof {
-                    return Ok(self.append(replace, &r.hints, owner));
+                    return self.append(e, replace, &r.hints, owner);
                 }
                 if search.iter().all(|l| l.trim().is_empty()) {
                     return Err(Failure::new(
@@ -95,13 +98,15 @@ impl Planner<'_, '_> {
                         locate(self.hay, &q, &self.opts.locate)
                             .map_err(|m| self.explain(m, what))?
                     }
-                    _ => {
-                        let f = self.explain(m, what);
-                        return Err(self.explain_anchor(f, search, r.hints.anchor_lines));
-                    }
+                    _ => return Err(self.missed(m, (search, replace), r, what)),
                 }
             }
         };
+        if let [m] = matches.as_slice()
+            && !r.replace_all
+        {
+            self.not_resent(m, &r.hints, what)?;
+        }
         let splices = matches
             .iter()
             .map(|m| self.render(m, owner, &r.hints, what))
@@ -115,6 +120,75 @@ impl Planner<'_, '_> {
             splices,
             moves_cursor: true,
         })
+    }
+
+    /// The failure of a search the ladder did not place: applied already
+    /// when it is gone and its replacement stands in the file, else
+    /// explained.
+    fn missed(
+        &self,
+        m: Miss,
+        (search, replace): (&[String], &[String]),
+        r: &Replace,
+        what: &str,
+    ) -> Failure {
+        if let Miss::NotFound {
+            already: Some(at), ..
+        } = m
+        {
+            let len = drop_surplus(replace, usize::MAX, usize::MAX).len();
+            return self.applied_already(at, len, None, what);
+        }
+        let deletes = matches!(m, Miss::NotFound { .. }) && replace.iter().all(|l| is_blank(l));
+        let mut f = self.explain(m, what);
+        if deletes {
+            // A deletion leaves nothing to find: it may have been applied.
+            f.fix.push_str(&format!(
+                " This edit only deletes the {what}'s lines: if an earlier edit deleted them already, send nothing for it."
+            ));
+        }
+        self.explain_anchor(f, search, r.hints.anchor_lines)
+    }
+
+    /// Refuses a located edit whose replacement already stands around its
+    /// region ([`Planner::around`]): it was sent before.
+    fn not_resent(&self, m: &Match, hints: &Hints, what: &str) -> Result<(), Failure> {
+        match self.around(m, hints, what)? {
+            Some(at) => {
+                let len = drop_surplus(&m.replace, usize::MAX, usize::MAX).len();
+                Err(self.applied_already(at, len, Some(m.start..m.end), what))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Where the replacement of a located match already stands around it:
+    /// its lines, which add to the region lines the search does not have,
+    /// occur at a place that holds the whole region. The search is then
+    /// found again inside the edit's own earlier result (a re-sent
+    /// insertion), and applying it would add its new lines a second time.
+    fn around(&self, m: &Match, hints: &Hints, what: &str) -> Result<Option<usize>, Failure> {
+        let region = m.end - m.start;
+        if m.elided || m.replace.len() <= region {
+            return Ok(None);
+        }
+        let clean = self.denumbered(m, hints, what)?;
+        let replace = drop_surplus(&clean.as_ref().unwrap_or(m).replace, usize::MAX, usize::MAX);
+        let searched: Vec<String> = m
+            .search
+            .iter()
+            .map(|l| fold_loose(l).into_owned())
+            .collect();
+        let adds = replace
+            .iter()
+            .any(|l| !l.trim().is_empty() && !searched.contains(&fold_loose(l).into_owned()));
+        if !adds || replace.len() <= region {
+            return Ok(None);
+        }
+        let starts = m.end.saturating_sub(replace.len())..m.start + 1;
+        Ok(find_loose(self.hay, &replace, starts)
+            .into_iter()
+            .find(|&at| at <= m.start && at + replace.len() >= m.end))
     }
 
     /// Follows apply-patch `@@` context lines: each is the first occurrence
@@ -172,7 +246,18 @@ impl Planner<'_, '_> {
     /// Appends lines at the end of the file (a pure-addition patch chunk
     /// without context). Codex appends such a chunk and leaves the cursor
     /// where it was, so a later chunk may still edit an earlier line.
-    fn append(&self, lines: &[String], hints: &Hints, owner: usize) -> Planned {
+    fn append(
+        &self,
+        e: &Edit,
+        lines: &[String],
+        hints: &Hints,
+        owner: usize,
+    ) -> Result<Planned, Failure> {
+        // Numbered new lines at the end follow the file's last line.
+        let n = self.doc.len();
+        let at_end = Match::one_to_one(MatchPass::Exact, n, Vec::new(), lines.to_vec());
+        let stripped = self.denumbered(&at_end, hints, search_noun(e))?;
+        let lines = stripped.as_ref().map_or(lines, |m| m.replace.as_slice());
         let ending = self.doc.dominant_ending();
         let ends_nl = self.doc.ends_with_newline();
         let mut text = String::new();
@@ -187,8 +272,7 @@ impl Planner<'_, '_> {
             }
         }
         let end = self.doc.text().len();
-        let n = self.doc.len();
-        Planned {
+        Ok(Planned {
             splices: vec![Splice {
                 range: end..end,
                 text,
@@ -198,6 +282,6 @@ impl Planner<'_, '_> {
             pass: MatchPass::Exact,
             similarity: 1.0,
             moves_cursor: false,
-        }
+        })
     }
 }

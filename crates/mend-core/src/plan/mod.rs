@@ -18,10 +18,11 @@
 //! - a control character the file did not have (a NUL that would make it
 //!   binary) is refused.
 //!
-//! Substring targets (`substring.rs`), anchored regions (`region.rs`) and the
-//! model-ready explanations of failures (`explain.rs`) have modules of their
-//! own.
+//! Substring targets (`substring.rs`), anchored regions (`region.rs`),
+//! artifacts pasted on the new side (`artifacts.rs`) and the model-ready
+//! explanations of failures (`explain.rs`) have modules of their own.
 
+mod artifacts;
 mod batch;
 mod content;
 use batch::{Batch, Prepared};
@@ -301,10 +302,11 @@ impl FilePlanner {
             EditOp::Replace(_) => unreachable!("replacements are batched"),
             EditOp::Create { content } => match self.text() {
                 Some(t) if !t.trim().is_empty() => {
-                    let f = whole::create_over_existing(t, content, e);
+                    let f = explain::create_over(e)
+                        .unwrap_or_else(|| whole::create_over_existing(t, content, e));
                     self.fail(i, e, f);
                 }
-                _ => self.write(i, e, content.clone()),
+                _ => self.write(i, e, unnumbered(content)),
             },
             EditOp::WriteFile { content, inferred } => self.write_file(i, e, content, *inferred),
             EditOp::SetMode { executable } => match self.base {
@@ -412,6 +414,29 @@ fn control_failure(path: &str, c: char) -> Failure {
         ),
         "Check the escaping of the new text (a `\\u0000` or `\\x00` in JSON is a real NUL), and send it again without the control character.",
     )
+}
+
+/// A new file's content without the line numbers pasted on its lines,
+/// when they are unmistakably line numbers: every line numbered from 1, or
+/// counting up in a bar, arrow or padded-tab style
+/// ([`crate::normalize::new_side_numbers`]). Anything less is the file's
+/// text: a new file has no lines of its own to tell numbers from content.
+fn unnumbered(content: &str) -> String {
+    use crate::normalize::{NewNumbers, has_numbered_line, new_side_numbers};
+    if !has_numbered_line(content.lines()) {
+        return content.to_owned();
+    }
+    let lines = crate::text::split_lines(content);
+    match new_side_numbers(&lines, 1, &[], &[]) {
+        NewNumbers::Strip(stripped) => {
+            let mut out = stripped.join("\n");
+            if content.ends_with('\n') {
+                out.push('\n');
+            }
+            out
+        }
+        NewNumbers::Keep | NewNumbers::Unsure(_) => content.to_owned(),
+    }
 }
 
 /// A whole-file write that stands in for code with an elision comment

@@ -14,8 +14,8 @@ use crate::edit::Hints;
 use crate::indent::Rebase;
 use crate::locate::{Match, MatchPass};
 use crate::normalize::{
-    MarkerKind, ellipsis_is_code, fold_loose, indent_of, is_elision_marker, marker_kind,
-    says_elided,
+    MarkerKind, Typography, ellipsis_is_code, fold_except, fold_loose, indent_of,
+    is_elision_marker, marker_kind, says_elided,
 };
 use crate::report::{Failure, FailureKind, LineSpan};
 use crate::similarity::{is_comment, similarity};
@@ -59,6 +59,8 @@ struct Render<'r, 'c, 'a> {
     kept_edge: [bool; 2],
     /// What the two sides of the edit are called in this format.
     nouns: Nouns,
+    /// Whether new lines lose the typography the transport gave them.
+    typography: Typography,
     /// The diff op being rendered: search lines it removes and replacement
     /// lines it adds.
     op_sides: (Range<usize>, Range<usize>),
@@ -74,6 +76,14 @@ impl Planner<'_, '_> {
         hints: &Hints,
         what: &str,
     ) -> Result<Splice, Failure> {
+        let numbered;
+        let m = match self.denumbered(m, hints, what)? {
+            Some(n) => {
+                numbered = n;
+                &numbered
+            }
+            None => m,
+        };
         let marker = |flags: &[bool], j: usize| m.elided && flags.get(j) == Some(&true);
         let s_keys: Vec<String> = (0..m.search.len())
             .map(|j| key(&m.search[j], marker(&m.markers, j)))
@@ -88,10 +98,12 @@ impl Planner<'_, '_> {
                 kept[old_index..old_index + len].fill(true);
             }
         }
+        let typography = self.typography(m, what)?;
         let mut r = Render {
             planner: self,
             m,
             hints,
+            typography,
             rebase: self.rebase(m),
             kept,
             model_unit: model_unit(&m.replace),
@@ -159,13 +171,22 @@ fn gcd(a: usize, b: usize) -> usize {
 /// and replacement, a chunk's old and new lines, an anchored change's
 /// anchors and content.
 #[derive(Clone, Copy)]
-struct Nouns {
-    search: &'static str,
-    replace: &'static str,
+pub(crate) struct Nouns {
+    pub(crate) search: &'static str,
+    pub(crate) replace: &'static str,
 }
 
 impl Nouns {
-    fn of(what: &str) -> Nouns {
+    /// "the replacement's lines", "the chunk's new lines".
+    pub(crate) fn new_lines(self) -> String {
+        if self.replace.ends_with("lines") {
+            format!("the {}", self.replace)
+        } else {
+            format!("the {}'s lines", self.replace)
+        }
+    }
+
+    pub(crate) fn of(what: &str) -> Nouns {
         let (search, replace) = match what {
             "content" => ("region", "content"),
             "old_string" => ("old_string", "new_string"),
@@ -401,8 +422,13 @@ impl Render<'_, '_, '_> {
             return Err(Failure::new(
                 FailureKind::Malformed,
                 format!(
-                    "The {} contains the elision marker `{}`, and no marker of the {} pairs with it, so mend cannot tell which lines it stands for; mend never writes a marker into a file",
+                    "The {} {} the elision marker `{}`, and no marker of the {} pairs with it, so mend cannot tell which lines it stands for; mend never writes a marker into a file",
                     self.nouns.replace,
+                    if self.nouns.replace.ends_with("lines") {
+                        "contain"
+                    } else {
+                        "contains"
+                    },
                     line.trim(),
                     self.nouns.search
                 ),
@@ -415,7 +441,10 @@ impl Render<'_, '_, '_> {
         }
         let text = match self.copied_line(line) {
             Some(file_line) => file_line,
-            None => self.indent_for(anchor, line)?,
+            None => match &self.typography {
+                Typography::AsSent => self.indent_for(anchor, line)?,
+                Typography::Fold { keep } => self.indent_for(anchor, &fold_except(line, keep))?,
+            },
         };
         self.out.push((text, ending));
         Ok(())

@@ -12,7 +12,7 @@ use super::batch::Planned;
 use super::splice::Splice;
 use crate::edit::{Edit, Replace};
 use crate::locate::{Candidate, LineQuery, MatchPass, Miss, nearest};
-use crate::normalize::fold_with_offsets;
+use crate::normalize::{fold_with_offsets, has_numbered_line, marker_kind};
 use crate::report::{Failure, FailureKind};
 use crate::text::split_lines;
 
@@ -72,6 +72,23 @@ fn usable(hay: &str, hits: Vec<usize>, len: usize, old: &str, new: &str) -> Vec<
         .collect()
 }
 
+/// Where `new`, a change of whole lines (it spans a line break) that adds
+/// to `old`, already stands in `hay` around the match of `old` at `o`: the
+/// edit was applied before and its `old_string` is found again inside its
+/// own result.
+fn around(hay: &str, o: usize, old: &str, new: &str) -> Option<usize> {
+    if !new.trim_end().contains('\n') || new.len() <= old.len() {
+        return None;
+    }
+    let lo = (o + old.len()).saturating_sub(new.len());
+    let hi = (o + new.len()).min(hay.len());
+    let window = hay.get(lo..hi)?;
+    occurrences(window, new)
+        .into_iter()
+        .map(|p| lo + p)
+        .find(|&p| p <= o && p + new.len() >= o + old.len())
+}
+
 /// The occurrences that do not overlap an earlier one, for `replace_all`.
 fn disjoint(hits: Vec<usize>, len: usize) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
@@ -118,18 +135,34 @@ impl Planner<'_, '_> {
         {
             let text = LineStarts::of(&logical, &starts);
             if let [o] = chosen[..]
+                && !r.replace_all
+            {
+                self.not_resent_text(text, o, &old_n, &new_n)?;
+            }
+            if let [o] = chosen[..]
                 && let Some(p) = self.lines_after_indent(text, o, &old_n, &new_n, r, owner)?
             {
                 return Ok(p);
             }
+            let as_lines = needs_lines(&new_n);
+            if as_lines {
+                let ranges: Vec<Range<usize>> =
+                    chosen.iter().map(|&o| o..o + old_n.len()).collect();
+                lines_apart(text, &ranges, (&old_n, &new_n))?;
+            }
             let splices = chosen
                 .into_iter()
                 .map(|o| {
-                    let a = self.doc.logical_to_original(&starts, o);
-                    let b = self.doc.logical_to_original(&starts, o + old_n.len());
-                    self.substring_splice(a..b, &new_n, owner)
+                    let range = o..o + old_n.len();
+                    if as_lines {
+                        let m = self.placed(text, range, (&old_n, &new_n), MatchPass::Exact, r);
+                        return self.render(&m, owner, &r.hints, "old_string");
+                    }
+                    let a = self.doc.logical_to_original(&starts, range.start);
+                    let b = self.doc.logical_to_original(&starts, range.end);
+                    Ok(self.substring_splice(a..b, &new_n, owner))
                 })
-                .collect::<Vec<_>>();
+                .collect::<Result<Vec<_>, _>>()?;
             if let [one] = splices.as_slice() {
                 let (search, replace) = (split_lines(&old_n), split_lines(&new_n));
                 let q =
@@ -147,6 +180,24 @@ impl Planner<'_, '_> {
             return Ok(p);
         }
         self.plan_text_lines(e, &old_n, &new_n, r, owner)
+    }
+
+    /// Refuses an `old_string` found at `o` inside its own earlier result
+    /// ([`around`]): the edit was sent before.
+    fn not_resent_text(
+        &self,
+        text: LineStarts<'_>,
+        o: usize,
+        old: &str,
+        new: &str,
+    ) -> Result<(), Failure> {
+        let Some(at) = around(text.logical, o, old, new) else {
+            return Ok(());
+        };
+        let lines = |a: usize, b: usize| text.line_of(a)..text.line_of(b.max(a + 1) - 1) + 1;
+        let here = lines(at, at + new.len());
+        let found = lines(o, o + old.len());
+        Err(self.applied_already(here.start, here.len(), Some(found), "old_string"))
     }
 
     /// `old_string` as whole lines on the line ladder, once it is not a
@@ -304,22 +355,48 @@ impl Planner<'_, '_> {
         else {
             return Ok(None);
         };
+        // As whole lines: copied lines are taken from the file, and new
+        // lines lose the typography the match had to fold.
+        let text = LineStarts::of(logical, starts);
+        let ranges: Vec<Range<usize>> = chosen
+            .iter()
+            .map(|&o| map[o]..map[o + folded_old.len()])
+            .collect();
+        lines_apart(text, &ranges, (old, new))?;
         let splices = chosen
             .into_iter()
             .map(|o| {
-                let (la, lb) = (map[o], map[o + folded_old.len()]);
-                let kept = keep_file_lines(old, new, &logical[la..lb]);
-                let a = self.doc.logical_to_original(starts, la);
-                let b = self.doc.logical_to_original(starts, lb);
-                self.substring_splice(a..b, &kept, owner)
+                let range = map[o]..map[o + folded_old.len()];
+                let m = self.placed(text, range, (old, new), MatchPass::Unicode, r);
+                self.render(&m, owner, &r.hints, "old_string")
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Some(Planned {
             splices,
             pass: MatchPass::Unicode,
             similarity: 1.0,
             moves_cursor: true,
         }))
+    }
+
+    /// The substring match at logical `range` as a match of whole lines,
+    /// found by `pass`.
+    fn placed(
+        &self,
+        text: LineStarts<'_>,
+        range: Range<usize>,
+        (old, new): (&str, &str),
+        pass: MatchPass,
+        r: &Replace,
+    ) -> crate::locate::Match {
+        let (line, search, replace) = text.whole_lines(range, old, new);
+        crate::locate::Match::placed(
+            pass,
+            line,
+            search,
+            replace,
+            self.elision_for(r.hints.literal),
+        )
     }
 
     /// Replaces bytes `range` of the original with `new` (whose `\n` become
@@ -384,40 +461,6 @@ impl Planner<'_, '_> {
     }
 }
 
-/// `new` with every line it copies unchanged from `old` taken from
-/// `found` (the file's text that `old` matched with typography folded), so
-/// a folded match never rewrites a line the edit did not change. Folding
-/// keeps line breaks, so `old` and `found` have the same lines.
-fn keep_file_lines<'a>(old: &'a str, new: &'a str, found: &'a str) -> String {
-    use crate::diff::{DiffOp, line_ops};
-    let o: Vec<&str> = old.split('\n').collect();
-    let f: Vec<&str> = found.split('\n').collect();
-    let n: Vec<&str> = new.split('\n').collect();
-    if o.len() != f.len() {
-        return new.to_owned();
-    }
-    // A new line equal to an old one is a copy, even where the diff paired
-    // it otherwise (several equal lines): the file's version is written.
-    let copy =
-        |line: &'a str| -> &'a str { o.iter().position(|x| *x == line).map_or(line, |j| f[j]) };
-    let mut out: Vec<&str> = Vec::with_capacity(n.len());
-    for op in line_ops(&o, &n) {
-        match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                out.extend_from_slice(&f[old_index..old_index + len]);
-            }
-            DiffOp::Delete { .. } => {}
-            DiffOp::Insert {
-                new_index, new_len, ..
-            }
-            | DiffOp::Replace {
-                new_index, new_len, ..
-            } => out.extend(n[new_index..new_index + new_len].iter().map(|&l| copy(l))),
-        }
-    }
-    out.join("\n")
-}
-
 /// The file's logical text (line endings as `\n`) with the offset where
 /// each of its lines starts: what a substring is found in, and how an
 /// offset in it becomes a line.
@@ -431,20 +474,132 @@ impl<'a> LineStarts<'a> {
     fn of(logical: &'a str, starts: &'a [usize]) -> LineStarts<'a> {
         LineStarts { logical, starts }
     }
+
+    /// The line holding offset `o`.
+    fn line_of(&self, o: usize) -> usize {
+        match self.starts.binary_search(&o) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    /// Where line `i` ends, its `\n` included.
+    fn line_end(&self, i: usize) -> usize {
+        self.starts
+            .get(i + 1)
+            .copied()
+            .unwrap_or(self.logical.len())
+    }
+
+    /// The replacement of the text `range` (which `old` matched) by `new`,
+    /// as the whole lines it touches: their first line, the lines with
+    /// `old` in place, and the lines with `new`. A match ending with a line
+    /// break that `new` lacks joins the next line onto the new text, so
+    /// that line is part of the region.
+    fn whole_lines(
+        &self,
+        range: Range<usize>,
+        old: &str,
+        new: &str,
+    ) -> (usize, Vec<String>, Vec<String>) {
+        let l0 = self.line_of(range.start);
+        let mut l1 = self.line_of(range.end.saturating_sub(1).max(range.start));
+        let mut end = self.line_end(l1);
+        if range.end == end
+            && old.ends_with('\n')
+            && !new.ends_with('\n')
+            && l1 + 1 < self.starts.len()
+        {
+            l1 += 1;
+            end = self.line_end(l1);
+        }
+        let prefix = &self.logical[self.starts[l0]..range.start];
+        let suffix = &self.logical[range.end..end];
+        (
+            l0,
+            split_lines(&format!("{prefix}{old}{suffix}")),
+            split_lines(&format!("{prefix}{new}{suffix}")),
+        )
+    }
+}
+
+/// Occurrences replaced as the whole lines they touch must touch no line
+/// in common (`replace_all` with two on one line), or their regions would
+/// overlap.
+fn lines_apart(
+    text: LineStarts<'_>,
+    ranges: &[Range<usize>],
+    (old, new): (&str, &str),
+) -> Result<(), Failure> {
+    let mut last_end = 0;
+    for (k, r) in ranges.iter().enumerate() {
+        let (first, search, _) = text.whole_lines(r.clone(), old, new);
+        if k > 0 && first < last_end {
+            return Err(Failure::new(
+                FailureKind::Ambiguous,
+                format!(
+                    "old_string occurs more than once on line {} and replace_all is set, but its new_string must be placed as whole lines (it has a line that may be an elision marker or a line number, or the match folded typography), and those places share a line",
+                    first + 1
+                ),
+                "Send one edit per line, each with old_string covering the whole line, or write new_string without marker or numbered lines.",
+            ));
+        }
+        last_end = first + search.len();
+    }
+    Ok(())
+}
+
+/// Whether a substring replacement is planned as the whole lines it
+/// touches, so the line formats' rules hold for it too: its new text has a
+/// line that may be an elision marker (which must never be written where
+/// it stands for code) or that begins like a numbered line (a pasted line
+/// number is never written).
+fn needs_lines(new: &str) -> bool {
+    new.split('\n').any(|l| marker_kind(l).is_some()) || has_numbered_line(new.split('\n'))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn text_edit(old: &str, new: &str, all: bool) -> crate::Edit {
+        crate::Edit {
+            path: "a.py".into(),
+            op: crate::EditOp::Replace(crate::Replace {
+                target: crate::Target::Text {
+                    old: old.into(),
+                    new: new.into(),
+                },
+                replace_all: all,
+                hints: crate::Hints::default(),
+            }),
+            origin: None,
+        }
+    }
+
     #[test]
-    fn folded_match_keeps_the_files_copied_lines() {
-        let old = "say(\u{201C}hi\u{201D})\nx = 1";
-        let new = "say(\u{201C}hi\u{201D})\nx = 2";
-        assert_eq!(
-            keep_file_lines(old, new, "say(\"hi\")\nx = 1"),
-            "say(\"hi\")\nx = 2"
+    fn whole_line_occurrences_sharing_a_line_are_refused_not_overlapped() {
+        let plan = |text: &str, e: &crate::Edit| {
+            crate::plan_file(
+                "a.py",
+                Some(text),
+                &[(0, e)],
+                &crate::PlanOptions::default(),
+            )
+        };
+        // Folded typography, twice on one line.
+        let p = plan(
+            "a = 'x' + 'x'\n",
+            &text_edit("\u{2018}x\u{2019}", "\u{2018}y\u{2019}", true),
         );
+        assert_eq!(p.reports[0].status, crate::EditStatus::Failed);
+        assert_eq!(p.content.as_deref(), Some("a = 'x' + 'x'\n"));
+        // On lines of their own, each is replaced, and folded.
+        let p = plan(
+            "a = 'x'\nb = 'x'\n",
+            &text_edit("\u{2018}x\u{2019}", "\u{2018}y\u{2019}", true),
+        );
+        assert_eq!(p.content.as_deref(), Some("a = 'y'\nb = 'y'\n"));
     }
 
     #[test]

@@ -51,7 +51,13 @@ pub struct Collector {
     horizon: usize,
     /// The failures past `horizon`, counted.
     unshown: Omitted,
+    /// The first edits that applied (by input index), for a retry
+    /// context after a partial write to name.
+    applied_first: std::collections::BTreeSet<usize>,
 }
+
+/// How many applied edits a retry context names one by one.
+const NAMED_APPLIED: usize = 20;
 
 impl Default for Collector {
     fn default() -> Self {
@@ -73,6 +79,7 @@ impl Collector {
             sections_len: 0,
             horizon: usize::MAX,
             unshown: Omitted::default(),
+            applied_first: std::collections::BTreeSet::new(),
         }
     }
 
@@ -87,6 +94,10 @@ impl Collector {
         self.total += 1;
         if r.is_ok() {
             self.applied += 1;
+            self.applied_first.insert(r.index);
+            if self.applied_first.len() > NAMED_APPLIED {
+                self.applied_first.pop_last();
+            }
         } else {
             self.failed += 1;
             self.section(r);
@@ -146,15 +157,44 @@ impl Collector {
     }
 
     /// The retry context of the failures (see
-    /// [`super::render_retry_context`]); `None` when none failed.
+    /// [`super::render_retry_context`]) when nothing was written; `None`
+    /// when none failed.
     pub fn retry_context(&self) -> Option<String> {
+        self.retry_context_after(false)
+    }
+
+    /// The retry context of the failures, saying whether the edits that
+    /// applied were `written` (a partial apply): then those are named, and
+    /// only the failed ones are asked for again.
+    pub fn retry_context_after(&self, written: bool) -> Option<String> {
         if self.failed == 0 {
             return None;
         }
-        let mut out = format!(
-            "{} of {} edits could not be applied, so no file was changed. Fix the edits below and send all of the edits again.\n",
-            self.failed, self.total
-        );
+        let mut out = if written && self.applied > 0 {
+            let them = match self.failed {
+                1 => "the edit below and send only that one",
+                _ => "the edits below and send only those",
+            };
+            match self.applied {
+                1 => format!(
+                    "{} of {} edits could not be applied. The other edit ({}) was written, so the file already holds it: do not send it again. Fix {them}, against the files as they are now.\n",
+                    self.failed,
+                    self.total,
+                    self.named_applied()
+                ),
+                n => format!(
+                    "{} of {} edits could not be applied. The other {n} edits ({}) were written, so the files already hold them: do not send them again. Fix {them}, against the files as they are now.\n",
+                    self.failed,
+                    self.total,
+                    self.named_applied()
+                ),
+            }
+        } else {
+            format!(
+                "{} of {} edits could not be applied, so no file was changed. Fix the edits below and send all of the edits again.\n",
+                self.failed, self.total
+            )
+        };
         let mut rest = Omitted::default();
         for (shown, (s, t)) in self.sections.values().enumerate() {
             if rest.edits > 0 || (out.len() + s.len() > CAPS.retry_context && shown > 0) {
@@ -173,6 +213,24 @@ impl Collector {
             ));
         }
         Some(out)
+    }
+
+    /// "#1", "#1, #3 and #4", "#1, #2 and 40 more".
+    fn named_applied(&self) -> String {
+        let mut named: Vec<String> = self
+            .applied_first
+            .iter()
+            .map(|i| format!("#{}", i + 1))
+            .collect();
+        let more = self.applied - named.len();
+        if more > 0 {
+            named.push(format!("{more} more"));
+        }
+        match named.as_slice() {
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+            [] => String::new(),
+        }
     }
 
     /// The listed reports in input order, and the count of the rest when
@@ -237,6 +295,34 @@ mod tests {
             out.push_str(&section);
         }
         Some(out)
+    }
+
+    #[test]
+    fn after_a_partial_write_only_the_failed_edits_are_asked_for() {
+        let mut c = Collector::default();
+        for (i, k) in [None, Some(FailureKind::NotFound), None, None]
+            .into_iter()
+            .enumerate()
+        {
+            c.push(report(i, k, 5));
+        }
+        let ctx = c.retry_context_after(true).unwrap();
+        assert!(
+            ctx.starts_with("1 of 4 edits could not be applied. The other 3 edits (#1, #3 and #4) were written, so the files already hold them: do not send them again. Fix the edit below and send only that one, against the files as they are now.\n"),
+            "{ctx}"
+        );
+        assert!(!ctx.contains("no file was changed"), "{ctx}");
+        assert!(
+            c.retry_context()
+                .unwrap()
+                .starts_with("1 of 4 edits could not be applied, so no file was changed.")
+        );
+        let mut many = Collector::default();
+        for i in 0..30 {
+            many.push(report(i, (i == 29).then_some(FailureKind::Ambiguous), 5));
+        }
+        let ctx = many.retry_context_after(true).unwrap();
+        assert!(ctx.contains("The other 29 edits (#1, #2, #3, #4, #5, #6, #7, #8, #9, #10, #11, #12, #13, #14, #15, #16, #17, #18, #19, #20 and 9 more) were written"), "{ctx}");
     }
 
     fn kind() -> impl Strategy<Value = Option<FailureKind>> {

@@ -2,7 +2,16 @@
 //!
 //! # JSON schema
 //!
-//! `mend apply --json` prints one [`ApplyReport`] object. Its fields:
+//! `mend apply --json` prints one [`ApplyReport`] object.
+//!
+//! **Positions are 1-based**, as the text output shows them: lines
+//! (`lines`, `locations`, `best`, `origin.line`, `shell_suggestions[].line`,
+//! `syntax[].line`), columns, and edits (`number`, `syntax[].edit_number`:
+//! edit `#1` is the first edit of the response). Two fields older than
+//! that rule keep their 0-based meaning for the tools that read them:
+//! `index` (= `number` - 1) and `syntax[].edit` (= `edit_number` - 1).
+//!
+//! Its fields:
 //!
 //! ```text
 //! {
@@ -23,7 +32,8 @@
 //!     "path": "src/a.py", "language": "python",
 //!     "line": 14, "column": 1,    // 1-based, in the planned text
 //!     "problem": "missing \")\"",   // or "unexpected \"else\"", "syntax error"
-//!     "edit": 1,                  // the edit it follows, 0-based, or null
+//!     "edit": 1,                  // the edit it follows, 0-based (kept)
+//!     "edit_number": 2,           // the same, 1-based: edit #2, or null
 //!     "excerpt": "  12 | …\n> 14 | …\n" } ],
 //!   "syntax_unchecked": [{"path": "notes.txt",  // present when a changed
 //!     "reason": "no grammar for .txt files"}],  // file was not checked
@@ -38,7 +48,8 @@
 //!
 //! ```text
 //! {
-//!   "index": 0,                       // position in the input, 0-based
+//!   "index": 0,                       // position in the input, 0-based (kept)
+//!   "number": 1,                      // the same, 1-based: edit #1
 //!   "path": "src/a.py",
 //!   "kind": "search/replace block",
 //!   "status": "applied",              // applied | noop | failed | skipped
@@ -48,13 +59,19 @@
 //!                                     // whitespace | unicode | line_numbers |
 //!                                     // elision | similarity | null
 //!   "lines": {"start": 12, "end": 15},// 1-based, inclusive, in the original
-//!   "occurrences": 1,                 // regions replaced (replace_all)
+//!   "occurrences": 1,                 // regions replaced (several with
+//!                                     // replace_all); for an ambiguous
+//!                                     // failure, every place it matched
 //!   "similarity": 1.0,
 //!   "origin": {"format": "search-replace", "line": 3, "text": "…"},
+//!                                     // line 0: not known (JSON input)
 //!   "failure": {                      // only when status is failed/skipped
-//!     "kind": "not_found",            // see FailureKind
+//!     "kind": "not_found",            // see FailureKind: not_found,
+//!                                     // ambiguous, already_applied, …
 //!     "message": "…",
 //!     "locations": [{"start": 4, "end": 6}, …],   // every ambiguous match
+//!                                     // (the first 100), the overlapping
+//!                                     // regions, or where it stands applied
 //!     "best": {"line": 40, "similarity": 0.82,
 //!              "lines": [{"number": 40, "text": "…"}, …]},
 //!     "fix": "…"                      // what to send instead
@@ -123,6 +140,10 @@ pub enum FailureKind {
     Io,
     /// The file changed since the content the edit was based on.
     Stale,
+    /// The edit's result is in the file already: its replacement stands
+    /// where its search would be (applied before; sending it again would
+    /// change nothing, or add its new lines a second time).
+    AlreadyApplied,
 }
 
 impl FailureKind {
@@ -142,6 +163,7 @@ impl FailureKind {
             FailureKind::PreviousFailed => "previous edit failed",
             FailureKind::Io => "read error",
             FailureKind::Stale => "file changed since read",
+            FailureKind::AlreadyApplied => "already applied",
         }
     }
 }
@@ -213,12 +235,17 @@ pub struct Failure {
     pub kind: FailureKind,
     /// What went wrong, with line numbers.
     pub message: String,
-    /// Every location of an ambiguous match, or the regions that overlap.
+    /// Every location of an ambiguous match (the first 100), the regions
+    /// that overlap, or where the edit stands applied already.
     pub locations: Vec<LineSpan>,
     /// The closest candidate, when the search was not found.
     pub best: Option<BestCandidate>,
     /// What to send instead.
     pub fix: String,
+    /// For an ambiguity, how many places matched (`locations` lists at
+    /// most 100 of them); the report's `occurrences`.
+    #[serde(skip)]
+    pub places: u32,
 }
 
 impl Failure {
@@ -230,19 +257,20 @@ impl Failure {
             locations: Vec::new(),
             best: None,
             fix: fix.into(),
+            places: 0,
         }
     }
 }
 
-/// The outcome of one edit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The outcome of one edit. Serialized with `number` beside `index`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct EditReport {
-    /// Position of the edit in the input, 0-based.
+    /// Position of the edit in the input, 0-based (its number, `#1` in
+    /// the text and `number` in JSON, is one more).
     pub index: usize,
     /// Target path.
     pub path: String,
     /// For a rename, the new path.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub renamed_to: Option<String>,
     /// Kind of edit, for humans.
     pub kind: &'static str,
@@ -252,7 +280,8 @@ pub struct EditReport {
     pub pass: Option<MatchPass>,
     /// Where it applied in the original file (the first region when several).
     pub lines: Option<LineSpan>,
-    /// How many regions were replaced.
+    /// How many regions were replaced; for an ambiguous failure, how many
+    /// places the search matched.
     pub occurrences: usize,
     /// Similarity of the located region to the search.
     pub similarity: Option<f64>,
@@ -308,15 +337,21 @@ impl EditReport {
         }
     }
 
-    /// A failed report.
+    /// A failed report. An ambiguity's `occurrences` is the number of
+    /// places that matched.
     pub fn failed(index: usize, edit: &Edit, failure: Failure) -> Self {
         let status = if failure.kind == FailureKind::PreviousFailed {
             EditStatus::Skipped
         } else {
             EditStatus::Failed
         };
+        let occurrences = match failure.kind {
+            FailureKind::Ambiguous => (failure.places as usize).max(failure.locations.len()),
+            _ => 0,
+        };
         EditReport {
             failure: Some(failure),
+            occurrences,
             ..EditReport::new(index, edit, status)
         }
     }
@@ -389,6 +424,44 @@ impl EditReport {
                 format!("{word}  #{n} {path}{why}")
             }
         }
+    }
+}
+
+impl Serialize for EditReport {
+    /// The report's fields in order, with `number` (1-based, as `#1` in
+    /// the text) after `index` (0-based, kept as it always was).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            index: usize,
+            number: usize,
+            path: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            renamed_to: &'a Option<String>,
+            kind: &'static str,
+            status: EditStatus,
+            pass: Option<MatchPass>,
+            lines: Option<LineSpan>,
+            occurrences: usize,
+            similarity: Option<f64>,
+            origin: &'a Option<Origin>,
+            failure: &'a Option<Failure>,
+        }
+        Wire {
+            index: self.index,
+            number: self.index + 1,
+            path: &self.path,
+            renamed_to: &self.renamed_to,
+            kind: self.kind,
+            status: self.status,
+            pass: self.pass,
+            lines: self.lines,
+            occurrences: self.occurrences,
+            similarity: self.similarity,
+            origin: &self.origin,
+            failure: &self.failure,
+        }
+        .serialize(s)
     }
 }
 
@@ -650,6 +723,26 @@ fn malformed_fix(m: &crate::formats::Malformed) -> String {
         Some(f) => format!("`mend prompt {f}`"),
         None => "`mend prompt str-replace` or `mend prompt anchored`".to_owned(),
     };
+    // A whole file whose own fences may have closed its fence: a longer
+    // fence is the cure, not another closing line.
+    if m.message.contains("longer outer fence") {
+        return format!(
+            "Send the whole file again in a fence longer than any fence inside it (```` when the file holds ``` lines; see {prompt})."
+        );
+    }
+    // A block cut short: its closing line is what is missing.
+    if m.message.contains("not closed") || m.message.contains("never closed") {
+        let closing = match m.format.format() {
+            Some(crate::Format::ApplyPatch) => "a `*** End Patch` line",
+            Some(crate::Format::EditBlock) => "a `»»» EDIT END` line",
+            Some(crate::Format::SearchReplace) => "a `>>>>>>> REPLACE` line",
+            Some(crate::Format::WholeFile) => "its closing fence",
+            _ => "its closing line",
+        };
+        return format!(
+            "Close the block with {closing} after its last line, and send the whole block again (see {prompt})."
+        );
+    }
     match m.path {
         // Without a path nothing says which file it changes.
         None => format!(

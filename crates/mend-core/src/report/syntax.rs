@@ -34,9 +34,13 @@ pub struct SyntaxFinding {
     /// What the parser found: `missing "}"`, `unexpected "else"`, or
     /// `syntax error`.
     pub problem: String,
-    /// The edit whose replacement contains or precedes the position
-    /// (0-based, as in the edit reports), when one can be named.
+    /// The edit whose replacement contains or precedes the position, when
+    /// one can be named: its 0-based `index` in the edit reports. Kept for
+    /// tools that read it; `edit_number` says the same 1-based, as every
+    /// other position in a report is.
     pub edit: Option<usize>,
+    /// The same edit's number, 1-based (`#1`, as the text shows it).
+    pub edit_number: Option<usize>,
     /// A few numbered lines of the planned text around the position, the
     /// position's line marked with `>`.
     pub excerpt: String,
@@ -170,12 +174,14 @@ mod tests {
             column: 5,
             problem: "missing \")\"".into(),
             edit: Some(0),
+            edit_number: Some(1),
             excerpt: "> 2 | x(\n".into(),
             new_file: false,
         };
         let g = SyntaxFinding {
             line: 3,
             edit: Some(2),
+            edit_number: Some(3),
             ..f.clone()
         };
         let r = render_findings(&[f, g], "WARNING");

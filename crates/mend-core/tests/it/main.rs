@@ -1,7 +1,9 @@
 //! Integration tests of mend-core's public API.
 
+mod artifacts;
 mod properties;
 mod readings;
+mod resent;
 mod responses;
 mod slips;
 mod streaming;

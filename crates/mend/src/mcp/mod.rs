@@ -149,14 +149,29 @@ struct ApplyPatchArgs {
     syntax: Option<SyntaxPolicy>,
 }
 
+/// The schema of `apply_edits`'s `format`: every format mend reads, by
+/// name, from [`Format::ALL`], so the list a model sees cannot fall behind.
+fn format_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut names: Vec<serde_json::Value> = std::iter::once(Format::Auto)
+        .chain(Format::ALL)
+        .map(|f| f.name().into())
+        .collect();
+    names.push(serde_json::Value::Null);
+    schemars::json_schema!({
+        "type": ["string", "null"],
+        "enum": names,
+        "description": format!("Force one format: {}. Default: auto (decided per block).", Format::names()),
+    })
+}
+
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ApplyEditsArgs {
     /// Edits in any supported format (SEARCH/REPLACE blocks, edit blocks,
     /// patches, unified diffs, whole files, JSON), possibly mixed.
     text: String,
-    /// Force one format (`search-replace`, `edit-block`, `apply-patch`,
-    /// `unified-diff`, `whole-file`, `str-replace`, `anchored`); default auto.
+    // Its schema lists every format by name (`format_schema`).
+    #[schemars(schema_with = "format_schema")]
     format: Option<String>,
     /// Show the diff without writing.
     dry_run: Option<bool>,

@@ -711,3 +711,83 @@ fn turn_tools_review_a_change_made_outside_mend() {
         base.replace("line 1\n", "one\n")
     );
 }
+
+/// `apply_edits` lists every format mend reads, in its schema and in the
+/// error for an unknown one, from `Format::ALL`.
+#[test]
+fn apply_edits_names_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = steps(
+        dir.path(),
+        &serde_json::json!([
+            "list",
+            [{"tool": "apply_edits", "args": {"text": "x", "format": "bogus"}}],
+        ]),
+    );
+    let names: Vec<&str> = std::iter::once(mend_core::Format::Auto)
+        .chain(mend_core::Format::ALL)
+        .map(mend_core::Format::name)
+        .collect();
+    assert_eq!(names.len(), 8);
+    let format = &results[0][0]["schemas"]["apply_edits"]["properties"]["format"];
+    let listed: Vec<&str> = format["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(listed, names, "{format}");
+    let error = &results[1][0];
+    assert_eq!(error["error"], true, "{error}");
+    let text = error["text"].as_str().unwrap();
+    for name in &names {
+        assert!(text.contains(&format!(" {name}")), "{name} missing: {text}");
+    }
+}
+
+/// `edit_file`'s `new_string` gets the rules of every other format: a
+/// marker standing for code is refused (nothing written), pasted line
+/// numbers are not written, and quotes the transport curled are folded
+/// back where the file has plain ones.
+#[test]
+fn edit_file_new_string_artifacts_never_reach_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lazy = "def total(items):\n    subtotal = sum(items)\n    tax = subtotal * 0.2\n    return subtotal + tax\n";
+    std::fs::write(d.join("lazy.py"), lazy).unwrap();
+    std::fs::write(d.join("num.py"), "def add(a, b):\n    return a + b\n").unwrap();
+    std::fs::write(d.join("q.py"), "say('hi')\n").unwrap();
+    let results = steps(
+        d,
+        &serde_json::json!([[
+            {"tool": "edit_file", "args": {"path": "lazy.py", "edits": [{
+                "old_string": "def total(items):\n    subtotal = sum(items)\n    tax = subtotal * 0.2\n    return subtotal + tax",
+                "new_string": "def total(items):\n    # ... existing code ...\n    return round(subtotal + tax, 2)"}]}},
+            {"tool": "edit_file", "args": {"path": "num.py", "edits": [{
+                "old_string": "    return a + b",
+                "new_string": "2 |     total = a + b\n3 |     return total"}]}},
+            {"tool": "edit_file", "args": {"path": "q.py", "edits": [{
+                "old_string": "say(\u{2018}hi\u{2019})",
+                "new_string": "say(\u{2018}hi\u{2019})\nsay(\u{2018}bye\u{2019})"}]}},
+        ]]),
+    );
+    let [lazy_r, num_r, q_r] = &results[0][..] else {
+        panic!("{results:?}")
+    };
+    assert_eq!(lazy_r["error"], true, "{lazy_r}");
+    assert!(
+        lazy_r["text"].as_str().unwrap().contains("elision marker"),
+        "{lazy_r}"
+    );
+    assert_eq!(std::fs::read_to_string(d.join("lazy.py")).unwrap(), lazy);
+    assert_eq!(num_r["error"], false, "{num_r}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("num.py")).unwrap(),
+        "def add(a, b):\n    total = a + b\n    return total\n"
+    );
+    assert_eq!(q_r["error"], false, "{q_r}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("q.py")).unwrap(),
+        "say('hi')\nsay('bye')\n"
+    );
+}
