@@ -303,7 +303,7 @@ pub fn plan_from(
         }
     }
     reports.sort_by_key(|r| r.index);
-    let ok = reports.iter().all(EditReport::is_ok);
+    let ok = reports.iter().all(EditReport::is_ok) && !mend_core::report::only_snippets(&reports);
     let (outcome, changes) = conclude(ws, &plans, &spans, ok, opts)?;
     Ok(Planned {
         reports,

@@ -729,16 +729,19 @@ fn write_human(
 /// the words of the refusal above it, not as "1 file(s) changed".
 fn last_line(report: &ApplyReport, pending: Option<&String>) -> String {
     let (applied, requested) = (report.applied, report.requested);
-    if !report.ok && !report.written {
-        return format!(
-            "{applied} of {requested} edits could be applied, no file changed (nothing written)"
-        );
-    }
     let snippets = report
         .edits
         .iter()
         .filter(|e| e.status == mend_core::EditStatus::Snippet)
         .count();
+    if !report.ok && !report.written && snippets == requested && requested > 0 {
+        return "no edit: every fence was a snippet, no file changed (nothing written)".into();
+    }
+    if !report.ok && !report.written {
+        return format!(
+            "{applied} of {requested} edits could be applied, no file changed (nothing written)"
+        );
+    }
     let read_as = match snippets {
         0 => String::new(),
         1 => " (1 of them a snippet, not an edit)".to_owned(),

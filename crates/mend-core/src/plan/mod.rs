@@ -439,26 +439,53 @@ fn unnumbered(content: &str) -> String {
     }
 }
 
-/// A whole-file write that stands in for code with an elision comment
-/// (`# ... existing code ...`) would delete that code: refuse it.
+/// A whole-file write that stands in for code with an elision marker
+/// would delete that code: refuse it. A marker is a comment that says
+/// code is left out (`# ... existing code ...`), or any marker line (`//
+/// ...`, a bare `...`) that takes the place of lines the file has, which
+/// its two readings (a real comment or `Ellipsis`, or elided code) would
+/// make two different files.
 fn lazy_whole_file(old: Option<&str>, new: &str, path: &str) -> Option<Failure> {
     let old = old?;
-    let (n, line) = new.lines().enumerate().find(|(_, l)| {
+    let old_lines: Vec<&str> = old.lines().map(str::trim).collect();
+    let new_lines: Vec<&str> = new.lines().map(str::trim).collect();
+    let known = |l: &str| old_lines.contains(&l);
+    let worded = new_lines.iter().position(|l| {
         marker_kind(l) == Some(crate::normalize::MarkerKind::Comment)
             && l.chars().any(char::is_alphabetic)
-    })?;
-    if old.lines().any(|l| l.trim() == line.trim()) {
-        return None;
-    }
+            && !known(l)
+    });
+    let n = worded.or_else(|| marker_over_code(&old_lines, &new_lines))?;
     Some(Failure::new(
         FailureKind::Malformed,
         format!(
             "The new content of {path} elides code with `{}` (line {}); writing it would delete the code it stands for",
-            line.trim(),
+            new_lines[n],
             n + 1
         ),
         "Send the entire file, or edit only the part that changes with a search/replace block.",
     ))
+}
+
+/// The first new marker line the file lacks that replaces lines with text.
+fn marker_over_code(old: &[&str], new: &[&str]) -> Option<usize> {
+    crate::diff::line_ops(old, new).iter().find_map(|op| {
+        let crate::diff::DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } = *op
+        else {
+            return None;
+        };
+        let drops_text = old[old_index..old_index + old_len]
+            .iter()
+            .any(|l| !l.is_empty());
+        (new_index..new_index + new_len)
+            .find(|&k| marker_kind(new[k]).is_some() && !old.contains(&new[k]))
+            .filter(|_| drops_text)
+    })
 }
 
 /// A whole-file write replaces every byte, but a model writes `\n` and no

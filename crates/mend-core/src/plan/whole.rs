@@ -71,16 +71,46 @@ pub(crate) fn judge(
     };
     let file = lines(current);
     let fence = lines(content);
+    let shown_lines = non_blank(&fence).len();
+    let short =
+        |text: &[&str]| shown_lines <= SNIPPET_LINES || 2 * shown_lines <= non_blank(text).len();
     if let Some(span) = excerpt(&file, &fence) {
-        return Reading::Snippet(span);
+        return shown(span, short(&file), e);
     }
-    if let Some(span) = original.and_then(|o| excerpt(&lines(o), &fence)) {
-        return Reading::Snippet(span);
+    if let Some(o) = original.map(lines)
+        && let Some(span) = excerpt(&o, &fence)
+    {
+        return shown(span, short(&o), e);
     }
     if covers(&file, &fence) {
         return Reading::Write;
     }
     Reading::Refused(not_whole(&file, &fence, e))
+}
+
+/// An excerpt of at most this many lines with text is a snippet, however
+/// small the file: a function shown from a short file is most of it.
+const SNIPPET_LINES: usize = 8;
+
+/// An unchanged excerpt: a snippet when it is short, at most
+/// [`SNIPPET_LINES`] lines with text or half of the file's. A longer one is
+/// as likely the whole file with its head or tail deleted (a model
+/// dropping a job at the end of a workflow sends exactly that): writing it
+/// or ignoring it would each be a guess, so it is refused. (A response
+/// whose every fence is a snippet fails as a response without edits.)
+fn shown(span: LineSpan, short: bool, e: &Edit) -> Reading {
+    if short {
+        return Reading::Snippet(span);
+    }
+    Reading::Refused(Failure::new(
+        FailureKind::Malformed,
+        format!(
+            "The fence under {} copies {} of it unchanged and stops short of the rest: as the whole file it would delete the other lines, as a snippet it would change nothing, and mend cannot tell which was meant",
+            e.path,
+            span.phrase()
+        ),
+        "To delete lines, send a SEARCH/REPLACE block whose SEARCH holds them and whose REPLACE leaves them out; to rewrite the file, send all of it. Code shown only for reference needs no file name on the line above it.",
+    ))
 }
 
 /// Where `fence` (its blank edge lines dropped) is a contiguous run of

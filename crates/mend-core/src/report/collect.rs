@@ -38,6 +38,8 @@ pub struct Collector {
     total: usize,
     applied: usize,
     failed: usize,
+    /// Reports of fences read as snippets, not edits.
+    snippets: usize,
     /// The reports with the smallest indexes seen, at most `listed_cap`.
     listed: BTreeMap<usize, EditReport>,
     /// The reports not listed, counted.
@@ -56,6 +58,9 @@ pub struct Collector {
     applied_first: std::collections::BTreeSet<usize>,
 }
 
+/// The retry context of a response whose fences are all snippets.
+pub(super) const ONLY_SNIPPETS: &str = "The response holds no edit: every fence in it under a file's name is an unchanged excerpt of that file, read as a snippet, so no file was changed. To change a file, send SEARCH/REPLACE blocks (the lines as they are in SEARCH, as they should be in REPLACE); to rewrite one, send all of it.\n";
+
 /// How many applied edits a retry context names one by one.
 const NAMED_APPLIED: usize = 20;
 
@@ -73,6 +78,7 @@ impl Collector {
             total: 0,
             applied: 0,
             failed: 0,
+            snippets: 0,
             listed: BTreeMap::new(),
             unlisted: Omitted::default(),
             sections: BTreeMap::new(),
@@ -92,6 +98,7 @@ impl Collector {
     /// Counts `r` and keeps its retry-context section if it can be shown.
     pub(super) fn observe(&mut self, r: &EditReport) {
         self.total += 1;
+        self.snippets += usize::from(r.status == super::EditStatus::Snippet);
         if r.is_ok() {
             self.applied += 1;
             self.applied_first.insert(r.index);
@@ -151,9 +158,15 @@ impl Collector {
         self.applied
     }
 
-    /// Whether every edit applied (or was a no-op).
+    /// Whether every edit applied (or was a no-op), and the response held
+    /// an edit: one whose every fence is a snippet asked for nothing.
     pub fn all_ok(&self) -> bool {
-        self.failed == 0
+        self.failed == 0 && !self.only_snippets()
+    }
+
+    /// Whether every report is of a fence read as a snippet.
+    fn only_snippets(&self) -> bool {
+        self.total > 0 && self.snippets == self.total
     }
 
     /// The retry context of the failures (see
@@ -168,7 +181,7 @@ impl Collector {
     /// only the failed ones are asked for again.
     pub fn retry_context_after(&self, written: bool) -> Option<String> {
         if self.failed == 0 {
-            return None;
+            return self.only_snippets().then(|| ONLY_SNIPPETS.to_owned());
         }
         let mut out = if written && self.applied > 0 {
             let them = match self.failed {

@@ -704,6 +704,13 @@ pub fn cap_text(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     ))
 }
 
+/// Whether `reports` are all of fences read as snippets: the response
+/// asked for no change at all, which fails it as a response without edits
+/// would (see [`Collector::all_ok`]).
+pub fn only_snippets(reports: &[EditReport]) -> bool {
+    !reports.is_empty() && reports.iter().all(|r| r.status == EditStatus::Snippet)
+}
+
 /// Renders failures as one block a model can act on: for each failed edit,
 /// the error, the edit as it was sent, and an instruction to fix it (the
 /// retry context a model is sent back). Past [`Caps::retry_context`] bytes, the
