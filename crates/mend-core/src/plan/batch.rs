@@ -218,6 +218,13 @@ impl Batch {
         self.failed = true;
     }
 
+    /// Takes out the splices of the edit whose open report is `owner`
+    /// (refused after it was placed).
+    pub(crate) fn drop_owner(&mut self, owner: usize) {
+        self.splices.retain(|s| s.owner != owner);
+        self.failed = true;
+    }
+
     /// The base text with every accepted splice in place.
     pub(crate) fn apply(&self, text: &str) -> String {
         splice_all(text, &self.splices)

@@ -125,8 +125,8 @@ impl Planner<'_, '_> {
             ),
             Some(f) => (
                 format!(
-                    "The {what} matches lines {} of {path}, but {new_lines} already stand there, at {lines} {here}: this edit looks applied already, and applying it again would add its new lines a second time",
-                    LineSpan::from_range(f.start, f.end)
+                    "The {what} matches {} of {path}, but {new_lines} already stand there, at {lines} {here}: this edit looks applied already, and applying it again would add its new lines a second time",
+                    LineSpan::from_range(f.start, f.end).phrase()
                 ),
                 format!(
                     "Re-read {path}. If the change is already there, send nothing for it; to add the lines a second time, put the copy already there in the {what} too."

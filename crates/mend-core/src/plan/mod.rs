@@ -26,10 +26,12 @@ mod artifacts;
 mod batch;
 mod content;
 use batch::{Batch, Prepared};
+use sequel::{Sequel, Settled};
 mod explain;
 mod lines;
 mod readings;
 mod region;
+mod sequel;
 mod splice;
 mod substring;
 mod whole;
@@ -37,7 +39,7 @@ mod whole;
 use std::cell::OnceCell;
 
 use crate::Format;
-use crate::edit::{Edit, EditOp, Target};
+use crate::edit::{Edit, EditOp, Replace, Target};
 use crate::indent::Style;
 use crate::locate::{Haystack, LocateOptions};
 use crate::normalize::{Elision, marker_kind};
@@ -107,6 +109,12 @@ pub struct FilePlanner {
     /// quote either).
     original: Option<Option<Prepared>>,
     batch: Batch,
+    /// The batch read in sequence (`sequel.rs`), once it has a second
+    /// block and while that reading can still win.
+    seq: Option<Sequel>,
+    /// The batch holds a block read only against the file as it was (a
+    /// diff hunk, a patch chunk).
+    seq_off: bool,
     new_path: Option<String>,
     executable: Option<bool>,
     reports: Reports,
@@ -176,6 +184,8 @@ impl FilePlanner {
             base: original.map(|t| Prepared::of(t.to_owned())),
             original: None,
             batch: Batch::default(),
+            seq: None,
+            seq_off: false,
             new_path: None,
             executable: None,
             reports: Reports::default(),
@@ -192,9 +202,12 @@ impl FilePlanner {
             self.reports.push(previous_failed(index, e));
         } else if let EditOp::Replace(r) = &e.op {
             match &self.base {
-                Some(base) => {
-                    self.batch
-                        .push(base, &self.path, &self.opts, &mut self.reports, (index, e, r));
+                Some(_) => {
+                    if self.replace(index, e, r)
+                        && let Some(shown) = self.seq.as_ref().and_then(Sequel::last)
+                    {
+                        return shown;
+                    }
                 }
                 None => self.fail(
                     index,
@@ -217,6 +230,56 @@ impl FilePlanner {
         self.reports.last().expect("a report per edit")
     }
 
+    /// Plans a replacement in both readings of the batch (`sequel.rs`);
+    /// whether the sequence reading applied a block the original reading
+    /// could not (its report is then the one to show).
+    fn replace(&mut self, index: usize, e: &Edit, r: &Replace) -> bool {
+        if self.batch.is_empty() {
+            self.seq_off = false;
+        }
+        if !sequel::sequential(e) {
+            self.stop_sequel();
+            self.seq_off = true;
+        }
+        let base = self.base.as_ref().expect("a base to replace in");
+        if self.seq.is_none() && !self.seq_off && !self.batch.is_empty() && !self.batch.failed() {
+            let first = self.reports.open.first().cloned();
+            self.seq = Some(Sequel::start(self.batch.apply(base.text()), first));
+        }
+        self.batch.push(
+            base,
+            &self.path,
+            &self.opts,
+            &mut self.reports,
+            (index, e, r),
+        );
+        let Some(seq) = self.seq.as_mut().filter(|s| !s.failed()) else {
+            return false;
+        };
+        let applied = seq.push(&self.path, &self.opts, (index, e, r));
+        if !applied || self.reports.last_open {
+            return false;
+        }
+        let original = self.reports.done.pop().expect("the block's report");
+        if original.is_ok() {
+            // Final in both readings (a no-op): the sequence reading must
+            // not report it again.
+            self.reports.done.push(original);
+            seq.forget_last();
+            return false;
+        }
+        seq.hold(original);
+        true
+    }
+
+    /// Gives up the sequence reading: the original reading's withheld
+    /// reports are final.
+    fn stop_sequel(&mut self) {
+        if let Some(seq) = self.seq.take() {
+            self.reports.done.extend(seq.into_held());
+        }
+    }
+
     /// The reports that are final, taken out of the planner: every report
     /// but those of the current batch's applied replacements. A caller that
     /// takes them after each push holds only those; [`FilePlanner::finish`]
@@ -226,7 +289,8 @@ impl FilePlanner {
     }
 
     /// Whether an edit pushed so far failed (an applied one can still be
-    /// failed by a later overlapping edit of the batch).
+    /// failed by a later overlapping edit of the batch, and a failed one
+    /// can still be applied by the batch's sequence reading).
     pub fn failed(&self) -> bool {
         self.failed || self.batch.failed()
     }
@@ -253,12 +317,35 @@ impl FilePlanner {
         if self.batch.is_empty() {
             return;
         }
-        let batch = std::mem::take(&mut self.batch);
-        self.failed |= batch.failed();
-        self.reports.close();
-        if let Some(base) = &self.base {
-            let next = Prepared::of(batch.apply(base.text()));
-            self.set_base(Some(next));
+        let mut batch = std::mem::take(&mut self.batch);
+        let Some(base) = &self.base else {
+            self.failed |= batch.failed();
+            self.stop_sequel();
+            self.reports.close();
+            return;
+        };
+        let original = (!batch.failed()).then(|| batch.apply(base.text()));
+        let settled = match self.seq.take() {
+            Some(seq) => seq.settle(original.as_deref(), &mut self.reports.open),
+            None => Settled::Original(Vec::new(), Vec::new()),
+        };
+        match settled {
+            Settled::Sequence(text, reports) => {
+                self.reports.open.clear();
+                self.reports.done.extend(reports);
+                self.reports.close();
+                self.set_base(Some(Prepared::of(text)));
+            }
+            Settled::Original(held, refused) => {
+                for owner in refused {
+                    batch.drop_owner(owner);
+                }
+                self.reports.done.extend(held);
+                self.failed |= batch.failed() || self.reports.open.iter().any(|r| !r.is_ok());
+                self.reports.close();
+                let next = Prepared::of(batch.apply(base.text()));
+                self.set_base(Some(next));
+            }
         }
     }
 

@@ -5,6 +5,7 @@ mod properties;
 mod readings;
 mod resent;
 mod responses;
+mod sequence;
 mod slips;
 mod streaming;
 mod support;

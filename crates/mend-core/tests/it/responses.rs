@@ -295,7 +295,6 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
     #[test]
-    #[ignore = "issue 39: a snippet under a line naming the file is read as a whole-file write until the response-level reading lands"]
     fn snippets_beside_blocks_never_change_a_byte(
         case in case(),
     ) {
