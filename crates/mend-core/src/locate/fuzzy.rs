@@ -140,7 +140,9 @@ fn settle(
     });
     if !differs.is_empty() {
         let differs = differs.into_iter().map(str::to_owned).collect();
-        return Step::Done(Err(Miss::not_found(Some(candidate), differs, None)));
+        // The search may be gone because the edit stands elsewhere already.
+        let at = already_applied(hay, &core_replace, 0, n);
+        return Step::Done(Err(Miss::not_found(Some(candidate), differs, at)));
     }
     // Map by alignment, as the guard above judged the window: a window of
     // the search's size can still be shifted.
