@@ -109,6 +109,9 @@ pub struct StreamParser {
     recent: VecDeque<Recent>,
     last_sr_path: Option<String>,
     pending_minus: Option<(usize, String)>,
+    /// Inside a model's reasoning (`<think>` … `</think>`): the closing
+    /// tag that ends it. Drafts there are not edits.
+    reasoning: Option<String>,
 }
 
 const SHELL_LANGS: &[&str] = &[
@@ -136,6 +139,7 @@ impl StreamParser {
             recent: VecDeque::new(),
             last_sr_path: None,
             pending_minus: None,
+            reasoning: None,
         }
     }
 
@@ -304,6 +308,9 @@ impl StreamParser {
     }
 
     fn line(&mut self, n: usize, line: &str, out: &mut Vec<Event>) {
+        if self.in_reasoning(line) {
+            return;
+        }
         let Some(block) = self.state.block_mut() else {
             return self.idle(n, line, out);
         };
@@ -330,6 +337,34 @@ impl StreamParser {
                 self.idle(n, line, out);
             }
         }
+    }
+
+    /// Whether `line` is part of a model's reasoning: from a line that
+    /// opens it (`<think>`, `<thinking>`, `<reasoning>`, aider's
+    /// `<thinking-content-…>`), outside any block or fence, through the
+    /// line that closes it. A model drafts edits there and then sends the
+    /// ones it settled on; aider drops the reasoning before reading edits.
+    fn in_reasoning(&mut self, line: &str) -> bool {
+        if let Some(close) = &self.reasoning {
+            if line.contains(close.as_str()) {
+                self.reasoning = None;
+                self.recent.push_back(Recent::Boundary);
+                self.trim_recent();
+            }
+            return true;
+        }
+        let quiet = matches!(self.state, State::Idle)
+            && self.fence.is_none()
+            && self.call.is_none()
+            && self.pending_minus.is_none();
+        let Some(close) = reasoning_close(line).filter(|_| quiet) else {
+            return false;
+        };
+        let rest = &line.trim_start()[close.len() - 1..];
+        if !rest.contains(close.as_str()) {
+            self.reasoning = Some(close);
+        }
+        true
     }
 
     fn remember_paths(&mut self, events: &[Event]) {
@@ -663,11 +698,36 @@ impl StreamParser {
             ));
             return;
         }
+        if holds_search_blocks(&f.content) {
+            out.push(malformed(
+                Format::WholeFile.into(),
+                f.open,
+                Some(path.clone()),
+                format!(
+                    "the fence opened at line {} holds SEARCH/REPLACE blocks, not the file's content: written whole, the file would hold their markers; send the blocks as search-replace (`--format search-replace` or `auto`), or the whole file without markers",
+                    f.open
+                ),
+                &quoted(path, f),
+            ));
+            return;
+        }
         let inferred = self.mode != Format::WholeFile;
         out.push(Event::Entry(Entry::Edit(whole_file::edit(
             path, *line, &f.content, inferred,
         ))));
     }
+}
+
+/// Whether fenced content holds a SEARCH/REPLACE block's opening and
+/// closing markers: edit blocks a whole-file reading would write as text.
+fn holds_search_blocks(content: &[String]) -> bool {
+    use search_replace::{MarkerKind, marker_kind};
+    let open = content.iter().position(|l| marker_kind(l) == Some(MarkerKind::Open));
+    open.is_some_and(|k| {
+        content[k..]
+            .iter()
+            .any(|l| marker_kind(l) == Some(MarkerKind::Close))
+    })
 }
 
 /// A fence's path and content as the model sent them, for a report.
@@ -700,6 +760,21 @@ fn normalize_paths(events: &mut [Event]) {
             Event::Shell(_) => {}
         }
     }
+}
+
+/// The closing tag of the reasoning `line` opens, if it opens one: a
+/// line that starts with `<think>`, `<thinking>`, `<reasoning>` or
+/// `<thinking-content-HEX>`.
+fn reasoning_close(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix('<')?;
+    let end = rest.find('>')?;
+    let name = &rest[..end];
+    let known = matches!(name, "think" | "thinking" | "reasoning")
+        || name
+            .strip_prefix("thinking-content-")
+            .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()));
+    known.then(|| format!("</{name}>"))
 }
 
 /// A ```` ```json ```` fence in a text response: its edits, a malformed
@@ -911,5 +986,29 @@ mod tests {
             "Here:\n```json\n{\"path\":\"a.py\",\"old_string\":\"x\",\"new_string\":\"y\"}\n```\n";
         let ev = all(text, Format::Auto);
         assert!(matches!(&ev[0], Event::Entry(Entry::Edit(e)) if e.path == "a.py"));
+    }
+
+    #[test]
+    fn reasoning_drafts_are_not_edits() {
+        let draft = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n";
+        let kept = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 3\n>>>>>>> REPLACE\n";
+        for (open, close) in [
+            ("<think>", "</think>"),
+            ("<thinking>", "</thinking>"),
+            ("<thinking-content-7bbeb8e1>", "</thinking-content-7bbeb8e1>"),
+        ] {
+            let text = format!("{open}\nFirst try:\n{draft}{close}\n\nThe fix:\n\n{kept}");
+            let p = crate::formats::parse(&text, Format::Auto).unwrap();
+            let edits: Vec<_> = p.edits().collect();
+            assert_eq!(edits.len(), 1, "{open}");
+            let crate::EditOp::Replace(r) = &edits[0].op else {
+                panic!("a replacement")
+            };
+            assert!(matches!(&r.target, crate::Target::Lines { replace, .. } if replace == &["x = 3"]));
+        }
+        // A tag inside a fence is content, and a closed one-line tag ends
+        // at once.
+        let text = format!("<think>short</think>\n{kept}");
+        assert_eq!(crate::formats::parse(&text, Format::Auto).unwrap().edits().count(), 1);
     }
 }
