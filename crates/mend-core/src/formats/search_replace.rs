@@ -94,6 +94,24 @@ pub(crate) fn marker_kind(line: &str) -> Option<MarkerKind> {
     None
 }
 
+/// The error of a second `=======` in a block's REPLACE part.
+fn second_divider(n: usize) -> String {
+    format!(
+        "line {n}: found =======, expected >>>>>>> REPLACE (escape a content line as \\=======)"
+    )
+}
+
+/// Whether the file is prose, where a line of `=` underlines a heading.
+fn prose_file(path: Option<&str>) -> bool {
+    let ext = path
+        .and_then(|p| p.rsplit_once('.'))
+        .map(|(_, e)| e.to_ascii_lowercase());
+    matches!(
+        ext.as_deref(),
+        Some("md" | "markdown" | "mdx" | "rst" | "txt" | "adoc" | "asciidoc" | "org")
+    )
+}
+
 /// Whether a line opens a SEARCH/REPLACE block.
 pub(crate) fn is_open(line: &str) -> bool {
     marker_kind(line) == Some(MarkerKind::Open)
@@ -306,6 +324,9 @@ pub(crate) struct Block {
     phase: Phase,
     hints: Hints,
     saw_hint: bool,
+    /// A second `=======` in the REPLACE part, at this line: stray when
+    /// `>>>>>>> REPLACE` follows it at once.
+    stray: Option<usize>,
     search: Vec<String>,
     replace: Vec<String>,
 }
@@ -333,6 +354,7 @@ impl Block {
             phase: Phase::Hints,
             hints: Hints::default(),
             saw_hint: false,
+            stray: None,
             search: Vec::new(),
             replace: Vec::new(),
         }
@@ -374,6 +396,13 @@ impl Block {
     fn body_line(&mut self, n: usize, line: &str) -> Feed {
         let t = line.trim();
         let kind = marker_kind(line);
+        if let Some(at) = self.stray.take() {
+            if kind == Some(MarkerKind::Close) && !prose_file(self.path.as_deref()) {
+                self.text.push(line.to_owned());
+                return Feed::Done(self.finish());
+            }
+            return Feed::Reject(self.fail(at, second_divider(at)));
+        }
         match (&self.phase, kind) {
             (Phase::Search, Some(MarkerKind::Divider)) => {
                 self.text.push(line.to_owned());
@@ -402,12 +431,14 @@ impl Block {
                 n,
                 format!("line {n}: found {t}, expected >>>>>>> REPLACE"),
             )),
+            // A second divider is a slip models make right before the
+            // close marker (aider reads past it); anywhere else it is an
+            // error, and in prose files, where seven `=` underline a
+            // heading, it may be content.
             (Phase::Replace, Some(MarkerKind::Divider)) => {
                 self.text.push(line.to_owned());
-                Feed::Done(self.fail(
-                    n,
-                    format!("line {n}: found =======, expected >>>>>>> REPLACE (escape a content line as \\=======)"),
-                ))
+                self.stray = Some(n);
+                Feed::More(Vec::new())
             }
             (Phase::Replace, None)
                 if t.starts_with(":start_line:") || t.starts_with(":end_line:") =>
@@ -506,6 +537,9 @@ impl BlockParser for Block {
         self.body_line(n, line)
     }
     fn eof(self, _n: usize) -> Vec<Event> {
+        if let Some(at) = self.stray {
+            return self.fail(at, second_divider(at));
+        }
         let message = if self.phase == Phase::Replace {
             "unexpected end of input: expected >>>>>>> REPLACE to close this block"
         } else {
@@ -715,5 +749,20 @@ mod tests {
         ] {
             assert_eq!(path_from_line(prose), None, "{prose}");
         }
+    }
+
+    #[test]
+    fn a_second_divider_right_before_the_close_is_a_slip() {
+        let t = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n=======\n>>>>>>> REPLACE\n";
+        assert_eq!(
+            lines_of(&edits(t)[0]),
+            (vec!["x = 1".to_owned()], vec!["x = 2".to_owned()])
+        );
+        // In a prose file seven `=` may underline a heading: not dropped.
+        let md = t.replace("a.py", "README.md");
+        assert!(first_error(&md).contains("found =======, expected >>>>>>> REPLACE"));
+        // Anywhere else in the REPLACE part it is an error.
+        let mid = "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n=======\ny = 3\n>>>>>>> REPLACE\n";
+        assert!(first_error(mid).starts_with("line 6: found ======="));
     }
 }

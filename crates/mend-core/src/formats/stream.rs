@@ -722,7 +722,9 @@ impl StreamParser {
 /// closing markers: edit blocks a whole-file reading would write as text.
 fn holds_search_blocks(content: &[String]) -> bool {
     use search_replace::{MarkerKind, marker_kind};
-    let open = content.iter().position(|l| marker_kind(l) == Some(MarkerKind::Open));
+    let open = content
+        .iter()
+        .position(|l| marker_kind(l) == Some(MarkerKind::Open));
     open.is_some_and(|k| {
         content[k..]
             .iter()
@@ -995,7 +997,10 @@ mod tests {
         for (open, close) in [
             ("<think>", "</think>"),
             ("<thinking>", "</thinking>"),
-            ("<thinking-content-7bbeb8e1>", "</thinking-content-7bbeb8e1>"),
+            (
+                "<thinking-content-7bbeb8e1>",
+                "</thinking-content-7bbeb8e1>",
+            ),
         ] {
             let text = format!("{open}\nFirst try:\n{draft}{close}\n\nThe fix:\n\n{kept}");
             let p = crate::formats::parse(&text, Format::Auto).unwrap();
@@ -1004,11 +1009,19 @@ mod tests {
             let crate::EditOp::Replace(r) = &edits[0].op else {
                 panic!("a replacement")
             };
-            assert!(matches!(&r.target, crate::Target::Lines { replace, .. } if replace == &["x = 3"]));
+            assert!(
+                matches!(&r.target, crate::Target::Lines { replace, .. } if replace == &["x = 3"])
+            );
         }
         // A tag inside a fence is content, and a closed one-line tag ends
         // at once.
         let text = format!("<think>short</think>\n{kept}");
-        assert_eq!(crate::formats::parse(&text, Format::Auto).unwrap().edits().count(), 1);
+        assert_eq!(
+            crate::formats::parse(&text, Format::Auto)
+                .unwrap()
+                .edits()
+                .count(),
+            1
+        );
     }
 }
