@@ -112,6 +112,10 @@ pub struct StreamParser {
     /// Inside a model's reasoning (`<think>` … `</think>`): the closing
     /// tag that ends it. Drafts there are not edits.
     reasoning: Option<String>,
+    /// A Markdown file's fence closed by a bare ```` ``` ````, held until the
+    /// next line says whether that line closed it or opened a fence inside
+    /// the file.
+    closed: Option<Fence>,
 }
 
 const SHELL_LANGS: &[&str] = &[
@@ -140,6 +144,7 @@ impl StreamParser {
             last_sr_path: None,
             pending_minus: None,
             reasoning: None,
+            closed: None,
         }
     }
 
@@ -215,6 +220,9 @@ impl StreamParser {
             self.line_no += 1;
             let n = self.line_no;
             self.line(n, &line, &mut out);
+        }
+        if let Some(f) = self.closed.take() {
+            self.close_fence(&f, &mut out);
         }
         let end = self.line_no;
         if let Some((pn, pl)) = self.pending_minus.take() {
@@ -308,6 +316,9 @@ impl StreamParser {
     }
 
     fn line(&mut self, n: usize, line: &str, out: &mut Vec<Event>) {
+        if let Some(f) = self.closed.take() {
+            self.after_markdown_close(&f, line, out);
+        }
         if self.in_reasoning(line) {
             return;
         }
@@ -462,10 +473,53 @@ impl StreamParser {
             return false;
         }
         let f = self.fence.take().expect("checked");
-        self.close_fence(&f, out);
+        if self.bare_closed_markdown(&f) {
+            self.closed = Some(f);
+        } else {
+            self.close_fence(&f, out);
+        }
         self.recent.push_back(Recent::Line(n, line.to_owned()));
         self.trim_recent();
         true
+    }
+
+    /// Whether `f` is a whole file of Markdown in a fence of three
+    /// backticks or tildes: there a bare fence line may close the file's
+    /// fence or open a code block of the file's own, and only the line
+    /// after it tells.
+    fn bare_closed_markdown(&self, f: &Fence) -> bool {
+        let markdown = f.path.as_ref().is_some_and(|(_, p)| {
+            let ext = p.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+            matches!(ext.as_deref(), Some("md" | "markdown" | "mdx"))
+        });
+        let short = matches!(f.opening.closer, fence::Closer::Run { len: 3, .. });
+        markdown && short && !f.had_block && self.whole_file_candidate(f)
+    }
+
+    /// The line after a Markdown file's bare closing fence: a closing fence
+    /// is followed by a blank line, another fence, or the end; a line of
+    /// text right under it is the first line of a code block inside the
+    /// file, so the file goes on past the fence and where it ends is
+    /// ambiguous: refused, never cut short.
+    fn after_markdown_close(&mut self, f: &Fence, line: &str, out: &mut Vec<Event>) {
+        let t = line.trim();
+        if t.is_empty() || fence::open(line).is_some() {
+            return self.close_fence(f, out);
+        }
+        let Some((_, path)) = &f.path else {
+            return;
+        };
+        out.push(malformed(
+            Format::WholeFile.into(),
+            f.open,
+            Some(path.clone()),
+            format!(
+                "the fence opened at line {} ends at a ``` line followed at once by `{}`: that line may instead open a code block inside the file, so where the file ends is ambiguous; send the file in a longer outer fence (````), so that its own ``` lines cannot end it",
+                f.open,
+                crate::text::escape_controls(t)
+            ),
+            &quoted(path, f),
+        ));
     }
 
     /// Roo's and Cline's tool-call tags (see `tool_call.rs`): a call opens
