@@ -113,10 +113,6 @@ impl Batch {
             reports.push(previous_failed(i, e));
             return;
         }
-        if e.is_noop() {
-            reports.push(EditReport::new(i, e, EditStatus::Noop));
-            return;
-        }
         let from = if r.hints.after_previous {
             self.cursor
         } else {
@@ -155,6 +151,14 @@ impl Batch {
             })
         });
         match planned {
+            // A block whose replacement equals its search changes nothing,
+            // but when its search is not in the file the model believes
+            // the file holds lines it does not: that is said, not
+            // reported as done.
+            Err(f) if e.is_noop() && f.kind != FailureKind::NotFound => {
+                reports.push(EditReport::new(i, e, EditStatus::Noop));
+            }
+            Ok(_) if e.is_noop() => reports.push(EditReport::new(i, e, EditStatus::Noop)),
             Ok(p) => {
                 if p.moves_cursor {
                     self.cursor = self.cursor.max(p.end_line());
