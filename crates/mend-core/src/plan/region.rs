@@ -41,16 +41,20 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+mod blank;
+
 use super::Planner;
 use super::batch::Planned;
 use super::content::{self, Frame, Read, Reading, Unreadable};
+use super::splice::Splice;
+use crate::diff::{DiffOp, line_ops};
 use crate::edit::Hints;
 use crate::indent::columns;
 use crate::locate::{
     Candidate, LineQuery, Match, MatchPass, Miss, drop_surplus, is_blank, locate, occurrences,
 };
-use crate::normalize::{Numbered, fold_loose, indent_of, strip_line_numbers};
-use crate::report::{Failure, FailureKind};
+use crate::normalize::{Numbered, ellipsis_is_code, fold_loose, indent_of, strip_line_numbers};
+use crate::report::{Failure, FailureKind, LineSpan};
 use crate::similarity::{has_word, slips, window_edits};
 
 /// An anchor as the model sent it, prepared for matching.
@@ -156,6 +160,19 @@ impl Region {
     }
 }
 
+/// Every region the anchors can describe: the anchors' forms (hits index
+/// into them), where each matched, the regions, and the starts with two
+/// plausible ends.
+pub(super) struct Candidates {
+    sa: Vec<Anchor>,
+    ea: Vec<Anchor>,
+    starts: Vec<Hit>,
+    /// Every end hit, in file order (for the nearer readings).
+    ends: Vec<Hit>,
+    regions: Vec<Region>,
+    ends_of: Vec<(Hit, Vec<Hit>)>,
+}
+
 impl Planner<'_, '_> {
     pub(crate) fn plan_region(
         &self,
@@ -164,14 +181,44 @@ impl Planner<'_, '_> {
         content: &[String],
         owner: usize,
     ) -> Result<Planned, Failure> {
-        if start.iter().all(|l| is_blank(l)) {
+        let blank_start = start.iter().all(|l| is_blank(l));
+        let blank_end = !end.is_empty() && end.iter().all(|l| is_blank(l));
+        if blank_start && (end.is_empty() || blank_end) {
             return Err(Failure::new(
                 FailureKind::Malformed,
-                "The start anchor is empty",
+                if start.is_empty() {
+                    "The start anchor is empty"
+                } else {
+                    "The start anchor holds only blank lines, and no end anchor with text says where they are"
+                },
                 "Give 1-4 unique lines of the file in `start`.",
             ));
         }
-        let has_end = !end.iter().all(|l| is_blank(l));
+        let c = if blank_start {
+            self.blank_start_candidates(start, end)?
+        } else if blank_end {
+            self.blank_end_candidates(start, end)?
+        } else {
+            self.candidates(start, end)?
+        };
+        let region = self.choose_region(&c.regions, &c.ends_of, end, &c.starts)?;
+        if blank_start || blank_end {
+            self.one_block(&c, &region, content, blank_start)?;
+        }
+        let (pass, splice) = self.region_splice(&c, &region, content, owner)?;
+        self.rival_readings(&c, &region, content, owner, &splice)?;
+        Ok(Planned {
+            splices: vec![splice],
+            pass,
+            similarity: 1.0,
+            moves_cursor: true,
+        })
+    }
+
+    /// The regions of anchors with text: each start with the strictest end
+    /// of its frame after it.
+    fn candidates(&self, start: &[String], end: &[String]) -> Result<Candidates, Failure> {
+        let has_end = !end.is_empty();
         let (sa, starts) = self.anchor_hits(start, 0, "start anchor")?;
         if starts.is_empty() {
             return Err(self.anchor_missing(start, 0, "start anchor"));
@@ -181,12 +228,6 @@ impl Planner<'_, '_> {
         } else {
             (Vec::new(), Vec::new())
         };
-        // The ends of one frame, in file order: each start looks only at
-        // its own frame's ends after it.
-        let mut by_frame: HashMap<Option<isize>, Vec<Hit>> = HashMap::new();
-        for e in &ends {
-            by_frame.entry(e.delta).or_default().push(*e);
-        }
         let mut regions = Vec::new();
         let mut ends_of = Vec::new();
         for s in &starts {
@@ -197,15 +238,14 @@ impl Planner<'_, '_> {
                 });
                 continue;
             }
-            let frame = by_frame.get(&s.delta).map_or(&[][..], Vec::as_slice);
-            let after = &frame[frame.partition_point(|e| e.at < s.at + s.len)..];
             // The strictest ends only: an end as sent beats one whose blank
-            // lines the file lacks, as in the ladder.
+            // lines the file lacks, as in the ladder (the others are
+            // weighed after: [`Planner::rival_readings`]).
+            let after = ends_after(&ends, s);
             let best = after.iter().map(|e| (e.pass, e.surplus)).min();
             let after: Vec<Hit> = after
-                .iter()
+                .into_iter()
                 .filter(|e| Some((e.pass, e.surplus)) == best)
-                .copied()
                 .collect();
             match after.as_slice() {
                 [one] => regions.push(Region {
@@ -216,18 +256,197 @@ impl Planner<'_, '_> {
                 many => ends_of.push((*s, many[..2].to_vec())),
             }
         }
-        let region = self.choose_region(&regions, &ends_of, end, &starts)?;
-        let sa = &sa[region.start.form];
-        let ea = region.end.map(|e| &ea[e.form]);
-        let content = self.conform_content(sa, ea, &region, content)?;
-        let located = self.region_match(sa, ea, &region, content)?;
-        let splice = self.render(&located, owner, &Hints::default(), "content")?;
-        Ok(Planned {
-            splices: vec![splice],
-            pass: located.pass,
-            similarity: 1.0,
-            moves_cursor: true,
+        Ok(Candidates {
+            sa,
+            ea,
+            starts,
+            ends,
+            regions,
+            ends_of,
         })
+    }
+
+    /// The region rendered: `content` conformed to it and spliced in.
+    fn region_splice(
+        &self,
+        c: &Candidates,
+        region: &Region,
+        content: &[String],
+        owner: usize,
+    ) -> Result<(MatchPass, Splice), Failure> {
+        let sa = &c.sa[region.start.form];
+        let ea = region.end.map(|e| &c.ea[e.form]);
+        let content = self.conform_content(sa, ea, region, content)?;
+        let located = self.region_match(sa, ea, region, content)?;
+        let splice = self.render(&located, owner, &Hints::default(), "content")?;
+        Ok((located.pass, splice))
+    }
+
+    /// The strictest region wins among the places the anchors match, but
+    /// blank lines at an anchor's edge choose nothing by themselves, and a
+    /// looser match nearer the other anchor is a reading too: an end anchor
+    /// with a blank line the file lacks at the place meant can match as
+    /// sent far below (or nearer), and the region it bounds would drop
+    /// lines `content` does not account for. Each such rival region (the
+    /// other places of either anchor as strict in its lines, and those
+    /// nearer the other anchor) is weighed: one sharing an edge with the
+    /// chosen region by what `content` repeats of the lines between them
+    /// ([`Planner::content_agrees`]), any other (up to eight) by the file
+    /// it gives; when the chosen region is not the content's, or another
+    /// file comes out, the edit is refused, naming both.
+    fn rival_readings(
+        &self,
+        c: &Candidates,
+        region: &Region,
+        content: &[String],
+        owner: usize,
+        chosen: &Splice,
+    ) -> Result<(), Failure> {
+        let s = region.start;
+        let pass = region.rank().0;
+        let mut rivals: Vec<Region> = c
+            .regions
+            .iter()
+            .filter(|r| r.start.at != s.at && r.rank().0 <= pass)
+            .copied()
+            .collect();
+        if let Some(end) = region.end {
+            let rival_ends = ends_after(&c.ends, &s)
+                .into_iter()
+                .filter(|e| e.at != end.at && (e.pass <= end.pass || e.at < end.at))
+                .map(|e| Region {
+                    start: s,
+                    end: Some(e),
+                });
+            let nearer_starts = c
+                .starts
+                .iter()
+                .filter(|t| t.at > s.at && t.at + t.len <= end.at && consistent(t.delta, s.delta))
+                .map(|t| Region {
+                    start: *t,
+                    end: Some(end),
+                });
+            rivals.extend(rival_ends.chain(nearer_starts));
+        }
+        let text = self.spliced(chosen);
+        for (i, alt) in rivals.iter().enumerate() {
+            match self.content_agrees(region, alt, content) {
+                Some(true) => continue,
+                Some(false) => return Err(self.rival_reading(region, alt)),
+                None => {}
+            }
+            let same = i < 8
+                && self
+                    .region_splice(c, alt, content, owner)
+                    .is_ok_and(|(_, s)| self.spliced(&s) == text);
+            if !same {
+                return Err(self.rival_reading(region, alt));
+            }
+        }
+        Ok(())
+    }
+
+    /// For a rival region inside the chosen one or around it, sharing an
+    /// edge: whether `content` accounts for the lines only the larger one
+    /// has as the chosen reading needs, by how many more of its lines with
+    /// text the larger region pairs with `content` than the smaller does
+    /// (in order, as a diff pairs them). The larger region is the content's
+    /// when `content` pairs with every one of those lines, one of them a
+    /// line the smaller region does not have (else it would drop lines
+    /// `content` does not account for, or the copies may be new lines that
+    /// repeat the smaller region's). The smaller one is not
+    /// when `content` pairs with any of them (it runs on into lines it
+    /// would keep twice), and is when it pairs with none and has fewer
+    /// lines with text than they are, so could not have rewritten them
+    /// line for line either. `None` otherwise, when the regions are not so
+    /// nested, or those lines are blank: then the two are compared by the
+    /// files they give.
+    fn content_agrees(&self, chosen: &Region, alt: &Region, content: &[String]) -> Option<bool> {
+        let span = |r: &Region| {
+            let last = r.end.unwrap_or(r.start);
+            r.start.at..last.at + last.len
+        };
+        let (c, a) = (span(chosen), span(alt));
+        if c == a || c.start != a.start && c.end != a.end {
+            return None;
+        }
+        let chosen_larger = c.len() > a.len();
+        let (big, small) = if chosen_larger { (c, a) } else { (a, c) };
+        let lines = self.hay.lines();
+        let only = (big.start..small.start).chain(small.end..big.end);
+        let extra = only.filter(|&i| !is_blank(lines[i])).count();
+        if extra == 0 {
+            return None;
+        }
+        // Lines compared as `content.rs` pairs them: their text folded, at
+        // their indentation in the file's frame.
+        let tw = self.style().tab_width;
+        let delta = chosen.delta().unwrap_or(0);
+        let key = |l: &str, shift: isize| {
+            let cols = columns(indent_of(l), tw) as isize + shift;
+            format!("{cols}\u{0}{}", fold_loose(l.trim()))
+        };
+        let text = |r: Range<usize>| -> Vec<String> {
+            lines[r]
+                .iter()
+                .filter(|l| !is_blank(l))
+                .map(|l| key(l, 0))
+                .collect()
+        };
+        let ours: Vec<String> = content
+            .iter()
+            .filter(|l| !is_blank(l))
+            .map(|l| key(l, delta))
+            .collect();
+        let paired = |theirs: Vec<String>| -> usize {
+            line_ops(&theirs, &ours)
+                .iter()
+                .map(|op| match op {
+                    DiffOp::Equal { len, .. } => *len,
+                    _ => 0,
+                })
+                .sum()
+        };
+        // Lines only the larger region has that the smaller has none of:
+        // `content` repeating only others (a `}`) may as well be new lines.
+        let small_text = text(small.clone());
+        let distinctive = (big.start..small.start)
+            .chain(small.end..big.end)
+            .filter(|&i| !is_blank(lines[i]))
+            .any(|i| !small_text.contains(&key(lines[i], 0)));
+        let gain = paired(text(big)) - paired(small_text);
+        match (chosen_larger, gain) {
+            (true, _) if gain != extra => Some(false),
+            (true, _) => distinctive.then_some(true),
+            (false, 0) if extra > ours.len() => Some(true),
+            (false, 0) => None,
+            (false, _) => Some(false),
+        }
+    }
+
+    fn rival_reading(&self, chosen: &Region, rival: &Region) -> Failure {
+        let span = |r: &Region| {
+            let last = r.end.unwrap_or(r.start);
+            LineSpan::from_range(r.start.at, last.at + last.len)
+        };
+        let (one, other) = (span(chosen), span(rival));
+        let which = if chosen.start.at == rival.start.at {
+            "end"
+        } else {
+            "start"
+        };
+        let mut f = Failure::new(
+            FailureKind::Ambiguous,
+            format!(
+                "The anchors match lines {one} of {}, but the {which} anchor also matches so that the region is lines {other}, but for its blank lines or spacing; the two regions give different files (one would replace lines the content does not repeat), so mend will not choose",
+                self.path
+            ),
+            format!(
+                "Copy the {which} anchor exactly as the file has it at the place you mean, with only the blank lines the file has there, or use more lines of text in it."
+            ),
+        );
+        f.locations = vec![one, other];
+        f
     }
 
     /// Every place an anchor matches at or after `from`, in each of its
@@ -441,13 +660,16 @@ impl Planner<'_, '_> {
             ));
             return Err(f);
         };
-        // A start as strict as the best region's, with two plausible ends,
-        // makes the region ambiguous too.
-        if let Some((s, ends)) = ends_of.iter().find(|(s, _)| s.pass <= best.0) {
-            return Err(self.ambiguous_ends(s, ends));
-        }
         let top: Vec<&Region> = regions.iter().filter(|r| r.rank() == best).collect();
         let chosen = *top[0];
+        // A start as strict as the best region's, or in another frame, with
+        // two plausible ends, makes the region ambiguous too.
+        if let Some((s, ends)) = ends_of
+            .iter()
+            .find(|(s, _)| s.pass <= best.0 || !consistent(s.delta, chosen.delta()))
+        {
+            return Err(self.ambiguous_ends(s, ends));
+        }
         let other_frame = regions
             .iter()
             .find(|r| r.start.at != chosen.start.at && !consistent(r.delta(), chosen.delta()));
@@ -604,11 +826,12 @@ impl Planner<'_, '_> {
             lines,
             delta: r.delta().unwrap_or(0),
             tab_width: self.style().tab_width,
+            ellipsis_code: ellipsis_is_code(self.path),
         };
         let read = match content::read(&frame, &content) {
             None => None,
             Some(Ok(read)) => Some(read),
-            Some(Err(why)) => return Err(unreadable(&content, why)),
+            Some(Err(why)) => return Err(unreadable(&content, why, first)),
         };
         let mut m = match read {
             Some(read) if read.markers.iter().any(|(_, r)| r != &Reading::Code) => {
@@ -692,9 +915,35 @@ fn elided_match(first: usize, content: &[String], read: &Read) -> Match {
     }
 }
 
-/// A content marker mend cannot read, told so the model can resend.
-fn unreadable(content: &[String], why: Unreadable) -> Failure {
+/// A content marker mend cannot read, told so the model can resend
+/// (`first`: the file line of the region's first line).
+fn unreadable(content: &[String], why: Unreadable, first: usize) -> Failure {
     match why {
+        Unreadable::TwoReadings {
+            marker,
+            copy,
+            elided,
+        } => {
+            let code = match copy {
+                Some(r) => format!("the file's own line {}, kept", first + r + 1),
+                None => "Python's Ellipsis, written in place of those lines".to_owned(),
+            };
+            let mut f = Failure::new(
+                FailureKind::Ambiguous,
+                format!(
+                    "The content's `{}` (content line {}) reads two ways: as an elision marker it stands for lines {} of the file, and as code it is {code}; the two give different files, so mend will not choose",
+                    content[marker].trim(),
+                    marker + 1,
+                    LineSpan::from_range(first + elided.start, first + elided.end),
+                ),
+                "To leave lines out, write the marker as a comment that says so (`# ... existing code ...`) between unchanged lines copied exactly; to mean the line itself, write the region's lines out in full.",
+            );
+            f.locations = vec![LineSpan::from_range(
+                first + elided.start,
+                first + elided.end,
+            )];
+            f
+        }
         Unreadable::Undetermined { marker } => Failure::new(
             FailureKind::Malformed,
             format!(
@@ -714,6 +963,14 @@ fn unreadable(content: &[String], why: Unreadable) -> Failure {
             "Give an end anchor after the lines the marker stands for, with unchanged lines of the file around the marker, or write the lines out in full.",
         ),
     }
+}
+
+/// The end hits in start `s`'s indentation frame after it, in file order.
+fn ends_after(ends: &[Hit], s: &Hit) -> Vec<Hit> {
+    ends.iter()
+        .filter(|e| e.delta == s.delta && e.at >= s.at + s.len)
+        .copied()
+        .collect()
 }
 
 /// Whether two anchors' indentation deltas agree (either may say nothing).
