@@ -30,9 +30,9 @@
 //! The code reading of a new bare `...` in Python is Python's Ellipsis,
 //! where it means something as code: a block's only statement (a stub: the
 //! line before it opens a block, ending with `:`, and it and the line after
-//! it, if any, are shallower) or an item in brackets (the line before ends
-//! with `(`, `[`, `{` or `,`). A
-//! `...` among the statements of a block is only a marker.
+//! it, if any, are shallower). A `...` among the statements of a block,
+//! or among the items of a bracket (parameters, arguments: Ellipsis there
+//! is rare, and models elide items so), is only a marker.
 
 use std::ops::Range;
 
@@ -120,32 +120,12 @@ pub(crate) fn read(frame: &Frame<'_>, content: &[String]) -> Option<Result<Read,
     if markers.is_empty() {
         return None;
     }
-    // Where lines repeat, the diff that pairs content lines with region
-    // lines is not the only one: the pairing found from the other end must
-    // read the markers the same way.
-    let forward = align(frame, content, false);
-    let backward = align(frame, content, true);
-    let same = forward == backward;
-    let read = read_aligned(frame, content, &markers, &forward);
-    if same {
-        return Some(read);
-    }
-    let other = read_aligned(frame, content, &markers, &backward);
-    Some(match (read, other) {
-        (Ok(a), Ok(b)) if a.markers == b.markers && a.kept_text(frame) == b.kept_text(frame) => {
-            Ok(a)
-        }
-        (Err(e), _) | (_, Err(e)) => Err(e),
-        (Ok(a), Ok(b)) => {
-            let k = a
-                .markers
-                .iter()
-                .zip(&b.markers)
-                .find(|(x, y)| x != y)
-                .map_or(markers[0], |(x, _)| x.0);
-            Err(Unreadable::Undetermined { marker: k })
-        }
-    })
+    Some(read_aligned(
+        frame,
+        content,
+        &markers,
+        &align(frame, content),
+    ))
 }
 
 /// The markers read with one pairing of content lines to region lines.
@@ -227,32 +207,16 @@ fn in_place(frame: &Frame<'_>, aligned: &[Option<usize>], k: usize, r: usize) ->
     before || after
 }
 
-impl Read {
-    /// The file's text of each line kept as the file has it.
-    fn kept_text<'r>(&self, frame: &Frame<'r>) -> Vec<Option<&'r str>> {
-        self.kept
-            .iter()
-            .map(|r| r.map(|r| frame.lines[r]))
-            .collect()
-    }
-}
-
 fn overlaps(r: &Reading, g: &Range<usize>) -> bool {
     matches!(r, Reading::Elided(h) if h.start < g.end && g.start < h.end || h == g)
 }
 
 /// For each content line, the region line it copies (by the diff of the
-/// loosely compared lines, of the lines reversed when `from_end`; marker
-/// lines compare as themselves).
-fn align(frame: &Frame<'_>, content: &[String], from_end: bool) -> Vec<Option<usize>> {
-    let mut rk: Vec<String> = frame.lines.iter().map(|l| frame.key(l, 0)).collect();
-    let mut ck: Vec<String> = content.iter().map(|l| frame.key(l, frame.delta)).collect();
-    if from_end {
-        rk.reverse();
-        ck.reverse();
-    }
-    let (nr, nc) = (rk.len(), ck.len());
-    let mut out = vec![None; nc];
+/// loosely compared lines; marker lines compare as themselves).
+fn align(frame: &Frame<'_>, content: &[String]) -> Vec<Option<usize>> {
+    let rk: Vec<String> = frame.lines.iter().map(|l| frame.key(l, 0)).collect();
+    let ck: Vec<String> = content.iter().map(|l| frame.key(l, frame.delta)).collect();
+    let mut out = vec![None; content.len()];
     for op in line_ops(&rk, &ck) {
         if let DiffOp::Equal {
             old_index,
@@ -261,12 +225,7 @@ fn align(frame: &Frame<'_>, content: &[String], from_end: bool) -> Vec<Option<us
         } = op
         {
             for o in 0..len {
-                let (r, c) = (old_index + o, new_index + o);
-                if from_end {
-                    out[nc - 1 - c] = Some(nr - 1 - r);
-                } else {
-                    out[c] = Some(r);
-                }
+                out[new_index + o] = Some(old_index + o);
             }
         }
     }
@@ -508,9 +467,16 @@ fn elision_reading(
         copied[*r] = true;
     }
     if copied[prev.min(next)..next].iter().all(|&c| c) {
-        // Unless a new line beside it repeats a region line: paired with
-        // that line instead, it would leave the marker lines to stand for.
-        return if new_twin_beside(frame, content, aligned, k) {
+        // Unless the copies bounding it could be others' (a line the
+        // region repeats), or a new line beside it repeats a region line:
+        // paired so, they would leave the marker lines to stand for.
+        let bound = |j: Option<usize>| {
+            j.is_none_or(|j| aligned[j].is_some_and(|r| unique_copy(frame, content, aligned, j, r)))
+        };
+        let prev_copy = (0..k).rev().find(|&j| solid(&j).is_some());
+        let next_copy = (k + 1..content.len()).find(|&j| solid(&j).is_some());
+        let firm = bound(prev_copy) && bound(next_copy);
+        return if !firm || new_twin_beside(frame, content, aligned, k) {
             Err(Undecided::Twin)
         } else {
             Ok(None)
@@ -527,8 +493,12 @@ fn elision_reading(
     Err(Undecided::Twin)
 }
 
-/// Whether the nearest content line on either side of marker `k` that is
-/// no marker is new but has the text of a region line.
+/// Whether the nearest content line on one side of marker `k` that is no
+/// marker is new but has the text of a region line between the copies
+/// with text around the marker, while the other side is a copy or
+/// content's edge:
+/// paired with that line, the marker would have copies on both sides and
+/// lines to stand for.
 fn new_twin_beside(
     frame: &Frame<'_>,
     content: &[String],
@@ -537,16 +507,26 @@ fn new_twin_beside(
 ) -> bool {
     let plain = |j: &usize| aligned[*j].is_some() || marker_kind(&content[*j]).is_none();
     let near = [(0..k).rev().find(plain), (k + 1..content.len()).find(plain)];
-    near.into_iter().flatten().any(|j| {
+    // Only a region line between the copies with text around the marker
+    // could pair (a blank copy may pair elsewhere too).
+    let solid = |j: usize| aligned[j].filter(|_| !blank(&content[j]));
+    let from = (0..k).rev().find_map(solid).map_or(0, |r| r + 1);
+    let to = (k + 1..content.len())
+        .find_map(solid)
+        .unwrap_or(frame.lines.len());
+    let twin = |j: usize| {
         let key = frame.key(&content[j], frame.delta);
-        aligned[j].is_none() && frame.lines.iter().any(|l| frame.key(l, 0) == key)
-    })
+        aligned[j].is_none() && (from..to.max(from)).any(|r| frame.key(frame.lines[r], 0) == key)
+    };
+    let copy_or_edge = |n: Option<usize>| n.is_none_or(|j| aligned[j].is_some());
+    (near[0].is_some_and(twin) && copy_or_edge(near[1]))
+        || (near[1].is_some_and(twin) && copy_or_edge(near[0]))
 }
 
 /// Whether a new bare `...` at content line `k` would be Python code that
 /// means something: a block's only statement (the line before it opens a
 /// block, ending with `:`, and it and the line after it, if any, are
-/// shallower), or an item in brackets.
+/// shallower).
 fn ellipsis_means_code(frame: &Frame<'_>, content: &[String], k: usize) -> bool {
     if marker_kind(&content[k]) != Some(MarkerKind::Bare) {
         return false;
@@ -557,9 +537,6 @@ fn ellipsis_means_code(frame: &Frame<'_>, content: &[String], k: usize) -> bool 
         return false;
     };
     let before = content[prev].trim_end();
-    if before.ends_with(['(', '[', '{', ',']) {
-        return true;
-    }
     let next = (k + 1..content.len()).find(solid);
     before.ends_with(':')
         && width(before) < width(&content[k])

@@ -42,12 +42,12 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 mod blank;
+mod rivals;
 
 use super::Planner;
 use super::batch::Planned;
 use super::content::{self, Frame, Read, Reading, Unreadable};
 use super::splice::Splice;
-use crate::diff::{DiffOp, line_ops};
 use crate::edit::Hints;
 use crate::indent::columns;
 use crate::locate::{
@@ -280,173 +280,6 @@ impl Planner<'_, '_> {
         let located = self.region_match(sa, ea, region, content)?;
         let splice = self.render(&located, owner, &Hints::default(), "content")?;
         Ok((located.pass, splice))
-    }
-
-    /// The strictest region wins among the places the anchors match, but
-    /// blank lines at an anchor's edge choose nothing by themselves, and a
-    /// looser match nearer the other anchor is a reading too: an end anchor
-    /// with a blank line the file lacks at the place meant can match as
-    /// sent far below (or nearer), and the region it bounds would drop
-    /// lines `content` does not account for. Each such rival region (the
-    /// other places of either anchor as strict in its lines, and those
-    /// nearer the other anchor) is weighed: one sharing an edge with the
-    /// chosen region by what `content` repeats of the lines between them
-    /// ([`Planner::content_agrees`]), any other (up to eight) by the file
-    /// it gives; when the chosen region is not the content's, or another
-    /// file comes out, the edit is refused, naming both.
-    fn rival_readings(
-        &self,
-        c: &Candidates,
-        region: &Region,
-        content: &[String],
-        owner: usize,
-        chosen: &Splice,
-    ) -> Result<(), Failure> {
-        let s = region.start;
-        let pass = region.rank().0;
-        let mut rivals: Vec<Region> = c
-            .regions
-            .iter()
-            .filter(|r| r.start.at != s.at && r.rank().0 <= pass)
-            .copied()
-            .collect();
-        if let Some(end) = region.end {
-            let rival_ends = ends_after(&c.ends, &s)
-                .into_iter()
-                .filter(|e| e.at != end.at && (e.pass <= end.pass || e.at < end.at))
-                .map(|e| Region {
-                    start: s,
-                    end: Some(e),
-                });
-            let nearer_starts = c
-                .starts
-                .iter()
-                .filter(|t| t.at > s.at && t.at + t.len <= end.at && consistent(t.delta, s.delta))
-                .map(|t| Region {
-                    start: *t,
-                    end: Some(end),
-                });
-            rivals.extend(rival_ends.chain(nearer_starts));
-        }
-        let text = self.spliced(chosen);
-        for (i, alt) in rivals.iter().enumerate() {
-            match self.content_agrees(region, alt, content) {
-                Some(true) => continue,
-                Some(false) => return Err(self.rival_reading(region, alt)),
-                None => {}
-            }
-            let same = i < 8
-                && self
-                    .region_splice(c, alt, content, owner)
-                    .is_ok_and(|(_, s)| self.spliced(&s) == text);
-            if !same {
-                return Err(self.rival_reading(region, alt));
-            }
-        }
-        Ok(())
-    }
-
-    /// For a rival region inside the chosen one or around it, sharing an
-    /// edge: whether `content` accounts for the lines only the larger one
-    /// has as the chosen reading needs, by how many more of its lines with
-    /// text the larger region pairs with `content` than the smaller does
-    /// (in order, as a diff pairs them). The larger region is the content's
-    /// when `content` pairs with every one of those lines, one of them a
-    /// line the smaller region does not have (else it would drop lines
-    /// `content` does not account for, or the copies may be new lines that
-    /// repeat the smaller region's). The smaller one is not
-    /// when `content` pairs with any of them (it runs on into lines it
-    /// would keep twice), and is when it pairs with none and has fewer
-    /// lines with text than they are, so could not have rewritten them
-    /// line for line either. `None` otherwise, when the regions are not so
-    /// nested, or those lines are blank: then the two are compared by the
-    /// files they give.
-    fn content_agrees(&self, chosen: &Region, alt: &Region, content: &[String]) -> Option<bool> {
-        let span = |r: &Region| {
-            let last = r.end.unwrap_or(r.start);
-            r.start.at..last.at + last.len
-        };
-        let (c, a) = (span(chosen), span(alt));
-        if c == a || c.start != a.start && c.end != a.end {
-            return None;
-        }
-        let chosen_larger = c.len() > a.len();
-        let (big, small) = if chosen_larger { (c, a) } else { (a, c) };
-        let lines = self.hay.lines();
-        let only = (big.start..small.start).chain(small.end..big.end);
-        let extra = only.filter(|&i| !is_blank(lines[i])).count();
-        if extra == 0 {
-            return None;
-        }
-        // Lines compared as `content.rs` pairs them: their text folded, at
-        // their indentation in the file's frame.
-        let tw = self.style().tab_width;
-        let delta = chosen.delta().unwrap_or(0);
-        let key = |l: &str, shift: isize| {
-            let cols = columns(indent_of(l), tw) as isize + shift;
-            format!("{cols}\u{0}{}", fold_loose(l.trim()))
-        };
-        let text = |r: Range<usize>| -> Vec<String> {
-            lines[r]
-                .iter()
-                .filter(|l| !is_blank(l))
-                .map(|l| key(l, 0))
-                .collect()
-        };
-        let ours: Vec<String> = content
-            .iter()
-            .filter(|l| !is_blank(l))
-            .map(|l| key(l, delta))
-            .collect();
-        let paired = |theirs: Vec<String>| -> usize {
-            line_ops(&theirs, &ours)
-                .iter()
-                .map(|op| match op {
-                    DiffOp::Equal { len, .. } => *len,
-                    _ => 0,
-                })
-                .sum()
-        };
-        // Lines only the larger region has that the smaller has none of:
-        // `content` repeating only others (a `}`) may as well be new lines.
-        let small_text = text(small.clone());
-        let distinctive = (big.start..small.start)
-            .chain(small.end..big.end)
-            .filter(|&i| !is_blank(lines[i]))
-            .any(|i| !small_text.contains(&key(lines[i], 0)));
-        let gain = paired(text(big)) - paired(small_text);
-        match (chosen_larger, gain) {
-            (true, _) if gain != extra => Some(false),
-            (true, _) => distinctive.then_some(true),
-            (false, 0) if extra > ours.len() => Some(true),
-            (false, 0) => None,
-            (false, _) => Some(false),
-        }
-    }
-
-    fn rival_reading(&self, chosen: &Region, rival: &Region) -> Failure {
-        let span = |r: &Region| {
-            let last = r.end.unwrap_or(r.start);
-            LineSpan::from_range(r.start.at, last.at + last.len)
-        };
-        let (one, other) = (span(chosen), span(rival));
-        let which = if chosen.start.at == rival.start.at {
-            "end"
-        } else {
-            "start"
-        };
-        let mut f = Failure::new(
-            FailureKind::Ambiguous,
-            format!(
-                "The anchors match lines {one} of {}, but the {which} anchor also matches so that the region is lines {other}, but for its blank lines or spacing; the two regions give different files (one would replace lines the content does not repeat), so mend will not choose",
-                self.path
-            ),
-            format!(
-                "Copy the {which} anchor exactly as the file has it at the place you mean, with only the blank lines the file has there, or use more lines of text in it."
-            ),
-        );
-        f.locations = vec![one, other];
-        f
     }
 
     /// Every place an anchor matches at or after `from`, in each of its

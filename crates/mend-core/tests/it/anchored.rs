@@ -309,6 +309,28 @@ fn readable_blank_anchors(region: &[String], start: &[String], end: &[String]) -
     }
 }
 
+/// Whether, with a blank line added to an anchor, a new line with text
+/// repeats one of the eight file lines beyond the region on that side. The
+/// anchor as sent may match exactly a little further on; `content` then
+/// reads as copying the lines up to there, and a model that inserts a copy
+/// of the lines beside the region sends what one replacing them would.
+fn copies_beside(
+    lines: &[String],
+    a: usize,
+    len: usize,
+    new: &[(String, Option<usize>)],
+    drift: Drift,
+) -> bool {
+    let beyond = match drift {
+        Drift::EndBlank => &lines[a + len..(a + len + 8).min(lines.len())],
+        Drift::StartBlank => &lines[a.saturating_sub(8)..a],
+        _ => return false,
+    };
+    new.iter()
+        .filter(|(l, o)| o.is_none() && !blank(l))
+        .any(|(l, _)| beyond.iter().any(|b| b.trim() == l.trim()))
+}
+
 /// Whether every new `...` line is a block's only statement, as `Stub`
 /// makes it (a later change may have deleted its opener): elsewhere in
 /// `content` a bare `...` is an elision marker.
@@ -555,7 +577,7 @@ proptest! {
         let Some((start, end, content)) = sent(lang, region, &new, (ks, ke), drift) else {
             return Ok(());
         };
-        if !readable_blank_anchors(region, &start, &end) {
+        if !readable_blank_anchors(region, &start, &end) || copies_beside(&lines, a, len, &new, drift) {
             return Ok(());
         }
         let mut intended = lines[..a].to_vec();
