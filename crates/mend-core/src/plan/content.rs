@@ -16,8 +16,23 @@
 //! as well be new lines, with the marker standing for more.
 //!
 //! A marker that stands for no region line has only its code reading: a
-//! bare `...` is written (Python's Ellipsis), and a marker whose words say
-//! code is left out is refused.
+//! bare `...` is written (Python's Ellipsis, where it means something as
+//! code: see below), and a marker whose words say code is left out is
+//! refused.
+//!
+//! A marker has two readings, as in the other formats (`readings.rs`): the
+//! code reading and the elision reading, and where both fit and give
+//! different files the change is refused. The code reading of a marker the
+//! region has as a line (the diff pairs it with one) is that line kept;
+//! its elision reading is the marker standing for the region lines between
+//! its copied neighbours, which may be more (`@overload`, `def f(x: int)`,
+//! `...`, `def f(x)` over two overloads: the second one kept, or dropped).
+//! The code reading of a new bare `...` in Python is Python's Ellipsis,
+//! where it means something as code: a block's only statement (a stub: the
+//! line before it opens a block, ending with `:`, and it and the line after
+//! it, if any, are shallower). A `...` among the statements of a block,
+//! or among the items of a bracket (parameters, arguments: Ellipsis there
+//! is rare, and models elide items so), is only a marker.
 
 use std::ops::Range;
 
@@ -34,6 +49,8 @@ pub(crate) struct Frame<'r> {
     /// File indentation minus the model's, in columns.
     pub(crate) delta: isize,
     pub(crate) tab_width: usize,
+    /// Whether a line `...` is code in the file's language (Python).
+    pub(crate) ellipsis_code: bool,
 }
 
 impl Frame<'_> {
@@ -67,12 +84,20 @@ pub(crate) enum Reading {
 }
 
 /// Why the markers cannot be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Unreadable {
     /// The marker sits between new lines and region lines it may replace.
     Undetermined { marker: usize },
     /// The marker says code is left out, but stands for no region line.
     StandsForNothing { marker: usize },
+    /// The marker's code reading (the region line it copies, if any, or
+    /// Python's Ellipsis) and its elision reading (region lines `elided`)
+    /// give different files.
+    TwoReadings {
+        marker: usize,
+        copy: Option<usize>,
+        elided: Range<usize>,
+    },
 }
 
 /// The markers of a content, read against its region.
@@ -95,28 +120,91 @@ pub(crate) fn read(frame: &Frame<'_>, content: &[String]) -> Option<Result<Read,
     if markers.is_empty() {
         return None;
     }
-    let aligned = align(frame, content);
+    Some(read_aligned(
+        frame,
+        content,
+        &markers,
+        &align(frame, content),
+    ))
+}
+
+/// The markers read with one pairing of content lines to region lines.
+fn read_aligned(
+    frame: &Frame<'_>,
+    content: &[String],
+    markers: &[usize],
+    aligned: &[Option<usize>],
+) -> Result<Read, Unreadable> {
     let mut out = Vec::new();
-    for &k in &markers {
-        // A marker the region has as a line, in the same place, is a copy.
-        if aligned[k].is_some() {
-            out.push((k, Reading::Code));
+    for &k in markers {
+        // A marker the region has as a line, in the same place, is a copy,
+        // unless as a marker it would stand for more lines than itself.
+        // Beside a new line its elision reading has no one extent; when
+        // the copy stands where the region has it (a copied neighbour is
+        // the region line beside it, or the region's edge is content's),
+        // and the new line is no region line's twin, code it is.
+        if let Some(r) = aligned[k] {
+            let mut unpaired = aligned.to_vec();
+            unpaired[k] = None;
+            match elision_reading(frame, content, &unpaired, k) {
+                Ok(Some(g)) if g != (r..r + 1) => {
+                    return Err(Unreadable::TwoReadings {
+                        marker: k,
+                        copy: Some(r),
+                        elided: g,
+                    });
+                }
+                Err(Undecided::Twin) => {
+                    return Err(Unreadable::Undetermined { marker: k });
+                }
+                Err(Undecided::New)
+                    if !in_place(frame, aligned, k, r)
+                        || new_twin_beside(frame, content, &unpaired, k) =>
+                {
+                    return Err(Unreadable::Undetermined { marker: k });
+                }
+                _ => out.push((k, Reading::Code)),
+            }
             continue;
         }
-        match read_one(frame, content, &aligned, k) {
+        match read_one(frame, content, aligned, k) {
             // Two markers between the same copied lines would both keep
             // the lines between them.
             Ok(Reading::Elided(g)) if out.iter().any(|(_, r)| overlaps(r, &g)) => {
-                return Some(Err(Unreadable::Undetermined { marker: k }));
+                return Err(Unreadable::Undetermined { marker: k });
+            }
+            Ok(Reading::Elided(g))
+                if frame.ellipsis_code && ellipsis_means_code(frame, content, k) =>
+            {
+                return Err(Unreadable::TwoReadings {
+                    marker: k,
+                    copy: None,
+                    elided: g,
+                });
             }
             Ok(r) => out.push((k, r)),
-            Err(e) => return Some(Err(e)),
+            Err(e) => return Err(e),
         }
     }
     let kept = (0..content.len())
         .map(|k| aligned[k].filter(|&r| frame.same(frame.lines[r], &content[k])))
         .collect();
-    Some(Ok(Read { kept, markers: out }))
+    Ok(Read { kept, markers: out })
+}
+
+/// Whether content line `k`, paired with region line `r`, has a neighbour
+/// that pairs with the region line beside `r` on the same side, or sits at
+/// content's edge where `r` is at the region's.
+fn in_place(frame: &Frame<'_>, aligned: &[Option<usize>], k: usize, r: usize) -> bool {
+    let before = match k.checked_sub(1) {
+        None => r == 0,
+        Some(j) => r > 0 && aligned[j] == Some(r - 1),
+    };
+    let after = match aligned.get(k + 1) {
+        None => r + 1 == frame.lines.len(),
+        Some(a) => *a == Some(r + 1),
+    };
+    before || after
 }
 
 fn overlaps(r: &Reading, g: &Range<usize>) -> bool {
@@ -148,31 +236,63 @@ fn blank(l: &str) -> bool {
     l.trim().is_empty()
 }
 
+/// Why a marker's elision reading has no one extent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Undecided {
+    /// A neighbour is a new line: it may replace region lines beside the
+    /// marker or be inserted beside them.
+    New,
+    /// A neighbour copies a line the region has more than once near it, or
+    /// could as well be a new copy of one (the marker standing for more).
+    Twin,
+}
+
 /// One side of a marker: where the lines it stands for begin (`before`) or
-/// end, from the nearest content line that is not a marker; `None` when
-/// that line is new, or a copy of a line the region repeats between the
-/// copies around it (a blank line, a `}`).
+/// end, from the nearest content line that is not a marker (or is one the
+/// region has there); undecided when that line is new, or a copy of a line
+/// the region repeats between the copies around it (a blank line, a `}`),
+/// or, for a blank line, when the copy with text that bounds it on its
+/// side is such a line itself.
 fn boundary(
     frame: &Frame<'_>,
     content: &[String],
     aligned: &[Option<usize>],
     k: usize,
     before: bool,
-) -> Option<usize> {
+) -> Result<usize, Undecided> {
     let n = frame.lines.len();
-    let plain = |j: &usize| marker_kind(&content[*j]).is_none();
+    // A marker-like line the diff pairs with a region line is a copy.
+    let plain = |j: &usize| aligned[*j].is_some() || marker_kind(&content[*j]).is_none();
     let near = if before {
         (0..k).rev().find(plain)
     } else {
         (k + 1..content.len()).find(plain)
     };
     let Some(near) = near else {
-        return Some(if before { 0 } else { n });
+        return Ok(if before { 0 } else { n });
     };
-    let r = aligned[near]?;
-    let determined = unique_copy(frame, content, aligned, near, r)
+    let r = aligned[near].ok_or(Undecided::New)?;
+    // A blank near line is unique only between the copies with text around
+    // it: the nearest of those on its side must be unique too.
+    let bound = || {
+        let side: Box<dyn Iterator<Item = usize>> = if before {
+            Box::new((0..near).rev())
+        } else {
+            Box::new(near + 1..content.len())
+        };
+        side.into_iter()
+            .find_map(|j| aligned[j].filter(|_| !blank(&content[j])).map(|r| (j, r)))
+    };
+    let bound_unique = !blank(&content[near])
+        || bound().is_none_or(|(j, rj)| unique_copy(frame, content, aligned, j, rj));
+    let determined = bound_unique
+        && unique_copy(frame, content, aligned, near, r)
         && !twin_dropped(frame, content, aligned, (near, r), before);
-    determined.then_some(if before { r + 1 } else { r })
+    if determined {
+        Ok(if before { r + 1 } else { r })
+    } else {
+        Err(Undecided::Twin)
+    }
 }
 
 /// The run of content lines copied from consecutive region lines that
@@ -319,6 +439,21 @@ fn read_one(
     aligned: &[Option<usize>],
     k: usize,
 ) -> Result<Reading, Unreadable> {
+    match elision_reading(frame, content, aligned, k) {
+        Ok(None) => code_reading(frame, content, k),
+        Ok(Some(g)) => Ok(Reading::Elided(g)),
+        Err(_) => Err(Unreadable::Undetermined { marker: k }),
+    }
+}
+
+/// The region lines marker `k` stands for as an elision, `None` when it
+/// can stand for none.
+fn elision_reading(
+    frame: &Frame<'_>,
+    content: &[String],
+    aligned: &[Option<usize>],
+    k: usize,
+) -> Result<Option<Range<usize>>, Undecided> {
     // Between the nearest copied lines that are not blank (blank lines
     // align anywhere), every region line copied: the marker can stand for
     // nothing.
@@ -332,21 +467,92 @@ fn read_one(
         copied[*r] = true;
     }
     if copied[prev.min(next)..next].iter().all(|&c| c) {
-        return code_reading(content, k);
+        // Unless the copies bounding it could be others' (a line the
+        // region repeats), or a new line beside it repeats a region line:
+        // paired so, they would leave the marker lines to stand for.
+        let bound = |j: Option<usize>| {
+            j.is_none_or(|j| aligned[j].is_some_and(|r| unique_copy(frame, content, aligned, j, r)))
+        };
+        let prev_copy = (0..k).rev().find(|&j| solid(&j).is_some());
+        let next_copy = (k + 1..content.len()).find(|&j| solid(&j).is_some());
+        let firm = bound(prev_copy) && bound(next_copy);
+        return if !firm || new_twin_beside(frame, content, aligned, k) {
+            Err(Undecided::Twin)
+        } else {
+            Ok(None)
+        };
     }
-    let undetermined = Unreadable::Undetermined { marker: k };
-    let start = boundary(frame, content, aligned, k, true).ok_or(undetermined)?;
-    let end = boundary(frame, content, aligned, k, false).ok_or(undetermined)?;
+    let start = boundary(frame, content, aligned, k, true)?;
+    let end = boundary(frame, content, aligned, k, false)?;
     if start < end {
-        return Ok(Reading::Elided(start..end));
+        return Ok(Some(start..end));
     }
-    code_reading(content, k)
+    // Region lines between the solid neighbours are not copied, but the
+    // blank copies beside the marker leave it none: it may stand for them
+    // (a blank line new), or be a line itself with them dropped.
+    Err(Undecided::Twin)
+}
+
+/// Whether the nearest content line on one side of marker `k` that is no
+/// marker is new but has the text of a region line between the copies
+/// with text around the marker, while the other side is a copy or
+/// content's edge:
+/// paired with that line, the marker would have copies on both sides and
+/// lines to stand for.
+fn new_twin_beside(
+    frame: &Frame<'_>,
+    content: &[String],
+    aligned: &[Option<usize>],
+    k: usize,
+) -> bool {
+    let plain = |j: &usize| aligned[*j].is_some() || marker_kind(&content[*j]).is_none();
+    let near = [(0..k).rev().find(plain), (k + 1..content.len()).find(plain)];
+    // Only a region line between the copies with text around the marker
+    // could pair (a blank copy may pair elsewhere too).
+    let solid = |j: usize| aligned[j].filter(|_| !blank(&content[j]));
+    let from = (0..k).rev().find_map(solid).map_or(0, |r| r + 1);
+    let to = (k + 1..content.len())
+        .find_map(solid)
+        .unwrap_or(frame.lines.len());
+    let twin = |j: usize| {
+        let key = frame.key(&content[j], frame.delta);
+        aligned[j].is_none() && (from..to.max(from)).any(|r| frame.key(frame.lines[r], 0) == key)
+    };
+    let copy_or_edge = |n: Option<usize>| n.is_none_or(|j| aligned[j].is_some());
+    (near[0].is_some_and(twin) && copy_or_edge(near[1]))
+        || (near[1].is_some_and(twin) && copy_or_edge(near[0]))
+}
+
+/// Whether a new bare `...` at content line `k` would be Python code that
+/// means something: a block's only statement (the line before it opens a
+/// block, ending with `:`, and it and the line after it, if any, are
+/// shallower).
+fn ellipsis_means_code(frame: &Frame<'_>, content: &[String], k: usize) -> bool {
+    if marker_kind(&content[k]) != Some(MarkerKind::Bare) {
+        return false;
+    }
+    let width = |l: &str| columns(indent_of(l), frame.tab_width);
+    let solid = |j: &usize| !blank(&content[*j]);
+    let Some(prev) = (0..k).rev().find(solid) else {
+        return false;
+    };
+    let before = content[prev].trim_end();
+    let next = (k + 1..content.len()).find(solid);
+    before.ends_with(':')
+        && width(before) < width(&content[k])
+        && next.is_none_or(|j| width(&content[j]) < width(&content[k]))
 }
 
 /// A marker that stands for no region line: a line of content, unless its
-/// words say code is left out.
-fn code_reading(content: &[String], k: usize) -> Result<Reading, Unreadable> {
-    if marker_kind(&content[k]) == Some(MarkerKind::Bare) || !says_elided(&content[k]) {
+/// words say code is left out. In Python a bare `...` is code only where it
+/// means something as code ([`ellipsis_means_code`]); among a block's
+/// statements it is a marker.
+fn code_reading(frame: &Frame<'_>, content: &[String], k: usize) -> Result<Reading, Unreadable> {
+    let code = match marker_kind(&content[k]) {
+        Some(MarkerKind::Bare) => !frame.ellipsis_code || ellipsis_means_code(frame, content, k),
+        _ => !says_elided(&content[k]),
+    };
+    if code {
         Ok(Reading::Code)
     } else {
         Err(Unreadable::StandsForNothing { marker: k })

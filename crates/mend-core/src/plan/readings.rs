@@ -108,7 +108,7 @@ impl Planner<'_, '_> {
     }
 
     /// The whole text with one splice applied.
-    fn spliced(&self, s: &Splice) -> String {
+    pub(crate) fn spliced(&self, s: &Splice) -> String {
         let text = self.doc.text();
         format!(
             "{}{}{}",

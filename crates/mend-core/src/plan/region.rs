@@ -41,16 +41,20 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+mod blank;
+mod rivals;
+
 use super::Planner;
 use super::batch::Planned;
 use super::content::{self, Frame, Read, Reading, Unreadable};
+use super::splice::Splice;
 use crate::edit::Hints;
 use crate::indent::columns;
 use crate::locate::{
     Candidate, LineQuery, Match, MatchPass, Miss, drop_surplus, is_blank, locate, occurrences,
 };
-use crate::normalize::{Numbered, fold_loose, indent_of, strip_line_numbers};
-use crate::report::{Failure, FailureKind};
+use crate::normalize::{Numbered, ellipsis_is_code, fold_loose, indent_of, strip_line_numbers};
+use crate::report::{Failure, FailureKind, LineSpan};
 use crate::similarity::{has_word, slips, window_edits};
 
 /// An anchor as the model sent it, prepared for matching.
@@ -156,6 +160,19 @@ impl Region {
     }
 }
 
+/// Every region the anchors can describe: the anchors' forms (hits index
+/// into them), where each matched, the regions, and the starts with two
+/// plausible ends.
+pub(super) struct Candidates {
+    sa: Vec<Anchor>,
+    ea: Vec<Anchor>,
+    starts: Vec<Hit>,
+    /// Every end hit, in file order (for the nearer readings).
+    ends: Vec<Hit>,
+    regions: Vec<Region>,
+    ends_of: Vec<(Hit, Vec<Hit>)>,
+}
+
 impl Planner<'_, '_> {
     pub(crate) fn plan_region(
         &self,
@@ -164,14 +181,44 @@ impl Planner<'_, '_> {
         content: &[String],
         owner: usize,
     ) -> Result<Planned, Failure> {
-        if start.iter().all(|l| is_blank(l)) {
+        let blank_start = start.iter().all(|l| is_blank(l));
+        let blank_end = !end.is_empty() && end.iter().all(|l| is_blank(l));
+        if blank_start && (end.is_empty() || blank_end) {
             return Err(Failure::new(
                 FailureKind::Malformed,
-                "The start anchor is empty",
+                if start.is_empty() {
+                    "The start anchor is empty"
+                } else {
+                    "The start anchor holds only blank lines, and no end anchor with text says where they are"
+                },
                 "Give 1-4 unique lines of the file in `start`.",
             ));
         }
-        let has_end = !end.iter().all(|l| is_blank(l));
+        let c = if blank_start {
+            self.blank_start_candidates(start, end)?
+        } else if blank_end {
+            self.blank_end_candidates(start, end)?
+        } else {
+            self.candidates(start, end)?
+        };
+        let region = self.choose_region(&c.regions, &c.ends_of, end, &c.starts)?;
+        if blank_start || blank_end {
+            self.one_block(&c, &region, content, blank_start)?;
+        }
+        let (pass, splice) = self.region_splice(&c, &region, content, owner)?;
+        self.rival_readings(&c, &region, content, owner, &splice)?;
+        Ok(Planned {
+            splices: vec![splice],
+            pass,
+            similarity: 1.0,
+            moves_cursor: true,
+        })
+    }
+
+    /// The regions of anchors with text: each start with the strictest end
+    /// of its frame after it.
+    fn candidates(&self, start: &[String], end: &[String]) -> Result<Candidates, Failure> {
+        let has_end = !end.is_empty();
         let (sa, starts) = self.anchor_hits(start, 0, "start anchor")?;
         if starts.is_empty() {
             return Err(self.anchor_missing(start, 0, "start anchor"));
@@ -181,12 +228,6 @@ impl Planner<'_, '_> {
         } else {
             (Vec::new(), Vec::new())
         };
-        // The ends of one frame, in file order: each start looks only at
-        // its own frame's ends after it.
-        let mut by_frame: HashMap<Option<isize>, Vec<Hit>> = HashMap::new();
-        for e in &ends {
-            by_frame.entry(e.delta).or_default().push(*e);
-        }
         let mut regions = Vec::new();
         let mut ends_of = Vec::new();
         for s in &starts {
@@ -197,15 +238,14 @@ impl Planner<'_, '_> {
                 });
                 continue;
             }
-            let frame = by_frame.get(&s.delta).map_or(&[][..], Vec::as_slice);
-            let after = &frame[frame.partition_point(|e| e.at < s.at + s.len)..];
             // The strictest ends only: an end as sent beats one whose blank
-            // lines the file lacks, as in the ladder.
+            // lines the file lacks, as in the ladder (the others are
+            // weighed after: [`Planner::rival_readings`]).
+            let after = ends_after(&ends, s);
             let best = after.iter().map(|e| (e.pass, e.surplus)).min();
             let after: Vec<Hit> = after
-                .iter()
+                .into_iter()
                 .filter(|e| Some((e.pass, e.surplus)) == best)
-                .copied()
                 .collect();
             match after.as_slice() {
                 [one] => regions.push(Region {
@@ -216,18 +256,30 @@ impl Planner<'_, '_> {
                 many => ends_of.push((*s, many[..2].to_vec())),
             }
         }
-        let region = self.choose_region(&regions, &ends_of, end, &starts)?;
-        let sa = &sa[region.start.form];
-        let ea = region.end.map(|e| &ea[e.form]);
-        let content = self.conform_content(sa, ea, &region, content)?;
-        let located = self.region_match(sa, ea, &region, content)?;
-        let splice = self.render(&located, owner, &Hints::default(), "content")?;
-        Ok(Planned {
-            splices: vec![splice],
-            pass: located.pass,
-            similarity: 1.0,
-            moves_cursor: true,
+        Ok(Candidates {
+            sa,
+            ea,
+            starts,
+            ends,
+            regions,
+            ends_of,
         })
+    }
+
+    /// The region rendered: `content` conformed to it and spliced in.
+    fn region_splice(
+        &self,
+        c: &Candidates,
+        region: &Region,
+        content: &[String],
+        owner: usize,
+    ) -> Result<(MatchPass, Splice), Failure> {
+        let sa = &c.sa[region.start.form];
+        let ea = region.end.map(|e| &c.ea[e.form]);
+        let content = self.conform_content(sa, ea, region, content)?;
+        let located = self.region_match(sa, ea, region, content)?;
+        let splice = self.render(&located, owner, &Hints::default(), "content")?;
+        Ok((located.pass, splice))
     }
 
     /// Every place an anchor matches at or after `from`, in each of its
@@ -441,13 +493,16 @@ impl Planner<'_, '_> {
             ));
             return Err(f);
         };
-        // A start as strict as the best region's, with two plausible ends,
-        // makes the region ambiguous too.
-        if let Some((s, ends)) = ends_of.iter().find(|(s, _)| s.pass <= best.0) {
-            return Err(self.ambiguous_ends(s, ends));
-        }
         let top: Vec<&Region> = regions.iter().filter(|r| r.rank() == best).collect();
         let chosen = *top[0];
+        // A start as strict as the best region's, or in another frame, with
+        // two plausible ends, makes the region ambiguous too.
+        if let Some((s, ends)) = ends_of
+            .iter()
+            .find(|(s, _)| s.pass <= best.0 || !consistent(s.delta, chosen.delta()))
+        {
+            return Err(self.ambiguous_ends(s, ends));
+        }
         let other_frame = regions
             .iter()
             .find(|r| r.start.at != chosen.start.at && !consistent(r.delta(), chosen.delta()));
@@ -604,11 +659,12 @@ impl Planner<'_, '_> {
             lines,
             delta: r.delta().unwrap_or(0),
             tab_width: self.style().tab_width,
+            ellipsis_code: ellipsis_is_code(self.path),
         };
         let read = match content::read(&frame, &content) {
             None => None,
             Some(Ok(read)) => Some(read),
-            Some(Err(why)) => return Err(unreadable(&content, why)),
+            Some(Err(why)) => return Err(unreadable(&content, why, first)),
         };
         let mut m = match read {
             Some(read) if read.markers.iter().any(|(_, r)| r != &Reading::Code) => {
@@ -692,9 +748,35 @@ fn elided_match(first: usize, content: &[String], read: &Read) -> Match {
     }
 }
 
-/// A content marker mend cannot read, told so the model can resend.
-fn unreadable(content: &[String], why: Unreadable) -> Failure {
+/// A content marker mend cannot read, told so the model can resend
+/// (`first`: the file line of the region's first line).
+fn unreadable(content: &[String], why: Unreadable, first: usize) -> Failure {
     match why {
+        Unreadable::TwoReadings {
+            marker,
+            copy,
+            elided,
+        } => {
+            let code = match copy {
+                Some(r) => format!("the file's own line {}, kept", first + r + 1),
+                None => "Python's Ellipsis, written in place of those lines".to_owned(),
+            };
+            let mut f = Failure::new(
+                FailureKind::Ambiguous,
+                format!(
+                    "The content's `{}` (content line {}) reads two ways: as an elision marker it stands for lines {} of the file, and as code it is {code}; the two give different files, so mend will not choose",
+                    content[marker].trim(),
+                    marker + 1,
+                    LineSpan::from_range(first + elided.start, first + elided.end),
+                ),
+                "To leave lines out, write the marker as a comment that says so (`# ... existing code ...`) between unchanged lines copied exactly; to mean the line itself, write the region's lines out in full.",
+            );
+            f.locations = vec![LineSpan::from_range(
+                first + elided.start,
+                first + elided.end,
+            )];
+            f
+        }
         Unreadable::Undetermined { marker } => Failure::new(
             FailureKind::Malformed,
             format!(
@@ -714,6 +796,14 @@ fn unreadable(content: &[String], why: Unreadable) -> Failure {
             "Give an end anchor after the lines the marker stands for, with unchanged lines of the file around the marker, or write the lines out in full.",
         ),
     }
+}
+
+/// The end hits in start `s`'s indentation frame after it, in file order.
+fn ends_after(ends: &[Hit], s: &Hit) -> Vec<Hit> {
+    ends.iter()
+        .filter(|e| e.delta == s.delta && e.at >= s.at + s.len)
+        .copied()
+        .collect()
 }
 
 /// Whether two anchors' indentation deltas agree (either may say nothing).

@@ -1,5 +1,6 @@
 //! Integration tests of mend-core's public API.
 
+mod anchored;
 mod artifacts;
 mod properties;
 mod readings;

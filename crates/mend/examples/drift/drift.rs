@@ -47,10 +47,22 @@ pub enum Kind {
     /// a neighbouring key struck) in any word of 3+ letters of one copied
     /// line, in a search of 4+ lines.
     TypoAnyLine,
+    /// The same slips in a short search: the hunk's changed lines with one
+    /// line of context (1–3 lines, still unique in the file).
+    TypoShort,
+    /// Anchored only: a blank line after the end anchor (the start anchor,
+    /// without one) and after `content`, where the file has none.
+    AnchoredEndBlank,
+    /// Anchored only: an end anchor of the blank lines the region ends with
+    /// alone (the hunk's trailing context, when blank).
+    AnchoredBlankEnd,
+    /// Anchored only, Python: a block body of the new side (the lines after
+    /// a line ending in `:`, deeper than it) turned into a `...` stub.
+    AnchoredStub,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 21] = [
         Kind::Exact,
         Kind::TrailingSpace,
         Kind::Indentation,
@@ -68,6 +80,10 @@ impl Kind {
         Kind::AnchoredBareElision,
         Kind::Twins,
         Kind::TypoAnyLine,
+        Kind::TypoShort,
+        Kind::AnchoredEndBlank,
+        Kind::AnchoredBlankEnd,
+        Kind::AnchoredStub,
     ];
 
     pub fn name(self) -> &'static str {
@@ -89,6 +105,10 @@ impl Kind {
             Kind::AnchoredBareElision => "anchored bare ...",
             Kind::Twins => "twins",
             Kind::TypoAnyLine => "typo any line",
+            Kind::TypoShort => "typo short search",
+            Kind::AnchoredEndBlank => "anchored end blank",
+            Kind::AnchoredBlankEnd => "anchored blank-only end",
+            Kind::AnchoredStub => "anchored ... stub",
         }
     }
 }
@@ -185,7 +205,10 @@ pub fn apply(kind: Kind, h: &Hunk, numbers: Numbers, rng: &mut Rng) -> Option<Ve
         Kind::TypoContext => typo(&mut lines, Tag::Ctx, rng),
         Kind::TypoRemoved => typo(&mut lines, Tag::Del, rng),
         Kind::Elision => elide(&mut lines, &h.path),
-        Kind::TypoAnyLine => typo_any_line(&mut lines, rng),
+        Kind::TypoAnyLine => typo_any_line(&mut lines, 4, rng),
+        Kind::TypoShort => typo_any_line(&mut lines, 1, rng),
+        // The render makes the anchors (it knows the file).
+        Kind::AnchoredEndBlank | Kind::AnchoredBlankEnd | Kind::AnchoredStub => true,
         _ => dots_kinds(kind, &mut lines, &h.path),
     };
     // A drift that makes the edit a no-op (a slip that restores the new
@@ -320,9 +343,9 @@ fn slip(w: &mut Vec<char>, rng: &mut Rng) {
 }
 
 /// The "typo any line" drift: one or two slips in one copied line of a
-/// search of four or more lines, in one word or one in each of two words.
-fn typo_any_line(lines: &mut [(Tag, String)], rng: &mut Rng) -> bool {
-    if lines.iter().filter(|(t, _)| copied(*t)).count() < 4 {
+/// search of `min` or more lines, in one word or one in each of two words.
+fn typo_any_line(lines: &mut [(Tag, String)], min: usize, rng: &mut Rng) -> bool {
+    if lines.iter().filter(|(t, _)| copied(*t)).count() < min {
         return false;
     }
     let candidates: Vec<usize> = (0..lines.len())
@@ -410,19 +433,25 @@ pub enum Class {
     Elided,
     /// Must be refused: success is a refusal, any applied text is wrong.
     Refuse,
+    /// Applied as the hunk says or refused, as the rules say, never another
+    /// text: anchors of blank lines alone are read only in the other
+    /// anchor's block, and a `...` stub where an elision fits too has two
+    /// readings. Success is counted, not gated, and not in the totals.
+    Either,
 }
 
 impl Kind {
     /// The gate's class of this kind.
     pub fn class(self) -> Class {
         match self {
-            Kind::TypoContext | Kind::TypoRemoved => Class::Typo,
+            Kind::TypoContext | Kind::TypoRemoved | Kind::TypoShort => Class::Typo,
             Kind::Elision
             | Kind::BareElisionBefore
             | Kind::BareElisionAfter
             | Kind::AnchoredElision
             | Kind::AnchoredBareElision => Class::Elided,
             Kind::Twins => Class::Refuse,
+            Kind::AnchoredBlankEnd | Kind::AnchoredStub => Class::Either,
             _ => Class::Apply,
         }
     }
@@ -438,6 +467,8 @@ impl Kind {
                 | Kind::DotsCode
                 | Kind::AnchoredElision
                 | Kind::AnchoredBareElision
+                | Kind::AnchoredBlankEnd
+                | Kind::AnchoredStub
         )
     }
 
@@ -447,7 +478,11 @@ impl Kind {
     pub fn fits(self, format: mend_core::formats::Format) -> bool {
         let anchored = format == mend_core::formats::Format::Anchored;
         match self {
-            Kind::AnchoredElision | Kind::AnchoredBareElision => anchored,
+            Kind::AnchoredElision
+            | Kind::AnchoredBareElision
+            | Kind::AnchoredEndBlank
+            | Kind::AnchoredBlankEnd
+            | Kind::AnchoredStub => anchored,
             Kind::BareElisionBefore | Kind::BareElisionAfter => !anchored,
             _ => true,
         }
@@ -549,4 +584,122 @@ fn bare_elide(lines: &mut Vec<(Tag, String)>, path: &str, before: bool) -> bool 
     let marker = elision_marker(path, true, &run_indent(&lines[a..b]));
     lines.splice(a..b, [(Tag::Ctx, marker)]);
     true
+}
+
+/// The hunk a kind works on: for most kinds the hunk itself; for
+/// [`Kind::TypoShort`] its changed lines with one line of context, when
+/// that search is one to three lines and still unique in the file; for
+/// [`Kind::AnchoredStub`] the hunk with a block body of its new side
+/// turned into `...`. `None` when the hunk has no such shape.
+pub fn reshape(kind: Kind, h: &Hunk, file: &str) -> Option<Hunk> {
+    match kind {
+        Kind::TypoShort => short(h, file),
+        Kind::AnchoredStub if python(&h.path) => stubbed(h, file),
+        Kind::AnchoredStub => None,
+        _ => Some(h.clone()),
+    }
+}
+
+/// The hunk's changed lines with the line of context before them (after
+/// them, at the file's start), as a model sends a short search.
+fn short(h: &Hunk, file: &str) -> Option<Hunk> {
+    let first = h.lines.iter().position(|(t, _)| *t != Tag::Ctx)?;
+    let last = h.lines.iter().rposition(|(t, _)| *t != Tag::Ctx)?;
+    let (from, to) = if first > 0 {
+        (first - 1, last + 1)
+    } else {
+        (first, (last + 2).min(h.lines.len()))
+    };
+    let lines = h.lines[from..to].to_vec();
+    let search = crate::hunks::side(&lines, Tag::Add);
+    if !(1..=3).contains(&search.len()) || search.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let file_lines: Vec<&str> = file.lines().collect();
+    let places = (0..=file_lines.len().saturating_sub(search.len()))
+        .filter(|&i| {
+            file_lines[i..i + search.len()]
+                .iter()
+                .zip(&search)
+                .all(|(a, b)| a == b)
+        })
+        .count();
+    let dropped = h.lines[..from]
+        .iter()
+        .filter(|(t, _)| *t != Tag::Add)
+        .count();
+    (places == 1).then(|| Hunk {
+        path: h.path.clone(),
+        lines,
+        old_start: h.old_start + dropped,
+        expected: h.expected.clone(),
+    })
+}
+
+fn width(l: &str) -> usize {
+    indent(l).len()
+}
+
+/// The hunk with the body of the first block its new side opens (a line
+/// ending in `:` followed by deeper lines, then a line no deeper, all in
+/// the hunk) turned into `...` at the body's depth: context lines of the
+/// body become removed ones, added ones go.
+fn stubbed(h: &Hunk, file: &str) -> Option<Hunk> {
+    let new: Vec<usize> = (0..h.lines.len())
+        .filter(|&i| h.lines[i].0 != Tag::Del)
+        .collect();
+    let (o, body, after) = (0..new.len()).find_map(|k| {
+        let opener = &h.lines[new[k]].1;
+        if !opener.trim_end().ends_with(':') || opener.trim_start().starts_with('#') {
+            return None;
+        }
+        let deeper = |i: usize| {
+            let l = &h.lines[new[i]].1;
+            l.trim().is_empty() || width(l) > width(opener)
+        };
+        let end = (k + 1..new.len()).find(|&i| !deeper(i))?;
+        let body: Vec<usize> = (k + 1..end).collect();
+        let real = body.iter().any(|&i| !h.lines[new[i]].1.trim().is_empty());
+        let stub_already = body.iter().any(|&i| h.lines[new[i]].1.trim() == "...");
+        (real && !stub_already).then(|| {
+            (
+                new[k],
+                body.iter().map(|&i| new[i]).collect::<Vec<_>>(),
+                new[end],
+            )
+        })
+    })?;
+    let first = body
+        .iter()
+        .map(|&i| &h.lines[i].1)
+        .find(|l| !l.trim().is_empty())?;
+    let stub = format!("{}...", indent(first));
+    let mut lines = Vec::new();
+    for (i, (t, l)) in h.lines.iter().enumerate() {
+        let in_body = i > o && i < after && (body.contains(&i) || *t == Tag::Del);
+        match (in_body, t) {
+            (true, Tag::Ctx) => lines.push((Tag::Del, l.clone())),
+            (true, Tag::Add) => {}
+            _ => lines.push((*t, l.clone())),
+        }
+        if i == o {
+            lines.push((Tag::Add, stub.clone()));
+        }
+    }
+    let old: Vec<&str> = file.split_inclusive('\n').collect();
+    let old_len = lines.iter().filter(|(t, _)| *t != Tag::Add).count();
+    let mut expected: String = old[..h.old_start].concat();
+    for (t, l) in &lines {
+        if *t != Tag::Del {
+            expected.push_str(l);
+            expected.push('\n');
+        }
+    }
+    expected.push_str(&old[h.old_start + old_len..].concat());
+    Some(Hunk {
+        path: h.path.clone(),
+        lines,
+        old_start: h.old_start,
+        expected,
+    })
 }

@@ -117,7 +117,7 @@ fn count(file: &[&str], lines: &[String], from: usize) -> usize {
 fn typo(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::TypoContext | Kind::TypoRemoved | Kind::TypoAnyLine
+        Kind::TypoContext | Kind::TypoRemoved | Kind::TypoAnyLine | Kind::TypoShort
     )
 }
 
@@ -150,7 +150,10 @@ fn anchored(clean: &Hunk, drifted: &[(Tag, String)], kind: Kind, file: &str) -> 
         return None;
     }
     let n = clean.search().len();
-    let (ks, ke) = anchor_counts(clean, file)?;
+    let (ks, ke) = match kind {
+        Kind::AnchoredBlankEnd => blank_end_counts(clean, file)?,
+        _ => anchor_counts(clean, file)?,
+    };
     let pad = usize::from(kind == Kind::BlankEdges);
     let body = &drifted[pad..drifted.len() - pad];
     if typo(kind) && !slip_in_anchor(clean, body, ks, ke) {
@@ -188,6 +191,15 @@ fn anchored(clean: &Hunk, drifted: &[(Tag, String)], kind: Kind, file: &str) -> 
         }
         content.push(String::new());
     }
+    if kind == Kind::AnchoredEndBlank {
+        // A blank line the file lacks after the region.
+        let after = file.lines().nth(clean.old_start + n);
+        if after.is_some_and(|l| l.trim().is_empty()) {
+            return None;
+        }
+        if end.is_empty() { &mut start } else { &mut end }.push(String::new());
+        content.push(String::new());
+    }
     let mut change = serde_json::json!({ "start": start, "content": content });
     if !end.is_empty() {
         change["end"] = serde_json::json!(end);
@@ -199,6 +211,23 @@ fn anchored(clean: &Hunk, drifted: &[(Tag, String)], kind: Kind, file: &str) -> 
         })
         .to_string(),
     )
+}
+
+/// The anchors of [`Kind::AnchoredBlankEnd`]: the start as
+/// [`anchor_counts`] chooses it, and an end of the blank lines (1–4) the
+/// search ends with alone, when the search has lines with text before them.
+fn blank_end_counts(clean: &Hunk, file: &str) -> Option<(usize, usize)> {
+    let cs = clean.search();
+    let n = cs.len();
+    let k = cs.iter().rev().take_while(|l| l.trim().is_empty()).count();
+    if k == 0 || k > 4 || k == n {
+        return None;
+    }
+    let file_lines: Vec<&str> = file.lines().collect();
+    let ks = (1..=4.min(n - k)).find(|&s| {
+        !cs[..s].iter().all(|l| l.trim().is_empty()) && count(&file_lines, &cs[..s], 0) == 1
+    })?;
+    Some((ks, k))
 }
 
 /// How many search lines the start and end anchors take: the shortest

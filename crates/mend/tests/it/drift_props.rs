@@ -7,7 +7,7 @@
 use mend_core::Format;
 use proptest::prelude::*;
 
-use crate::drift::{Kind, Numbers, Rng, apply};
+use crate::drift::{Kind, Numbers, Rng, apply, reshape};
 use crate::hunks::hunks;
 use crate::judge::{Outcome, applies, plan};
 use crate::render::{FORMATS, render};
@@ -91,6 +91,7 @@ proptest! {
                         continue;
                     }
                     let numbers = if format == Format::StrReplace { Numbers::Arrow } else { Numbers::Bar };
+                    let Some(h) = reshape(kind, &h, &old) else { continue };
                     let Some(drifted) = apply(kind, &h, numbers, &mut rng) else { continue };
                     let Some(text) = render(format, &h, &drifted, kind, &old) else { continue };
                     if let Outcome::Wrong(diff) = plan(format, &text, &old, &h) {
