@@ -19,22 +19,24 @@ pub struct Package {
 
 /// Python, JavaScript (spaces and tabs) and Rust, chosen for real churn
 /// between two releases and for source shipped as written (no bundles);
-/// `typing_extensions` and the `requests` stubs bring `...` as code
-/// (`Protocol` bodies, overloads, `.pyi` stubs).
+/// `typing_extensions` and the PyYAML stubs (`types-PyYAML`) bring `...`
+/// as code (`Protocol` bodies, overloads, `.pyi` stubs). Projects kept for
+/// evaluating mend independently are never taken, here or in any other
+/// benchmark (`docs/decisions.md` lists them).
 pub const PACKAGES: &[Package] = &[
     Package {
         registry: Registry::PyPi,
-        name: "requests",
-        old: "2.28.2",
-        mid: "2.31.0",
-        new: "2.32.3",
+        name: "urllib3",
+        old: "2.0.7",
+        mid: "2.1.0",
+        new: "2.2.0",
     },
     Package {
         registry: Registry::PyPi,
-        name: "click",
-        old: "8.0.4",
-        mid: "8.1.3",
-        new: "8.1.7",
+        name: "rich",
+        old: "13.3.5",
+        mid: "13.5.3",
+        new: "13.7.1",
     },
     Package {
         registry: Registry::PyPi,
@@ -45,10 +47,10 @@ pub const PACKAGES: &[Package] = &[
     },
     Package {
         registry: Registry::PyPi,
-        name: "flask",
-        old: "2.2.5",
-        mid: "2.3.3",
-        new: "3.0.3",
+        name: "tornado",
+        old: "6.2",
+        mid: "6.3.3",
+        new: "6.4.1",
     },
     Package {
         registry: Registry::PyPi,
@@ -59,17 +61,17 @@ pub const PACKAGES: &[Package] = &[
     },
     Package {
         registry: Registry::PyPi,
-        name: "types-requests",
-        old: "2.28.11.17",
-        mid: "2.31.0.2",
-        new: "2.32.0.20240914",
+        name: "types-PyYAML",
+        old: "6.0.1",
+        mid: "6.0.12",
+        new: "6.0.12.20240917",
     },
     Package {
         registry: Registry::Npm,
-        name: "express",
-        old: "4.17.3",
-        mid: "4.18.2",
-        new: "4.21.0",
+        name: "koa",
+        old: "2.11.0",
+        mid: "2.13.4",
+        new: "2.15.3",
     },
     Package {
         registry: Registry::Npm,
