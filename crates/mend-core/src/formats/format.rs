@@ -105,6 +105,9 @@ pub enum BlockKind {
     Format(Format),
     /// A JSON fence that did not parse.
     Json,
+    /// A model's reasoning whose end, not its start, is in the response
+    /// (`</think>` alone): the blocks above it may be drafts.
+    Reasoning,
 }
 
 impl BlockKind {
@@ -113,6 +116,7 @@ impl BlockKind {
         match self {
             BlockKind::Format(f) => f.name(),
             BlockKind::Json => "json",
+            BlockKind::Reasoning => "reasoning",
         }
     }
 
@@ -120,7 +124,7 @@ impl BlockKind {
     pub fn format(self) -> Option<Format> {
         match self {
             BlockKind::Format(f) => Some(f),
-            BlockKind::Json => None,
+            BlockKind::Json | BlockKind::Reasoning => None,
         }
     }
 }

@@ -116,6 +116,10 @@ pub struct StreamParser {
     /// next line says whether that line closed it or opened a fence inside
     /// the file.
     closed: Option<Fence>,
+    /// Whether an edit or a malformed block was emitted before the
+    /// current push: a lone closing reasoning tag then says they were
+    /// drafts.
+    edits_seen: bool,
 }
 
 const SHELL_LANGS: &[&str] = &[
@@ -145,6 +149,7 @@ impl StreamParser {
             pending_minus: None,
             reasoning: None,
             closed: None,
+            edits_seen: false,
         }
     }
 
@@ -199,6 +204,7 @@ impl StreamParser {
         }
         self.pending.push_str(rest);
         normalize_paths(&mut out);
+        self.edits_seen |= out.iter().any(|e| matches!(e, Event::Entry(_)));
         out
     }
 
@@ -319,7 +325,7 @@ impl StreamParser {
         if let Some(f) = self.closed.take() {
             self.after_markdown_close(&f, line, out);
         }
-        if self.in_reasoning(line) {
+        if self.in_reasoning(line) || self.lone_reasoning_close(n, line, out) {
             return;
         }
         let Some(block) = self.state.block_mut() else {
@@ -374,6 +380,28 @@ impl StreamParser {
         let rest = &line.trim_start()[close.len() - 1..];
         if !rest.contains(close.as_str()) {
             self.reasoning = Some(close);
+        }
+        true
+    }
+
+    /// A closing reasoning tag (`</think>`) with no opening one: chat
+    /// templates send `<think>` themselves, so a raw reply starts inside
+    /// the reasoning. Every line above it was reasoning; edits read there
+    /// may be drafts the model then corrected, so the response is refused
+    /// rather than applied with them.
+    fn lone_reasoning_close(&mut self, n: usize, line: &str, out: &mut Vec<Event>) -> bool {
+        let t = line.trim();
+        let quiet = matches!(self.state, State::Idle) && self.fence.is_none();
+        if !quiet || !matches!(t, "</think>" | "</thinking>" | "</reasoning>") {
+            return false;
+        }
+        self.recent.push_back(Recent::Boundary);
+        self.trim_recent();
+        if self.edits_seen || out.iter().any(|e| matches!(e, Event::Entry(_))) {
+            let message = format!(
+                "line {n} closes the model's reasoning with `{t}`, but nothing opened it: the blocks above it are reasoning, and may be drafts the model corrected below; drop everything above `{t}` and send the rest again"
+            );
+            out.push(malformed(BlockKind::Reasoning, n, None, message, t));
         }
         true
     }
@@ -451,10 +479,34 @@ impl StreamParser {
             self.pending_minus = Some((n, line.to_owned()));
             return;
         }
+        if self.on(Format::UnifiedDiff) && line.starts_with("@@") {
+            if let Some(path) = self.headerless_diff_path() {
+                let (minus, plus) = (format!("--- {path}"), format!("+++ {path}"));
+                self.start(State::Diff(unified_diff::Block::from_headers(
+                    n, &minus, n, &plus,
+                )));
+                return self.line(n, line, out);
+            }
+        }
         if self.tool_call_line(n, line) {
             return;
         }
         self.idle_plain(n, line, out);
+    }
+
+    /// The file a hunk with no `---`/`+++` header belongs to: the path line
+    /// above a `diff` fence whose first line the hunk is. Without one the
+    /// fence is reported at its close ([`Self::close_fence`]).
+    fn headerless_diff_path(&self) -> Option<String> {
+        let f = self.fence.as_ref()?;
+        let diff = matches!(f.opening.lang.as_str(), "diff" | "patch" | "udiff");
+        let first = f.content.iter().all(|l| l.trim().is_empty());
+        let path = f
+            .opening
+            .path
+            .clone()
+            .or_else(|| f.path.clone().map(|(_, p)| p));
+        path.filter(|_| diff && first && !f.had_block)
     }
 
     /// Closes the open fence at `line` if it closes it; a line that closes
@@ -704,11 +756,17 @@ impl StreamParser {
     fn whole_file_candidate(&self, f: &Fence) -> bool {
         let explicit = self.mode == Format::WholeFile;
         let lang = f.opening.lang.as_str();
-        let named = f.opening.path.is_some();
+        let named = f.opening.path.is_some() || names_script(f);
+        // A `json` fence that is no edit JSON, under a path line, is the
+        // file's content (a `package.json`), as any other language's is.
+        let json_file = lang == "json" && f.path.is_some();
         self.on(Format::WholeFile)
             && !f.opening.citation
             && (named || !SHELL_LANGS.contains(&lang))
-            && (explicit || named || !matches!(lang, "diff" | "patch" | "udiff" | "json"))
+            && (explicit
+                || named
+                || json_file
+                || !matches!(lang, "diff" | "patch" | "udiff" | "json"))
     }
 
     fn close_fence(&mut self, f: &Fence, out: &mut Vec<Event>) {
@@ -716,7 +774,7 @@ impl StreamParser {
             return;
         }
         let lang = f.opening.lang.as_str();
-        if SHELL_LANGS.contains(&lang) && f.opening.path.is_none() {
+        if SHELL_LANGS.contains(&lang) && f.opening.path.is_none() && !names_script(f) {
             for (k, l) in f.content.iter().enumerate() {
                 let t = l.trim();
                 let t = t.strip_prefix("$ ").unwrap_or(t);
@@ -731,6 +789,19 @@ impl StreamParser {
             return;
         }
         if lang == "json" && self.mode == Format::Auto && json_fence(f, out) {
+            return;
+        }
+        if matches!(lang, "diff" | "patch" | "udiff") && holds_hunk(&f.content) {
+            out.push(malformed(
+                Format::UnifiedDiff.into(),
+                f.open,
+                f.path.as_ref().map(|(_, p)| p.clone()),
+                format!(
+                    "the diff in the fence opened at line {} has hunks but no `--- a/PATH` and `+++ b/PATH` lines naming its file; put them above the first `@@` line, or the file's path alone on the line above the fence",
+                    f.open
+                ),
+                &f.content.join("\n"),
+            ));
             return;
         }
         let Some((line, path)) = &f.path else {
@@ -770,6 +841,21 @@ impl StreamParser {
             path, *line, &f.content, inferred,
         ))));
     }
+}
+
+/// Whether a shell-language fence is a script's content, not commands to
+/// run: the path line above it names a shell script (`scripts/check.sh`).
+fn names_script(f: &Fence) -> bool {
+    const SCRIPTS: &[&str] = &["sh", "bash", "zsh", "fish", "ps1", "bat", "cmd"];
+    f.path.as_ref().is_some_and(|(_, p)| {
+        p.rsplit_once('.')
+            .is_some_and(|(_, e)| SCRIPTS.contains(&e.to_ascii_lowercase().as_str()))
+    })
+}
+
+/// Whether a fence's lines hold a diff hunk header (`@@ … @@`).
+fn holds_hunk(content: &[String]) -> bool {
+    content.iter().any(|l| l.starts_with("@@"))
 }
 
 /// Whether fenced content holds a SEARCH/REPLACE block's opening and

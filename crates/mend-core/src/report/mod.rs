@@ -730,6 +730,9 @@ fn malformed_fix(m: &crate::formats::Malformed) -> String {
         Some(f) => format!("`mend prompt {f}`"),
         None => "`mend prompt str-replace` or `mend prompt anchored`".to_owned(),
     };
+    if m.format == crate::formats::BlockKind::Reasoning {
+        return "Send the response again without the reasoning above that line, or with the line that opens it (`<think>`), so its drafts are not read as edits.".to_owned();
+    }
     // A whole file whose own fences may have closed its fence: a longer
     // fence is the cure, not another closing line.
     if m.message.contains("longer outer fence") {
