@@ -253,11 +253,20 @@ fn chains(
         if let Some(chain) = chain_from(hay, search, pieces, head, limit, norm, &mut torn) {
             chains.push(chain);
         } else if limit < n
-            && let Some(chain) = chain_from(hay, search, pieces, head, n, norm, &mut Vec::new())
+            && let Some(chain) = chain_from(hay, search, pieces, head, n, norm, &mut torn)
         {
             chains.push(chain);
         }
     }
+    // A head whose later piece occurs at several places past it has
+    // several readings, and the others' chains do not rule them out: a
+    // `"""` that closes one docstring, `...`, and lines that follow two
+    // docstrings could add to either. The edit is then ambiguous.
+    if !torn.is_empty() {
+        chains.clear();
+    }
+    torn.sort_unstable();
+    torn.dedup();
     // Chains from farther heads hold the nearer ones' gaps and more. The
     // marker's indentation does not choose among them: a model writes it at
     // its first elided line's depth as often as at the block's, so a
