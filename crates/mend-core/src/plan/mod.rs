@@ -442,7 +442,41 @@ impl FilePlanner {
             Some(old) => conform_whole_file(old, content),
             None => content.to_owned(),
         };
+        if let Some(f) = self.undoes_earlier(&new, e) {
+            return self.fail(i, e, f);
+        }
         self.write(i, e, new);
+    }
+
+    /// A whole-file write after earlier edits of the response changed the
+    /// file must hold what they left: a model that adds "for reference,
+    /// the original file" or "the complete file" missing a change would
+    /// otherwise undo the edits above it, reported applied.
+    fn undoes_earlier(&self, new: &str, e: &Edit) -> Option<Failure> {
+        let now = self.text();
+        let changed = self.original.is_some() && now != self.original_text();
+        if !changed || now == Some(new) {
+            return None;
+        }
+        let (what, lines) = match now {
+            Some(now) => {
+                let first = now
+                    .lines()
+                    .zip(new.lines())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                ("differs from", format!(", from line {}", first + 1))
+            }
+            None => ("writes a file", String::new()),
+        };
+        Some(Failure::new(
+            FailureKind::Overlap,
+            format!(
+                "The whole file sent for {} {what} what the edits above it to the same file leave{lines}: written, it would undo or drop their changes.",
+                e.path
+            ),
+            "Send either the edits or the whole file with every change in it, not both; a copy shown for reference belongs outside a fence under the file's name.",
+        ))
     }
 
     /// Sets the file's whole content, refusing control characters it did
