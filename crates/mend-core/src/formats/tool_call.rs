@@ -23,8 +23,9 @@
 //! included), read opaquely: fences and markers in it are the file's. A
 //! `</content>` line followed by anything but `<line_count>`,
 //! `</write_to_file>` or the end of the response is the file's own line,
-//! and the content goes on. `<line_count>` is not checked: models count
-//! lines loosely, and a call cut short never reaches `</content>`.
+//! and the content goes on. `<line_count>` is checked loosely, as models
+//! count loosely: content well short of it (under four fifths, and five
+//! lines or more) is a file the model stopped writing early, refused.
 //!
 //! # Errors
 //!
@@ -169,13 +170,28 @@ impl WriteTo {
     /// The content is complete: its last line is the text before the
     /// closing tag, if any.
     fn done(&mut self) -> Vec<Event> {
-        if let Phase::After { close, .. } = &self.phase
-            && let Some(before) = closing(close).filter(|b| !b.is_empty())
-        {
-            let before = before.to_owned();
-            self.content.push(before);
+        let mut counted = None;
+        if let Phase::After { close, held } = &self.phase {
+            counted = held.iter().find_map(|l| line_count(l.trim()));
+            if let Some(before) = closing(close).filter(|b| !b.is_empty()) {
+                let before = before.to_owned();
+                self.content.push(before);
+            }
         }
         let text = self.text.join("\n");
+        if let Some(said) = counted.filter(|&c| cut_short(self.content.len(), c)) {
+            return vec![malformed(
+                Format::WholeFile.into(),
+                self.open,
+                self.path.as_ref().map(|(_, p)| p.clone()),
+                format!(
+                    "line {}: this <write_to_file> call's <line_count> says {said} lines, but its <content> holds {}: the file looks cut short, and writing it would drop the rest",
+                    self.open,
+                    self.content.len()
+                ),
+                &text,
+            )];
+        }
         let Some((line, path)) = &self.path else {
             return vec![malformed(
                 Format::WholeFile.into(),
@@ -249,9 +265,23 @@ impl BlockParser for WriteTo {
 }
 
 fn is_line_count(t: &str) -> bool {
-    t.strip_prefix("<line_count>")
-        .and_then(|r| r.strip_suffix("</line_count>"))
-        .is_some_and(|n| n.trim().bytes().all(|b| b.is_ascii_digit()))
+    line_count(t).is_some()
+}
+
+/// The number a `<line_count>N</line_count>` line gives.
+fn line_count(t: &str) -> Option<usize> {
+    t.strip_prefix("<line_count>")?
+        .strip_suffix("</line_count>")?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Whether content of `have` lines is well short of the `said` lines a
+/// call announced: models miscount by a line or two, a file stopped early
+/// misses a large part.
+fn cut_short(have: usize, said: usize) -> bool {
+    said >= have + 5 && have * 5 < said * 4
 }
 
 #[cfg(test)]
@@ -284,6 +314,31 @@ mod tests {
             written(t),
             vec![("a.md".into(), "# A\n```\nx\n```\n".into())]
         );
+    }
+
+    #[test]
+    fn a_line_count_well_above_the_content_refuses() {
+        let call = |lines: usize, said: usize| {
+            let body: String = (0..lines).map(|i| format!("line {i}\n")).collect();
+            format!(
+                "<write_to_file>\n<path>a.txt</path>\n<content>\n{body}</content>\n<line_count>{said}</line_count>\n</write_to_file>\n"
+            )
+        };
+        let got = written(&call(42, 92));
+        assert_eq!(got[0].0, "malformed");
+        assert!(
+            got[0]
+                .1
+                .contains("says 92 lines, but its <content> holds 42")
+        );
+        // Models miscount by a line or two: that is written.
+        for (lines, said) in [(42, 44), (20, 24), (3, 7), (100, 100), (50, 40)] {
+            assert_eq!(
+                written(&call(lines, said))[0].0,
+                "a.txt",
+                "{lines} of {said}"
+            );
+        }
     }
 
     #[test]
