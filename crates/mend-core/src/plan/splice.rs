@@ -114,6 +114,9 @@ impl Planner<'_, '_> {
             out: Vec::new(),
         };
         r.check_window(what)?;
+        if m.pass == MatchPass::Similarity {
+            r.check_vocabulary(&ops, what)?;
+        }
         r.emit_extra(None);
         for op in ops {
             r.op(op)?;
@@ -213,6 +216,13 @@ fn edge_markers(m: &Match) -> [Option<usize>; 2] {
     ]
 }
 
+/// The words of a line that can name something: runs of letters, digits
+/// and `_` with a letter in them, two characters or more.
+fn words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().count() >= 2 && w.chars().any(char::is_alphabetic))
+}
+
 fn key(line: &str, elided: bool) -> String {
     if elided {
         "\u{0}elided".to_owned()
@@ -262,6 +272,61 @@ impl Render<'_, '_, '_> {
                     )));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A similarity match whose new lines use a name the search has where
+    /// the file has another (`qty` for `amount`), and the file nowhere
+    /// has: the replacement was written against text the file does not
+    /// hold, and splicing it between the file's lines would give a file
+    /// neither reading meant (a name used but never defined).
+    fn check_vocabulary(&self, ops: &[DiffOp], what: &str) -> Result<(), Failure> {
+        let m = self.m;
+        let lines = self.lines();
+        let in_file = |w: &str| lines.iter().any(|l| words(l.content).any(|x| x == w));
+        let mut foreign: Vec<(&str, usize)> = Vec::new();
+        for (j, r) in m.map.iter().enumerate() {
+            if r.len() != 1 {
+                continue;
+            }
+            let file_line = lines[r.start].content;
+            for w in words(&m.search[j]) {
+                let new = !words(file_line).any(|x| x == w);
+                if new && !foreign.iter().any(|f| f.0 == w) && !in_file(w) {
+                    foreign.push((w, r.start));
+                }
+            }
+        }
+        let added = ops.iter().filter_map(|op| match *op {
+            DiffOp::Insert {
+                new_index, new_len, ..
+            }
+            | DiffOp::Replace {
+                new_index, new_len, ..
+            } => Some(new_index..new_index + new_len),
+            DiffOp::Equal { .. } | DiffOp::Delete { .. } => None,
+        });
+        for k in added.flatten() {
+            let line = &m.replace[k];
+            let Some(&(w, at)) = foreign.iter().find(|f| words(line).any(|x| x == f.0)) else {
+                continue;
+            };
+            return Err(Failure::new(
+                FailureKind::NotFound,
+                format!(
+                    "The closest region (lines {}) is {:.0}% similar to the {what}, but the {what} has `{w}` where the file has line {} (`{}`), and the file has no `{w}`; the {}'s new line `{}` uses it, so the edit was written against text the file does not hold",
+                    LineSpan::from_range(m.start, m.end),
+                    m.similarity * 100.0,
+                    at + 1,
+                    lines[at].content.trim(),
+                    self.nouns.replace,
+                    line.trim()
+                ),
+                format!(
+                    "Re-read the file, copy the lines to replace exactly into the {what}, and write the new lines with the file's names."
+                ),
+            ));
         }
         Ok(())
     }
