@@ -614,6 +614,8 @@ fn marker_over_code(old: &[&str], new: &[&str]) -> Option<usize> {
 /// does not turn into an every-line diff.
 fn conform_whole_file(old: &str, new: &str) -> String {
     let doc = Document::new(old);
+    let kept = keep_untouched(&doc, new);
+    let new = kept.as_str();
     let mut out = String::with_capacity(new.len() + 8);
     if doc.has_bom() && !new.starts_with(crate::text::BOM) {
         out.push(crate::text::BOM);
@@ -625,6 +627,43 @@ fn conform_whole_file(old: &str, new: &str) -> String {
         out.push_str(new);
     }
     out
+}
+
+/// A model retypes a whole file without what it cannot see or does not
+/// copy: trailing whitespace, and the missing final newline. A line of
+/// `new` that is a line of the file but for its trailing whitespace (paired
+/// in order) is the file's line, and when the file's last line is `new`'s,
+/// the file's lack of a final newline is kept. Leading whitespace is never
+/// taken from the file: a different indentation may be the change.
+fn keep_untouched(doc: &Document<'_>, new: &str) -> String {
+    let old: Vec<&str> = doc.lines().iter().map(|l| l.content).collect();
+    let ends_open = doc.lines().last().is_some_and(|l| l.ending.is_empty());
+    let lines: Vec<&str> = new.lines().collect();
+    let key = |l: &&str| l.trim_end().to_owned();
+    let (ok, nk): (Vec<String>, Vec<String>) = (
+        old.iter().map(key).collect(),
+        lines.iter().map(key).collect(),
+    );
+    let mut out: Vec<&str> = lines.clone();
+    let mut last_kept = false;
+    for op in crate::diff::line_ops(&ok, &nk) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for d in 0..len {
+                out[new_index + d] = old[old_index + d];
+            }
+            last_kept |= old_index + len == old.len() && new_index + len == lines.len();
+        }
+    }
+    let mut text = out.join("\n");
+    if !(ends_open && last_kept) && new.ends_with('\n') {
+        text.push('\n');
+    }
+    text
 }
 
 /// What one file's batch is planned against: its text, its lines indexed
