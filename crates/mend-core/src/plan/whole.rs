@@ -67,7 +67,7 @@ pub(crate) fn judge(
     e: &Edit,
 ) -> Reading {
     let Some(current) = current.filter(|t| !t.trim().is_empty()) else {
-        return Reading::Write;
+        return fragment(content, e).map_or(Reading::Write, Reading::Refused);
     };
     let file = lines(current);
     let fence = lines(content);
@@ -86,6 +86,32 @@ pub(crate) fn judge(
         return Reading::Write;
     }
     Reading::Refused(not_whole(&file, &fence, e))
+}
+
+/// A new file inferred from a fence whose every line with text is
+/// indented: the body of a function or class shown from another file
+/// (often one the path line names by its base name only), never a file's
+/// start. Prose and data formats may indent throughout and are left.
+fn fragment(content: &str, e: &Edit) -> Option<Failure> {
+    let ext = e.path.rsplit_once('.').map(|(_, x)| x.to_ascii_lowercase());
+    if matches!(
+        ext.as_deref(),
+        Some("md" | "markdown" | "txt" | "rst" | "csv" | "tsv")
+    ) {
+        return None;
+    }
+    let shown = non_blank(&lines(content));
+    let indented = shown.iter().all(|l| l.starts_with([' ', '\t']));
+    (shown.len() >= 2 && indented).then(|| {
+        Failure::new(
+            FailureKind::FileNotFound,
+            format!(
+                "{} does not exist, and every line of the fence under it is indented: it reads as part of another file (a function's body), not a new file",
+                e.path
+            ),
+            "Name the file by its path from the project root, and send the change as a SEARCH/REPLACE block; to create the file, send all of it.",
+        )
+    })
 }
 
 /// An excerpt of at most this many lines with text is a snippet, however
