@@ -124,6 +124,15 @@ pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
             "a Windows drive or network path; paths must be relative to the project root",
         ));
     }
+    // `~` is a shell's home folder; written literally it would make a
+    // folder named `~` in the project, one `rm -rf ~` away from a disaster.
+    if raw == "~" || raw.starts_with("~/") {
+        return Err(refuse(
+            raw,
+            PathRule::Outside,
+            "`~` means the home folder, outside the project; paths must be relative to the project root",
+        ));
+    }
     if raw.contains('\\') {
         return Err(refuse(
             raw,
@@ -360,6 +369,19 @@ mod tests {
             assert!(resolve_entry(&root, "out/f", entry, &none).is_err());
             assert!(resolve_entry(&root, "out/f", entry, &out).is_ok());
         }
+    }
+
+    #[test]
+    fn home_shorthand_is_outside() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        for raw in ["~", "~/notes.txt", "~/.bashrc"] {
+            let err = normalize(&root, raw).unwrap_err().to_string();
+            assert!(err.contains("home folder"), "{raw}: {err}");
+        }
+        // A `~` inside a name is an ordinary character.
+        assert!(normalize(&root, "docs/~draft.md").is_ok());
+        assert!(normalize(&root, "a~/b.txt").is_ok());
     }
 
     #[test]
