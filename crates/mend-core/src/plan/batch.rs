@@ -84,6 +84,60 @@ pub(crate) struct Batch {
     failed: bool,
 }
 
+/// Plans replacement `e` against `base`, looked for from line `from`.
+fn plan_at(
+    base: &Prepared,
+    path: &str,
+    opts: &PlanOptions,
+    (e, r, pos): (&Edit, &Replace, usize),
+    from: usize,
+) -> Result<Planned, Failure> {
+    base.with_dependent(|text, idx| {
+        let planner = Planner {
+            doc: &idx.doc,
+            hay: &idx.hay,
+            style: &idx.style,
+            opts,
+            path,
+            elision: Elision::for_path(path),
+        };
+        planner.plan_replace(e, r, pos, from).and_then(|p| {
+            match p
+                .splices
+                .iter()
+                .find_map(|s| introduced_control(text, &s.text))
+            {
+                Some(c) => Err(super::control_failure(path, c)),
+                None => Ok(p),
+            }
+        })
+    })
+}
+
+/// A chunk looked for after the previous one (a patch's chunks come in
+/// file order) and not found there, but found before it: said so, since
+/// "not found" would have the model copy lines it copied right.
+fn out_of_order(f: Failure, from: usize, earlier: Option<Planned>) -> Failure {
+    let Some(p) = earlier.filter(|p| p.end_line() <= from) else {
+        return f;
+    };
+    let span = p
+        .splices
+        .first()
+        .map(|s| LineSpan::from_range(s.lines.start, s.lines.end));
+    let Some(span) = span else {
+        return f;
+    };
+    Failure {
+        message: format!(
+            "The chunk's lines are at lines {span}, above where the previous chunk of this file ended (line {from}); chunks of one file are read in the order of the file"
+        ),
+        locations: vec![span],
+        fix: "Send the file's chunks in the order their lines appear in the file.".to_owned(),
+        ..f
+    }
+}
+
 impl Batch {
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
@@ -130,25 +184,10 @@ impl Batch {
             }
             _ => r,
         };
-        let planned = base.with_dependent(|text, idx| {
-            let planner = Planner {
-                doc: &idx.doc,
-                hay: &idx.hay,
-                style: &idx.style,
-                opts,
-                path,
-                elision: Elision::for_path(path),
-            };
-            planner.plan_replace(e, r, pos, from).and_then(|p| {
-                match p
-                    .splices
-                    .iter()
-                    .find_map(|s| introduced_control(text, &s.text))
-                {
-                    Some(c) => Err(super::control_failure(path, c)),
-                    None => Ok(p),
-                }
-            })
+        let plan_from = |from: usize| plan_at(base, path, opts, (e, r, pos), from);
+        let planned = plan_from(from).map_err(|f| match f.kind {
+            FailureKind::NotFound if from > 0 => out_of_order(f, from, plan_from(0).ok()),
+            _ => f,
         });
         match planned {
             // A block whose replacement equals its search changes nothing,
