@@ -28,6 +28,7 @@ mod content;
 use batch::{Batch, Prepared};
 use sequel::{Sequel, Settled};
 mod explain;
+mod lazy;
 mod lines;
 mod readings;
 mod region;
@@ -542,7 +543,11 @@ fn lazy_whole_file(old: Option<&str>, new: &str, path: &str) -> Option<Failure> 
             && l.chars().any(char::is_alphabetic)
             && !known(l)
     });
-    let n = worded.or_else(|| marker_over_code(&old_lines, &new_lines))?;
+    let n = worded
+        .or_else(|| marker_over_code(&old_lines, &new_lines))
+        .or_else(|| {
+            lazy::over_code(&old_lines, &new_lines, lazy::is_prose(path)).map(|at| at.new)
+        })?;
     Some(Failure::new(
         FailureKind::Malformed,
         format!(
