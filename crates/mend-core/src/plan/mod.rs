@@ -394,7 +394,10 @@ impl FilePlanner {
                         .unwrap_or_else(|| whole::create_over_existing(t, content, e));
                     self.fail(i, e, f);
                 }
-                _ => self.write(i, e, unnumbered(content)),
+                _ => match artifacts::whole_unnumbered(None, content, &e.path) {
+                    Ok(stripped) => self.write(i, e, stripped.unwrap_or_else(|| content.clone())),
+                    Err(f) => self.fail(i, e, f),
+                },
             },
             EditOp::WriteFile { content, inferred } => self.write_file(i, e, content, *inferred),
             EditOp::SetMode { executable } => match self.base {
@@ -425,6 +428,11 @@ impl FilePlanner {
     /// code); an inferred one only when the file evidently is what it
     /// holds (`whole.rs`), and an excerpt of the file is a snippet.
     fn write_file(&mut self, i: usize, e: &Edit, content: &str, inferred: bool) {
+        let stripped = match artifacts::whole_unnumbered(self.text(), content, &e.path) {
+            Ok(stripped) => stripped,
+            Err(f) => return self.fail(i, e, f),
+        };
+        let content = stripped.as_deref().unwrap_or(content);
         if let Some(f) = lazy_whole_file(self.text(), content, &e.path) {
             return self.fail(i, e, f);
         }
@@ -502,29 +510,6 @@ fn control_failure(path: &str, c: char) -> Failure {
         ),
         "Check the escaping of the new text (a `\\u0000` or `\\x00` in JSON is a real NUL), and send it again without the control character.",
     )
-}
-
-/// A new file's content without the line numbers pasted on its lines,
-/// when they are unmistakably line numbers: every line numbered from 1, or
-/// counting up in a bar, arrow or padded-tab style
-/// ([`crate::normalize::new_side_numbers`]). Anything less is the file's
-/// text: a new file has no lines of its own to tell numbers from content.
-fn unnumbered(content: &str) -> String {
-    use crate::normalize::{NewNumbers, has_numbered_line, new_side_numbers};
-    if !has_numbered_line(content.lines()) {
-        return content.to_owned();
-    }
-    let lines = crate::text::split_lines(content);
-    match new_side_numbers(&lines, 1, &[], &[]) {
-        NewNumbers::Strip(stripped) => {
-            let mut out = stripped.join("\n");
-            if content.ends_with('\n') {
-                out.push('\n');
-            }
-            out
-        }
-        NewNumbers::Keep | NewNumbers::Unsure(_) => content.to_owned(),
-    }
 }
 
 /// A whole-file write that stands in for code with an elision marker
