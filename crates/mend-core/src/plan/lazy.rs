@@ -140,23 +140,28 @@ impl Planner<'_, '_> {
 /// at file line `at`, 0-based) in the new side of a `what`.
 fn refusal(what: &str, lines: (&str, &str), at: Option<usize>, path: &str) -> Failure {
     let nouns = Nouns::of(what);
+    let plural = |s: &str| s.ends_with("lines");
     let place = at.map_or_else(String::new, |i| format!(" (line {} of {path})", i + 1));
+    let (comment, old) = (lines.0.trim(), lines.1.trim());
+    // The elision marker to suggest, in the placeholder's own comment syntax.
+    let marker = if comment.starts_with('#') {
+        "# ... existing code ..."
+    } else if comment.starts_with("<!--") {
+        "<!-- ... existing content ... -->"
+    } else {
+        "// ... existing code ..."
+    };
     Failure::new(
         FailureKind::Malformed,
         format!(
-            "The {r} {puts} the comment `{}` where the {s} has `{}`{place}, and the comment reads as a placeholder for lines left out; writing it would delete the code it stands for, so mend will not",
-            lines.0.trim(),
-            lines.1.trim(),
+            "The {r} {puts} the comment `{comment}` where the {s} {has} `{old}`{place}, and the comment reads as a placeholder for lines left out; writing it would delete the code it stands for, so mend will not",
             r = nouns.replace,
             s = nouns.search,
-            puts = if nouns.replace.ends_with("lines") {
-                "put"
-            } else {
-                "puts"
-            },
+            puts = if plural(nouns.replace) { "put" } else { "puts" },
+            has = if plural(nouns.search) { "have" } else { "has" },
         ),
         format!(
-            "Copy the lines the comment stands for into the {r}. To leave lines out, write the same elision marker (`// ... existing code ...`) in the {s} and the {r} in their place.",
+            "Copy the lines the comment stands for into the {r}. To leave lines out, write the same elision marker (`{marker}`) in the {s} and the {r} in their place.",
             r = nouns.replace,
             s = nouns.search,
         ),
