@@ -15,13 +15,18 @@
 //! place of code** ([`over_code`]) when it is not a line of the old text
 //! and the change around it (a run of removed and added lines, blank
 //! lines inside it included) removes a code line that the new text has
-//! nowhere and that resembles none of the change's new code lines: a line
-//! that vanished, not one rewritten or moved. Such an edit is refused.
+//! nowhere, not even commented out, and that resembles none of the
+//! change's new code lines: a line that vanished, not one rewritten,
+//! moved or commented out. Such an edit is refused.
 //!
 //! So a comment added without removing code, a comment replacing a
 //! comment, a line commented out, a comment beside code that is rewritten
 //! line for line, and a descriptive comment (`// Validate the token before
-//! use`, no placeholder words) are written as sent.
+//! use`, no placeholder words) are written as sent. In prose (Markdown and
+//! the like) only an HTML comment counts: `#` makes a heading there, and a
+//! `//` line belongs to a code example. Lines the elision machinery knows
+//! as markers are left to it (`splice.rs`, `content.rs`, and the whole-file
+//! rules in `plan/mod.rs`), which pairs them with the search's markers.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -308,8 +313,8 @@ pub(crate) struct OverCode {
 
 /// The first new line that is a placeholder ([`placeholder`]) taking the
 /// place of code: not a line of `old`, in a change that removes a code
-/// line `new` has nowhere and that resembles none of the change's new code
-/// lines. Lines the elision machinery knows as markers are left to it.
+/// line `new` has nowhere (as a line or commented out) and that resembles
+/// none of the change's new code lines. Lines the elision machinery knows as markers are left to it.
 /// `prose`: whether the text is prose ([`is_prose`]).
 pub(crate) fn over_code<S: AsRef<str>>(old: &[S], new: &[S], prose: bool) -> Option<OverCode> {
     let old: Vec<&str> = old.iter().map(|l| l.as_ref().trim()).collect();
@@ -319,7 +324,12 @@ pub(crate) fn over_code<S: AsRef<str>>(old: &[S], new: &[S], prose: bool) -> Opt
     if !new.iter().any(|l| candidate(l)) {
         return None;
     }
-    let in_new: HashSet<&str> = new.iter().copied().collect();
+    // A removed line the new text still has, or has commented out.
+    let in_new: HashSet<&str> = new
+        .iter()
+        .flat_map(|l| [Some(*l), comment_body(l)])
+        .flatten()
+        .collect();
     for (o, n) in changes(&old, &new) {
         let Some(k) = n.clone().find(|&k| candidate(new[k])) else {
             continue;
@@ -518,6 +528,12 @@ mod tests {
                 &old,
                 &["return a + b", "# rest of the setup", "a = 1", "b = 2"]
             ),
+            None
+        );
+        // A line commented out.
+        assert_eq!(over(&old, &["a = 1", "# b = 2", "return a + b"]), None);
+        assert_eq!(
+            over(&["keep(existing)", "run()"], &["# keep(existing)", "run()"]),
             None
         );
         // A line the old text has.

@@ -151,21 +151,26 @@ proptest! {
         (which, way, how) in (any::<prop::sample::Index>(), 0u8..4, 0u8..3),
     ) {
         let (start, region) = region(&lines, start, len);
-        let at = at.index(region.len());
+        // A search of blank lines only is an empty search.
+        prop_assume!(region.iter().any(|l| !l.trim().is_empty()));
         let placeholder = format!("    {}", which.get(PLACEHOLDERS));
+        // Where the comment goes: anywhere, over a comment, over code.
+        let places: Vec<usize> = (0..region.len())
+            .filter(|&i| match how {
+                0 => true,
+                1 => region[i].trim_start().starts_with('#'),
+                _ => is_code(&region[i]),
+            })
+            .collect();
+        prop_assume!(!places.is_empty());
+        let at = *at.get(&places);
         let (drop, comment) = match how {
             // Inserted, nothing removed.
             0 => (0, placeholder),
             // In place of a comment.
-            1 => {
-                prop_assume!(region[at].trim_start().starts_with('#'));
-                (1, placeholder)
-            }
+            1 => (1, placeholder),
             // A descriptive comment in place of a line of code.
-            _ => {
-                prop_assume!(is_code(&region[at]));
-                (1, "    # Validate the totals before they are counted".to_owned())
-            }
+            _ => (1, "    # Validate the totals before they are counted".to_owned()),
         };
         let sent = spliced(&region, at, drop, std::slice::from_ref(&comment));
         let want = joined(&spliced(&lines, start + at, drop, &[comment]));
