@@ -145,3 +145,84 @@ fn capitalized(s: &str) -> String {
     c.next()
         .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
+
+/// A whole file's new content (a creation, or a rewrite of the file
+/// `old`) without the line numbers pasted on its lines, when they are
+/// unmistakably line numbers: every line with text numbered, from 1 or
+/// counting up in a bar, arrow or padded-tab style, in one style
+/// ([`new_side_numbers`], the old file's lines as the region). `None` when
+/// there are none to remove, or when they may be content: the old file's
+/// lines begin that way, not every line has one, or, in a new file, `N: `
+/// prefixes that do not count up by one (a YAML map with number keys).
+/// Refused when mend cannot tell (a lone `1: ` line, numbers that skip).
+pub(crate) fn whole_unnumbered(
+    old: Option<&str>,
+    content: &str,
+    path: &str,
+) -> Result<Option<String>, Failure> {
+    if !has_numbered_line(content.lines()) {
+        return Ok(None);
+    }
+    let lines = crate::text::split_lines(content);
+    let numbered = |l: &String| l.trim().is_empty() || split_line_number(l).is_some();
+    if !lines.iter().all(numbered) {
+        return Ok(None);
+    }
+    let old: Vec<&str> = old.map(|t| t.lines().collect()).unwrap_or_default();
+    let stripped = match new_side_numbers(&lines, 1, &old, &old) {
+        NewNumbers::Keep => return Ok(None),
+        NewNumbers::Strip(stripped) => stripped,
+        NewNumbers::Unsure(Unsure::Inconsistent) if old.is_empty() && colon_styled(&lines) => {
+            return Ok(None);
+        }
+        NewNumbers::Unsure(why) => return Err(unsure_whole(&lines, &why, path)),
+    };
+    let ending = if content.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let mut out = stripped.join(ending);
+    if content.ends_with('\n') {
+        out.push_str(ending);
+    }
+    Ok(Some(out))
+}
+
+/// Whether the numbered lines are `N: ` lines, as `grep -n` and YAML keys
+/// both write them.
+fn colon_styled(lines: &[String]) -> bool {
+    lines
+        .iter()
+        .filter_map(|l| split_line_number(l))
+        .all(|(_, _, s)| matches!(s, NumberStyle::Colon | NumberStyle::Bare))
+}
+
+/// The refusal of a whole file whose number prefixes may be content.
+fn unsure_whole(lines: &[String], why: &Unsure, path: &str) -> Failure {
+    let sample = lines
+        .iter()
+        .find_map(|l| {
+            split_line_number(l)
+                .filter(|(_, _, s)| *s != NumberStyle::Bare)
+                .map(|(_, rest, _)| l[..l.len() - rest.len()].trim_start().to_owned())
+        })
+        .unwrap_or_default();
+    let why = match why {
+        Unsure::Inconsistent => "they do not count up by one from line 1".to_owned(),
+        Unsure::LoneColon => "only one line has one, and one `N: ` may as well be text".to_owned(),
+        Unsure::BareNumber(line) => {
+            format!("the line `{line}` may be a blank line's number or text")
+        }
+        Unsure::FileHasThem { line } => {
+            format!("line {} of the file begins like a numbered line", line + 1)
+        }
+    };
+    Failure::new(
+        FailureKind::Malformed,
+        format!(
+            "The new content of {path} begins its lines with numbers (`{sample}`) that may be line numbers or the file's text: {why}, so mend cannot tell what to write"
+        ),
+        "Send the file's lines without line numbers pasted before them.",
+    )
+}

@@ -28,6 +28,7 @@ mod content;
 use batch::{Batch, Prepared};
 use sequel::{Sequel, Settled};
 mod explain;
+mod lazy;
 mod lines;
 mod readings;
 mod region;
@@ -393,7 +394,10 @@ impl FilePlanner {
                         .unwrap_or_else(|| whole::create_over_existing(t, content, e));
                     self.fail(i, e, f);
                 }
-                _ => self.write(i, e, unnumbered(content)),
+                _ => match artifacts::whole_unnumbered(None, content, &e.path) {
+                    Ok(stripped) => self.write(i, e, stripped.unwrap_or_else(|| content.clone())),
+                    Err(f) => self.fail(i, e, f),
+                },
             },
             EditOp::WriteFile { content, inferred } => self.write_file(i, e, content, *inferred),
             EditOp::SetMode { executable } => match self.base {
@@ -424,6 +428,11 @@ impl FilePlanner {
     /// code); an inferred one only when the file evidently is what it
     /// holds (`whole.rs`), and an excerpt of the file is a snippet.
     fn write_file(&mut self, i: usize, e: &Edit, content: &str, inferred: bool) {
+        let stripped = match artifacts::whole_unnumbered(self.text(), content, &e.path) {
+            Ok(stripped) => stripped,
+            Err(f) => return self.fail(i, e, f),
+        };
+        let content = stripped.as_deref().unwrap_or(content);
         if let Some(f) = lazy_whole_file(self.text(), content, &e.path) {
             return self.fail(i, e, f);
         }
@@ -537,29 +546,6 @@ fn control_failure(path: &str, c: char) -> Failure {
     )
 }
 
-/// A new file's content without the line numbers pasted on its lines,
-/// when they are unmistakably line numbers: every line numbered from 1, or
-/// counting up in a bar, arrow or padded-tab style
-/// ([`crate::normalize::new_side_numbers`]). Anything less is the file's
-/// text: a new file has no lines of its own to tell numbers from content.
-fn unnumbered(content: &str) -> String {
-    use crate::normalize::{NewNumbers, has_numbered_line, new_side_numbers};
-    if !has_numbered_line(content.lines()) {
-        return content.to_owned();
-    }
-    let lines = crate::text::split_lines(content);
-    match new_side_numbers(&lines, 1, &[], &[]) {
-        NewNumbers::Strip(stripped) => {
-            let mut out = stripped.join("\n");
-            if content.ends_with('\n') {
-                out.push('\n');
-            }
-            out
-        }
-        NewNumbers::Keep | NewNumbers::Unsure(_) => content.to_owned(),
-    }
-}
-
 /// A whole-file write that stands in for code with an elision marker
 /// would delete that code: refuse it. A marker is a comment that says
 /// code is left out (`# ... existing code ...`), or any marker line (`//
@@ -576,7 +562,11 @@ fn lazy_whole_file(old: Option<&str>, new: &str, path: &str) -> Option<Failure> 
             && l.chars().any(char::is_alphabetic)
             && !known(l)
     });
-    let n = worded.or_else(|| marker_over_code(&old_lines, &new_lines))?;
+    let n = worded
+        .or_else(|| marker_over_code(&old_lines, &new_lines))
+        .or_else(|| {
+            lazy::over_code(&old_lines, &new_lines, lazy::is_prose(path)).map(|at| at.new)
+        })?;
     Some(Failure::new(
         FailureKind::Malformed,
         format!(

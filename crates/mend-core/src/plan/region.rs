@@ -666,6 +666,7 @@ impl Planner<'_, '_> {
             Some(Ok(read)) => Some(read),
             Some(Err(why)) => return Err(unreadable(&content, why, first)),
         };
+        self.content_placeholders(lines, first, &content, read.as_ref())?;
         let mut m = match read {
             Some(read) if read.markers.iter().any(|(_, r)| r != &Reading::Code) => {
                 elided_match(first, &content, &read)

@@ -84,6 +84,7 @@ impl Planner<'_, '_> {
             }
             None => m,
         };
+        self.placeholders(m, what)?;
         let marker = |flags: &[bool], j: usize| m.elided && flags.get(j) == Some(&true);
         let s_keys: Vec<String> = (0..m.search.len())
             .map(|j| key(&m.search[j], marker(&m.markers, j)))

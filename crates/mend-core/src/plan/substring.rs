@@ -553,9 +553,12 @@ fn lines_apart(
 /// touches, so the line formats' rules hold for it too: its new text has a
 /// line that may be an elision marker (which must never be written where
 /// it stands for code) or that begins like a numbered line (a pasted line
-/// number is never written).
+/// number is never written), or a comment that may be a placeholder for
+/// code it replaces (`lazy.rs`).
 fn needs_lines(new: &str) -> bool {
-    new.split('\n').any(|l| marker_kind(l).is_some()) || has_numbered_line(new.split('\n'))
+    new.split('\n')
+        .any(|l| marker_kind(l).is_some() || super::lazy::placeholder(l, false))
+        || has_numbered_line(new.split('\n'))
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 mod anchored;
 mod artifacts;
+mod placeholders;
 mod properties;
 mod readings;
 mod resent;
