@@ -227,6 +227,15 @@ impl Planner<'_, '_> {
         if new_n.ends_with('\n') && !old_n.ends_with('\n') {
             replace.push(String::new());
         }
+        // An old_string that starts with a line break starts at the end of
+        // the line before; replaced by nothing, it leaves that line whole
+        // (`\n    x = 1` → `` deletes `x = 1`, never the blank line above
+        // it). As lines, the search's leading blank line is then kept: the
+        // replacement is that one blank line, which the blank-edge rule
+        // drops where the line before is not blank.
+        if new_n.is_empty() && old_n.starts_with('\n') && !old_n.ends_with('\n') {
+            replace.push(String::new());
+        }
         self.plan_lines(e, &search, &replace, r, owner, 0)
     }
 
