@@ -147,7 +147,7 @@ fn settle(
     // Map by alignment, as the guard above judged the window: a window of
     // the search's size can still be shifted.
     let Alignment { map, mut extra } = align(hay, core, norm, &window, start);
-    if let Some((j, first)) = adrift_edge(hay, core, norm, &map) {
+    if let Some((j, first)) = adrift_edge(hay, core, norm, &map, edges.counts()) {
         return Step::Done(Err(Miss::Adrift {
             best: candidate,
             edge: core[j].clone(),
@@ -451,11 +451,17 @@ impl Alignment {
 /// among lines the search does not describe. Lines of the window the
 /// search lacks are checked when the edit is spliced (kept, or refused
 /// next to a change).
+///
+/// Blank lines the search has beyond an edge (`blanks`, leading and
+/// trailing) are placed against that edge's line: where it pairs with
+/// nothing, they cannot be placed, and a replacement that turns one of
+/// them into code would land beside whatever line the window starts at.
 fn adrift_edge(
     hay: &Haystack<'_>,
     core: &[String],
     norm: &[String],
     map: &[Range<usize>],
+    blanks: (usize, usize),
 ) -> Option<(usize, bool)> {
     let first = norm.iter().position(|l| !l.is_empty())?;
     let last = norm.iter().rposition(|l| !l.is_empty())?;
@@ -471,9 +477,10 @@ fn adrift_edge(
         )
         .is_empty()
     };
-    [(first, true), (last, false)]
+    [(first, true, blanks.0), (last, false, blanks.1)]
         .into_iter()
-        .find(|&(j, _)| map[j].is_empty() && elsewhere(j))
+        .find(|&(j, _, beyond)| map[j].is_empty() && (beyond > 0 || elsewhere(j)))
+        .map(|(j, first, _)| (j, first))
 }
 
 /// The window, one line longer at an edge whose search line pairs with
