@@ -876,6 +876,76 @@ pub fn slips<'s>(search: &'s [String], window: &[&str]) -> Option<Vec<&'s str>> 
     (!out.is_empty() && out.len() <= 2 && total <= 2).then_some(out)
 }
 
+/// A slip a short search makes ([`clean_slip`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slip<'s> {
+    /// The line of the search (and of the window) the slip is in.
+    pub line: usize,
+    /// The search's spellings of the slipped words.
+    pub words: Vec<&'s str>,
+    /// Where the slipped words stand among the line's tokens.
+    pub at: Vec<usize>,
+}
+
+/// The slips of [`slips`], judged as strictly as a short search needs,
+/// where one line is most of what places it: besides the slipped words
+/// the line is the window's character for character (the same brackets,
+/// quotes and spacing between its words); it has two words, or one that
+/// is evidently a name (a line of one keyword, `end`, `else:` or
+/// `return;`, says too little to be placed by). `None` otherwise.
+pub fn clean_slip<'s>(search: &'s [String], window: &[&str]) -> Option<Slip<'s>> {
+    let slipped = slips(search, window)?;
+    let line = (0..search.len()).find(|&j| search[j] != window[j])?;
+    let (s, w) = (search[line].as_str(), window[line]);
+    let (ts, tw) = (words(s), words(w));
+    let names: Vec<&str> = tw.iter().copied().filter(|t| is_word(t)).collect();
+    let placed = names.len() >= 2 || names.iter().any(|t| evident_name(t));
+    let at = (0..ts.len()).filter(|&k| ts[k] != tw[k]).collect();
+    (placed && gaps(s, &ts) == gaps(w, &tw)).then_some(Slip {
+        line,
+        words: slipped,
+        at,
+    })
+}
+
+/// Whether `other`, a window of the search's size, differs from the
+/// search only where `slip` does: in the slipped line, at the slipped
+/// words. Such a window is a twin of the slipped one, another spelling
+/// the same slip could have been made from.
+pub fn differs_only_at(search: &[String], other: &[&str], slip: &Slip<'_>) -> bool {
+    if search.len() != other.len() {
+        return false;
+    }
+    let lines_agree = (0..search.len()).all(|k| k == slip.line || search[k] == other[k]);
+    let (ts, to) = (words(&search[slip.line]), words(other[slip.line]));
+    lines_agree
+        && ts.len() == to.len()
+        && (0..ts.len()).all(|k| slip.at.contains(&k) || ts[k] == to[k])
+}
+
+/// Whether a word is evidently a name, not a keyword: it has an `_`, a
+/// digit, or a capital after its first letter (`pre_init`, `isPlainObject`),
+/// as no keyword of a common language does.
+fn evident_name(t: &str) -> bool {
+    t.contains('_')
+        || t.chars().any(|c| c.is_ascii_digit())
+        || t.chars().skip(1).any(char::is_uppercase)
+}
+
+/// The text of `line` around its tokens: before the first, between each
+/// two, and after the last.
+fn gaps<'a>(line: &'a str, tokens: &[&'a str]) -> Vec<&'a str> {
+    let mut out = Vec::with_capacity(tokens.len() + 1);
+    let mut at = 0;
+    for t in tokens {
+        let start = t.as_ptr() as usize - line.as_ptr() as usize;
+        out.push(&line[at..start]);
+        at = start + t.len();
+    }
+    out.push(&line[at..]);
+    out
+}
+
 /// The token pairs of two lines that differ, paired by position, when the
 /// lines have as many tokens and every difference could be a slip
 /// (`slip_pair`): a slipped word then stands against the word it

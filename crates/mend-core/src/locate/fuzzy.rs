@@ -8,12 +8,14 @@
 //! other window, names nothing the file has elsewhere and changes no
 //! operator ([`meaningful_differences`]), and is not the edit already
 //! applied. The search lines are then mapped onto the window by a line
-//! alignment.
+//! alignment. A search of up to three lines is first read as a clean slip
+//! of one window ([`short`]); one too short to score is taken only so.
 
 use std::ops::Range;
 
 use super::edges::Edges;
 use super::lines::{Norm, find};
+use super::short;
 use super::{
     Candidate, Haystack, LineQuery, LocateOptions, Match, MatchPass, Miss, Step, is_blank,
 };
@@ -39,12 +41,33 @@ pub(crate) fn run(
     opts: &LocateOptions,
 ) -> Step {
     let core = edges.core(q.search);
-    if q.replace_all || q.at_eof || !eligible(core) {
+    if q.replace_all || q.at_eof {
         return Step::Skip;
     }
     let norm: Vec<String> = core.iter().map(|l| fold_loose(l).into_owned()).collect();
+    // A short search is first read as a clean slip of one window: that
+    // window is nearer the search than any other, which a ratio over a
+    // few lines does not see.
+    let short = core.len() <= short::SHORT || !eligible(core);
+    let slip = if short {
+        short::find(hay, q, &norm, opts)
+    } else {
+        Ok(None)
+    };
+    let tie = match slip {
+        Ok(Some(chosen)) => return settle(hay, q, edges, &norm, chosen.start, chosen),
+        Ok(None) => None,
+        Err(miss) => Some(miss),
+    };
+    // A slip tied between windows refuses, unless the similarity pass,
+    // where it may score the search, singles out one.
+    let or_tie = |step: Step| tie.clone().map_or(step, |m| Step::Done(Err(m)));
+    if !eligible(core) {
+        return or_tie(Step::Skip);
+    }
     match choose(hay, q, core.len(), &norm, opts) {
         Ok((start, chosen)) => settle(hay, q, edges, &norm, start, chosen),
+        Err(Step::Next) => or_tie(Step::Next),
         Err(step) => step,
     }
 }
@@ -147,7 +170,7 @@ fn settle(
     // Map by alignment, as the guard above judged the window: a window of
     // the search's size can still be shifted.
     let Alignment { map, mut extra } = align(hay, core, norm, &window, start);
-    if let Some((j, first)) = adrift_edge(hay, core, norm, &map) {
+    if let Some((j, first)) = adrift_edge(hay, core, norm, &map, edges.counts()) {
         return Step::Done(Err(Miss::Adrift {
             best: candidate,
             edge: core[j].clone(),
@@ -451,11 +474,17 @@ impl Alignment {
 /// among lines the search does not describe. Lines of the window the
 /// search lacks are checked when the edit is spliced (kept, or refused
 /// next to a change).
+///
+/// Blank lines the search has beyond an edge (`blanks`, leading and
+/// trailing) are placed against that edge's line: where it pairs with
+/// nothing, they cannot be placed, and a replacement that turns one of
+/// them into code would land beside whatever line the window starts at.
 fn adrift_edge(
     hay: &Haystack<'_>,
     core: &[String],
     norm: &[String],
     map: &[Range<usize>],
+    blanks: (usize, usize),
 ) -> Option<(usize, bool)> {
     let first = norm.iter().position(|l| !l.is_empty())?;
     let last = norm.iter().rposition(|l| !l.is_empty())?;
@@ -471,9 +500,10 @@ fn adrift_edge(
         )
         .is_empty()
     };
-    [(first, true), (last, false)]
+    [(first, true, blanks.0), (last, false, blanks.1)]
         .into_iter()
-        .find(|&(j, _)| map[j].is_empty() && elsewhere(j))
+        .find(|&(j, _, beyond)| map[j].is_empty() && (beyond > 0 || elsewhere(j)))
+        .map(|(j, first, _)| (j, first))
 }
 
 /// The window, one line longer at an edge whose search line pairs with

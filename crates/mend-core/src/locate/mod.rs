@@ -15,7 +15,10 @@
 //! 7. [`MatchPass::Elision`]: lines like `# ... existing code ...` split the
 //!    search into pieces found in order; the elided lines are kept.
 //! 8. [`MatchPass::Similarity`]: Levenshtein similarity of line windows,
-//!    above a threshold *and* clearly ahead of any other window.
+//!    above a threshold *and* clearly ahead of any other window; a short
+//!    search only where it is one window but for a typing slip, and no
+//!    other window of the file could be what it was copied from
+//!    (`short.rs`).
 //!
 //! Every pass must find exactly one location. Several candidates are an
 //! ambiguity, reported with every line number, unless a start-line hint picks
@@ -28,6 +31,7 @@ mod elision;
 mod fuzzy;
 mod lines;
 mod numbers;
+mod short;
 
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -264,6 +268,13 @@ pub enum Miss {
         candidates: Vec<Candidate>,
         /// What a hint did, if one was given.
         hint: Option<usize>,
+    },
+    /// A short search is, but for a typing slip, a copy of more than one
+    /// place (`short.rs`): the same line twice, or another spelling as
+    /// near.
+    Slipped {
+        /// Every place, with its similarity to the search.
+        candidates: Vec<Candidate>,
     },
     /// The search is not found by the exact passes, and too large to
     /// compare for small differences within the work budget.

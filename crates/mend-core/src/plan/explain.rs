@@ -30,6 +30,7 @@ impl Planner<'_, '_> {
                 candidates,
                 hint,
             } => self.ambiguous(what, pass, &candidates, hint),
+            Miss::Slipped { candidates } => self.slipped(what, &candidates),
             Miss::TooLarge {
                 lines,
                 chars,
@@ -239,6 +240,25 @@ impl Planner<'_, '_> {
         let mut f = Failure::new(FailureKind::Ambiguous, message, fix);
         f.places = u32::try_from(spans.len()).unwrap_or(u32::MAX);
         f.locations = spans.into_iter().take(100).collect();
+        f
+    }
+
+    /// A short search that is, but for a typing slip, a copy of several
+    /// places: a hint does not choose among them, an exact copy does.
+    fn slipped(&self, what: &str, candidates: &[Candidate]) -> Failure {
+        let path = self.path;
+        let mut f = self.ambiguous(what, MatchPass::Similarity, candidates, None);
+        let spans: Vec<LineSpan> = candidates
+            .iter()
+            .map(|c| LineSpan::from_range(c.start, c.start + c.len))
+            .collect();
+        f.message = format!(
+            "The {what} is not in {path} exactly, and read as a copy with a typing slip it could be lines {}: the same line is there more than once, or another spelling is as near. mend will not guess which was meant",
+            join_lines(&spans, candidates, false)
+        );
+        f.fix = format!(
+            "Copy the {what} exactly from {path}, with a neighbouring line that makes it unique if the line is there more than once."
+        );
         f
     }
 

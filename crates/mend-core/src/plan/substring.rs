@@ -202,8 +202,10 @@ impl Planner<'_, '_> {
 
     /// `old_string` as whole lines on the line ladder, once it is not a
     /// usable substring. A final newline only in new_string adds a line
-    /// break after the region; one only in old_string would join the next
-    /// line onto the region, which a loose match cannot place exactly.
+    /// break after the region. One only in old_string joins the next line
+    /// onto the new text: where that line is blank, it is deleted (the
+    /// search gains it as a blank last line, which must be found); where it
+    /// has text, a loose match cannot tell where the joined line ends.
     fn plan_text_lines(
         &self,
         e: &Edit,
@@ -212,22 +214,52 @@ impl Planner<'_, '_> {
         r: &Replace,
         owner: usize,
     ) -> Result<Planned, Failure> {
-        if old_n.ends_with('\n') && !new_n.ends_with('\n') && !new_n.is_empty() {
-            return Err(Failure::new(
-                FailureKind::NotFound,
-                format!(
-                    "old_string ends with a line break that new_string lacks: where {} has it with text on the next line, that line would be joined onto the new text, and anywhere else a loose match cannot tell where the joined line ends",
-                    self.path
-                ),
-                "Copy old_string exactly from the file, or end old_string and new_string alike (both with a line break, or both without).",
-            ));
+        let joins_next = old_n.ends_with('\n') && !new_n.ends_with('\n') && !new_n.is_empty();
+        let mut search = split_lines(old_n);
+        if joins_next {
+            // Only the one line after old_string's last may be joined: a
+            // blank line there is the edge the file must have.
+            if search.last().is_none_or(|l| l.trim().is_empty()) {
+                return Err(self.joined_line());
+            }
+            search.push(String::new());
         }
-        let search = split_lines(old_n);
         let mut replace = split_lines(new_n);
         if new_n.ends_with('\n') && !old_n.ends_with('\n') {
             replace.push(String::new());
         }
-        self.plan_lines(e, &search, &replace, r, owner, 0)
+        // An old_string that starts with a line break starts at the end of
+        // the line before; replaced by nothing, it leaves that line whole
+        // (`\n    x = 1` → `` deletes `x = 1`, never the blank line above
+        // it). As lines, the search's leading blank line is then kept: the
+        // replacement is that one blank line, which the blank-edge rule
+        // drops where the line before is not blank.
+        if new_n.is_empty() && old_n.starts_with('\n') && !old_n.ends_with('\n') {
+            replace.push(String::new());
+        }
+        let planned = self.plan_lines(e, &search, &replace, r, owner, 0)?;
+        // The blank-edge rule takes the blank last line only where the
+        // file has one; anywhere else the join is refused.
+        let blank_last = |s: &Splice| {
+            s.lines.end > s.lines.start && self.hay.lines()[s.lines.end - 1].trim().is_empty()
+        };
+        if joins_next && !planned.splices.iter().all(blank_last) {
+            return Err(self.joined_line());
+        }
+        Ok(planned)
+    }
+
+    /// The refusal of an old_string whose final line break new_string
+    /// lacks, where the line it joins is not one blank line.
+    fn joined_line(&self) -> Failure {
+        Failure::new(
+            FailureKind::NotFound,
+            format!(
+                "old_string ends with a line break that new_string lacks: where {} has it with text on the next line, that line would be joined onto the new text, and anywhere else a loose match cannot tell where the joined line ends",
+                self.path
+            ),
+            "Copy old_string exactly from the file, or end old_string and new_string alike (both with a line break, or both without).",
+        )
     }
 
     /// Picks the occurrences to replace: one, every disjoint one with

@@ -8,6 +8,7 @@ mod readings;
 mod resent;
 mod responses;
 mod sequence;
+mod short_slips;
 mod slips;
 mod streaming;
 mod support;
