@@ -165,11 +165,18 @@ fn refusal(what: &str, lines: (&str, &str), at: Option<usize>, path: &str) -> Fa
             puts = if plural(nouns.replace) { "put" } else { "puts" },
             has = if plural(nouns.search) { "have" } else { "has" },
         ),
-        format!(
-            "Copy the lines the comment stands for into the {r}. To leave lines out, write the same elision marker (`{marker}`) in the {s} and the {r} in their place.",
-            r = nouns.replace,
-            s = nouns.search,
-        ),
+        if what == "content" {
+            // Anchored content has no search to pair a marker with.
+            format!(
+                "Copy the lines the comment stands for into the content. To leave lines out, write `{marker}` in their place, between unchanged lines of the region copied exactly."
+            )
+        } else {
+            format!(
+                "Copy the lines the comment stands for into the {r}. To leave lines out, write the same elision marker (`{marker}`) in the {s} and the {r} in their place.",
+                r = nouns.replace,
+                s = nouns.search,
+            )
+        },
     )
 }
 
