@@ -165,11 +165,18 @@ fn refusal(what: &str, lines: (&str, &str), at: Option<usize>, path: &str) -> Fa
             puts = if plural(nouns.replace) { "put" } else { "puts" },
             has = if plural(nouns.search) { "have" } else { "has" },
         ),
-        format!(
-            "Copy the lines the comment stands for into the {r}. To leave lines out, write the same elision marker (`{marker}`) in the {s} and the {r} in their place.",
-            r = nouns.replace,
-            s = nouns.search,
-        ),
+        if what == "content" {
+            // Anchored content has no search to pair a marker with.
+            format!(
+                "Copy the lines the comment stands for into the content. To leave lines out, write `{marker}` in their place, between unchanged lines of the region copied exactly."
+            )
+        } else {
+            format!(
+                "Copy the lines the comment stands for into the {r}. To leave lines out, write the same elision marker (`{marker}`) in the {s} and the {r} in their place.",
+                r = nouns.replace,
+                s = nouns.search,
+            )
+        },
     )
 }
 
@@ -204,23 +211,18 @@ pub(crate) fn placeholder(line: &str, prose: bool) -> bool {
 
 /// The text of a whole-line comment, its opener and closer removed.
 fn comment_body(t: &str) -> Option<&str> {
-    const PAIRS: &[(&str, &str)] = &[
-        ("<!--", "-->"),
-        ("{/*", "*/}"),
-        ("/*", "*/"),
-        ("//", ""),
-        ("--", ""),
-    ];
+    const PAIRS: &[(&str, &str)] = &[("<!--", "-->"), ("{/*", "*/}"), ("/*", "*/"), ("//", "")];
     for (open, close) in PAIRS {
         if let Some(rest) = t.strip_prefix(open) {
             let rest = rest.trim_start_matches('/');
             return Some(rest.strip_suffix(close).unwrap_or(rest).trim());
         }
     }
-    // `#include`, `#[derive]`, `#!` are code: a `#` comment is followed by
-    // a space or an ellipsis.
-    let rest = t.strip_prefix('#')?;
-    let rest = rest.trim_start_matches('#');
+    // `#include`, `#[derive]`, `#!` are code, and so is a `--flag` line of a
+    // command: a `#` or `--` comment is followed by a space or an ellipsis.
+    let rest = t
+        .strip_prefix("--")
+        .or_else(|| t.strip_prefix('#').map(|r| r.trim_start_matches('#')))?;
     (rest.starts_with(char::is_whitespace) || rest.starts_with(['.', '…'])).then(|| rest.trim())
 }
 
@@ -454,6 +456,7 @@ mod tests {
             "// headers.Authorization = `Bearer ${token}`;",
             "// const rest = { ...existing };",
             "#include <existing.h>",
+            "    --keep-existing \\",
             "#[derive(Debug)]",
             "const existing = load();",
             "if (unchanged) { return; }",
