@@ -479,14 +479,15 @@ impl StreamParser {
             self.pending_minus = Some((n, line.to_owned()));
             return;
         }
-        if self.on(Format::UnifiedDiff) && line.starts_with("@@") {
-            if let Some(path) = self.headerless_diff_path() {
-                let (minus, plus) = (format!("--- {path}"), format!("+++ {path}"));
-                self.start(State::Diff(unified_diff::Block::from_headers(
-                    n, &minus, n, &plus,
-                )));
-                return self.line(n, line, out);
-            }
+        if self.on(Format::UnifiedDiff)
+            && line.starts_with("@@")
+            && let Some(path) = self.headerless_diff_path()
+        {
+            let (minus, plus) = (format!("--- {path}"), format!("+++ {path}"));
+            self.start(State::Diff(unified_diff::Block::from_headers(
+                n, &minus, n, &plus,
+            )));
+            return self.line(n, line, out);
         }
         if self.tool_call_line(n, line) {
             return;

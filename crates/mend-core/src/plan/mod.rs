@@ -643,9 +643,7 @@ fn keep_untouched(doc: &Document<'_>, new: &str) -> String {
             len,
         } = op
         {
-            for d in 0..len {
-                out[new_index + d] = old[old_index + d];
-            }
+            out[new_index..new_index + len].copy_from_slice(&old[old_index..old_index + len]);
             last_kept |= old_index + len == old.len() && new_index + len == lines.len();
         }
     }
