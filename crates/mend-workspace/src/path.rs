@@ -96,12 +96,10 @@ fn protected(raw: &str, folder: &str) -> Error {
     refuse(raw, PathRule::Reserved, reason)
 }
 
-/// Lexically normalizes a path (`a/./b/../c` → `a/c`), refusing every form
-/// that could leave the root or reach `.git` or `.mend`.
-pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
-    if raw.is_empty() {
-        return Err(refuse(raw, PathRule::NoFile, "the path is empty"));
-    }
+/// Refuses the spellings of a path that cannot be a file under the root
+/// whatever the root holds: control characters, Windows drives and
+/// network paths, the home folder, backslashes.
+fn refuse_form(raw: &str) -> Result<(), Error> {
     if let Some(c) = raw.chars().find(|&c| is_control(c)) {
         let reason = if c == '\0' {
             "the path contains a NUL byte".to_owned()
@@ -140,6 +138,16 @@ pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
             "backslashes are not path separators here; use `/`",
         ));
     }
+    Ok(())
+}
+
+/// Lexically normalizes a path (`a/./b/../c` → `a/c`), refusing every form
+/// that could leave the root or reach `.git` or `.mend`.
+pub(crate) fn normalize(root: &Root, raw: &str) -> Result<Vec<String>, Error> {
+    if raw.is_empty() {
+        return Err(refuse(raw, PathRule::NoFile, "the path is empty"));
+    }
+    refuse_form(raw)?;
     let rel = Path::new(raw);
     let rel: &Path = if rel.is_absolute() {
         root.strip(rel).ok_or_else(|| {
