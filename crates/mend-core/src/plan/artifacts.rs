@@ -63,15 +63,7 @@ impl Planner<'_, '_> {
     /// The refusal of new lines whose number prefixes may be content.
     fn unsure_numbers(&self, m: &Match, why: &Unsure, what: &str) -> Failure {
         let nouns = Nouns::of(what);
-        let sample = m
-            .replace
-            .iter()
-            .find_map(|l| {
-                split_line_number(l)
-                    .filter(|(_, _, s)| *s != NumberStyle::Bare)
-                    .map(|(_, rest, _)| l[..l.len() - rest.len()].trim_start().to_owned())
-            })
-            .unwrap_or_default();
+        let sample = number_sample(&m.replace);
         let message = match why {
             Unsure::FileHasThem { line } => format!(
                 "{} begin with line numbers (`{sample}`), but line {} of {} itself begins like a numbered line (`{}`), so mend cannot tell line numbers from the file's text",
@@ -198,16 +190,22 @@ fn colon_styled(lines: &[String]) -> bool {
         .all(|(_, _, s)| matches!(s, NumberStyle::Colon | NumberStyle::Bare))
 }
 
-/// The refusal of a whole file whose number prefixes may be content.
-fn unsure_whole(lines: &[String], why: &Unsure, path: &str) -> Failure {
-    let sample = lines
+/// The first number prefix of `lines` in a bar, arrow, tab or colon
+/// style, as the model wrote it, for a message.
+fn number_sample(lines: &[String]) -> String {
+    lines
         .iter()
         .find_map(|l| {
             split_line_number(l)
                 .filter(|(_, _, s)| *s != NumberStyle::Bare)
                 .map(|(_, rest, _)| l[..l.len() - rest.len()].trim_start().to_owned())
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The refusal of a whole file whose number prefixes may be content.
+fn unsure_whole(lines: &[String], why: &Unsure, path: &str) -> Failure {
+    let sample = number_sample(lines);
     let why = match why {
         Unsure::Inconsistent => "they do not count up by one from line 1".to_owned(),
         Unsure::LoneColon => "only one line has one, and one `N: ` may as well be text".to_owned(),
