@@ -238,7 +238,7 @@ impl FilePlanner {
         if self.batch.is_empty() {
             self.seq_off = false;
         }
-        if !sequel::sequential(e) {
+        if !sequel::sequential(e) || self.seq.as_ref().is_some_and(Sequel::over_budget) {
             self.stop_sequel();
             self.seq_off = true;
         }

@@ -45,7 +45,16 @@ pub(crate) struct Sequel {
     /// The original reading's final reports of blocks this reading
     /// applied: withheld until the batch ends decides which reading wins.
     held: Vec<EditReport>,
+    /// Bytes of text indexed so far, one copy of the file per block
+    /// applied: the reading is given up past [`BUDGET`].
+    indexed: usize,
 }
+
+/// Bytes of text the sequence reading may index in one batch before it is
+/// given up (its blocks then stand on the original reading alone): each
+/// block applied in sequence indexes the whole file again, which for
+/// thousands of blocks on a large file would take minutes.
+pub(crate) const BUDGET: usize = 64 << 20;
 
 /// Whether an edit's blocks are written to apply one after another: not
 /// diff hunks and patch chunks, which are numbered against the file as it
@@ -59,11 +68,17 @@ impl Sequel {
     /// both readings agree), with that block's report while it is open.
     pub(crate) fn start(text: String, first: Option<EditReport>) -> Sequel {
         Sequel {
+            indexed: text.len(),
             text: Prepared::of(text),
             reports: first.into_iter().collect(),
             failed: None,
             held: Vec::new(),
         }
+    }
+
+    /// Whether the reading has indexed more text than [`BUDGET`].
+    pub(crate) fn over_budget(&self) -> bool {
+        self.indexed > BUDGET
     }
 
     /// Drops its report of the newest block, which the original reading
@@ -105,6 +120,7 @@ impl Sequel {
         let report = reports.done.pop().expect("a report per block");
         let ok = report.is_ok();
         if let Some(next) = next.filter(|_| report.status == EditStatus::Applied) {
+            self.indexed += next.len();
             self.text = Prepared::of(next);
         }
         if !ok {
