@@ -285,7 +285,7 @@ impl Render<'_, '_, '_> {
     fn check_vocabulary(&self, ops: &[DiffOp], what: &str) -> Result<(), Failure> {
         let m = self.m;
         let lines = self.lines();
-        let in_file = |w: &str| lines.iter().any(|l| words(l.content).any(|x| x == w));
+        let in_file = |w: &str| crate::similarity::has_word(lines.iter().map(|l| l.content), w);
         let mut foreign: Vec<(&str, usize)> = Vec::new();
         for (j, r) in m.map.iter().enumerate() {
             if r.len() != 1 {
