@@ -51,7 +51,8 @@ pub struct Opened {
 /// The buffers of one editor, under one root.
 pub struct Buffers {
     core: Editor,
-    watcher: Watcher,
+    /// Shared with whoever snapshots the root (see [`Buffers::shared_watcher`]).
+    watcher: Arc<Watcher>,
     root: PathBuf,
     /// The root as the caller spelled it, for absolute paths that do not
     /// go through symbolic links the canonical root resolved.
@@ -84,7 +85,7 @@ impl Buffers {
             });
         Ok(Buffers {
             core: Editor::new(),
-            watcher,
+            watcher: Arc::new(watcher),
             root: canonical,
             given: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
             events,
@@ -113,6 +114,12 @@ impl Buffers {
     /// The watcher (for its change token).
     pub fn watcher(&self) -> &Watcher {
         &self.watcher
+    }
+
+    /// The watcher, for another thread: one that takes checkpoints of the
+    /// root narrowed by what it saw change.
+    pub fn shared_watcher(&self) -> Arc<Watcher> {
+        Arc::clone(&self.watcher)
     }
 
     /// The open buffers.

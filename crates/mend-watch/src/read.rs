@@ -104,6 +104,24 @@ impl Root {
     fn open_beneath(&self, rel: &Path) -> Result<OwnedFd, Read> {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
         let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+        match self.open_as(rel, flags, how) {
+            // A socket (or a device without its driver) cannot be opened
+            // for reading at all; it is there all the same, so its kind
+            // is told from a descriptor that only names it.
+            Err(Read::Failed) => match self.open_as(rel, OFlags::PATH | OFlags::CLOEXEC, how) {
+                Ok(fd) => {
+                    match rustix::fs::fstat(&fd).map(|st| FileType::from_raw_mode(st.st_mode)) {
+                        Ok(FileType::RegularFile) | Err(_) => Err(Read::Failed),
+                        Ok(kind) => Err(Read::NotAFile(name(kind))),
+                    }
+                }
+                Err(r) => Err(r),
+            },
+            other => other,
+        }
+    }
+
+    fn open_as(&self, rel: &Path, flags: OFlags, how: ResolveFlags) -> Result<OwnedFd, Read> {
         match self.openat2(rel, flags, how) {
             // An absolute link counts as leaving the root for openat2 even
             // when it points back inside: resolve it, and open the result

@@ -5,6 +5,7 @@
 
 mod actors;
 pub(crate) mod client;
+mod locks;
 mod paths;
 mod safety;
 
