@@ -44,6 +44,29 @@ pub(crate) struct Stamp {
     pub modified: Option<SystemTime>,
 }
 
+/// A folder's identity: its device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Identity {
+    dev: u64,
+    ino: u64,
+}
+
+impl Identity {
+    fn of(st: &rustix::fs::Stat) -> Identity {
+        Identity {
+            dev: st.st_dev,
+            ino: st.st_ino,
+        }
+    }
+
+    /// The folder at `path` now (links followed); `None` when there is
+    /// none.
+    pub(crate) fn of_folder(path: &Path) -> Option<Identity> {
+        let st = rustix::fs::stat(path).ok()?;
+        (FileType::from_raw_mode(st.st_mode) == FileType::Directory).then(|| Identity::of(&st))
+    }
+}
+
 /// The root, held open so every read resolves beneath it.
 pub(crate) struct Root {
     fd: OwnedFd,
@@ -61,6 +84,11 @@ impl Root {
             fd,
             path: path.to_path_buf(),
         })
+    }
+
+    /// The folder held open.
+    pub(crate) fn identity(&self) -> Option<Identity> {
+        rustix::fs::fstat(&self.fd).ok().map(|st| Identity::of(&st))
     }
 
     /// Reads `rel` (relative to the root), at most `max` bytes.

@@ -421,3 +421,35 @@ fn a_watch_of_some_folders_vouches_for_nothing() {
     assert!(w.unreliable().is_some());
     assert_eq!(w.changes_since(t0), None);
 }
+
+/// The root moved away and a new folder made at its path, then that one
+/// deleted and the first moved back: each loss and each return is
+/// reported, the token vouches for nothing while the root is lost, and a
+/// tracked file is read from whichever folder is at the path.
+#[test]
+fn a_root_lost_and_restored_is_reported_and_watched_again() {
+    let (dir, w, rx) = setup(&[("a.txt", "one\n")]);
+    let root = dir.path().to_path_buf();
+    let away = root.with_extension("away");
+    let token = w.sync(PATIENCE).expect("settled");
+    std::fs::rename(&root, &away).unwrap();
+    assert_eq!(next(&rx), (PathBuf::new(), Kind::RootLost));
+    assert!(w.root_lost());
+    assert_eq!(w.changes_since(token), None);
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "new\n").unwrap();
+    assert_eq!(next(&rx), (PathBuf::new(), Kind::RootRestored));
+    assert_eq!(next(&rx), ("a.txt".into(), content("new\n")));
+    std::fs::remove_dir_all(&root).unwrap();
+    let mut seen = next(&rx);
+    if seen == ("a.txt".into(), Kind::Removed) {
+        seen = next(&rx);
+    }
+    assert_eq!(seen, (PathBuf::new(), Kind::RootLost));
+    std::fs::rename(&away, &root).unwrap();
+    assert_eq!(next(&rx), (PathBuf::new(), Kind::RootRestored));
+    assert_eq!(next(&rx), ("a.txt".into(), content("one\n")));
+    assert!(!w.root_lost());
+    std::fs::write(root.join("a.txt"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), content("two\n")));
+}

@@ -137,6 +137,10 @@ impl Server {
                     Err(_) => return,
                 },
                 recv(events) -> event => if let (Ok(e), Some(s)) = (event, self.session.as_mut()) {
+                    if let mend_watch::Event::Root { lost } = e {
+                        self.root(lost);
+                        continue;
+                    }
                     let notices = s.buffers.handle(e);
                     self.notify(&notices);
                 },
@@ -247,6 +251,17 @@ impl Server {
         }
     }
 
+    /// `root/lost` or `root/restored`: the root folder went from its path,
+    /// or is back and watched again.
+    fn root(&self, lost: bool) {
+        let Some(s) = self.session.as_ref().filter(|_| !self.shutdown) else {
+            return;
+        };
+        let method = if lost { "root/lost" } else { "root/restored" };
+        let root = s.buffers.root().to_string_lossy();
+        self.send(frame::notification(method, json!({ "root": root })));
+    }
+
     fn send(&self, msg: String) {
         // A closed output means the editor is gone; the end of its input
         // follows and ends the loop.
@@ -335,6 +350,7 @@ impl Session {
         match req.method.as_str() {
             "editor/status" => Ok(json!({
                 "root": self.buffers.root().to_string_lossy(),
+                "root_lost": self.buffers.watcher().root_lost(),
                 "token": self.buffers.watcher().token(),
                 "buffers": self.buffers.status(),
             })),

@@ -7,6 +7,7 @@ mod actors;
 pub(crate) mod client;
 mod locks;
 mod paths;
+mod root;
 mod safety;
 
 use std::time::Duration;
