@@ -7,6 +7,7 @@
 //! longer is answered at once as `busy`, naming its holder.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crossbeam_channel::Sender;
@@ -43,24 +44,31 @@ pub(super) struct Context {
 /// The worker: requests go in, their answers go straight to the output.
 pub(super) struct Worker {
     jobs: Sender<Request>,
+    /// Set when the server ends: requests still queued are not started.
+    ended: Arc<AtomicBool>,
 }
 
 impl Worker {
-    /// Starts the thread. It ends once the worker is dropped and the
-    /// requests sent before are answered.
+    /// Starts the thread. It ends once the worker is dropped, after the
+    /// request it is running, if any.
     pub(super) fn start(ctx: Context, out: Sender<String>) -> std::io::Result<Worker> {
         let (jobs, queue) = crossbeam_channel::unbounded::<Request>();
+        let ended = Arc::new(AtomicBool::new(false));
+        let end = Arc::clone(&ended);
         std::thread::Builder::new()
             .name("mend-editor-worker".into())
             .spawn(move || {
                 for req in queue {
+                    if end.load(Ordering::Relaxed) {
+                        return;
+                    }
                     let answer = ctx.answer(&req);
                     if out.send(frame::response(&req.id, reply(answer))).is_err() {
                         return;
                     }
                 }
             })?;
-        Ok(Worker { jobs })
+        Ok(Worker { jobs, ended })
     }
 
     /// Queues `req`; its answer is sent when it is done.
@@ -68,6 +76,12 @@ impl Worker {
         // The thread lives as long as the worker; a send fails only if it
         // panicked, and then the request stays unanswered as it would.
         let _ = self.jobs.send(req);
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.ended.store(true, Ordering::Relaxed);
     }
 }
 
