@@ -641,6 +641,40 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whatever bytes come between frames (any that do not themselves
+        /// hold a `Content-Length:` header), every frame is read, once and
+        /// in order: the bad bytes only add errors.
+        #[test]
+        fn bad_bytes_between_frames_lose_no_frame(
+            junk in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::prop_oneof![
+                        proptest::sample::select(b"\r\n:{}\" \x00\xffCcl-".to_vec()),
+                        proptest::num::u8::ANY,
+                    ],
+                    0..40,
+                ),
+                1..6,
+            ),
+        ) {
+            let mut input = Vec::new();
+            let mut want = Vec::new();
+            for (n, bad) in junk.iter().enumerate() {
+                proptest::prop_assume!(header_at(bad).is_none());
+                input.extend_from_slice(bad);
+                let body = format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"m"}}"#);
+                input.extend_from_slice(frame(&body).as_bytes());
+                want.push(format!("request {n} m"));
+            }
+            let got: Vec<String> = all(&input)
+                .into_iter()
+                .filter(|m| !m.starts_with("invalid "))
+                .collect();
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
     #[test]
     fn notifications_and_responses() {
         let input = frame(r#"{"jsonrpc":"2.0","method":"exit"}"#)
