@@ -6,6 +6,7 @@
 //! lock at most its own `wait_ms` (default [`DEFAULT_WAIT`]); a lock held
 //! longer is answered at once as `busy`, naming its holder.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -17,6 +18,9 @@ use mend_workspace::Workspace;
 use serde_json::{Value, json};
 
 use super::{Answer, Failure, INVALID_PARAMS, REFUSED, Request, frame, pending, reply, turn};
+
+/// JSON-RPC: the server failed.
+const INTERNAL_ERROR: i32 = -32603;
 
 /// How long a request waits for a lock when it names no `wait_ms`: long
 /// enough for another command's quick hold to end, short enough that a
@@ -62,7 +66,18 @@ impl Worker {
                     if end.load(Ordering::Relaxed) {
                         return;
                     }
-                    let answer = ctx.answer(&req);
+                    // A panic answers its request and spares the thread,
+                    // so later requests are still answered.
+                    let answer = std::panic::catch_unwind(AssertUnwindSafe(|| ctx.answer(&req)))
+                        .unwrap_or_else(|_| {
+                            Err(Failure::new(
+                                INTERNAL_ERROR,
+                                format!(
+                                    "{} failed inside mend (see its standard error)",
+                                    req.method
+                                ),
+                            ))
+                        });
                     if out.send(frame::response(&req.id, reply(answer))).is_err() {
                         return;
                     }
