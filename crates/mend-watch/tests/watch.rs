@@ -453,3 +453,30 @@ fn a_root_lost_and_restored_is_reported_and_watched_again() {
     std::fs::write(root.join("a.txt"), "two\n").unwrap();
     assert_eq!(next(&rx), ("a.txt".into(), content("two\n")));
 }
+
+/// A root deleted and made again at once, quicker than the root is
+/// checked: the new folder is another, so it is still reported lost and
+/// restored, and watched.
+#[test]
+fn a_root_made_again_at_once_is_watched_again() {
+    let (dir, _w, rx) = setup(&[("a.txt", "one\n")]);
+    let root = dir.path().to_path_buf();
+    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "two\n").unwrap();
+    let mut got = Vec::new();
+    while got.last() != Some(&("a.txt".into(), content("two\n"))) {
+        got.push(next(&rx));
+    }
+    got.retain(|c| c.1 != Kind::Removed);
+    assert_eq!(
+        got,
+        [
+            (PathBuf::new(), Kind::RootLost),
+            (PathBuf::new(), Kind::RootRestored),
+            ("a.txt".into(), content("two\n"))
+        ]
+    );
+    std::fs::write(root.join("a.txt"), "three\n").unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), content("three\n")));
+}
