@@ -37,6 +37,13 @@ pub enum Event {
     Computed(BufferId, Computed),
     /// A timer went off.
     Timer(u64),
+    /// The root folder went from its path (`lost`) or is back there and
+    /// watched again (see [`Kind::RootLost`]): the caller tells the
+    /// editor; it changes no buffer by itself.
+    Root {
+        /// Gone (`true`) or back (`false`).
+        lost: bool,
+    },
 }
 
 /// A buffer just opened.
@@ -51,7 +58,8 @@ pub struct Opened {
 /// The buffers of one editor, under one root.
 pub struct Buffers {
     core: Editor,
-    watcher: Watcher,
+    /// Shared with whoever snapshots the root (see [`Buffers::shared_watcher`]).
+    watcher: Arc<Watcher>,
     root: PathBuf,
     /// The root as the caller spelled it, for absolute paths that do not
     /// go through symbolic links the canonical root resolved.
@@ -77,14 +85,19 @@ impl Buffers {
             .name("mend-watch-forward".into())
             .spawn(move || {
                 for c in changes {
-                    if forward.send(Event::Watched(c)).is_err() {
+                    let event = match c.kind {
+                        Kind::RootLost => Event::Root { lost: true },
+                        Kind::RootRestored => Event::Root { lost: false },
+                        _ => Event::Watched(c),
+                    };
+                    if forward.send(event).is_err() {
                         return;
                     }
                 }
             });
         Ok(Buffers {
             core: Editor::new(),
-            watcher,
+            watcher: Arc::new(watcher),
             root: canonical,
             given: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
             events,
@@ -113,6 +126,12 @@ impl Buffers {
     /// The watcher (for its change token).
     pub fn watcher(&self) -> &Watcher {
         &self.watcher
+    }
+
+    /// The watcher, for another thread: one that takes checkpoints of the
+    /// root narrowed by what it saw change.
+    pub fn shared_watcher(&self) -> Arc<Watcher> {
+        Arc::clone(&self.watcher)
     }
 
     /// The open buffers.
@@ -274,12 +293,16 @@ impl Buffers {
     /// Takes one event from [`Buffers::events`].
     pub fn handle(&mut self, event: Event) -> Vec<Notice> {
         let input = match event {
-            Event::Watched(c) => watched(c),
+            Event::Watched(c) => match watched(c) {
+                Some(input) => input,
+                None => return Vec::new(),
+            },
             Event::Computed(buffer, computed) => {
                 self.finished(buffer);
                 Input::Computed { buffer, computed }
             }
             Event::Timer(id) => Input::Timer(id),
+            Event::Root { .. } => return Vec::new(),
         };
         // Events never name a buffer the editor must have opened.
         self.feed(input).unwrap_or_default()
@@ -406,9 +429,11 @@ fn size(job: &Job) -> usize {
 }
 
 /// The core's input for a watcher change.
-fn watched(c: Change) -> Input {
+fn watched(c: Change) -> Option<Input> {
     let disk = match c.kind {
-        Kind::Renamed(to) => return Input::Renamed { from: c.path, to },
+        Kind::Renamed(to) => return Some(Input::Renamed { from: c.path, to }),
+        // Not a buffer's: the forwarding thread makes them `Event::Root`.
+        Kind::RootLost | Kind::RootRestored => return None,
         Kind::Content(bytes) => Disk::Bytes(Bytes::from(bytes)),
         Kind::TooLarge(_) => Disk::Unreadable(Skipped::TooLarge),
         Kind::NotAFile(kind) => Disk::Unreadable(Skipped::NotAFile(kind.into())),
@@ -416,9 +441,9 @@ fn watched(c: Change) -> Input {
         Kind::Denied => Disk::Unreadable(Skipped::Denied),
         Kind::Removed => Disk::Missing,
     };
-    Input::Disk {
+    Some(Input::Disk {
         path: c.path,
         disk,
         recheck: c.recheck,
-    }
+    })
 }

@@ -31,6 +31,12 @@
 //! - **Every path** that an event names bumps a monotonic change token, so
 //!   a client can ask what changed since token T
 //!   ([`Watcher::changed_since`]).
+//! - **The root itself** is checked every [`ROOT_POLL`] (and at once after
+//!   an event naming it): deleted, or moved away, it is reported as
+//!   [`Kind::RootLost`] and nothing is read; once a folder is at its path
+//!   again (recreated, or moved back) it is opened and watched afresh,
+//!   reported as [`Kind::RootRestored`], and every tracked file is read
+//!   again, so what changed meanwhile is reported as any change is.
 //!
 //! [`Buffers`] joins the watcher with `mend-sync`'s state machine for the
 //! buffers of an editor.
@@ -100,6 +106,9 @@ pub enum Error {
     },
 }
 
+/// How often the root folder is checked for being still at its path.
+pub const ROOT_POLL: Duration = Duration::from_millis(250);
+
 /// How many times [`Watcher::sync`] watches the root again for folders
 /// renamed while it settles, before it gives up vouching.
 const SYNC_REWATCHES: usize = 4;
@@ -147,6 +156,13 @@ pub enum Kind {
     /// The file was renamed to this path (relative to the root). Tracking
     /// stays on the old path until the caller moves it.
     Renamed(PathBuf),
+    /// The root folder is gone from its path (deleted, or moved away):
+    /// nothing is read until it is back. The change's path is empty.
+    RootLost,
+    /// A folder is at the root's path again and is watched: every tracked
+    /// file is read again, and its changes follow. The change's path is
+    /// empty.
+    RootRestored,
 }
 
 /// A change at a tracked path.
@@ -240,13 +256,19 @@ struct Shared {
     unreliable: Option<&'static str>,
     /// The filesystems mounted in the tree when the watch began.
     mounts: Option<mounts::Mounts>,
+    /// The root is gone from its path: nothing is read.
+    root_lost: bool,
+    /// An event named the root itself: check it now.
+    root_event: bool,
     out: Sender<Change>,
 }
 
 /// A running watch of one root. Dropping it stops the watch and its reader.
 pub struct Watcher {
     shared: Arc<Mutex<Shared>>,
-    inner: Mutex<RecommendedWatcher>,
+    /// Shared with the reader, which watches the root again when it
+    /// comes back.
+    inner: Arc<Mutex<RecommendedWatcher>>,
     /// Wakes the reader; dropped with the watcher, which ends the reader.
     wake: Sender<()>,
     /// Whether the whole tree is watched; otherwise tracking a file watches
@@ -292,6 +314,8 @@ impl Watcher {
             rewatch: false,
             unreliable: unreliable_fs(&root).or_else(|| mounts.as_ref()?.remote()),
             mounts,
+            root_lost: false,
+            root_event: false,
             out: tx,
         }));
         let (wake, woken) = crossbeam_channel::unbounded();
@@ -317,9 +341,14 @@ impl Watcher {
                 s.unreliable.get_or_insert("only some folders are watched");
             }
         }
+        let inner = Arc::new(Mutex::new(inner));
         reader::spawn(
             Arc::clone(&shared),
             reader_root,
+            reader::Rewatch {
+                inner: Arc::downgrade(&inner),
+                recursive,
+            },
             opts.max_bytes,
             woken,
             fence,
@@ -327,7 +356,7 @@ impl Watcher {
         Ok((
             Watcher {
                 shared,
-                inner: Mutex::new(inner),
+                inner,
                 wake,
                 recursive,
                 sync_fence: Mutex::new(sync_fence),
@@ -454,14 +483,13 @@ impl Watcher {
 
     /// Watches the root afresh, so every watch has its folder's path now.
     fn rewatch(&self) {
-        let mut d = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        let root = self.root();
-        let _ = d.unwatch(&root);
-        if d.watch(&root, RecursiveMode::Recursive).is_err() {
-            // Not the whole tree any more: no token can vouch for it.
-            let _ = d.watch(&root, RecursiveMode::NonRecursive);
-            lock(&self.shared).unreliable = Some("the tree could no longer be watched whole");
-        }
+        watch_again(&self.inner, &self.shared, true);
+    }
+
+    /// Whether the root folder is gone from its path (see
+    /// [`Kind::RootLost`]).
+    pub fn root_lost(&self) -> bool {
+        lock(&self.shared).root_lost
     }
 
     /// The paths changed after `token`, sorted; `None` when the watcher
@@ -473,7 +501,12 @@ impl Watcher {
     /// `x/.git` is named as `x`.
     pub fn changes_since(&self, token: u64) -> Option<Vec<PathBuf>> {
         let s = lock(&self.shared);
-        if s.unreliable.is_some() || s.doubt > token || s.rewatch || !s.changed.answers_for(token) {
+        if s.unreliable.is_some()
+            || s.doubt > token
+            || s.rewatch
+            || s.root_lost
+            || !s.changed.answers_for(token)
+        {
             return None;
         }
         // No event tells of a mount made or removed in the tree, which
@@ -495,6 +528,37 @@ impl Watcher {
     /// sorted (see [`Watcher::changes_since`] for whether that is all).
     pub fn changed_since(&self, token: u64) -> Vec<PathBuf> {
         lock(&self.shared).changed.since(token)
+    }
+}
+
+/// Watches the root afresh: recursively (when `recursive`, and the system
+/// allows), else the root and the folders of the tracked files. The watch
+/// state is not locked meanwhile: `notify` waits for its event thread,
+/// which takes it.
+fn watch_again(inner: &Mutex<RecommendedWatcher>, shared: &Mutex<Shared>, recursive: bool) {
+    let (root, folders) = {
+        let s = lock(shared);
+        let folders: Vec<PathBuf> = s
+            .tracked
+            .keys()
+            .filter_map(|p| s.root.join(p).parent().map(Path::to_path_buf))
+            .collect();
+        (s.root.clone(), folders)
+    };
+    let mut d = inner.lock().unwrap_or_else(PoisonError::into_inner);
+    // A root deleted has lost its watch already.
+    let _ = d.unwatch(&root);
+    if recursive {
+        if d.watch(&root, RecursiveMode::Recursive).is_err() {
+            // Not the whole tree any more: no token can vouch for it.
+            let _ = d.watch(&root, RecursiveMode::NonRecursive);
+            lock(shared).unreliable = Some("the tree could no longer be watched whole");
+        }
+        return;
+    }
+    let _ = d.watch(&root, RecursiveMode::NonRecursive);
+    for folder in folders {
+        let _ = d.watch(&folder, RecursiveMode::NonRecursive);
     }
 }
 
@@ -625,6 +689,10 @@ impl Shared {
             self.rescan();
             return;
         }
+        // The root deleted or moved: the reader checks it at once.
+        if e.paths.contains(&self.root) {
+            self.root_event = true;
+        }
         if only_read(&e.kind) {
             return;
         }
@@ -659,6 +727,22 @@ impl Shared {
         for p in paths {
             self.mark(&p, open);
         }
+    }
+
+    /// The root is gone from its path: reads stop until it is back.
+    fn root_gone(&mut self) {
+        self.root_lost = true;
+        self.doubted();
+        self.send(PathBuf::new(), Kind::RootLost, None);
+    }
+
+    /// A folder is at the root's path again and watched: every tracked
+    /// file is read again (what changed meanwhile is reported then).
+    fn root_back(&mut self) {
+        self.root_lost = false;
+        self.doubted();
+        self.send(PathBuf::new(), Kind::RootRestored, None);
+        self.rescan();
     }
 
     /// Events may have been missed: no earlier token vouches for the

@@ -44,6 +44,29 @@ pub(crate) struct Stamp {
     pub modified: Option<SystemTime>,
 }
 
+/// A folder's identity: its device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Identity {
+    dev: u64,
+    ino: u64,
+}
+
+impl Identity {
+    fn of(st: &rustix::fs::Stat) -> Identity {
+        Identity {
+            dev: st.st_dev,
+            ino: st.st_ino,
+        }
+    }
+
+    /// The folder at `path` now (links followed); `None` when there is
+    /// none.
+    pub(crate) fn of_folder(path: &Path) -> Option<Identity> {
+        let st = rustix::fs::stat(path).ok()?;
+        (FileType::from_raw_mode(st.st_mode) == FileType::Directory).then(|| Identity::of(&st))
+    }
+}
+
 /// The root, held open so every read resolves beneath it.
 pub(crate) struct Root {
     fd: OwnedFd,
@@ -61,6 +84,11 @@ impl Root {
             fd,
             path: path.to_path_buf(),
         })
+    }
+
+    /// The folder held open.
+    pub(crate) fn identity(&self) -> Option<Identity> {
+        rustix::fs::fstat(&self.fd).ok().map(|st| Identity::of(&st))
     }
 
     /// Reads `rel` (relative to the root), at most `max` bytes.
@@ -104,6 +132,24 @@ impl Root {
     fn open_beneath(&self, rel: &Path) -> Result<OwnedFd, Read> {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
         let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+        match self.open_as(rel, flags, how) {
+            // A socket (or a device without its driver) cannot be opened
+            // for reading at all; it is there all the same, so its kind
+            // is told from a descriptor that only names it.
+            Err(Read::Failed) => match self.open_as(rel, OFlags::PATH | OFlags::CLOEXEC, how) {
+                Ok(fd) => {
+                    match rustix::fs::fstat(&fd).map(|st| FileType::from_raw_mode(st.st_mode)) {
+                        Ok(FileType::RegularFile) | Err(_) => Err(Read::Failed),
+                        Ok(kind) => Err(Read::NotAFile(name(kind))),
+                    }
+                }
+                Err(r) => Err(r),
+            },
+            other => other,
+        }
+    }
+
+    fn open_as(&self, rel: &Path, flags: OFlags, how: ResolveFlags) -> Result<OwnedFd, Read> {
         match self.openat2(rel, flags, how) {
             // An absolute link counts as leaving the root for openat2 even
             // when it points back inside: resolve it, and open the result

@@ -1,15 +1,36 @@
 //! The reader thread: reads tracked files that are due, once they have
-//! settled, outside the watcher's lock, and reports what changed.
+//! settled, outside the watcher's lock, and reports what changed. It also
+//! checks that the root folder is still at its path, and when one is
+//! there again after it was lost, opens and watches it afresh.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
+use notify::RecommendedWatcher;
 
 use crate::barrier::Barrier;
-use crate::read::{Read, Root, Stamp};
-use crate::{EMPTY_SETTLE, Kind, OPEN_LIMIT, SETTLE, Seen, Shared, hash, lock};
+use crate::read::{Identity, Read, Root, Stamp};
+use crate::{EMPTY_SETTLE, Kind, OPEN_LIMIT, ROOT_POLL, SETTLE, Seen, Shared, hash, lock};
+
+/// What the reader needs to watch the root again when it comes back.
+pub(crate) struct Rewatch {
+    /// The watcher's `notify` handle; gone once the watcher is dropped.
+    pub(crate) inner: Weak<Mutex<RecommendedWatcher>>,
+    /// Whether the whole tree is watched.
+    pub(crate) recursive: bool,
+}
+
+/// The root folder the reader reads beneath, and when it was last
+/// checked to be still at its path.
+struct Held {
+    root: Root,
+    /// The folder opened, to tell another at its path.
+    identity: Option<Identity>,
+    checked: Instant,
+    rewatch: Rewatch,
+}
 
 /// A file still changing is read again this often.
 const RETRY: Duration = Duration::from_millis(25);
@@ -24,13 +45,20 @@ const FENCE: Duration = Duration::from_secs(1);
 pub(crate) fn spawn(
     shared: Arc<Mutex<Shared>>,
     root: Root,
+    rewatch: Rewatch,
     max: u64,
     woken: Receiver<()>,
     fence: Option<Barrier>,
 ) {
+    let mut held = Held {
+        identity: root.identity(),
+        root,
+        checked: Instant::now(),
+        rewatch,
+    };
     let spawned = std::thread::Builder::new()
         .name("mend-watch-reader".into())
-        .spawn(move || run(&shared, &root, max, &woken, fence.as_ref()));
+        .spawn(move || run(&shared, &mut held, max, &woken, fence.as_ref()));
     // Without a thread nothing is read: changes are then never reported,
     // which the caller sees as silence rather than a crash.
     drop(spawned);
@@ -38,16 +66,17 @@ pub(crate) fn spawn(
 
 fn run(
     shared: &Mutex<Shared>,
-    root: &Root,
+    held: &mut Held,
     max: u64,
     woken: &Receiver<()>,
     fence: Option<&Barrier>,
 ) {
     let mut tries: std::collections::HashMap<PathBuf, u32> = Default::default();
     loop {
+        check_root(shared, held);
         let (ready, wait) = due(shared);
         if ready.is_empty() {
-            let timeout = wait.unwrap_or(Duration::from_secs(3600));
+            let timeout = wait.unwrap_or(ROOT_POLL).min(ROOT_POLL);
             match woken.recv_timeout(timeout) {
                 Ok(()) | Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
@@ -57,7 +86,7 @@ fn run(
             continue;
         }
         for (path, generation) in ready {
-            let read = root.read(&path, max);
+            let read = held.root.read(&path, max);
             // Every event queued before the read is handled before the
             // read is judged (a writer's truncation among them).
             let fenced = fence.is_none_or(|b| b.pass(FENCE));
@@ -71,10 +100,51 @@ fn run(
     }
 }
 
+/// Checks, every [`ROOT_POLL`] or at once after an event named it, that
+/// the folder read from is still at the root's path. Gone, it is reported
+/// lost; a folder there again (recreated, or moved back) is opened and
+/// watched afresh, and reported restored.
+fn check_root(shared: &Mutex<Shared>, held: &mut Held) {
+    let (path, lost) = {
+        let mut s = lock(shared);
+        if !std::mem::take(&mut s.root_event) && held.checked.elapsed() < ROOT_POLL {
+            return;
+        }
+        (s.root.clone(), s.root_lost)
+    };
+    held.checked = Instant::now();
+    let here = Identity::of_folder(&path);
+    if !lost {
+        if here.is_some() && here == held.identity {
+            return;
+        }
+        lock(shared).root_gone();
+        if here.is_none() {
+            return;
+        }
+    } else if here.is_none() {
+        return;
+    }
+    // A folder is there: the one read from from now on.
+    let Ok(root) = Root::open(&path) else {
+        return;
+    };
+    held.identity = root.identity();
+    held.root = root;
+    if let Some(inner) = held.rewatch.inner.upgrade() {
+        crate::watch_again(&inner, shared, held.rewatch.recursive);
+    }
+    lock(shared).root_back();
+}
+
 /// The tracked paths ready to be read, with the generation of their due
-/// state, and how long until the next one may be.
+/// state, and how long until the next one may be. Nothing is read while
+/// the root is lost.
 fn due(shared: &Mutex<Shared>) -> (Vec<(PathBuf, u64)>, Option<Duration>) {
     let s = lock(shared);
+    if s.root_lost {
+        return (Vec::new(), Some(ROOT_POLL));
+    }
     let now = Instant::now();
     let mut ready = Vec::new();
     let mut wait: Option<Duration> = None;

@@ -421,3 +421,62 @@ fn a_watch_of_some_folders_vouches_for_nothing() {
     assert!(w.unreliable().is_some());
     assert_eq!(w.changes_since(t0), None);
 }
+
+/// The root moved away and a new folder made at its path, then that one
+/// deleted and the first moved back: each loss and each return is
+/// reported, the token vouches for nothing while the root is lost, and a
+/// tracked file is read from whichever folder is at the path.
+#[test]
+fn a_root_lost_and_restored_is_reported_and_watched_again() {
+    let (dir, w, rx) = setup(&[("a.txt", "one\n")]);
+    let root = dir.path().to_path_buf();
+    let away = root.with_extension("away");
+    let token = w.sync(PATIENCE).expect("settled");
+    std::fs::rename(&root, &away).unwrap();
+    assert_eq!(next(&rx), (PathBuf::new(), Kind::RootLost));
+    assert!(w.root_lost());
+    assert_eq!(w.changes_since(token), None);
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "new\n").unwrap();
+    assert_eq!(next(&rx), (PathBuf::new(), Kind::RootRestored));
+    assert_eq!(next(&rx), ("a.txt".into(), content("new\n")));
+    std::fs::remove_dir_all(&root).unwrap();
+    let mut seen = next(&rx);
+    if seen == ("a.txt".into(), Kind::Removed) {
+        seen = next(&rx);
+    }
+    assert_eq!(seen, (PathBuf::new(), Kind::RootLost));
+    std::fs::rename(&away, &root).unwrap();
+    assert_eq!(next(&rx), (PathBuf::new(), Kind::RootRestored));
+    assert_eq!(next(&rx), ("a.txt".into(), content("one\n")));
+    assert!(!w.root_lost());
+    std::fs::write(root.join("a.txt"), "two\n").unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), content("two\n")));
+}
+
+/// A root deleted and made again at once, quicker than the root is
+/// checked: the new folder is another, so it is still reported lost and
+/// restored, and watched.
+#[test]
+fn a_root_made_again_at_once_is_watched_again() {
+    let (dir, _w, rx) = setup(&[("a.txt", "one\n")]);
+    let root = dir.path().to_path_buf();
+    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "two\n").unwrap();
+    let mut got = Vec::new();
+    while got.last() != Some(&("a.txt".into(), content("two\n"))) {
+        got.push(next(&rx));
+    }
+    got.retain(|c| c.1 != Kind::Removed);
+    assert_eq!(
+        got,
+        [
+            (PathBuf::new(), Kind::RootLost),
+            (PathBuf::new(), Kind::RootRestored),
+            ("a.txt".into(), content("two\n"))
+        ]
+    );
+    std::fs::write(root.join("a.txt"), "three\n").unwrap();
+    assert_eq!(next(&rx), ("a.txt".into(), content("three\n")));
+}

@@ -355,6 +355,29 @@ local function expect_in(text, pattern, what)
   end
 end
 
+--- The root deleted: the statusline and :checkhealth say so; made again
+--- with the file changed: the statusline clears, the buffer reloads, and
+--- later writes reach it too.
+function cases.root_lost_and_restored()
+  local path, buf = start(numbered(3))
+  local mend = require('mend')
+  local function line(n) return vim.api.nvim_buf_get_lines(buf, n - 1, n, false)[1] end
+  local dir = vim.fn.fnamemodify(path, ':h')
+  sh('rm -rf "$1"', dir)
+  wait_for('the root lost', function() return mend.statusline() == '[mend: root lost]' end)
+  expect_in(checkhealth(), 'WARNING[^\n]*is gone', 'the health report')
+  local new = numbered(3)
+  new[2] = 'agent 2'
+  sh('mkdir "$1"', dir)
+  write_file(path, text_of(new))
+  wait_for('the root back', function() return mend.statusline() == '' end)
+  wait_for('the reload', function() return line(2) == 'agent 2' end)
+  new[3] = 'agent 3'
+  write_file(path, text_of(new))
+  wait_for('the next reload', function() return line(3) == 'agent 3' end)
+  eq(false, vim.bo[buf].modified, 'modified after the reloads')
+end
+
 function cases.health_reports_binary_version_and_server()
   start(numbered(3))
   local root = client.root

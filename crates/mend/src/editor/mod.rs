@@ -10,12 +10,15 @@
 //! One loop owns every buffer's state: requests, file changes and finished
 //! merges are taken one at a time, and each does only quick work (merges
 //! of large files run on their own threads), so no request waits behind a
-//! slow buffer.
+//! slow buffer. Requests that take a lock another process may hold run on
+//! a worker thread (see `worker.rs`), so a held lock never stops buffer
+//! sync.
 
 mod frame;
 mod pending;
 mod protocol;
 mod turn;
+mod worker;
 
 use std::path::{Path, PathBuf};
 
@@ -41,28 +44,46 @@ const REFUSED: i32 = -32001;
 /// and its JSON a few times that at worst.
 const FRAME_LIMIT: usize = 64 << 20;
 
-/// A request's failure: a JSON-RPC error code and a message for the user.
-struct Failure(i32, String);
+/// A request's failure: a JSON-RPC error code, a message for the user,
+/// and what a program may read from it (`error.data`).
+struct Failure {
+    code: i32,
+    message: String,
+    data: Option<Value>,
+}
+
+impl Failure {
+    fn new(code: i32, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+}
 
 impl<E: std::fmt::Display> From<E> for Failure {
     fn from(e: E) -> Self {
-        Failure(REFUSED, e.to_string())
+        Failure::new(REFUSED, e.to_string())
     }
 }
 
 type Answer = Result<Value, Failure>;
 
+/// An answer as a response's `result` or `error`.
+fn reply(answer: Answer) -> Result<Value, Value> {
+    answer.map_err(|f| frame::error(f.code, &f.message, f.data))
+}
+
 /// The state after `initialize`.
 struct Session {
     buffers: Buffers,
-    ws: Workspace,
-    pending: String,
-    /// The root's checkpoints, narrowed by the buffers' watcher.
-    watched: mend_service::Watched,
+    /// Runs the requests that take locks (pending, turn, checkpoint).
+    worker: worker::Worker,
 }
 
 struct Server {
-    out: Sender<Value>,
+    out: Sender<String>,
     default_root: PathBuf,
     /// The merge policy when `initialize` names none.
     policy: mend_merge::Policy,
@@ -102,13 +123,13 @@ impl Server {
                 .map_or_else(|| never.clone(), |s| s.buffers.events().clone());
             select! {
                 recv(incoming) -> msg => match msg {
-                    Ok(frame::Incoming::Request(req)) => self.request(&req),
+                    Ok(frame::Incoming::Request(req)) => self.request(req),
                     Ok(frame::Incoming::Notification { method, .. }) if method == "exit" => return,
                     Ok(frame::Incoming::Notification { method, params }) if method.starts_with("buffer/") => {
-                        self.notified(&Request { id: Value::Null, method, params });
+                        self.notified(&Request { id: frame::Id::null(), method, params });
                     }
                     Ok(frame::Incoming::Invalid { id, code, message }) => {
-                        self.send(frame::response(id, Err((code, message))));
+                        self.send(frame::response(&id, Err(frame::error(code, &message, None))));
                     }
                     // Responses (the server sends no requests) and
                     // notifications that report no buffer need no answer.
@@ -116,6 +137,10 @@ impl Server {
                     Err(_) => return,
                 },
                 recv(events) -> event => if let (Ok(e), Some(s)) = (event, self.session.as_mut()) {
+                    if let mend_watch::Event::Root { lost } = e {
+                        self.root(lost);
+                        continue;
+                    }
                     let notices = s.buffers.handle(e);
                     self.notify(&notices);
                 },
@@ -123,10 +148,16 @@ impl Server {
         }
     }
 
-    fn request(&mut self, req: &Request) {
-        let (answer, notices) = self.dispatch(req);
-        let result = answer.map_err(|Failure(code, msg)| (code, msg));
-        self.send(frame::response(req.id.clone(), result));
+    fn request(&mut self, req: Request) {
+        // The worker answers these itself, when their locks allow.
+        if let Some(s) = self.session.as_ref().filter(|_| !self.shutdown)
+            && worker::serves(&req.method)
+        {
+            s.worker.submit(req);
+            return;
+        }
+        let (answer, notices) = self.dispatch(&req);
+        self.send(frame::response(&req.id, reply(answer)));
         self.notify(&notices);
     }
 
@@ -136,7 +167,7 @@ impl Server {
     /// no answer to a notification, so a failure goes to standard error.
     fn notified(&mut self, req: &Request) {
         let (answer, notices) = self.dispatch(req);
-        if let Err(Failure(_, msg)) = answer {
+        if let Err(Failure { message: msg, .. }) = answer {
             use std::io::Write as _;
             let _ = writeln!(
                 std::io::stderr(),
@@ -151,9 +182,9 @@ impl Server {
         let method = req.method.as_str();
         if self.shutdown && method != "shutdown" {
             return (
-                Err(Failure(
+                Err(Failure::new(
                     frame::INVALID_REQUEST,
-                    "the server is shutting down".into(),
+                    "the server is shutting down",
                 )),
                 vec![],
             );
@@ -166,7 +197,7 @@ impl Server {
             }
             _ => match self.session.as_mut() {
                 None => (
-                    Err(Failure(NOT_INITIALIZED, "send initialize first".into())),
+                    Err(Failure::new(NOT_INITIALIZED, "send initialize first")),
                     vec![],
                 ),
                 Some(s) => s.dispatch(req),
@@ -177,7 +208,7 @@ impl Server {
     fn initialize(&mut self, req: &Request) -> Answer {
         if let Some(s) = &self.session {
             // Starting over would drop every buffer's base.
-            return Err(Failure(
+            return Err(Failure::new(
                 frame::INVALID_REQUEST,
                 format!(
                     "already initialized for {}; start another `mend editor` for another root",
@@ -193,14 +224,16 @@ impl Server {
         let mut buffers = Buffers::start(ws.root(), Options::default())?;
         buffers.set_policy(p.merge.unwrap_or(self.policy));
         let root = buffers.root().to_path_buf();
-        self.session = Some(Session {
-            watched: mend_service::Watched::new(&root, None),
-            buffers,
+        let ctx = worker::Context {
             ws,
             pending: p
                 .session
                 .unwrap_or_else(|| mend_pending::DEFAULT_SESSION.into()),
-        });
+            watched: mend_service::Watched::new(&root, None),
+            watcher: buffers.shared_watcher(),
+        };
+        let worker = worker::Worker::start(ctx, self.out.clone())?;
+        self.session = Some(Session { buffers, worker });
         Ok(json!({
             "serverInfo": {"name": "mend", "version": env!("CARGO_PKG_VERSION")},
             "root": root.to_string_lossy(),
@@ -218,7 +251,18 @@ impl Server {
         }
     }
 
-    fn send(&self, msg: Value) {
+    /// `root/lost` or `root/restored`: the root folder went from its path,
+    /// or is back and watched again.
+    fn root(&self, lost: bool) {
+        let Some(s) = self.session.as_ref().filter(|_| !self.shutdown) else {
+            return;
+        };
+        let method = if lost { "root/lost" } else { "root/restored" };
+        let root = s.buffers.root().to_string_lossy();
+        self.send(frame::notification(method, json!({ "root": root })));
+    }
+
+    fn send(&self, msg: String) {
         // A closed output means the editor is gone; the end of its input
         // follows and ends the loop.
         let _ = self.out.send(msg);
@@ -232,7 +276,7 @@ fn params<P: DeserializeOwned>(req: &Request) -> Result<P, Failure> {
         req.params.clone()
     };
     serde_json::from_value(v).map_err(|e| {
-        Failure(
+        Failure::new(
             INVALID_PARAMS,
             format!("{}: {e}; see docs/editor-protocol.md", req.method),
         )
@@ -281,18 +325,18 @@ impl Session {
             (None, Some(edits)) => {
                 let rel = self.buffers.relative(&p.path)?;
                 let now = self.buffers.text(&rel).ok_or_else(|| {
-                    Failure(
+                    Failure::new(
                         REFUSED,
                         format!("{} is not open; send buffer/open first", p.path),
                     )
                 })?;
                 protocol::apply_edits(&String::from_utf8_lossy(now), edits)
-                    .map_err(|e| Failure(INVALID_PARAMS, e))?
+                    .map_err(|e| Failure::new(INVALID_PARAMS, e))?
             }
             (None, None) => {
-                return Err(Failure(
+                return Err(Failure::new(
                     INVALID_PARAMS,
-                    "buffer/changed needs text or edits".into(),
+                    "buffer/changed needs text or edits",
                 ));
             }
         };
@@ -306,6 +350,7 @@ impl Session {
         match req.method.as_str() {
             "editor/status" => Ok(json!({
                 "root": self.buffers.root().to_string_lossy(),
+                "root_lost": self.buffers.watcher().root_lost(),
                 "token": self.buffers.watcher().token(),
                 "buffers": self.buffers.status(),
             })),
@@ -319,12 +364,7 @@ impl Session {
                     .collect();
                 Ok(json!({"token": w.token(), "paths": paths}))
             }
-            m if m.starts_with("pending/") => pending::dispatch(&self.ws, &self.pending, req),
-            m if m.starts_with("turn/") => {
-                turn::dispatch(&self.watched, self.buffers.watcher(), req)
-            }
-            "checkpoint/create" => turn::checkpoint(&self.watched, self.buffers.watcher(), req),
-            m => Err(Failure(
+            m => Err(Failure::new(
                 METHOD_NOT_FOUND,
                 format!("unknown method {m}; see docs/editor-protocol.md"),
             )),

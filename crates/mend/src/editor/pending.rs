@@ -8,6 +8,7 @@ use mend_service::pending::{Action, Actor, Hunks};
 use mend_workspace::Workspace;
 use serde::Deserialize;
 
+use super::worker::refused;
 use super::{Answer, Failure, Request, params};
 
 #[derive(Deserialize, Default)]
@@ -44,7 +45,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
             let against = match p.against.as_deref() {
                 None => Against::Context,
                 Some(word) => Against::named(word).ok_or_else(|| {
-                    Failure(
+                    Failure::new(
                         super::INVALID_PARAMS,
                         format!("against must be {}, not {word:?}", Against::spelled()),
                     )
@@ -57,7 +58,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
         }
         "pending/output" => {
             Action::Output(p.path.ok_or_else(|| {
-                Failure(super::INVALID_PARAMS, "pending/output needs a path".into())
+                Failure::new(super::INVALID_PARAMS, "pending/output needs a path")
             })?)
         }
         "pending/accept" => Action::Accept {
@@ -71,7 +72,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
         },
         "pending/sync" => Action::Sync(p.paths),
         m => {
-            return Err(Failure(
+            return Err(Failure::new(
                 super::METHOD_NOT_FOUND,
                 format!("unknown method {m}; see docs/editor-protocol.md"),
             ));
@@ -79,6 +80,8 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
     })
 }
 
+/// A `pending/*` request on `ws` (whose lock timeout is the request's
+/// wait), in `default` unless it names another session.
 pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
     let mut p: Select = params(req)?;
     let session = p.session.take().unwrap_or_else(|| default.to_owned());
@@ -88,6 +91,6 @@ pub(super) fn dispatch(ws: &Workspace, default: &str, req: &Request) -> Answer {
         holder: "mend editor",
         merge: None,
     };
-    let outcome = mend_service::pending::act(ws, &who, action)?;
+    let outcome = mend_service::pending::act(ws, &who, action).map_err(|e| refused(&e))?;
     Ok(mend_service::to_value(&outcome)?)
 }

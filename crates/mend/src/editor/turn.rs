@@ -9,6 +9,7 @@ use mend_service::turn::Action;
 use mend_watch::Watcher;
 use serde::Deserialize;
 
+use super::worker::refused;
 use super::{Answer, Failure, Request, params};
 
 #[derive(Deserialize, Default)]
@@ -48,7 +49,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
         "turn/accept" => Action::Accept(selection),
         "turn/end" => Action::End,
         m => {
-            return Err(Failure(
+            return Err(Failure::new(
                 super::METHOD_NOT_FOUND,
                 format!("unknown method {m}; see docs/editor-protocol.md"),
             ));
@@ -56,18 +57,27 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
     })
 }
 
-/// A `turn/*` request; `begin` and `reject` checkpoint through the
-/// session's holder, narrowed by the buffers' watcher.
-pub(super) fn dispatch(watched: &Watched, watcher: &Watcher, req: &Request) -> Answer {
+/// A `turn/*` request, waiting at most `wait` for the workspace lock;
+/// `begin` and `reject` checkpoint through the session's holder, narrowed
+/// by the buffers' watcher.
+pub(super) fn dispatch(
+    watched: &Watched,
+    watcher: &Watcher,
+    wait: Duration,
+    req: &Request,
+) -> Answer {
     let action = action(&req.method, params(req)?)?;
     let outcome = match action {
         Action::Begin(_) | Action::Reject(_) => {
-            watched.turn(Some(watcher), &action, &mut |_| {})?.0
+            watched
+                .with_waiting(Some(watcher), Some(wait), |t| {
+                    mend_service::turn::run(t, &action, &mut |_| {})
+                })
+                .map_err(|e| refused(&e))?
+                .0
         }
-        _ => {
-            let timeout = Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
-            mend_service::turn::act(watched.root(), &action, timeout, &mut |_| {})?
-        }
+        _ => mend_service::turn::act(watched.root(), &action, wait, &mut |_| {})
+            .map_err(|e| refused(&e))?,
     };
     Ok(mend_service::to_value(&outcome)?)
 }
@@ -82,15 +92,25 @@ struct Create {
 }
 
 /// `checkpoint/create`: a checkpoint of the root, narrowed by the
-/// buffers' watcher; the answer is `mend checkpoint create --json`'s,
-/// with `scan`.
-pub(super) fn checkpoint(watched: &Watched, watcher: &Watcher, req: &Request) -> Answer {
+/// buffers' watcher, waiting at most `wait` for the workspace lock; the
+/// answer is `mend checkpoint create --json`'s, with `scan`.
+pub(super) fn checkpoint(
+    watched: &Watched,
+    watcher: &Watcher,
+    wait: Duration,
+    req: &Request,
+) -> Answer {
     let p: Create = params(req)?;
     let opts = mend_checkpoint::CreateOptions {
         label: p.label,
         anchor: p.anchor,
         ..Default::default()
     };
-    let made = watched.create(Some(watcher), &opts, false, &mut |_| {})?;
+    let (mut made, scan) = watched
+        .with_waiting(Some(watcher), Some(wait), |t| {
+            mend_service::checkpoint::create(t.checkpoints(), &opts, false, &mut |_| {})
+        })
+        .map_err(|e| refused(&e))?;
+    made.scan = scan;
     Ok(mend_service::to_value(&made)?)
 }

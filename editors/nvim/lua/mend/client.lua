@@ -13,6 +13,9 @@ local M = {
   last_error = nil,
   --- Milliseconds a request may wait for its answer.
   timeout = 5000,
+  --- The server said the root folder is gone from its path (`root/lost`)
+  --- and not back yet (`root/restored`): no file change reaches a buffer.
+  root_lost = false,
 }
 
 --- The running connection; nil once it ends. Each start makes a new one,
@@ -40,6 +43,20 @@ local function redraw()
   pcall(vim.cmd.redrawstatus, { bang = true })
 end
 
+M.on('root/lost', function(params)
+  M.root_lost = true
+  warn('the root ' .. tostring(params.root) .. ' is gone (deleted or moved away); '
+    .. 'buffers keep their text, and files are watched again once it is back')
+  redraw()
+end)
+
+M.on('root/restored', function(params)
+  M.root_lost = false
+  vim.notify('mend: the root ' .. tostring(params.root) .. ' is back and watched again',
+    vim.log.levels.INFO)
+  redraw()
+end)
+
 --- The root as an absolute path without a trailing slash.
 function M.normalize_root(root)
   local abs = vim.fn.fnamemodify(root, ':p')
@@ -53,7 +70,8 @@ end
 
 --- The server's state: `state` is `off` (never started or stopped),
 --- `running`, `hung` (`overdue` requests unanswered past the timeout) or
---- `dead` (it exited, or could not start).
+--- `dead` (it exited, or could not start); `root_lost` while the server
+--- says the root folder is gone.
 function M.status()
   local n = 0
   for _ in pairs(pending) do
@@ -65,7 +83,13 @@ function M.status()
   elseif M.running() then
     state = overdue > 0 and 'hung' or 'running'
   end
-  return { state = state, pending = n, overdue = overdue, last_error = M.last_error }
+  return {
+    state = state,
+    pending = n,
+    overdue = overdue,
+    last_error = M.last_error,
+    root_lost = state == 'running' and M.root_lost,
+  }
 end
 
 --- Forgets every unanswered request (the server that owed them is gone).
@@ -107,7 +131,7 @@ function M.start(config)
   end
   M.timeout = config.timeout or M.timeout
   M.root = M.normalize_root(config.root or vim.fn.getcwd())
-  M.server_info, M.last_error, dead = nil, nil, false
+  M.server_info, M.last_error, dead, M.root_lost = nil, nil, false, false
   if vim.fn.executable(config.cmd[1]) ~= 1 then
     return failed(config.cmd[1] .. ' is not executable; install mend or pass setup({ cmd = { ... } })')
   end

@@ -78,7 +78,12 @@ local function check_server()
   else
     health.warn('not initialized yet (no answer to initialize)')
   end
-  health.info('root: ' .. tostring(client.root))
+  if st.root_lost then
+    health.warn('root: ' .. tostring(client.root) .. ' is gone (deleted or moved away)',
+      { 'Put the folder back: it is watched again as soon as it is there' })
+  else
+    health.info('root: ' .. tostring(client.root))
+  end
   local n = count_buffers()
   health.info(n .. (n == 1 and ' buffer attached' or ' buffers attached'))
   if st.last_error then

@@ -126,13 +126,17 @@ function M.setup(opts)
 end
 
 --- A statusline item: `[mend: dead]` when the server exited, `[mend:
---- hung]` while a request waits past the timeout, `[mend: conflict]` while
+--- hung]` while a request waits past the timeout, `[mend: root lost]`
+--- while the root folder is gone from its path, `[mend: conflict]` while
 --- the current buffer is in conflict mode, `[mend: deleted]` when its file
 --- is gone, else empty.
 function M.statusline()
-  local state = require('mend.client').status().state
+  local status = require('mend.client').status()
+  local state = status.state
   if state == 'dead' or state == 'hung' then
     return '[mend: ' .. state .. ']'
+  elseif status.root_lost then
+    return '[mend: root lost]'
   end
   return require('mend.sync').statusline(vim.api.nvim_get_current_buf())
 end

@@ -29,6 +29,9 @@ pub struct Client {
     pub queued: Vec<Notification>,
     /// Error replies to frames that were not requests (`null` id).
     unanswered: Vec<(i64, String)>,
+    /// Replies to requests sent with [`Client::send_request`], by id,
+    /// received while waiting for another.
+    replies: std::collections::HashMap<i64, Value>,
 }
 
 /// One frame's JSON, or `None` at the end of the output.
@@ -88,6 +91,7 @@ impl Client {
             next_id: 0,
             queued: Vec::new(),
             unanswered: Vec::new(),
+            replies: Default::default(),
         };
         c.request("initialize", init).expect("initialize");
         c
@@ -117,29 +121,47 @@ impl Client {
     /// Sends a request and waits for its response: the result, or the
     /// error's code and message.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, (i32, String)> {
+        let id = self.send_request(method, params);
+        let m = self
+            .reply_within(id, PATIENCE)
+            .unwrap_or_else(|| panic!("no response to {method}"));
+        match m.get("error") {
+            Some(e) => Err((
+                e["code"].as_i64().unwrap_or(0) as i32,
+                e["message"].as_str().unwrap_or_default().to_owned(),
+            )),
+            None => Ok(m["result"].clone()),
+        }
+    }
+
+    /// Sends a request without waiting for its response; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
         self.next_id += 1;
         let id = self.next_id;
         let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
         msg["params"] = params;
         self.send(&msg);
-        let deadline = Instant::now() + PATIENCE;
+        id
+    }
+
+    /// The whole response to request `id`, waiting up to `wait`;
+    /// notifications that come meanwhile are queued.
+    pub fn reply_within(&mut self, id: i64, wait: Duration) -> Option<Value> {
+        if let Some(m) = self.replies.remove(&id) {
+            return Some(m);
+        }
+        let deadline = Instant::now() + wait;
         loop {
-            let m = self
-                .recv(deadline)
-                .unwrap_or_else(|| panic!("no response to {method}"));
+            let m = self.recv(deadline)?;
             if let Some(method) = m["method"].as_str() {
                 self.queued.push(Notification {
                     method: method.to_owned(),
                     params: m["params"].clone(),
                 });
             } else if m["id"] == json!(id) {
-                return match m.get("error") {
-                    Some(e) => Err((
-                        e["code"].as_i64().unwrap_or(0) as i32,
-                        e["message"].as_str().unwrap_or_default().to_owned(),
-                    )),
-                    None => Ok(m["result"].clone()),
-                };
+                return Some(m);
+            } else if let Some(other) = m["id"].as_i64() {
+                self.replies.insert(other, m);
             } else if let Some(e) = m.get("error") {
                 let code = e["code"].as_i64().unwrap_or(0);
                 let msg = e["message"].as_str().unwrap_or_default().to_owned();
@@ -172,6 +194,9 @@ impl Client {
                     method: method.to_owned(),
                     params: m["params"].clone(),
                 });
+            }
+            if let Some(id) = m["id"].as_i64() {
+                self.replies.insert(id, m);
             }
         }
     }

@@ -5,7 +5,9 @@
 
 mod actors;
 pub(crate) mod client;
+mod locks;
 mod paths;
+mod root;
 mod safety;
 
 use std::time::Duration;

@@ -179,3 +179,111 @@ fn line_edits_without_a_final_newline_are_refused() {
     assert_eq!(r["text"], "a\nb\nC\n");
     assert!(c.notification_within(Duration::from_millis(300)).is_none());
 }
+
+/// A socket or a FIFO renamed over a buffer's file is not the file
+/// deleted: it is reported as `buffer/skipped` with its kind, and the
+/// buffer stays. (A socket cannot be opened for reading at all, which was
+/// taken for a missing file.)
+#[test]
+fn a_socket_or_fifo_at_a_buffers_path_is_skipped() {
+    let dir = workspace(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let d = dir.path();
+    let mut c = Client::start(d);
+    open(&mut c, "a.txt", "a\n", false, 1);
+    open(&mut c, "b.txt", "b\n", false, 1);
+    let _socket = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
+    std::fs::rename(d.join("sock"), d.join("a.txt")).unwrap();
+    let s = expect(&mut c, "buffer/skipped");
+    assert_eq!(
+        (&s["path"], &s["reason"], &s["kind"]),
+        (&json!("a.txt"), &json!("not-a-file"), &json!("a socket")),
+        "{s:#}"
+    );
+    let fifo = d.join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::fs::rename(&fifo, d.join("b.txt")).unwrap();
+    let s = expect(&mut c, "buffer/skipped");
+    assert_eq!(
+        (&s["path"], &s["kind"]),
+        (&json!("b.txt"), &json!("a FIFO (named pipe)")),
+        "{s:#}"
+    );
+    // Nothing says the files were deleted, and both buffers stay.
+    assert!(c.notification_within(Duration::from_millis(1500)).is_none());
+    let status = c.request("editor/status", Value::Null).unwrap();
+    assert_eq!(status["buffers"][0]["deleted"], false, "{status:#}");
+    assert_eq!(status["buffers"][1]["deleted"], false, "{status:#}");
+}
+
+/// Bytes without a line end before a header do not swallow the frame
+/// they precede: they are answered, and the request after them is too.
+#[test]
+fn stray_bytes_before_a_header_are_passed_over() {
+    let dir = workspace(&[("a.txt", "one\n")]);
+    let mut c = Client::start(dir.path());
+    for stray in [&b"abc"[..], b"}}", b"\x00\xff"] {
+        c.send_raw(stray);
+        let status = c.request("editor/status", Value::Null);
+        assert!(status.is_ok(), "{status:?}");
+        let errors: Vec<i64> = c.errors().iter().map(|e| e.0).collect();
+        assert_eq!(errors, [-32700], "{stray:?}");
+    }
+}
+
+/// A `Content-Length` over the limit is answered at once, before its
+/// bytes come (for 10^12 they never do), and the next frame is read.
+#[test]
+fn an_oversized_length_is_answered_at_once() {
+    let dir = workspace(&[("a.txt", "one\n")]);
+    let mut c = Client::start(dir.path());
+    c.send_raw(b"Content-Length: 1000000000000\r\n\r\n{\"id\":");
+    let status = c.request("editor/status", Value::Null);
+    assert!(status.is_ok(), "{status:?}");
+    let errors = c.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, -32600, "{errors:?}");
+    assert!(errors[0].1.contains("over the limit"), "{errors:?}");
+}
+
+/// A request's id comes back as it was sent: an integer past 64 bits is
+/// not turned into a float (the reply is read as bytes, since a JSON
+/// parser would round it too).
+#[test]
+fn ids_are_echoed_exactly() {
+    let dir = workspace(&[("a.txt", "one\n")]);
+    let bin = std::env::var_os("MEND_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_mend").into());
+    let mut child = std::process::Command::new(bin)
+        .arg("editor")
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ids = [
+        "123456789012345678901234567890",
+        "-18446744073709551617",
+        "2.50",
+    ];
+    let mut input = child.stdin.take().unwrap();
+    for (n, id) in ids.iter().enumerate() {
+        let method = if n == 0 {
+            "initialize"
+        } else {
+            "editor/status"
+        };
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+        std::io::Write::write_all(&mut input, &frame(body.as_bytes())).unwrap();
+    }
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for id in ids {
+        assert!(text.contains(&format!(r#""id":{id},"#)), "{id}: {text}");
+    }
+}
