@@ -71,6 +71,7 @@ pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
 pub use error::{Error, PathRule};
 pub use private::{DAEMON_DIR, DAEMON_SOCKET};
+pub use trust::{Seal, Unsealed};
 pub use txn::{Became, Kept, Lost, Recovery, Why};
 
 /// Workspace settings.
@@ -317,6 +318,16 @@ impl Workspace {
             what: "could not be made".into(),
             fix: "Check that the project root is writable.".into(),
         })
+    }
+
+    /// The seal of this root's `.mend` (made when missing), for state
+    /// files mend keeps outside it (see [`PrivateDir::sealed_with`]).
+    pub fn seal(&self) -> Result<Seal, Error> {
+        let dir = self.private_dir()?;
+        Ok(dir
+            .seal()
+            .expect("a verified .mend carries its seal")
+            .clone())
     }
 
     /// [`Workspace::private_dir`] when `.mend/` exists already; `None`
