@@ -222,12 +222,13 @@ pub(crate) struct State {
     disk: Option<Disk>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Disk {
     len: u64,
     whole: u64,
-    /// The last block's tag, which an appended block's covers.
-    tag: Tag,
+    /// The last block's tag, which an appended block's covers (boxed: a
+    /// state travels in results).
+    tag: Box<Tag>,
 }
 
 /// State entries by path.
@@ -380,7 +381,7 @@ impl State {
                 u64::MAX
             },
             whole: whole?,
-            tag: tag?,
+            tag: Box::new(tag?),
         });
         Some(state)
     }
@@ -440,7 +441,7 @@ impl State {
         commit: Oid,
     ) -> Result<(), mend_workspace::Error> {
         self.commit = Some(commit);
-        if let Some(disk) = self.disk {
+        if let Some(disk) = self.disk.take() {
             let (block, tag) = self
                 .block(CHANGES, changes)
                 .framed(sealing, Some(&disk.tag));
@@ -449,7 +450,7 @@ impl State {
                 self.disk = Some(Disk {
                     len: disk.len + block.len() as u64,
                     whole: disk.whole,
-                    tag,
+                    tag: Box::new(tag),
                 });
                 return Ok(());
             }
@@ -461,7 +462,7 @@ impl State {
         self.disk = Some(Disk {
             len: out.len() as u64,
             whole: out.len() as u64,
-            tag,
+            tag: Box::new(tag),
         });
         Ok(())
     }
