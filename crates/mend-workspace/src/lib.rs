@@ -8,8 +8,10 @@
 //!   checked again at commit time, and only regular files are read or
 //!   written.
 //! - **Nothing in the repository is trusted**: `.mend/` is used only when
-//!   mend made it, and a journal is acted on only when it carries this
-//!   workspace's signature (see the `private` and `trust` modules).
+//!   it carries mend's owner mark, a journal is acted on only when it
+//!   carries this workspace's signature, and every other state file mend
+//!   reads back is sealed ([`Seal`]; see the `private` and `trust`
+//!   modules).
 //!   Everything in it is then reached through a [`PrivateDir`], the
 //!   folder's descriptor, never through a link (see the `beneath` module).
 //! - **Exact encodings**: [`Workspace::read`] returns UTF-8 text as is (BOM
@@ -310,8 +312,10 @@ impl Workspace {
 
     /// mend's verified private folder, `.mend/`, created when missing, held
     /// open: everything in it is reached through the returned descriptor,
-    /// never through a link. A `.mend` that is a link, tracked by git, or
-    /// holds links or special files is refused (see [`Error::Untrusted`]).
+    /// never through a link. A `.mend` that is a link, or a folder without
+    /// mend's owner mark for this user, is refused (see
+    /// [`Error::Untrusted`]); one moved with its project is taken over
+    /// unless git tracks it or it holds links or special files.
     pub fn private_dir(&self) -> Result<PrivateDir, Error> {
         let dir = private::open(&self.root.canonical, self.key()?, true)?;
         dir.ok_or_else(|| Error::Untrusted {
