@@ -775,7 +775,11 @@ impl Checkpoints {
         // Saved only now that a ref holds every object it names. It is a
         // cache: if it cannot be saved, the next snapshot hashes more, and
         // is still right.
-        let saved = self.state.save(&mut snap.state, &snap.changes, oid).is_ok();
+        let saved = self.ws.seal().is_ok_and(|seal| {
+            self.state
+                .save(&seal, &mut snap.state, &snap.changes, oid)
+                .is_ok()
+        });
         if !saved {
             // An older state would name an older checkpoint as the newest.
             let _ = self.state.remove();
@@ -821,6 +825,10 @@ impl Checkpoints {
         progress: &mut dyn FnMut(usize),
     ) -> Result<snapshot::Snapshot, Error> {
         let state = &self.state;
+        // The state is sealed with the root's `.mend`; without its seal it
+        // is not read, and the snapshot hashes every file.
+        let seal = self.ws.seal().ok();
+        let seal = &seal;
         let seen = std::sync::atomic::AtomicUsize::new(0);
         let gitdir = self.repo.path().to_path_buf();
         let root = self.root().to_path_buf();
@@ -833,7 +841,10 @@ impl Checkpoints {
             s.spawn(move || {
                 let run = || {
                     let repo = Repository::open(gitdir).map_err(git("opening the repository"))?;
-                    let prev = held.unwrap_or_else(|| state.load());
+                    let prev = held.unwrap_or_else(|| {
+                        seal.as_ref()
+                            .map_or_else(Default::default, |s| state.load(s))
+                    });
                     // Objects the state names may be pruned once no ref
                     // holds them.
                     let held = prev

@@ -6,7 +6,7 @@
 //!   other mend writes there.
 //! - **A git repository** is the user's, and git may be writing in it at
 //!   the same moment. Only loose objects that a dropped checkpoint reached
-//!   (each drop records its commit) are candidates, and one is removed only
+//!   (each drop records its commit, each line sealed) are candidates, and one is removed only
 //!   if nothing else reaches it: no ref or its reflog, no worktree's HEAD
 //!   or index, no other checkpoint, not the open turn. Whole history is
 //!   walked to know. Nothing is removed while git holds the index lock,
@@ -41,6 +41,21 @@ fn io(context: &str) -> impl FnOnce(std::io::Error) -> Error + '_ {
         context: context.to_owned(),
         cause,
     }
+}
+
+/// The commits of the dropped list whose line carries its seal. A line
+/// mend did not write (or one of an earlier version, unsealed) is left
+/// out: it could name a person's unreachable objects for removal, and
+/// leaving one out only leaves its objects to git's own gc.
+fn sealed_lines(seal: &mend_workspace::Seal, bytes: &[u8]) -> Vec<Oid> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .filter_map(|l| {
+            let (commit, tag) = l.trim().split_once(' ')?;
+            seal.check_hex(DROPPED, &[commit.as_bytes()], tag)
+                .then(|| Oid::from_str(commit).ok())?
+        })
+        .collect()
 }
 
 /// Objects reachable from commits, trees and blobs, each visited once;
@@ -124,8 +139,9 @@ impl Checkpoints {
         if self.shadow {
             return Ok(());
         }
+        let tag = self.ws.seal()?.tag_hex(DROPPED, &[commit.as_bytes()]);
         let mut f = self.private.open_write(DROPPED, true, true)?;
-        f.write_all(format!("{commit}\n").as_bytes())
+        f.write_all(format!("{commit} {tag}\n").as_bytes())
             .map_err(io("recording a dropped checkpoint"))
     }
 
@@ -187,13 +203,11 @@ impl Checkpoints {
     /// Removes the loose objects only dropped checkpoints reached, in a
     /// git repository.
     fn prune_loose(&self) -> Result<Pruned, Error> {
-        let dropped: Vec<Oid> = match self.private.read(DROPPED, 64 << 20)? {
-            Some(b) => String::from_utf8_lossy(&b)
-                .lines()
-                .filter_map(|l| Oid::from_str(l.trim()).ok())
-                .collect(),
-            None => return Ok(Pruned::default()),
+        let Some(bytes) = self.private.read(DROPPED, 64 << 20)? else {
+            return Ok(Pruned::default());
         };
+        let seal = self.ws.seal()?;
+        let dropped = sealed_lines(&seal, &bytes);
         let objects = self.objects_dir()?;
         if self.repo.path().join("index.lock").exists() {
             return Ok(Pruned {
@@ -332,4 +346,32 @@ pub(crate) fn census(objects: &PrivateDir) -> Result<(usize, u64), Error> {
         }
     }
     Ok((count, bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only lines mend sealed name commits for gc: a planted line, an
+    /// altered one and an earlier version's bare line are left out.
+    #[test]
+    fn only_sealed_dropped_lines_are_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = mend_workspace::Workspace::open(dir.path(), Default::default()).unwrap();
+        let seal = ws.seal().unwrap();
+        let [a, b, c] = [1u8, 2, 3].map(|n| {
+            Oid::hash_object(ObjectType::Commit, &[n])
+                .unwrap()
+                .to_string()
+        });
+        let tag = |c: &str| seal.tag_hex(DROPPED, &[c.as_bytes()]);
+        let list = format!(
+            "{a} {}\n{b}\n{c} {}\n{b} {}\n",
+            tag(&a),
+            tag(&b),
+            "00".repeat(32)
+        );
+        let got = sealed_lines(&seal, list.as_bytes());
+        assert_eq!(got, vec![Oid::from_str(&a).unwrap()]);
+    }
 }

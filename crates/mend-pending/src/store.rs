@@ -1,7 +1,9 @@
 //! A session on disk: `.mend/pending/<session>/index.json` lists each
 //! file's context and output; texts live in `blobs/`, named by the SHA-256
 //! of their UTF-8 text, and are checked against the name when read back.
-//! `lock` is the session's lock: every action that reads the index to
+//! `index.json` and `shown.json` are sealed with the `.mend`'s key (see
+//! `mend_workspace::Seal`): an index mend did not write is refused, a
+//! record of what was shown is ignored. `lock` is the session's lock: every action that reads the index to
 //! change it holds it from that read to the save. `shown.json` records,
 //! per file, the version `mend pending diff` last numbered hunks for.
 //!
@@ -329,9 +331,29 @@ impl Store {
         self.dir().path().join(INDEX)
     }
 
+    /// What a file of the session is sealed for: its name within the
+    /// session and the session's, so one moved from another session does
+    /// not verify.
+    fn purpose(&self, file: &str) -> String {
+        format!("pending/{}/{file}", self.name())
+    }
+
+    /// The index. One whose seal does not verify is refused as damaged
+    /// (`mend pending drop` clears it): a planted index would put words in
+    /// the model's mouth that accepting writes.
     pub(crate) fn load(&self) -> Result<Index, Error> {
         let dir = self.dir();
-        match dir.read(INDEX, MAX_BYTES)? {
+        let bytes = match dir.read_sealed(INDEX, &self.purpose(INDEX), MAX_BYTES) {
+            Ok(b) => b,
+            Err(e @ mend_workspace::Error::Unsealed { .. }) => {
+                return Err(Error::Corrupt {
+                    session: self.name(),
+                    what: format!("{e}, so what it proposes is not trusted"),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        match bytes {
             Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Corrupt {
                 session: self.name(),
                 what: format!("{} is unreadable ({e})", dir.shown(INDEX)),
@@ -342,16 +364,18 @@ impl Store {
 
     pub(crate) fn save(&self, index: &Index) -> Result<(), Error> {
         let bytes = serde_json::to_vec_pretty(index).expect("the index serializes");
-        self.dir().write(INDEX, &bytes)?;
+        self.dir()
+            .write_sealed(INDEX, &self.purpose(INDEX), &bytes)?;
         Ok(())
     }
 
     /// The versions `mend pending diff` last numbered hunks for, by path.
-    /// A record that cannot be read is no record: it only ever makes
-    /// `--hunk` stricter.
+    /// A record that cannot be read, or whose seal does not verify, is no
+    /// record: it only ever makes `--hunk` stricter, while a planted one
+    /// could let `--hunk` act on hunks nobody was shown.
     pub(crate) fn shown(&self) -> BTreeMap<String, String> {
         self.dir()
-            .read(SHOWN, MAX_BYTES)
+            .read_sealed(SHOWN, &self.purpose(SHOWN), MAX_BYTES)
             .ok()
             .flatten()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -360,7 +384,8 @@ impl Store {
 
     pub(crate) fn save_shown(&self, shown: &BTreeMap<String, String>) -> Result<(), Error> {
         let bytes = serde_json::to_vec_pretty(shown).expect("the record serializes");
-        self.dir().write(SHOWN, &bytes)?;
+        self.dir()
+            .write_sealed(SHOWN, &self.purpose(SHOWN), &bytes)?;
         Ok(())
     }
 

@@ -31,6 +31,7 @@ use rustix::io::Errno;
 
 use crate::error::Error;
 use crate::files;
+use crate::trust::Seal;
 
 /// Flags of a folder opened to be acted in (listed, synced, used as the
 /// base of `*at` calls).
@@ -54,6 +55,8 @@ pub struct PrivateDir {
     path: PathBuf,
     /// How messages name it: relative to the root (`.mend/pending/s1`).
     shown: String,
+    /// The seal of the `.mend` it is in, when it was reached from one.
+    seal: Option<Seal>,
 }
 
 /// What an entry is, as seen without following it.
@@ -171,6 +174,7 @@ impl PrivateDir {
             fd: Arc::new(fd),
             path: path.to_path_buf(),
             shown: shown.to_owned(),
+            seal: None,
         })
     }
 
@@ -195,6 +199,56 @@ impl PrivateDir {
             fd: Arc::new(fd),
             path: self.path.join(rel),
             shown: self.shown(rel),
+            seal: self.seal.clone(),
+        }
+    }
+
+    /// The seal of the `.mend` this folder was reached from: what
+    /// [`PrivateDir::write_sealed`] signs with. `None` for a folder opened
+    /// by path.
+    pub fn seal(&self) -> Option<&Seal> {
+        self.seal.as_ref()
+    }
+
+    /// This folder, sealing with `seal` (a folder of mend's outside
+    /// `.mend`, such as the one in a repository's git folder, sealed as
+    /// the root's `.mend` is).
+    pub fn sealed_with(mut self, seal: Seal) -> PrivateDir {
+        self.seal = Some(seal);
+        self
+    }
+
+    /// [`PrivateDir::write`] of `body` sealed for `purpose` (see
+    /// [`Seal::wrap`]).
+    pub fn write_sealed(&self, rel: &str, purpose: &str, body: &[u8]) -> Result<(), Error> {
+        let seal = self.seal.as_ref().ok_or_else(|| self.unsealed(rel, None))?;
+        self.write(rel, &seal.wrap(purpose, body))
+    }
+
+    /// [`PrivateDir::read`] of a file [`PrivateDir::write_sealed`] wrote for
+    /// `purpose`: its body, or [`Error::Unsealed`] when its seal is not
+    /// this folder's.
+    pub fn read_sealed(
+        &self,
+        rel: &str,
+        purpose: &str,
+        limit: u64,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        let seal = self.seal.as_ref().ok_or_else(|| self.unsealed(rel, None))?;
+        let limit = limit.saturating_add(128);
+        let Some(bytes) = self.read(rel, limit)? else {
+            return Ok(None);
+        };
+        match seal.open(purpose, &bytes) {
+            Ok(body) => Ok(Some(body.to_vec())),
+            Err(why) => Err(self.unsealed(rel, Some(why))),
+        }
+    }
+
+    fn unsealed(&self, rel: &str, why: Option<crate::trust::Unsealed>) -> Error {
+        Error::Unsealed {
+            path: self.shown(rel),
+            why,
         }
     }
 
@@ -336,6 +390,21 @@ impl PrivateDir {
         }
         let fd = held.expect("a valid name has a component");
         Ok(self.child(fd, rel))
+    }
+
+    /// Makes the folder `rel` (one component) and opens it: `None` when
+    /// something is there already, so the caller knows it made it.
+    pub(crate) fn make_dir(&self, rel: &str) -> Result<Option<PrivateDir>, Error> {
+        let (base, name) = self.parent(rel)?;
+        match rustix::fs::mkdirat(base.fd(), name, Mode::from_raw_mode(0o777)) {
+            Ok(()) => {}
+            Err(Errno::EXIST) => return Ok(None),
+            Err(e) => return Err(self.io(rel, "creating", e.into())),
+        }
+        match open_beneath(self.fd.as_fd(), rel, DIR) {
+            Ok(fd) => Ok(Some(self.child(fd, rel))),
+            Err(e) => Err(self.fail(rel, "opening", e, Want::Dir)),
+        }
     }
 
     /// Reads the regular file `rel` of at most `limit` bytes; `None` when

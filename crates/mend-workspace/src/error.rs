@@ -196,6 +196,17 @@ pub enum Error {
         /// How to clear it.
         fix: String,
     },
+    /// A state file mend reads back does not carry the seal of the `.mend`
+    /// it is in (see [`crate::Seal`]): mend did not write it, or it was
+    /// changed since. Its reader decides: a cache is rebuilt, anything
+    /// else is refused with the command that clears it.
+    #[error("{} {}", esc(.path), .why.map_or_else(|| "cannot be sealed or checked here: mend holds no key for this folder".to_owned(), |w| w.to_string()))]
+    Unsealed {
+        /// Where, relative to the root (`.mend/turn.json`).
+        path: String,
+        /// Why it failed; `None` when the folder has no seal at all.
+        why: Option<crate::trust::Unsealed>,
+    },
     /// Something inside a folder mend keeps its own files in is not what
     /// mend made there: a symbolic link, or a file where a folder belongs.
     /// Nothing was read, written or deleted through it.
@@ -258,7 +269,10 @@ impl Error {
             Error::Locked { .. } => {
                 "Another mend process is writing in this project; try again when it is done."
             }
-            Error::Untrusted { .. } | Error::Tampered { .. } | Error::RecoveryBlocked { .. } => {
+            Error::Untrusted { .. }
+            | Error::Tampered { .. }
+            | Error::Unsealed { .. }
+            | Error::RecoveryBlocked { .. } => {
                 "Follow the instructions in the message, then try again."
             }
             Error::Unreplaceable { .. } => {

@@ -8,8 +8,10 @@
 //!   checked again at commit time, and only regular files are read or
 //!   written.
 //! - **Nothing in the repository is trusted**: `.mend/` is used only when
-//!   mend made it, and a journal is acted on only when it carries this
-//!   workspace's signature (see the `private` and `trust` modules).
+//!   it carries mend's owner mark, a journal is acted on only when it
+//!   carries this workspace's signature, and every other state file mend
+//!   reads back is sealed ([`Seal`]; see the `private` and `trust`
+//!   modules).
 //!   Everything in it is then reached through a [`PrivateDir`], the
 //!   folder's descriptor, never through a link (see the `beneath` module).
 //! - **Exact encodings**: [`Workspace::read`] returns UTF-8 text as is (BOM
@@ -71,6 +73,7 @@ pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
 pub use error::{Error, PathRule};
 pub use private::{DAEMON_DIR, DAEMON_SOCKET};
+pub use trust::{Seal, Unsealed};
 pub use txn::{Became, Kept, Lost, Recovery, Why};
 
 /// Workspace settings.
@@ -309,14 +312,26 @@ impl Workspace {
 
     /// mend's verified private folder, `.mend/`, created when missing, held
     /// open: everything in it is reached through the returned descriptor,
-    /// never through a link. A `.mend` that is a link, tracked by git, or
-    /// holds links or special files is refused (see [`Error::Untrusted`]).
+    /// never through a link. A `.mend` that is a link, or a folder without
+    /// mend's owner mark for this user, is refused (see
+    /// [`Error::Untrusted`]); one moved with its project is taken over
+    /// unless git tracks it or it holds links or special files.
     pub fn private_dir(&self) -> Result<PrivateDir, Error> {
         let dir = private::open(&self.root.canonical, self.key()?, true)?;
         dir.ok_or_else(|| Error::Untrusted {
             what: "could not be made".into(),
             fix: "Check that the project root is writable.".into(),
         })
+    }
+
+    /// The seal of this root's `.mend` (made when missing), for state
+    /// files mend keeps outside it (see [`PrivateDir::sealed_with`]).
+    pub fn seal(&self) -> Result<Seal, Error> {
+        let dir = self.private_dir()?;
+        Ok(dir
+            .seal()
+            .expect("a verified .mend carries its seal")
+            .clone())
     }
 
     /// [`Workspace::private_dir`] when `.mend/` exists already; `None`

@@ -39,6 +39,18 @@ impl Key {
         Ok(Key(mac.finalize().into_bytes().into()))
     }
 
+    /// The key that seals the state files of one `.mend`, named by the
+    /// store id its owner mark carries (see `private`). It does not
+    /// depend on where the folder is, so a project moved with its `.mend`
+    /// keeps its sealed state.
+    pub(crate) fn for_store(id: &[u8]) -> Result<Key, Error> {
+        let secret = user_secret()?;
+        let mut mac = HmacSha256::new_from_slice(&secret).expect("HMAC takes any key length");
+        mac.update(b"mend state key\0");
+        mac.update(id);
+        Ok(Key(mac.finalize().into_bytes().into()))
+    }
+
     fn mac(&self, purpose: &str, body: &[u8]) -> HmacSha256 {
         let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC takes any key length");
         mac.update(purpose.as_bytes());
@@ -62,11 +74,121 @@ impl Key {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// The first line of a sealed state file.
+const SEALED: &[u8] = b"mend sealed v1\n";
+
+/// Seals mend's state files (`.mend/turn.json`, a pending session's
+/// index, the snapshot state) with the key of the `.mend` they belong
+/// to, so a file mend did not write, or one changed since, is told apart
+/// from mend's own. Obtained from [`crate::PrivateDir::seal`].
+#[derive(Clone)]
+pub struct Seal(Key);
+
+impl std::fmt::Debug for Seal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Seal(..)")
+    }
+}
+
+/// Why a state file's seal did not verify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsealed {
+    /// It carries no seal: an earlier version of mend wrote it, or
+    /// something else did.
+    Missing,
+    /// It carries a seal, but not this `.mend`'s for this file: it was
+    /// changed since mend wrote it, or brought from elsewhere.
+    Foreign,
+}
+
+impl std::fmt::Display for Unsealed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unsealed::Missing => {
+                "carries no seal of mend's (an earlier version of mend wrote it, or something else did)"
+            }
+            Unsealed::Foreign => {
+                "does not carry this folder's seal (it was changed after mend wrote it, or brought from elsewhere)"
+            }
+        })
+    }
+}
+
+impl Seal {
+    pub(crate) fn new(key: Key) -> Seal {
+        Seal(key)
+    }
+
+    /// `body` sealed for `purpose` (which names the file, so a sealed file
+    /// moved to another name does not verify there): a first line, the
+    /// tag, then the body.
+    pub fn wrap(&self, purpose: &str, body: &[u8]) -> Vec<u8> {
+        let tag = self.0.sign(purpose, body);
+        let mut out = Vec::with_capacity(SEALED.len() + tag.len() + 1 + body.len());
+        out.extend_from_slice(SEALED);
+        out.extend_from_slice(tag.as_bytes());
+        out.push(b'\n');
+        out.extend_from_slice(body);
+        out
+    }
+
+    /// The body of `bytes` when [`Seal::wrap`] made them for `purpose`
+    /// with this key.
+    pub fn open<'a>(&self, purpose: &str, bytes: &'a [u8]) -> Result<&'a [u8], Unsealed> {
+        let rest = bytes.strip_prefix(SEALED).ok_or(Unsealed::Missing)?;
+        let nl = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or(Unsealed::Foreign)?;
+        let tag = std::str::from_utf8(&rest[..nl]).map_err(|_| Unsealed::Foreign)?;
+        let body = &rest[nl + 1..];
+        if self.0.verify(purpose, body, tag) {
+            Ok(body)
+        } else {
+            Err(Unsealed::Foreign)
+        }
+    }
+
+    /// The raw tag of `parts` for `purpose`: for files sealed piece by
+    /// piece (appended blocks, lines), each piece's tag covering the one
+    /// before it. Each part is length-prefixed, so parts cannot be
+    /// regrouped.
+    pub fn tag(&self, purpose: &str, parts: &[&[u8]]) -> [u8; 32] {
+        let mut mac = self.0.mac(purpose, b"");
+        for p in parts {
+            mac.update(&(p.len() as u64).to_le_bytes());
+            mac.update(p);
+        }
+        mac.finalize().into_bytes().into()
+    }
+
+    /// Whether `tag` is [`Seal::tag`] of `parts`, compared in constant
+    /// time.
+    pub fn check(&self, purpose: &str, parts: &[&[u8]], tag: &[u8]) -> bool {
+        let mut mac = self.0.mac(purpose, b"");
+        for p in parts {
+            mac.update(&(p.len() as u64).to_le_bytes());
+            mac.update(p);
+        }
+        mac.verify_slice(tag).is_ok()
+    }
+
+    /// [`Seal::tag`] in hex.
+    pub fn tag_hex(&self, purpose: &str, parts: &[&[u8]]) -> String {
+        hex(&self.tag(purpose, parts))
+    }
+
+    /// [`Seal::check`] of a hex tag.
+    pub fn check_hex(&self, purpose: &str, parts: &[&[u8]], tag: &str) -> bool {
+        unhex(tag.trim()).is_some_and(|t| self.check(purpose, parts, &t))
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn unhex(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }
@@ -191,6 +313,29 @@ fn private_file(path: &Path) -> Result<fs::File, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sealed_files_open_only_for_their_key_and_purpose() {
+        let a = Seal(Key([1; 32]));
+        let b = Seal(Key([2; 32]));
+        let sealed = a.wrap("turn.json", b"{}");
+        assert_eq!(a.open("turn.json", &sealed), Ok(&b"{}"[..]));
+        assert_eq!(b.open("turn.json", &sealed), Err(Unsealed::Foreign));
+        assert_eq!(a.open("index.json", &sealed), Err(Unsealed::Foreign));
+        assert_eq!(a.open("turn.json", b"{}"), Err(Unsealed::Missing));
+        let mut altered = sealed.clone();
+        *altered.last_mut().unwrap() = b']';
+        assert_eq!(a.open("turn.json", &altered), Err(Unsealed::Foreign));
+        let t = a.tag("blocks", &[b"ab", b"c"]);
+        assert!(a.check("blocks", &[b"ab", b"c"], &t));
+        assert!(!a.check("blocks", &[b"a", b"bc"], &t));
+        assert!(!b.check("blocks", &[b"ab", b"c"], &t));
+        assert!(a.check_hex(
+            "blocks",
+            &[b"ab", b"c"],
+            &a.tag_hex("blocks", &[b"ab", b"c"])
+        ));
+    }
 
     #[test]
     fn tags_verify_only_for_their_key_purpose_and_body() {

@@ -8,19 +8,29 @@
 //! checkpoint commit it was saved with; once that checkpoint's ref is gone
 //! the state is not used, since git may then prune the objects it names.
 //!
-//! The file is a list of blocks, each with its length and CRC-32: a whole
+//! The file is a list of blocks, each with its length and seal: a whole
 //! state, then the changes of each later snapshot appended to it, so a
 //! repeat snapshot writes a few hundred bytes rather than the whole state.
 //! A torn block at the end (a crash while appending) ends the list: the
 //! blocks before it are an older state, whose stat data simply matches
-//! fewer files. When the appended blocks outgrow half the first, the whole
+//! fewer files.
+//!
+//! **Sealed.** Trusting a state mend did not write could hide a change: a
+//! record pairing a file's current stat data with the id of its old
+//! content makes the snapshot keep the old content, and the turn's review
+//! never shows the change. So each block carries an HMAC (the `.mend`'s
+//! seal, see `mend_workspace::Seal`) over the block and the tag of the
+//! block before it: a block that does not verify ends the list as a torn
+//! one does, and a file without a valid first block (one an earlier
+//! version wrote, or a planted one) is an empty state. Being a cache, it
+//! is rebuilt, never refused. When the appended blocks outgrow half the first, the whole
 //! state is written again, to a temporary file renamed into place.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::io::Write as _;
 
 use git2::Oid;
-use mend_workspace::PrivateDir;
+use mend_workspace::{PrivateDir, Seal};
 
 /// Where the state file is: its folder, held open (see
 /// `mend_workspace::PrivateDir`), and its name there. No link is followed
@@ -35,13 +45,14 @@ impl StateFile {
         StateFile { dir, name }
     }
 
-    /// The saved state; anything unreadable is an empty state.
-    pub(crate) fn load(&self) -> State {
+    /// The saved state, as far as its seal verifies; anything unreadable
+    /// is an empty state.
+    pub(crate) fn load(&self, seal: &Seal) -> State {
         self.dir
             .read(self.name, u64::MAX)
             .ok()
             .flatten()
-            .and_then(|b| State::parse(&b))
+            .and_then(|b| State::parse(&b, &self.sealing(seal)))
             .unwrap_or_default()
     }
 
@@ -49,11 +60,19 @@ impl StateFile {
     /// with checkpoint `commit` (see [`State::save`]).
     pub(crate) fn save(
         &self,
+        seal: &Seal,
         state: &mut State,
         changes: &Changes,
         commit: Oid,
     ) -> Result<(), mend_workspace::Error> {
-        state.save(self, changes, commit)
+        state.save(self, &self.sealing(seal), changes, commit)
+    }
+
+    fn sealing<'s>(&self, seal: &'s Seal) -> Sealing<'s> {
+        Sealing {
+            seal,
+            purpose: self.name,
+        }
     }
 
     /// What tells this file apart from itself after any other write: its
@@ -100,7 +119,31 @@ impl StateFile {
     }
 }
 
-const MAGIC: &[u8; 8] = b"MENDSNP2";
+const MAGIC: &[u8; 8] = b"MENDSNP3";
+
+/// A block's seal: its tag covers the tag before it (none for the first).
+#[derive(Clone, Copy)]
+struct Sealing<'s> {
+    seal: &'s Seal,
+    purpose: &'static str,
+}
+
+type Tag = [u8; 32];
+
+impl Sealing<'_> {
+    fn tag(&self, prev: Option<&Tag>, payload: &[u8]) -> Tag {
+        self.seal
+            .tag(self.purpose, &[prev.map_or(&[][..], |t| &t[..]), payload])
+    }
+
+    fn check(&self, prev: Option<&Tag>, payload: &[u8], tag: &[u8]) -> bool {
+        self.seal.check(
+            self.purpose,
+            &[prev.map_or(&[][..], |t| &t[..]), payload],
+            tag,
+        )
+    }
+}
 const WHOLE: u8 = 0;
 const CHANGES: u8 = 1;
 
@@ -179,10 +222,13 @@ pub(crate) struct State {
     disk: Option<Disk>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Disk {
     len: u64,
     whole: u64,
+    /// The last block's tag, which an appended block's covers (boxed: a
+    /// state travels in results).
+    tag: Box<Tag>,
 }
 
 /// State entries by path.
@@ -267,13 +313,15 @@ impl Block {
             self.path(p);
         }
     }
-    /// The block as stored: its length and CRC-32, then the bytes.
-    fn framed(self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.0.len() + 12);
+    /// The block as stored: its length and tag (following `prev`), then
+    /// the bytes; and the tag.
+    fn framed(self, sealing: &Sealing<'_>, prev: Option<&Tag>) -> (Vec<u8>, Tag) {
+        let tag = sealing.tag(prev, &self.0);
+        let mut out = Vec::with_capacity(self.0.len() + 40);
         out.extend_from_slice(&(self.0.len() as u64).to_le_bytes());
-        out.extend_from_slice(&crc32fast::hash(&self.0).to_le_bytes());
+        out.extend_from_slice(&tag);
         out.extend_from_slice(&self.0);
-        out
+        (out, tag)
     }
 }
 
@@ -302,7 +350,7 @@ fn read_record(r: &mut Reader<'_>) -> Option<(Vec<u8>, Record)> {
 }
 
 impl State {
-    fn parse(bytes: &[u8]) -> Option<State> {
+    fn parse(bytes: &[u8], sealing: &Sealing<'_>) -> Option<State> {
         let mut r = Reader(bytes);
         if r.take(8)? != MAGIC {
             return None;
@@ -310,9 +358,12 @@ impl State {
         let mut state = State::default();
         let mut whole = None;
         let mut good = 8;
-        // A block that fails its CRC is torn: it and what follows are
-        // dropped. One that passes but does not read is another format.
-        while let Some(block) = next_block(&mut r) {
+        let mut tag = None;
+        // A block that fails its seal is torn (or not mend's): it and what
+        // follows are dropped. One that passes but does not read is
+        // another format.
+        while let Some((block, t)) = next_block(&mut r, sealing, tag.as_ref()) {
+            tag = Some(t);
             let first = whole.is_none();
             if (block[0] == WHOLE) != first {
                 return None;
@@ -330,6 +381,7 @@ impl State {
                 u64::MAX
             },
             whole: whole?,
+            tag: Box::new(tag?),
         });
         Some(state)
     }
@@ -384,27 +436,33 @@ impl State {
     fn save(
         &mut self,
         file: &StateFile,
+        sealing: &Sealing<'_>,
         changes: &Changes,
         commit: Oid,
     ) -> Result<(), mend_workspace::Error> {
         self.commit = Some(commit);
-        if let Some(disk) = self.disk {
-            let block = self.block(CHANGES, changes).framed();
+        if let Some(disk) = self.disk.take() {
+            let (block, tag) = self
+                .block(CHANGES, changes)
+                .framed(sealing, Some(&disk.tag));
             let appended = disk.len.saturating_sub(disk.whole) + block.len() as u64;
             if appended <= disk.whole / 2 && file.append(disk.len, &block)? {
                 self.disk = Some(Disk {
                     len: disk.len + block.len() as u64,
                     whole: disk.whole,
+                    tag: Box::new(tag),
                 });
                 return Ok(());
             }
         }
         let mut out = MAGIC.to_vec();
-        out.extend(self.block(WHOLE, &Changes::default()).framed());
+        let (block, tag) = self.block(WHOLE, &Changes::default()).framed(sealing, None);
+        out.extend(block);
         file.replace(&out)?;
         self.disk = Some(Disk {
             len: out.len() as u64,
             whole: out.len() as u64,
+            tag: Box::new(tag),
         });
         Ok(())
     }
@@ -432,12 +490,17 @@ impl State {
     }
 }
 
-/// The next block's payload, if it is whole and its CRC matches.
-fn next_block<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
+/// The next block's payload and tag, if it is whole and its seal
+/// verifies after `prev`.
+fn next_block<'a>(
+    r: &mut Reader<'a>,
+    sealing: &Sealing<'_>,
+    prev: Option<&Tag>,
+) -> Option<(&'a [u8], Tag)> {
     let len = r.u64()? as usize;
-    let crc = r.u32()?;
+    let tag: Tag = r.take(32)?.try_into().ok()?;
     let payload = r.take(len)?;
-    (crc32fast::hash(payload) == crc && !payload.is_empty()).then_some(payload)
+    (!payload.is_empty() && sealing.check(prev, payload, &tag)).then_some((payload, tag))
 }
 
 #[cfg(test)]
@@ -445,10 +508,33 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    /// A state file named `state` in a fresh folder, and its path.
-    fn place(dir: &tempfile::TempDir) -> (StateFile, PathBuf) {
+    /// A state file named `state` in a fresh folder, with the seal of
+    /// that folder's `.mend`, and its path.
+    fn place(dir: &tempfile::TempDir) -> (Sealed, PathBuf) {
         let held = PrivateDir::open_path(dir.path(), "tmp").unwrap();
-        (StateFile::new(held, "state"), dir.path().join("state"))
+        let seal = mend_workspace::Workspace::open(dir.path(), Default::default())
+            .unwrap()
+            .seal()
+            .unwrap();
+        let file = Sealed(StateFile::new(held, "state"), seal);
+        (file, dir.path().join("state"))
+    }
+
+    /// A state file and its seal, loaded and saved as `Checkpoints` does.
+    struct Sealed(StateFile, Seal);
+
+    impl Sealed {
+        fn load(&self) -> State {
+            self.0.load(&self.1)
+        }
+        fn save(
+            &self,
+            s: &mut State,
+            c: &Changes,
+            commit: Oid,
+        ) -> Result<(), mend_workspace::Error> {
+            self.0.save(&self.1, s, c, commit)
+        }
     }
 
     fn rec(n: u8) -> Record {
@@ -479,7 +565,7 @@ mod tests {
     }
 
     /// A state of `n` files, saved whole.
-    fn saved(file: &StateFile, n: u8) -> State {
+    fn saved(file: &Sealed, n: u8) -> State {
         let mut s = State::default();
         for i in 0..n {
             s.files.insert(vec![b'f', i], rec(i));
@@ -504,7 +590,7 @@ mod tests {
     }
 
     /// Applies `changes` to `s` as a snapshot does, and saves.
-    fn change(s: &mut State, file: &StateFile, changes: &Changes, c: u8) {
+    fn change(s: &mut State, file: &Sealed, changes: &Changes, c: u8) {
         s.apply_changes(changes);
         file.save(s, changes, commit(c)).unwrap();
     }
@@ -570,6 +656,44 @@ mod tests {
         let whole_len = file.load().disk.unwrap().whole;
         assert!(len - whole_len <= whole_len / 2, "{len} {whole_len}");
         assert_same(&file.load(), &s);
+    }
+
+    /// A block appended by something other than mend (one that would pair
+    /// a file's stat data with another content's id) ends the state as a
+    /// torn block does; a whole state another key sealed, or an earlier
+    /// version wrote, is an empty state.
+    #[test]
+    fn a_planted_block_or_state_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, path) = place(&dir);
+        let mut s = saved(&file, 10);
+        let before = file.load();
+        let planted = Changes {
+            files: vec![(vec![b'f', 1], rec(99))],
+            ..Changes::default()
+        };
+        s.apply_changes(&planted);
+        let mut block = s.block(CHANGES, &planted).0;
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&(block.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&[7; 32]);
+        bytes.append(&mut block);
+        std::fs::write(&path, &bytes).unwrap();
+        let back = file.load();
+        assert_same(&back, &before);
+        assert_eq!(back.files[&vec![b'f', 1]], rec(1));
+        // Another root's seal.
+        let other = tempfile::tempdir().unwrap();
+        let (theirs, their_path) = place(&other);
+        saved(&theirs, 10);
+        std::fs::copy(&their_path, &path).unwrap();
+        let back = file.load();
+        assert!(back.files.is_empty() && back.commit.is_none());
+        // The format earlier versions wrote.
+        let mut old = b"MENDSNP2".to_vec();
+        old.extend_from_slice(&bytes[8..]);
+        std::fs::write(&path, old).unwrap();
+        assert!(file.load().files.is_empty());
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! through the private folder's descriptor, replaced atomically (a new file
 //! renamed over the old), and only under the workspace lock.
 //!
+//! The file is sealed with the `.mend`'s key: a planted or altered one is
+//! refused (`mend turn end` clears it), since trusting it could hide an
+//! agent's change from review.
+//!
 //! The state names its start checkpoint; the checkpoint itself lives in a
 //! ref, so a lost or corrupt state file never loses the start: `mend
 //! checkpoint list` still shows it (labelled `turn <id>`).
@@ -54,9 +58,21 @@ pub(crate) struct State {
 
 /// The state in the private folder: `Ok(None)` when no turn is open; a
 /// file that cannot be read is an error that says how to get past it.
+/// The file is sealed (see `mend_workspace::Seal`): one mend did not
+/// write, or one changed since, could hide an agent's change from review,
+/// so it is refused, never read.
 pub(crate) fn load(dir: &PrivateDir) -> Result<Option<State>, Error> {
-    let Some(bytes) = dir.read(FILE, MAX_BYTES)? else {
-        return Ok(None);
+    let bytes = match dir.read_sealed(FILE, FILE, MAX_BYTES) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(None),
+        Err(e @ mend_workspace::Error::Unsealed { .. }) => {
+            return Err(Error::TurnCorrupt {
+                what: format!(
+                    "{e}, so the review it holds is not trusted; the turn's start is a checkpoint and is kept (`mend checkpoint list` shows it, labelled `turn start`)"
+                ),
+            });
+        }
+        Err(e) => return Err(e.into()),
     };
     serde_json::from_slice(&bytes)
         .map(Some)
@@ -74,7 +90,7 @@ pub(crate) fn save(dir: &PrivateDir, state: &State) -> Result<(), Error> {
         context: "writing the turn state".into(),
         cause: std::io::Error::other(e),
     })?;
-    dir.write(FILE, &bytes)?;
+    dir.write_sealed(FILE, FILE, &bytes)?;
     Ok(())
 }
 

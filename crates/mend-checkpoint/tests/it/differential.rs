@@ -82,7 +82,9 @@ fn files(dir: &Path) -> Vec<String> {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
             let p = e.path();
             let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            if rel == ".git" {
+            // The worktree's own files: mend's folder is not the
+            // project's, and one whose mark is gone is refused.
+            if rel == ".git" || rel == ".mend" {
                 continue;
             }
             if e.file_type().unwrap().is_dir() {

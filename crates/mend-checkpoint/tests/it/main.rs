@@ -8,6 +8,7 @@ use mend_test_support::{git, git_with, put, read_tree_without};
 mod differential;
 mod exact;
 mod narrowed;
+mod planted;
 mod safety;
 mod turn;
 mod turn_edges;

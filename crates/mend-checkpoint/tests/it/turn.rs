@@ -275,7 +275,7 @@ fn a_corrupt_state_loses_no_checkpoint() {
     std::fs::write(d.join(".mend/turn.json"), b"{ not json").unwrap();
     let e = turns.status(false).unwrap_err().to_string();
     assert!(
-        e.contains("turn.json is unreadable") && e.contains("mend turn end"),
+        e.contains("turn.json carries no seal") && e.contains("mend turn end"),
         "{e}"
     );
     assert!(turns.checkpoints().get(&start).is_ok());

@@ -5,6 +5,7 @@ mod links;
 mod paths;
 mod recovery;
 mod replace;
+mod trust;
 mod txn;
 
 pub use mend_test_support::put;

@@ -32,6 +32,10 @@ pub(super) const ALL: &[(&str, Case)] = &[
         "journal_set_aside_is_reported_over_mcp",
         journal_set_aside_is_reported_over_mcp,
     ),
+    (
+        "journal_in_a_mend_mend_did_not_make_is_refused",
+        journal_in_a_mend_mend_did_not_make_is_refused,
+    ),
 ];
 
 /// A journal that, if executed, installs a git hook, writes a file outside
@@ -48,6 +52,15 @@ fn hostile_journal(state: &str) -> String {
         ]
     })
     .to_string()
+}
+
+/// Has mend make its own `.mend` in the root (marked as its own), as an
+/// agent would find it after any earlier command: a journal planted in it
+/// afterwards is the agent's, not mend's.
+fn own_mend(s: &Sandbox) {
+    let out = s.mend(&["recover", "--root", &s.root_str()], None);
+    assert!(out.ok(), "{out:?}");
+    assert!(s.exists(".mend/owner"), "mend made its folder");
 }
 
 fn plant_journal_files(dir: &std::path::Path, journal: &str) {
@@ -104,6 +117,7 @@ fn journal_cloned_then_recover(s: &Sandbox) -> R {
 
 fn journal_unpacked_untracked_is_set_aside(s: &Sandbox) -> R {
     s.write("a.txt", "alpha\n");
+    own_mend(s);
     plant_journal_files(&s.root, &hostile_journal("committed"));
     s.baseline();
     let out = s.apply(&[], &search_replace("a.txt", "alpha", "beta"));
@@ -127,6 +141,7 @@ fn journal_with_a_forged_seal_is_set_aside(s: &Sandbox) -> R {
         "0".repeat(64),
         hostile_journal("committed")
     );
+    own_mend(s);
     plant_journal_files(&s.root, &forged);
     s.baseline();
     let out = s.mend(&["recover", "--root", &s.root_str()], None);
@@ -141,6 +156,7 @@ fn journal_pending_rollback_through_a_link(s: &Sandbox) -> R {
         "ops": [{"op": "put", "target": "a.txt", "temp": "link/secret.txt", "in_place": false}]
     });
     s.write("a.txt", "alpha\n");
+    own_mend(s);
     plant_journal_files(&s.root, &journal.to_string());
     s.baseline();
     let out = s.apply(&[], &search_replace("a.txt", "alpha", "beta"));
@@ -150,6 +166,10 @@ fn journal_pending_rollback_through_a_link(s: &Sandbox) -> R {
 
 fn journal_set_aside_is_reported_over_mcp(s: &Sandbox) -> R {
     s.write("a.txt", "alpha\n");
+    // The MCP client starts the server with an environment of its own
+    // (no MEND_STATE_DIR), so its mend, not the CLI's, makes `.mend`.
+    let made = s.mcp_call("write_file", &json!({"path": "b.txt", "content": "b\n"}))?;
+    tool_ok(&made)?;
     plant_journal_files(&s.root, &hostile_journal("committed"));
     s.baseline();
     let res = s.mcp_call(
@@ -163,5 +183,20 @@ fn journal_set_aside_is_reported_over_mcp(s: &Sandbox) -> R {
             .is_some_and(|r| r.contains("ignored")),
         "the set-aside journal is not reported: {res}"
     );
+    no_hook(s)
+}
+
+/// An archive unpacks a `.mend` of its own (no git here to track it),
+/// journal and all: the folder carries no mark of mend's, so it is never
+/// taken over, and nothing in it is read, let alone run.
+fn journal_in_a_mend_mend_did_not_make_is_refused(s: &Sandbox) -> R {
+    s.write("a.txt", "alpha\n");
+    plant_journal_files(&s.root, &hostile_journal("committed"));
+    s.baseline();
+    let out = s.apply(&[], &search_replace("a.txt", "alpha", "beta"));
+    refused(&out, "no owner mark")?;
+    refused(&out, "mv .mend .mend.unknown")?;
+    unchanged(s, "a.txt", b"alpha\n")?;
+    ensure!(s.exists(".mend/journal.json"), "the journal was moved");
     no_hook(s)
 }

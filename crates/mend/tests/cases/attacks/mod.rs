@@ -39,6 +39,7 @@ mod journals;
 mod mcp;
 mod mend_dir;
 mod names;
+mod planted;
 mod private;
 mod special_files;
 
@@ -47,6 +48,7 @@ const THREATS: &[(&str, &[(&str, Case)])] = &[
     ("journals", journals::ALL),
     ("mend_dir", mend_dir::ALL),
     ("private", private::ALL),
+    ("planted", planted::ALL),
     ("git_dirs", git_dirs::ALL),
     ("special_files", special_files::ALL),
     ("names", names::ALL),
