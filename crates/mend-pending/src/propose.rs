@@ -167,6 +167,8 @@ impl<'w> Session<'w> {
                 .iter()
                 .filter_map(|k| index.files.get(k).map(|e| self.status_of(&index, k, e)))
                 .collect(),
+            // What this proposal held, not who else is proposing.
+            streaming: Vec::new(),
         });
         Ok(Proposal { report, held })
     }

@@ -110,7 +110,7 @@ pub(crate) enum Wait {
 }
 
 /// The session's lock file.
-const LOCK: &str = "lock";
+pub(crate) const LOCK: &str = "lock";
 
 /// Which version of each file `mend pending diff` last numbered hunks for.
 const SHOWN: &str = "shown.json";
@@ -312,7 +312,7 @@ impl Store {
     /// Whether the folder at the session's path is another than `dir` (it
     /// was dropped, and perhaps made again), in which case the store now
     /// holds that one.
-    fn moved(&self, ws: &Workspace, dir: &PrivateDir) -> Result<bool, Error> {
+    pub(crate) fn moved(&self, ws: &Workspace, dir: &PrivateDir) -> Result<bool, Error> {
         let Some(here) = self.at_path(ws)? else {
             return Err(Error::Dropped(self.name.clone()));
         };

@@ -325,6 +325,16 @@ fn status(
             .map_or(String::new(), |r| format!("  ({})", esc(r)));
         writeln!(out, "{:<2} {}{to}{why}", f.status, esc(&f.path))?;
     }
+    // A note beside the list, not a line of it: scripts read the letters.
+    for r in &report.streaming {
+        std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!(
+                "mend: a request is streaming in from {}: accept, reject, sync, add and drop wait until it ends\n",
+                esc(r)
+            ),
+        )?;
+    }
     Ok(())
 }
 
