@@ -185,3 +185,36 @@ fn a_proposal_still_reading_its_input_holds_the_session() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(file(d), TEN.replace("two", "TWO").replace("nine", "NINE"));
 }
+
+/// The editor's `pending/*` requests see the request too: status names it,
+/// and accept, reject and sync are refused at once (not waited on), with
+/// the message naming the streaming command and its pid; once the stream
+/// ends they work.
+#[test]
+fn the_editor_sees_a_request_and_its_actions_are_refused_until_it_ends() {
+    let dir = proposed();
+    let d = dir.path();
+    let mut c = crate::editor::client::Client::start(d);
+    let (child, input) = streaming(d);
+    let named = format!("mend apply --pending --stream (pid {})", child.id());
+    let s = c.request("pending/status", serde_json::json!({})).unwrap();
+    assert_eq!(s["streaming"], serde_json::json!([named]), "{s}");
+    for method in ["pending/accept", "pending/reject", "pending/sync"] {
+        let (code, message) = c.request(method, serde_json::json!({})).unwrap_err();
+        assert_eq!(code, -32001, "{method}: {message}");
+        assert!(
+            message.contains(&format!("a request is streaming in from {named}")),
+            "{method}: {message}"
+        );
+    }
+    let diff = c.request("pending/diff", serde_json::json!({})).unwrap();
+    assert!(diff["diff"].as_str().unwrap().contains("+TWO"), "{diff}");
+    drop(input);
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    let s = c.request("pending/status", serde_json::json!({})).unwrap();
+    assert!(s.get("streaming").is_none(), "{s}");
+    let a = c.request("pending/accept", serde_json::json!({})).unwrap();
+    assert_eq!(a["accepted"][0]["path"], "f.txt", "{a}");
+    assert_eq!(file(d), TEN.replace("two", "TWO").replace("nine", "NINE"));
+    assert!(c.finish().success());
+}
