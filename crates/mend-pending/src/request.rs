@@ -120,9 +120,9 @@ impl<'w> Session<'w> {
 }
 
 /// Opens a lock file of `dir`, made when missing; anything but a regular
-/// file there is refused.
+/// file there is refused, naming the `rm` that fixes it.
 fn open(dir: &PrivateDir, rel: &str) -> Result<std::fs::File, Error> {
-    Ok(dir.open_write(rel, true, false)?)
+    crate::store::open_lock(dir, rel)
 }
 
 /// Waits for a shared lock on `file` until `timeout` has passed since

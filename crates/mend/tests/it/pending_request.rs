@@ -218,3 +218,32 @@ fn the_editor_sees_a_request_and_its_actions_are_refused_until_it_ends() {
     assert_eq!(file(d), TEN.replace("two", "TWO").replace("nine", "NINE"));
     assert!(c.finish().success());
 }
+
+/// Anything but a regular file at the request lock (mend makes only a
+/// file) is refused with the `rm` that fixes it, never an OS error, by a
+/// proposal and by an action alike.
+#[test]
+fn a_fifo_at_the_request_lock_says_how_to_fix_it() {
+    let dir = proposed();
+    let d = dir.path();
+    let lock = d.join(".mend/pending/default/request");
+    let _ = std::fs::remove_file(&lock);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&lock)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let edit = sr("f.txt", "nine", "NINE");
+    let proposal = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    let accept = run_mend(d, &["pending", "accept"], None);
+    for o in [proposal, accept] {
+        assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+        let said = text(&o) + &String::from_utf8_lossy(&o.stderr);
+        assert!(!said.contains("os error"), "{said}");
+        assert!(said.contains("rm .mend/pending/default/request"), "{said}");
+    }
+    assert_eq!(file(d), TEN);
+    std::fs::remove_file(&lock).unwrap();
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
