@@ -326,13 +326,12 @@ fn status(
         writeln!(out, "{:<2} {}{to}{why}", f.status, esc(&f.path))?;
     }
     // A note beside the list, not a line of it: scripts read the letters.
+    use std::io::Write as _;
     for r in &report.streaming {
-        std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!(
-                "mend: a request is streaming in from {}: accept, reject, sync, add and drop wait until it ends\n",
-                esc(r)
-            ),
+        writeln!(
+            std::io::stderr(),
+            "mend: a request is streaming in from {}: accept, reject, sync, add and drop wait until it ends",
+            esc(r)
         )?;
     }
     Ok(())

@@ -89,6 +89,15 @@ fn assert_viewable(d: &std::path::Path, pid: u32) {
         serde_json::json!([format!("mend apply --pending --stream (pid {pid})")]),
         "{v}"
     );
+    // The text lists the letters alone, and notes the request aside.
+    let out = run_mend(d, &["pending", "status"], None);
+    assert_eq!(text(&out), "M  f.txt\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "mend: a request is streaming in from mend apply --pending --stream (pid {pid}): accept, reject, sync, add and drop wait until it ends\n"
+        )
+    );
     let out = run_mend(d, &["pending", "diff"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("+TWO"), "{}", text(&out));
