@@ -530,6 +530,12 @@ fn a_request_refuses_the_actions_that_change_the_session_until_it_ends() {
     propose(&mut s, &sr("f.txt", "nine", "NINE"));
     drop(other);
     drop(request);
+    let records = d.join(".mend/pending/default/requests");
+    let left: Vec<_> = std::fs::read_dir(records).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "a request that ends removes its record: {left:?}"
+    );
     assert!(s.streaming().unwrap().is_empty());
     assert!(s.report().unwrap().streaming.is_empty());
     s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap();
