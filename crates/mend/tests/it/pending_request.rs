@@ -256,3 +256,45 @@ fn a_fifo_at_the_request_lock_says_how_to_fix_it() {
     let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+/// `mend review` in a pseudo-terminal while a proposal streams in: the
+/// header says so, `a` does nothing but name the stream, and once the
+/// stream ends (the screen asks for it by writing a file) the streamed
+/// hunk shows and `a` accepts.
+#[cfg(unix)]
+#[test]
+fn review_shows_a_request_streaming_and_acts_once_it_ends() {
+    let dir = proposed();
+    let d = dir.path().to_owned();
+    let (child, input) = streaming(&d);
+    let pid = child.id();
+    let ender = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let asked = d.join("end-the-stream");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while !asked.exists() && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            drop(input);
+            child.wait_with_output().unwrap()
+        })
+    };
+    let named =
+        format!("wait:a request is streaming in from mend apply --pending --stream (pid {pid})");
+    crate::pending::drive(
+        &d,
+        &[
+            "wait:│ a request is streaming",
+            "a",
+            &named,
+            "write:end-the-stream:now",
+            "wait:NINE",
+            "a",
+            "wait:accepted hunk 1 of f.txt",
+            "q",
+        ],
+    );
+    assert_eq!(ender.join().unwrap().status.code(), Some(0));
+    assert_eq!(file(&d), TEN.replace("two", "TWO"));
+}
