@@ -298,3 +298,34 @@ fn review_shows_a_request_streaming_and_acts_once_it_ends() {
     assert_eq!(ender.join().unwrap().status.code(), Some(0));
     assert_eq!(file(&d), TEN.replace("two", "TWO"));
 }
+
+/// No proposal starts in the middle of an action: while one holds the
+/// request lock exclusively (as an accept does while it runs), a proposal
+/// waits for it, and past `--lock-timeout` it is refused (busy, exit 1),
+/// holding nothing; once the action is done it goes through.
+#[test]
+fn a_proposal_waits_for_an_action_and_is_refused_past_the_timeout() {
+    let dir = proposed();
+    let d = dir.path();
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(d.join(".mend/pending/default/request"))
+        .unwrap();
+    lock.lock().unwrap();
+    let edit = sr("f.txt", "nine", "NINE");
+    let started = std::time::Instant::now();
+    let args = ["apply", "--pending", "--lock-timeout", "1", "--json"];
+    let out = run_mend(d, &args, Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(started.elapsed() >= std::time::Duration::from_secs(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "busy", "{v}");
+    drop(lock);
+    let out = run_mend(d, &["apply", "--pending"], Some(edit.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = run_mend(d, &["pending", "accept"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(file(d), TEN.replace("two", "TWO").replace("nine", "NINE"));
+}
