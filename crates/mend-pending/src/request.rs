@@ -22,7 +22,8 @@
 //!   process id. It is made under a dotted name, locked by its proposer,
 //!   written, and only then renamed into place, so every record in place
 //!   was locked when it appeared; one whose lock can be taken belongs to a
-//!   process that is gone, and is removed by whoever finds it.
+//!   process that is gone, and is removed by whoever finds it (so is one
+//!   left aside, written, by a proposer killed before its rename).
 
 use std::io::Write as _;
 use std::time::{Duration, Instant};
@@ -203,13 +204,15 @@ fn live(dir: &PrivateDir) -> Result<Vec<String>, Error> {
     let Some(records) = dir.dir(RECORDS)? else {
         return Ok(Vec::new());
     };
-    let mut names: Vec<String> = records
+    let (aside, mut names): (Vec<String>, Vec<String>) = records
         .list()?
         .into_iter()
         .filter(|(_, kind)| *kind == EntryKind::File)
         .filter_map(|(name, _)| name.into_string().ok())
-        .filter(|name| !name.starts_with('.'))
-        .collect();
+        .partition(|name| name.starts_with('.'));
+    for name in aside {
+        clear_aside(&records, &name);
+    }
     names.sort();
     let mut out = Vec::new();
     for name in names {
@@ -236,6 +239,20 @@ fn live(dir: &PrivateDir) -> Result<Vec<String>, Error> {
         }
     }
     Ok(out)
+}
+
+/// Removes a record left under its dotted name by a proposer killed
+/// before it renamed it into place: one that holds its text (written under
+/// the proposer's lock) and whose lock can be taken. An empty one may be a
+/// proposer's that has not locked it yet, and is left (it holds nothing).
+fn clear_aside(records: &PrivateDir, name: &str) {
+    let Ok(file) = records.open_write(name, false, false) else {
+        return;
+    };
+    let written = file.metadata().is_ok_and(|m| m.len() > 0);
+    if written && file.try_lock().is_ok() {
+        let _ = records.remove_file(name);
+    }
 }
 
 /// A number that differs between calls in one process.

@@ -559,12 +559,22 @@ fn the_record_of_a_proposer_that_is_gone_is_no_request() {
     propose(&mut s, &sr("f.txt", "two", "TWO"));
     let records = d.join(".mend/pending/default/requests");
     std::fs::create_dir_all(&records).unwrap();
-    std::fs::write(records.join("4242-0"), "a killed proposer (pid 4242)\n").unwrap();
+    let said = "a killed proposer (pid 4242)\n";
+    std::fs::write(records.join("4242-0"), said).unwrap();
+    // Killed before it renamed its record into place.
+    std::fs::write(records.join(".4242-1.new"), said).unwrap();
+    // One that may not have locked its record yet: nothing to remove.
+    std::fs::write(records.join(".4243-0.new"), "").unwrap();
     assert!(s.streaming().unwrap().is_empty());
     assert!(
         !records.join("4242-0").exists(),
         "the stale record is removed"
     );
+    assert!(
+        !records.join(".4242-1.new").exists(),
+        "so is one written aside"
+    );
+    assert!(records.join(".4243-0.new").exists(), "an empty one is left");
     s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap();
     assert_eq!(read(d, "f.txt"), TEN.replace("two", "TWO").as_bytes());
 }
