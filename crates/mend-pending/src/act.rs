@@ -79,7 +79,7 @@ impl Session<'_> {
         markers: bool,
         guard: HunkGuard<'_>,
     ) -> Result<Vec<Accepted>, Error> {
-        let _held = self.lock()?;
+        let _held = self.lock_acting()?;
         let mut index = self.load()?;
         let targets = with_output(&index, &self.name, self.ws, paths)?;
         one_file_for_hunks(hunks, &targets)?;

@@ -38,6 +38,19 @@ pub enum Error {
         /// How long this action waited.
         waited_ms: u128,
     },
+    /// A request is coming into the session (a proposal streaming in):
+    /// what it was shown and what it proposes must not change under it.
+    #[error(
+        "pending session `{}` is taking a proposal: a request is streaming in from {}. Accept, reject, sync, add and drop wait until it ends (status and diff work meanwhile); nothing was done. Run this again once it has finished",
+        esc(.session),
+        requests(.holders)
+    )]
+    Streaming {
+        /// The session.
+        session: String,
+        /// Each request's command and process id, as it recorded them.
+        holders: Vec<String>,
+    },
     /// The path is not in the session, or has no output for the action.
     #[error("{}: {why}", esc(.path))]
     Nothing {
@@ -192,6 +205,18 @@ pub enum Error {
     },
 }
 
+fn requests(holders: &[String]) -> String {
+    if holders.is_empty() {
+        // Between taking the request's lock and recording itself.
+        return "a mend process that has just started one".to_owned();
+    }
+    holders
+        .iter()
+        .map(|h| esc(h))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
 fn unsyncable(files: &[(String, String)]) -> String {
     files
         .iter()
@@ -235,7 +260,7 @@ impl Error {
         match self {
             Error::BadSession(_) => "bad_session",
             Error::NoSession(_) | Error::Dropped(_) => "no_session",
-            Error::Busy { .. } => "busy",
+            Error::Busy { .. } | Error::Streaming { .. } => "busy",
             Error::Nothing { .. } => "nothing",
             Error::HunksOfOneFile { .. } => "hunks_of_one_file",
             Error::Diverged { .. } => "diverged",
@@ -275,9 +300,9 @@ impl Error {
             Error::BadSession(s) | Error::NoSession(s) | Error::Dropped(s) => {
                 (Some(s.clone()), None)
             }
-            Error::Busy { session, .. } | Error::Corrupt { session, .. } => {
-                (Some(session.clone()), None)
-            }
+            Error::Busy { session, .. }
+            | Error::Streaming { session, .. }
+            | Error::Corrupt { session, .. } => (Some(session.clone()), None),
             Error::Damaged { session, path, .. } => (Some(session.clone()), Some(path.clone())),
             Error::Nothing { path, .. }
             | Error::Diverged { path, .. }

@@ -35,10 +35,17 @@
 //! session text changed meanwhile is merged three ways or the proposal is
 //! refused, never overwritten. When both locks are needed, the workspace
 //! lock is taken first.
+//!
+//! **Requests.** While a proposal comes in ([`Session::request`]: `mend
+//! apply --pending`, streamed or not, an MCP proposal), accept, reject,
+//! sync, add and drop are refused (kind `busy`), naming the proposing
+//! command and its process id; status and diff are not. The lock dies with
+//! the process that holds it (`request.rs`).
 
 mod act;
 mod error;
 mod propose;
+mod request;
 mod store;
 
 use std::path::PathBuf;
@@ -51,6 +58,7 @@ use serde::Serialize;
 pub use act::{Accepted, Synced};
 pub use error::{Error, ErrorReport};
 pub use propose::{Proposal, Propose, Recorder, Streamed};
+pub use request::Request;
 use store::{Entry, Index, Output, Store, Text};
 
 /// The session used when none is named.
@@ -83,6 +91,12 @@ pub struct StatusReport {
     pub session: String,
     /// Its files, in path order.
     pub files: Vec<FileStatus>,
+    /// The requests coming into the session now (see
+    /// [`Session::request`]), each as its command and process id: while
+    /// there is one, accept, reject, sync, add and drop are refused.
+    /// Left out when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streaming: Vec<String>,
 }
 
 /// Which text a diff starts from.
@@ -173,7 +187,7 @@ impl<'w> Session<'w> {
     pub fn drop_session(ws: &Workspace, name: &str) -> Result<(), Error> {
         let mut session = Session::existing(ws, name)?;
         session.set_holder("mend pending drop");
-        let held = session.lock()?;
+        let (held, _quiet) = session.lock_acting()?;
         session.store.remove(ws, held)
     }
 
@@ -234,9 +248,10 @@ impl<'w> Session<'w> {
     }
 
     /// Reads the index under the session's lock, lets `change` change it,
-    /// and saves it when `change` succeeds.
+    /// and saves it when `change` succeeds; refused while a request comes
+    /// in (see [`Session::request`]).
     fn update<T>(&self, change: impl FnOnce(&mut Index) -> Result<T, Error>) -> Result<T, Error> {
-        let _held = self.lock()?;
+        let _held = self.lock_acting()?;
         let mut index = self.load()?;
         let out = change(&mut index)?;
         self.store.save(&index)?;
@@ -343,11 +358,12 @@ impl<'w> Session<'w> {
             .collect())
     }
 
-    /// The session's name and [`Session::status`].
+    /// The session's name, [`Session::status`] and the requests coming in.
     pub fn report(&self) -> Result<StatusReport, Error> {
         Ok(StatusReport {
             session: self.name.clone(),
             files: self.status()?,
+            streaming: self.streaming()?,
         })
     }
 

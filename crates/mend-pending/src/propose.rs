@@ -4,8 +4,9 @@
 //! A proposal that streams in is planned while it arrives, against the
 //! view as it was then (a [`Recorder`] keeps what it read). It is held at
 //! its end against the index as it is then: where a file's view changed
-//! meanwhile (another proposal, an accept, a reject, a sync), its output
-//! is merged three ways (base: the view it was planned against, ours: the
+//! meanwhile (another proposal coming in beside it; an accept, a reject or
+//! a sync only when the proposer holds no [`crate::Request`], as `mend
+//! apply --pending` always does), its output is merged three ways (base: the view it was planned against, ours: the
 //! view now, theirs: its output), or the proposal is refused.
 
 use std::cell::RefCell;
@@ -167,6 +168,8 @@ impl<'w> Session<'w> {
                 .iter()
                 .filter_map(|k| index.files.get(k).map(|e| self.status_of(&index, k, e)))
                 .collect(),
+            // What this proposal held, not who else is proposing.
+            streaming: Vec::new(),
         });
         Ok(Proposal { report, held })
     }
@@ -250,7 +253,7 @@ impl<'w> Session<'w> {
                 plan: plan.clone(),
             });
         }
-        let changed = "the session's text of this file changed while the proposal streamed in (another proposal, an accept, a reject or a sync)";
+        let changed = "the session's text of this file changed while the proposal streamed in (another proposal came in beside it)";
         let Some(theirs) = plan.content.as_deref() else {
             return Err(format!(
                 "{changed}, and the proposal deletes it; nothing was held"

@@ -112,7 +112,7 @@ pub(crate) enum Wait {
 }
 
 /// The session's lock file.
-const LOCK: &str = "lock";
+pub(crate) const LOCK: &str = "lock";
 
 /// Which version of each file `mend pending diff` last numbered hunks for.
 const SHOWN: &str = "shown.json";
@@ -270,7 +270,7 @@ impl Store {
         let start = Instant::now();
         loop {
             let dir = self.dir();
-            let file = match open_lock(&dir) {
+            let file = match open_lock(&dir, LOCK) {
                 Ok(file) => file,
                 // The folder may have been dropped since it was opened.
                 Err(_) if self.moved(ws, &dir)? => continue,
@@ -314,7 +314,7 @@ impl Store {
     /// Whether the folder at the session's path is another than `dir` (it
     /// was dropped, and perhaps made again), in which case the store now
     /// holds that one.
-    fn moved(&self, ws: &Workspace, dir: &PrivateDir) -> Result<bool, Error> {
+    pub(crate) fn moved(&self, ws: &Workspace, dir: &PrivateDir) -> Result<bool, Error> {
         let Some(here) = self.at_path(ws)? else {
             return Err(Error::Dropped(self.name.clone()));
         };
@@ -439,16 +439,17 @@ pub(crate) fn valid_name(name: &str) -> bool {
 /// The sessions folder of a workspace's private folder.
 const SESSIONS: &str = "pending";
 
-/// Opens the lock file of `dir`, made when missing. Anything else there
-/// (mend makes only a regular file) is refused, naming what to remove.
-fn open_lock(dir: &PrivateDir) -> Result<std::fs::File, Error> {
-    let what = match dir.kind(LOCK)? {
-        None | Some(EntryKind::File) => return Ok(dir.open_write(LOCK, true, false)?),
+/// Opens the lock file `rel` of `dir` (the session's lock, or the
+/// request lock), made when missing. Anything else there (mend makes only
+/// a regular file) is refused, naming what to remove.
+pub(crate) fn open_lock(dir: &PrivateDir, rel: &str) -> Result<std::fs::File, Error> {
+    let what = match dir.kind(rel)? {
+        None | Some(EntryKind::File) => return Ok(dir.open_write(rel, true, false)?),
         Some(EntryKind::Dir) => "a folder",
         Some(EntryKind::Link) => "a symbolic link",
         Some(EntryKind::Other) => "a FIFO, socket or device",
     };
-    let path = dir.shown(LOCK);
+    let path = dir.shown(rel);
     Err(Error::Workspace(mend_workspace::Error::Tampered {
         fix: format!(
             "Remove it (`rm {}`; a folder: `rm -r`), then run the command again: mend makes a new lock file, and the session loses nothing.",

@@ -492,3 +492,89 @@ fn an_unreadable_file_gets_a_question_mark_and_a_reason() {
     assert!(matches!(err, Error::Unreadable { .. }), "{err}");
     assert!(err.is_refusal());
 }
+
+/// While a request comes in, every action that changes the session is
+/// refused, naming the request; status, diff and the model's own reads are
+/// not. Once it ends, the actions work again.
+#[test]
+fn a_request_refuses_the_actions_that_change_the_session_until_it_ends() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(&mut s, &sr("f.txt", "two", "TWO"));
+    let request = s.request("a test proposer").unwrap();
+    let named = format!("a test proposer (pid {})", std::process::id());
+    assert_eq!(s.streaming().unwrap(), std::slice::from_ref(&named));
+    let busy = |r: Result<(), Error>| match r {
+        Err(e @ Error::Streaming { .. }) => {
+            assert_eq!(e.kind(), "busy");
+            assert!(e.is_refusal());
+            assert!(e.to_string().contains(&named), "{e}");
+        }
+        other => panic!("not refused as streaming: {other:?}"),
+    };
+    let lock = ws.lock().unwrap();
+    busy(s.accept(&lock, &[], &[], false).map(drop));
+    drop(lock);
+    busy(s.reject(&[], &[]).map(drop));
+    busy(s.sync(&[]).map(drop));
+    busy(s.add(&["f.txt".into()]).map(drop));
+    busy(Session::drop_session(&ws, "default"));
+    assert_eq!(letters(&s)["f.txt"], "M");
+    assert!(s.diff(&[], Against::Context).unwrap().contains("+TWO"));
+    assert_eq!(s.report().unwrap().streaming, [named]);
+    // Another proposal may come in beside it.
+    let other = s.request("another proposer").unwrap();
+    assert_eq!(s.streaming().unwrap().len(), 2);
+    propose(&mut s, &sr("f.txt", "nine", "NINE"));
+    drop(other);
+    drop(request);
+    let records = d.join(".mend/pending/default/requests");
+    let left: Vec<_> = std::fs::read_dir(records).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "a request that ends removes its record: {left:?}"
+    );
+    assert!(s.streaming().unwrap().is_empty());
+    assert!(s.report().unwrap().streaming.is_empty());
+    s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap();
+    assert_eq!(
+        read(d, "f.txt"),
+        TEN.replace("two", "TWO").replace("nine", "NINE").as_bytes()
+    );
+    s.sync(&[]).unwrap();
+    s.add(&["f.txt".into()]).unwrap();
+    Session::drop_session(&ws, "default").unwrap();
+}
+
+/// A record left by a proposer that is gone (its lock died with it) is not
+/// a request: nothing is refused for it, and it is cleared.
+#[test]
+fn the_record_of_a_proposer_that_is_gone_is_no_request() {
+    let (dir, ws) = root();
+    let d = dir.path();
+    put(d, "f.txt", TEN.as_bytes());
+    let mut s = Session::open(&ws, "default").unwrap();
+    propose(&mut s, &sr("f.txt", "two", "TWO"));
+    let records = d.join(".mend/pending/default/requests");
+    std::fs::create_dir_all(&records).unwrap();
+    let said = "a killed proposer (pid 4242)\n";
+    std::fs::write(records.join("4242-0"), said).unwrap();
+    // Killed before it renamed its record into place.
+    std::fs::write(records.join(".4242-1.new"), said).unwrap();
+    // One that may not have locked its record yet: nothing to remove.
+    std::fs::write(records.join(".4243-0.new"), "").unwrap();
+    assert!(s.streaming().unwrap().is_empty());
+    assert!(
+        !records.join("4242-0").exists(),
+        "the stale record is removed"
+    );
+    assert!(
+        !records.join(".4242-1.new").exists(),
+        "so is one written aside"
+    );
+    assert!(records.join(".4243-0.new").exists(), "an empty one is left");
+    s.accept(&ws.lock().unwrap(), &[], &[], false).unwrap();
+    assert_eq!(read(d, "f.txt"), TEN.replace("two", "TWO").as_bytes());
+}

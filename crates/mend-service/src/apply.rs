@@ -27,7 +27,9 @@ pub enum Destination<'a> {
     Pending {
         /// The session.
         session: &'a str,
-        /// What names the front-end in the session's lock.
+        /// What names the front-end in the session's lock, and in the
+        /// request the apply is while it runs (`mend apply --pending
+        /// --stream`), which the actions it refuses name.
         holder: &'a str,
     },
 }
@@ -109,24 +111,33 @@ pub fn expectations(ws: &Workspace, args: &[String]) -> Result<HashMap<String, E
 pub struct Applier<'w> {
     ws: &'w Workspace,
     session: Option<Session<'w>>,
+    /// For a pending destination (not a dry run): the request this apply
+    /// is, held from its start to its end, so no decision is made on the
+    /// session while the proposal comes in.
+    request: Option<mend_pending::Request>,
     req: ApplyRequest<'w>,
     before_write: Option<BeforeWrite<'w>>,
 }
 
 impl<'w> Applier<'w> {
-    /// Starts an apply to `dest`.
+    /// Starts an apply to `dest`. For a pending destination this starts
+    /// a request into the session (see [`Session::request`]): accept,
+    /// reject, sync, add and drop are refused until the apply ends, or its
+    /// process does.
     pub fn new(
         ws: &'w Workspace,
         dest: Destination<'_>,
         req: ApplyRequest<'w>,
     ) -> Result<Applier<'w>, Error> {
-        let session = match dest {
-            Destination::Files => None,
+        let (session, request) = match dest {
+            Destination::Files => (None, None),
             Destination::Pending { session, holder } => {
                 let mut s = Session::open(ws, session)?;
                 s.set_syntax(req.syntax);
                 s.set_holder(holder);
-                Some(s)
+                // A dry run changes nothing, so it is no request.
+                let request = (!req.dry_run).then(|| s.request(holder)).transpose()?;
+                (Some(s), request)
             }
         };
         // The checkpoints are found before the response is read; the
@@ -138,6 +149,7 @@ impl<'w> Applier<'w> {
         Ok(Applier {
             ws,
             session,
+            request,
             req,
             before_write,
         })
@@ -173,10 +185,20 @@ impl<'w> Applier<'w> {
     /// Applies a parsed response (or a streamed one, whose plans are reused
     /// for files unchanged since) under the workspace lock.
     pub fn finish(self, input: Streamed) -> Result<Applied, Error> {
-        match self.session {
-            Some(s) => propose(self.ws, s, input, self.req),
-            None => write(self.ws, input, self.req, self.before_write),
-        }
+        let Applier {
+            ws,
+            session,
+            request,
+            req,
+            before_write,
+        } = self;
+        let applied = match session {
+            Some(s) => propose(ws, s, input, req),
+            None => write(ws, input, req, before_write),
+        };
+        // The request ends once the proposal is held (or refused).
+        drop(request);
+        applied
     }
 }
 

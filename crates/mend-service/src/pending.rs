@@ -322,6 +322,7 @@ pub fn status_or_empty(ws: &Workspace, session: &str) -> Result<StatusReport, Er
         Err(mend_pending::Error::NoSession(_)) => Ok(StatusReport {
             session: session.to_owned(),
             files: Vec::new(),
+            streaming: Vec::new(),
         }),
         Err(e) => Err(e.into()),
     }

@@ -601,7 +601,11 @@ fn destination(args: &ApplyArgs) -> Destination<'_> {
     if args.pending {
         Destination::Pending {
             session: &args.session,
-            holder: "mend apply --pending",
+            holder: if args.stream {
+                "mend apply --pending --stream"
+            } else {
+                "mend apply --pending"
+            },
         }
     } else {
         Destination::Files

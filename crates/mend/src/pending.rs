@@ -325,6 +325,15 @@ fn status(
             .map_or(String::new(), |r| format!("  ({})", esc(r)));
         writeln!(out, "{:<2} {}{to}{why}", f.status, esc(&f.path))?;
     }
+    // A note beside the list, not a line of it: scripts read the letters.
+    use std::io::Write as _;
+    for r in &report.streaming {
+        writeln!(
+            std::io::stderr(),
+            "mend: a request is streaming in from {}: accept, reject, sync, add and drop wait until it ends",
+            esc(r)
+        )?;
+    }
     Ok(())
 }
 

@@ -102,6 +102,7 @@ pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
                 if watch.changed(&quick, &s) {
                     reload(&quick, &mut watch, &mut s)?;
                 }
+                look_for_requests(&quick, &mut s);
                 continue;
             };
             let Some(key) = input else { continue };
@@ -378,6 +379,19 @@ fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Resu
 /// refreshing.
 const STALE: &str = "; the screen shows the session as it was, and refreshes once it is free";
 
+/// Whether a request is coming into the session: one starting, ending or
+/// dying shows at the next look, which costs a few system calls (no lock
+/// is waited for), so it runs between keys. A look that fails changes
+/// nothing: the service refuses the keys anyway while a request runs.
+fn look_for_requests(ws: &Workspace, s: &mut State) {
+    if s.reviewed != Reviewed::Session {
+        return;
+    }
+    if let Ok(now) = Session::existing(ws, &s.session).and_then(|x| x.streaming()) {
+        s.streaming = now;
+    }
+}
+
 /// Reloads the session's files, counts and the selected file, keeping the
 /// selection on the same file where it can. The watch keeps the stamp the
 /// session had before it was read, so a change made meanwhile is seen.
@@ -402,6 +416,7 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
     if s.message.as_deref().is_some_and(|m| m.ends_with(STALE)) {
         s.message = None;
     }
+    look_for_requests(ws, s);
     s.rows = status
         .into_iter()
         .map(|f| Row {
@@ -609,7 +624,7 @@ mod tests {
 
     use super::state::{Action, Key, State, update};
     use super::view::screen_of;
-    use super::{Watch, perform, reload};
+    use super::{Watch, look_for_requests, perform, reload};
 
     /// Twenty lines: `two`, `five` and `nine` far enough apart (lines 2,
     /// 10 and 18) that each change to them is a hunk of its own.
@@ -730,6 +745,36 @@ mod tests {
             std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
             TEN
         );
+    }
+
+    /// A request coming in shows on the screen and turns the keys that
+    /// act off; one that ends shows at the next look, and the keys act
+    /// again. An action that got past the keys is refused by the service.
+    #[test]
+    fn a_request_streaming_in_shows_and_ends() {
+        let (dir, ws, mut s, mut watch) = proposed();
+        let session = Session::existing(&ws, "default").unwrap();
+        let request = session.request("mend apply --pending --stream").unwrap();
+        let named = format!("mend apply --pending --stream (pid {})", std::process::id());
+        look_for_requests(&ws, &mut s);
+        assert_eq!(s.streaming, std::slice::from_ref(&named));
+        screen_of(&mut s, 80, 30);
+        assert_eq!(update(&mut s, Key::Char('p')), Action::Nothing);
+        s.streaming.clear();
+        let said = perform(&ws, "default", &update(&mut s, Key::Char('p')));
+        assert!(said.starts_with("refused: "), "{said}");
+        assert!(said.contains(&named), "{said}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            TEN
+        );
+        reload(&ws, &mut watch, &mut s).unwrap();
+        assert_eq!(s.streaming, [named], "a reload looks too");
+        drop(request);
+        look_for_requests(&ws, &mut s);
+        assert!(s.streaming.is_empty());
+        let said = perform(&ws, "default", &update(&mut s, Key::Char('p')));
+        assert_eq!(said, "accepted f.txt (written)");
     }
 
     /// `p` on a conflicted file is refused with advice for this screen;

@@ -161,6 +161,10 @@ pub(crate) struct State {
     pub confirm: Option<Action>,
     /// The outcome of the last action.
     pub message: Option<String>,
+    /// The requests coming into the session now (a proposal streaming in),
+    /// each its command and pid: while there is one, the keys that act are
+    /// off and the screen says so (seed 000: request running, read-only).
+    pub streaming: Vec<String>,
 }
 
 /// A key, as the screen understands it.
@@ -239,6 +243,7 @@ impl State {
             help: false,
             confirm: None,
             message: None,
+            streaming: Vec::new(),
         }
     }
 
@@ -428,6 +433,22 @@ impl State {
     }
 }
 
+/// Whether a key acts on the session (accepts, rejects, merges or syncs),
+/// rather than moving or showing.
+fn acts(key: Key) -> bool {
+    matches!(key, Key::Char(' ' | 'a' | 'r' | 'p' | 'm' | 'x' | 'u'))
+}
+
+impl State {
+    /// What the screen says while a request streams in.
+    pub(crate) fn streaming_note(&self) -> String {
+        format!(
+            "a request is streaming in from {}: a, r, p, m, x and u wait until it ends; moving and viewing work",
+            self.streaming.join(" and ")
+        )
+    }
+}
+
 /// Applies a key to the state and says what the runner must do.
 pub(crate) fn update(s: &mut State, key: Key) -> Action {
     if key == Key::Interrupt {
@@ -443,10 +464,18 @@ pub(crate) fn update(s: &mut State, key: Key) -> Action {
     }
     s.message = None;
     if let Some(action) = s.confirm.take() {
+        if key == Key::Char('y') && !s.streaming.is_empty() {
+            s.message = Some(format!("not written: {}", s.streaming_note()));
+            return Action::Nothing;
+        }
         if key == Key::Char('y') {
             return action;
         }
         s.message = Some("cancelled: nothing was written".into());
+        return Action::Nothing;
+    }
+    if acts(key) && !s.streaming.is_empty() {
+        s.message = Some(s.streaming_note());
         return Action::Nothing;
     }
     let page = s.heights.1.saturating_sub(2).max(1);
@@ -739,6 +768,38 @@ mod tests {
         assert_eq!(
             update(&mut s, Key::Char('x')),
             Action::DiscardFile(seen(&s))
+        );
+    }
+
+    /// While a request streams in, every key that acts does nothing and
+    /// says why, a question waiting for `y` is not answered, and moving
+    /// and viewing still work; once it ends, the keys act again.
+    #[test]
+    fn acting_keys_are_off_while_a_request_streams_in() {
+        let mut s = state();
+        s.streaming = vec!["mend apply --pending --stream (pid 7)".into()];
+        for c in [' ', 'a', 'r', 'p', 'm', 'x', 'u'] {
+            assert_eq!(update(&mut s, Key::Char(c)), Action::Nothing, "{c}");
+            assert_eq!(
+                s.message.as_deref(),
+                Some(
+                    "a request is streaming in from mend apply --pending --stream (pid 7): a, r, p, m, x and u wait until it ends; moving and viewing work"
+                ),
+                "{c}"
+            );
+        }
+        assert_eq!(update(&mut s, Key::Char('j')), Action::Select);
+        update(&mut s, Key::Char('k'));
+        update(&mut s, Key::Char('n'));
+        assert_eq!(s.hunk, 1, "hunks still move");
+        s.confirm = Some(Action::AcceptMarkers(seen(&s)));
+        assert_eq!(update(&mut s, Key::Char('y')), Action::Nothing);
+        assert!(s.confirm.is_none());
+        assert!(s.message.as_deref().unwrap().starts_with("not written: "));
+        s.streaming.clear();
+        assert_eq!(
+            update(&mut s, Key::Char('a')),
+            Action::AcceptHunk(seen(&s), 2)
         );
     }
 

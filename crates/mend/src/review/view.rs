@@ -142,8 +142,13 @@ fn header_line(s: &State) -> String {
         Reviewed::Session => "session",
         Reviewed::Turn => "turn",
     };
+    let streaming = if s.streaming.is_empty() {
+        ""
+    } else {
+        " │ a request is streaming"
+    };
     expand_tabs(&format!(
-        " {what} {} │ {files}{letters} │ {hunks}",
+        " {what} {} │ {files}{letters} │ {hunks}{streaming}",
         s.session
     ))
 }
@@ -163,7 +168,15 @@ fn status_lines(s: &State, width: u16) -> Vec<String> {
         Reviewed::Session => KEYS,
         Reviewed::Turn => TURN_KEYS,
     };
-    let text = s.message.as_deref().unwrap_or(keys);
+    let note;
+    let text = match s.message.as_deref() {
+        Some(m) => m,
+        None if !s.streaming.is_empty() => {
+            note = s.streaming_note();
+            &note
+        }
+        None => keys,
+    };
     wrap(&expand_tabs(text), usize::from(width))
 }
 
@@ -461,6 +474,15 @@ mod tests {
         update(&mut s, Key::Char('j'));
         s.show(Shown::new("", DIFF, Some(1)), false);
         s.message = Some("refused: g.txt: your changes and the proposal overlap (1 conflict(s), starting at line(s) 2 of the merge); nothing was written. Accept with --markers to write git conflict markers, sync, or reject the output. Here: m writes the markers, after you confirm".into());
+        insta::assert_snapshot!(screen(&mut s));
+    }
+
+    /// While a request streams in, the header says so and the status area
+    /// names it in place of the keys.
+    #[test]
+    fn a_request_streaming_in() {
+        let mut s = state();
+        s.streaming = vec!["mend apply --pending --stream (pid 4242)".into()];
         insta::assert_snapshot!(screen(&mut s));
     }
 

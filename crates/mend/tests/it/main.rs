@@ -20,6 +20,7 @@ mod merge;
 mod pending;
 mod pending_fixes;
 mod pending_model;
+mod pending_request;
 mod soak;
 mod tidy;
 mod transactions;

@@ -139,57 +139,6 @@ fn a_proposal_held_while_another_streams_in_is_kept() {
     );
 }
 
-/// A proposal streaming in does not lock the session: an accept goes
-/// through meanwhile, and the streamed proposal is held on top of what it
-/// wrote.
-#[test]
-fn accept_goes_through_while_a_proposal_streams_in() {
-    let dir = proposed(&sr("f.txt", "two", "TWO"));
-    let d = dir.path();
-    let (child, input) = streaming(d, &sr("f.txt", "nine", "NINE"));
-    let out = run_mend(d, &["pending", "accept"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(file(d, "f.txt"), TEN.replace("two", "TWO"));
-    drop(input);
-    let streamed = child.wait_with_output().unwrap();
-    assert_eq!(streamed.status.code(), Some(0), "{}", text(&streamed));
-    let out = run_mend(d, &["pending", "status"], None);
-    assert_eq!(text(&out), "M  f.txt\n");
-    let out = run_mend(d, &["pending", "accept"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(
-        file(d, "f.txt"),
-        TEN.replace("two", "TWO").replace("nine", "NINE")
-    );
-}
-
-/// A reject made while `mend apply --pending` is still reading its input
-/// stays rejected: the proposal is held against the session as it is when
-/// the input has been read.
-#[test]
-fn a_reject_made_while_a_proposal_reads_its_input_is_kept() {
-    let dir = proposed(&sr("f.txt", "two", "TWO"));
-    let d = dir.path();
-    let (child, mut input) = spawn(d, &["apply", "--pending"]);
-    input
-        .write_all(sr("f.txt", "nine", "NINE").as_bytes())
-        .unwrap();
-    input.flush().unwrap();
-    // Time for the process to open the session before the reject; the
-    // outcome must not depend on it.
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let out = run_mend(d, &["pending", "reject"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    drop(input);
-    let held = child.wait_with_output().unwrap();
-    assert_eq!(held.status.code(), Some(0), "{}", text(&held));
-    let diff = text(&run_mend(d, &["pending", "diff"], None));
-    assert!(!diff.contains("TWO"), "{diff}");
-    let out = run_mend(d, &["pending", "accept"], None);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert_eq!(file(d, "f.txt"), TEN.replace("nine", "NINE"));
-}
-
 /// Holds a session's lock from this process, as another mend would, naming
 /// itself in the lock file.
 fn hold_session_lock(d: &std::path::Path, session: &str) -> std::fs::File {

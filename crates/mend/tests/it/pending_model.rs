@@ -134,6 +134,10 @@ enum Op {
     Read {
         f: usize,
     },
+    /// An accept, reject or sync refused because another actor's proposal
+    /// was coming in: it changes nothing, and must have overlapped one
+    /// ([`refusals_overlap_a_proposal`]).
+    Busy(Box<Op>),
     Status,
     Final,
 }
@@ -235,6 +239,7 @@ impl Model {
                     format!("content:{}", self.disk[*f])
                 }
             },
+            Op::Busy(_) => "refused:busy".into(),
             Op::Status => self.letters(),
             Op::Final => {
                 let letters = self.letters();
@@ -457,6 +462,7 @@ impl Actor {
             (Some(0), "reject") => "rejected".into(),
             (Some(0), _) => "synced".into(),
             (Some(1), _) if said.contains("has no output") => "refused:nothing".into(),
+            (Some(1), _) if said.contains("a request is streaming in") => "refused:busy".into(),
             (Some(1), "accept") if said.contains("overlap") => "refused:conflict".into(),
             (Some(1), "sync") if said.contains("nothing was synced") => "refused:unsyncable".into(),
             (code, _) => format!("{code:?}: {said}{}", String::from_utf8_lossy(&out.stderr)),
@@ -515,6 +521,45 @@ impl Actor {
     }
 }
 
+/// `op`, or [`Op::Busy`] when it was refused for a proposal coming in.
+fn busy_or(op: Op, outcome: &str) -> Op {
+    if outcome == "refused:busy" {
+        Op::Busy(Box::new(op))
+    } else {
+        op
+    }
+}
+
+/// Every action refused as busy ran while another actor's proposal (CLI,
+/// streamed or not, or MCP) was running: the request lock refuses nothing
+/// else.
+fn refusals_overlap_a_proposal(history: &[Vec<Event>]) -> usize {
+    let mut refused = 0;
+    for (a, events) in history.iter().enumerate() {
+        for e in events {
+            let Op::Busy(op) = &e.op else { continue };
+            assert!(
+                matches!(
+                    **op,
+                    Op::Accept { .. } | Op::Reject { .. } | Op::Sync { .. }
+                ),
+                "only actions are refused as busy: {e:?}"
+            );
+            refused += 1;
+            let overlaps = history.iter().enumerate().any(|(b, others)| {
+                b != a
+                    && others.iter().any(|o| {
+                        matches!(o.op, Op::Propose { .. } | Op::StreamHold { .. })
+                            && o.start <= e.end
+                            && e.start <= o.end
+                    })
+            });
+            assert!(overlaps, "refused as busy with no proposal running: {e:?}");
+        }
+    }
+    refused
+}
+
 fn proposal_outcome(code: Option<i32>) -> String {
     match code {
         Some(0) => "held".into(),
@@ -553,17 +598,17 @@ fn cli_actor(mut a: Actor, mut rng: Rng, ops: usize, tag: usize) -> Vec<Event> {
             4..=5 => {
                 let start = a.clock.elapsed();
                 let outcome = a.pending("accept", f);
-                a.record(Op::Accept { f }, start, outcome);
+                a.record(busy_or(Op::Accept { f }, &outcome), start, outcome);
             }
             6 => {
                 let start = a.clock.elapsed();
                 let outcome = a.pending("reject", f);
-                a.record(Op::Reject { f }, start, outcome);
+                a.record(busy_or(Op::Reject { f }, &outcome), start, outcome);
             }
             7..=8 => {
                 let start = a.clock.elapsed();
                 let outcome = a.pending("sync", f);
-                a.record(Op::Sync { f }, start, outcome);
+                a.record(busy_or(Op::Sync { f }, &outcome), start, outcome);
             }
             9..=10 => a.local(f, slot, token),
             _ => a.status(),
@@ -607,7 +652,7 @@ fn mcp_actor(mut a: Actor, mut rng: Rng, ops: usize) -> Vec<Event> {
 
 /// One run: the three actors at once, then the final status and accept,
 /// then the search for a linearization.
-fn run(seed: u64, ops: usize) -> (usize, usize) {
+fn run(seed: u64, ops: usize) -> (usize, usize, usize) {
     let dir = tempfile::tempdir().unwrap();
     let root: Arc<Path> = Arc::from(dir.path());
     for (f, name) in FILES.iter().enumerate() {
@@ -647,6 +692,7 @@ fn run(seed: u64, ops: usize) -> (usize, usize) {
         outcome: format!("{letters}|{disk}"),
     });
     let events: usize = history.iter().map(Vec::len).sum();
+    let refused = refusals_overlap_a_proposal(&history);
     let mut checker = Checker {
         history: &history,
         seen: HashSet::new(),
@@ -659,7 +705,7 @@ fn run(seed: u64, ops: usize) -> (usize, usize) {
         stuck(&history, &checker.deepest),
         describe(&history)
     );
-    (events, checker.seen.len())
+    (events, checker.seen.len(), refused)
 }
 
 /// Where the deepest order stopped: the model there, and each actor's
@@ -719,11 +765,14 @@ fn three_actors_lose_no_decision_and_no_proposal() {
             .map_or(1, |d| d.as_nanos() as u64),
     );
     println!("seed {seed} (MEND_PENDING_MODEL_SEED replays it)");
-    let (mut events, mut states) = (0, 0);
+    let (mut events, mut states, mut refused) = (0, 0, 0);
     for r in 0..runs {
-        let (e, s) = run(seed.wrapping_add(r), ops);
+        let (e, s, b) = run(seed.wrapping_add(r), ops);
         events += e;
         states += s;
+        refused += b;
     }
-    println!("{runs} run(s), {events} events, {states} model states searched");
+    println!(
+        "{runs} run(s), {events} events ({refused} refused while a proposal came in), {states} model states searched"
+    );
 }
