@@ -294,12 +294,10 @@ fn run_hook(agent: &str, input: Option<&str>, timeout: Duration) -> u8 {
                     t
                 }
             };
-            let env_dir = match a {
-                Agent::Claude => std::env::var_os("CLAUDE_PROJECT_DIR"),
-                Agent::Gemini => std::env::var_os("GEMINI_PROJECT_DIR"),
-                _ => None,
-            }
-            .map(PathBuf::from);
+            let env_dir = a
+                .project_variable()
+                .and_then(std::env::var_os)
+                .map(PathBuf::from);
             hook::run(a, &text, env_dir.as_deref(), timeout)
         }
         None => hook::refused(None, &no_agent(Some(agent))),

@@ -2,10 +2,16 @@
 //! JSON (docs/turn.md) gives the right step and the reply its protocol
 //! takes, and bad input never blocks the agent (exit 0, and why).
 
+use std::io::Write as _;
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output, Stdio};
 
-use mend_test_support::{put, repo, run_mend};
+use mend_test_support::{mend_bin, put, repo, run_mend};
+
+/// The agents' project variables, which the hook reads before the JSON:
+/// unset for every run but the ones that set them, so a test run from
+/// inside an agent's shell never acts on the project the agent is in.
+const PROJECT_VARIABLES: [&str; 2] = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"];
 
 /// Runs the hook for `agent` with `json` on stdin (or, for Codex's
 /// notify, as the last argument).
@@ -13,9 +19,34 @@ fn hook(root: &Path, agent: &str, json: &str, as_arg: bool) -> Output {
     let mut args = vec!["turn", "--lock-timeout", "1", "hook", agent];
     if as_arg {
         args.push(json);
-        return run_mend(root, &args, None);
+        return hook_with(root, &args, &[], None);
     }
-    run_mend(root, &args, Some(json.as_bytes()))
+    hook_with(root, &args, &[], Some(json.as_bytes()))
+}
+
+/// Runs mend in `cwd` with `env` set (the project variables otherwise
+/// unset) and `stdin` written, then closed.
+fn hook_with(cwd: &Path, args: &[&str], env: &[(&str, &Path)], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(mend_bin());
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for v in PROJECT_VARIABLES {
+        cmd.env_remove(v);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn mend");
+    {
+        let mut sin = child.stdin.take().expect("stdin");
+        if let Some(data) = stdin {
+            let _ = sin.write_all(data);
+        }
+    }
+    child.wait_with_output().expect("wait for mend")
 }
 
 fn text(b: &[u8]) -> String {
@@ -307,7 +338,7 @@ fn bad_arguments_never_block_the_agent() {
         ),
     ];
     for (args, stdout, why) in cases {
-        let out = run_mend(root, args, Some(b"{}"));
+        let out = hook_with(root, args, &[], Some(b"{}"));
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert!(
             text(&out.stdout).starts_with(stdout),
@@ -328,4 +359,57 @@ fn bad_arguments_never_block_the_agent() {
     // Elsewhere, a usage error stays one.
     let out = run_mend(root, &["turn", "status", "--bogus"], None);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The session's project comes from the agent's project variable, before
+/// the JSON's `cwd`: an agent that `cd`s into another repository makes
+/// no turn there, and its reply's summary is still the project's.
+#[test]
+fn the_project_variable_comes_before_the_events_folder() {
+    let project = repo(&[("a.txt", "one\n"), ("src/b.txt", "two\n")]);
+    let other = repo(&[("c.txt", "three\n")]);
+    let (root, away) = (project.path(), other.path());
+    let event = |dir: &Path, name: &str| {
+        format!(
+            r#"{{"session_id":"s","cwd":"{}","hook_event_name":"{name}"}}"#,
+            dir.display()
+        )
+    };
+    for (agent, begin, end, var) in [
+        ("claude", "UserPromptSubmit", "Stop", "CLAUDE_PROJECT_DIR"),
+        ("gemini", "BeforeAgent", "AfterAgent", "GEMINI_PROJECT_DIR"),
+    ] {
+        let args = ["turn", "--lock-timeout", "1", "hook", agent];
+        let env = [(var, root.join("src"))];
+        let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
+        // The agent has `cd`'d into the other repository before the prompt.
+        let out = hook_with(away, &args, &env, Some(event(away, begin).as_bytes()));
+        assert_eq!(out.status.code(), Some(0), "{agent}");
+        assert!(
+            text(&out.stderr).contains("in another repository than the session's project"),
+            "{agent}: {}",
+            text(&out.stderr)
+        );
+        assert!(!away.join(".mend").exists(), "{agent}: no turn in the other repository");
+        let (id, session) = open_turn(root);
+        assert_eq!(session.as_deref(), Some("s"), "{agent}");
+        put(root, "a.txt", format!("{agent}\n"));
+        put(away, "c.txt", format!("{agent}\n"));
+        let out = hook_with(away, &args, &env, Some(event(away, end).as_bytes()));
+        assert_eq!(out.status.code(), Some(0), "{agent}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let shown = v["systemMessage"].as_str().unwrap();
+        assert!(
+            shown.starts_with(&format!("mend: turn {id}: 1 file changed (1 M)"))
+                && shown.contains("its changes are in no turn"),
+            "{agent}: {shown}"
+        );
+        assert!(!away.join(".mend").exists(), "{agent}");
+    }
+    // A variable set but empty is no project: the JSON's folder is.
+    let args = ["turn", "--lock-timeout", "1", "hook", "claude"];
+    let empty = [("CLAUDE_PROJECT_DIR", Path::new(""))];
+    let out = hook_with(away, &args, &empty, Some(event(away, "UserPromptSubmit").as_bytes()));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(away.join(".mend/turn.json").exists());
 }
