@@ -106,8 +106,10 @@ fn field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// Reads an agent's JSON.
+/// Reads an agent's JSON; a UTF-8 byte order mark before it (which some
+/// Windows tools write) is skipped.
 pub fn parse(agent: Agent, input: &str) -> Result<Event, String> {
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let v: Value = serde_json::from_str(input.trim())
         .map_err(|e| format!("the hook's input is not JSON ({e})"))?;
     if !v.is_object() {

@@ -413,3 +413,88 @@ fn the_project_variable_comes_before_the_events_folder() {
     assert_eq!(out.status.code(), Some(0));
     assert!(away.join(".mend/turn.json").exists());
 }
+
+/// What the hook makes of its standard input's bytes: a UTF-8 byte order
+/// mark before the JSON is skipped; input over the limit, even cut inside
+/// a character, and input that is not UTF-8 are refused with why.
+#[test]
+fn hook_input_takes_a_bom_and_says_why_it_refuses_the_rest() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let event = format!(
+        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"UserPromptSubmit","prompt":""#,
+        root.display()
+    );
+    let args = ["turn", "--lock-timeout", "1", "hook", "claude"];
+    let run = |input: &[u8]| {
+        let out = hook_with(root, &args, &[], Some(input));
+        assert_eq!(out.status.code(), Some(0));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    // Over 16 MiB of a two-byte letter, cut by the limit inside one.
+    let mut large = event.clone().into_bytes();
+    let pad = ((16 << 20) - large.len()) / 2 + 8;
+    large.extend("é".repeat(pad).as_bytes());
+    // The limit's byte read last (at 16 MiB) must start a letter.
+    if (16 << 20) % 2 != event.len() % 2 {
+        large.insert(event.len(), b'x');
+    }
+    assert!(std::str::from_utf8(&large[..=16 << 20]).is_err());
+    large.extend(b"\"}");
+    let (stdout, stderr) = run(&large);
+    assert!(
+        stdout.contains("its input is over 16 MiB") && stderr.contains("over 16 MiB"),
+        "{stdout}{stderr}"
+    );
+    let (stdout, stderr) = run(&[event.as_bytes(), b"caf\xe9\"}"].concat());
+    assert!(
+        stdout.contains("is not UTF-8") && stderr.contains("is not UTF-8"),
+        "{stdout}{stderr}"
+    );
+    assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
+    let (stdout, stderr) = run(&["\u{feff}".as_bytes(), event.as_bytes(), b"\"}"].concat());
+    assert_eq!((stdout.as_str(), stderr.as_str()), ("", ""));
+    assert!(root.join(".mend/turn.json").exists(), "the turn was begun");
+}
+
+/// An agent that writes its JSON and never closes standard input does not
+/// hang the hook: it exits 0 within seconds and says why nothing was done.
+#[test]
+fn hook_input_that_never_ends_does_not_hang_the_hook() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let mut cmd = Command::new(mend_bin());
+    cmd.args(["turn", "--lock-timeout", "1", "hook", "claude"])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for v in PROJECT_VARIABLES {
+        cmd.env_remove(v);
+    }
+    let mut child = cmd.spawn().expect("spawn mend");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let event = format!(
+        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"UserPromptSubmit"}}"#,
+        root.display()
+    );
+    stdin.write_all(event.as_bytes()).unwrap();
+    let began = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if began.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the hook still waits for its input after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shown = v["systemMessage"].as_str().unwrap();
+    assert!(
+        shown.contains("its input did not end within 5 seconds"),
+        "{shown}"
+    );
+    assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
+}
