@@ -42,12 +42,44 @@ pub(crate) struct LeftOut {
     /// Its size now, when it is still there but ignored now, so the
     /// snapshot left it out.
     pub ignored: Option<u64>,
+    /// What stands at its path now when that is a FIFO, a socket or a
+    /// device: no snapshot holds one, and none holds data, so the file's
+    /// start can still be put back over it (not counted by
+    /// [`LeftOut::any`]).
+    pub special: Option<&'static str>,
 }
 
 impl LeftOut {
-    /// Whether any side was left out.
+    /// Whether any side was left out, so that it cannot be put back.
     pub(crate) fn any(self) -> bool {
         self.then.is_some() || self.now.is_some() || self.repository || self.ignored.is_some()
+    }
+}
+
+/// A file that shows as deleted but has a FIFO, a socket or a device at
+/// its path now (the snapshot leaves those out: a FIFO's open could wait
+/// forever, and none holds a file's bytes) changed type: it is listed
+/// as `T`, and a reject puts the file back over it.
+pub(crate) fn became_special(out: &mut [Entry], root: &std::path::Path) {
+    use std::os::unix::fs::FileTypeExt as _;
+    for e in out.iter_mut() {
+        if e.status != Status::Deleted || e.left_out.any() {
+            continue;
+        }
+        let Ok(t) = root.join(&e.path).symlink_metadata().map(|m| m.file_type()) else {
+            continue;
+        };
+        let kind = if t.is_fifo() {
+            "FIFO"
+        } else if t.is_socket() {
+            "socket"
+        } else if t.is_char_device() || t.is_block_device() {
+            "device"
+        } else {
+            continue;
+        };
+        e.status = Status::TypeChanged;
+        e.left_out.special = Some(kind);
     }
 }
 

@@ -347,6 +347,7 @@ impl Turns {
             &now.skipped,
         )?;
         changes::became_ignored(&mut entries, self.cps.root());
+        changes::became_special(&mut entries, self.cps.root());
         Ok(entries)
     }
 

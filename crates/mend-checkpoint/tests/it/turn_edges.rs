@@ -330,3 +330,46 @@ fn the_open_turns_start_is_kept() {
     turns.end().unwrap();
     cps.drop(&start).unwrap();
 }
+
+/// A FIFO or a socket put where a file was is a type change, not a
+/// deletion: listed as `T` with what it is now, and a whole reject puts
+/// the file back over it (neither holds data, and mend never opens a
+/// FIFO to wait for a writer), with the rest of the reject.
+#[test]
+fn a_fifo_or_socket_over_a_file_is_a_type_change_that_a_reject_puts_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "pipe", "was a file\n");
+    put(d, "sock", "also a file\n");
+    put(d, "other", "o\n");
+    let turns = begin(d);
+    std::fs::remove_file(d.join("pipe")).unwrap();
+    let mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+    rustix::fs::mknodat(rustix::fs::CWD, &d.join("pipe"), rustix::fs::FileType::Fifo, mode, 0)
+        .unwrap();
+    std::fs::remove_file(d.join("sock")).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
+    put(d, "other", "agent\n");
+    let files = turns.status(false).unwrap().files;
+    let listed: Vec<(&str, String, Option<&str>)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.status.to_string(), f.change.as_deref()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("other", "M".to_owned(), None),
+            ("pipe", "T".to_owned(), Some("file → FIFO")),
+            ("sock", "T".to_owned(), Some("file → socket")),
+        ]
+    );
+    let done = turns.reject(&Selection::default()).unwrap();
+    let rejected: Vec<&str> = done.rejected.iter().map(|a| a.path.as_str()).collect();
+    assert_eq!(rejected, ["other", "pipe", "sock"]);
+    assert!(done.left.is_empty(), "{:?}", done.left);
+    assert_eq!(std::fs::read_to_string(d.join("pipe")).unwrap(), "was a file\n");
+    assert_eq!(std::fs::read_to_string(d.join("sock")).unwrap(), "also a file\n");
+    assert_eq!(std::fs::read_to_string(d.join("other")).unwrap(), "o\n");
+    assert!(turns.status(false).unwrap().files.is_empty());
+    drop(listener);
+}
