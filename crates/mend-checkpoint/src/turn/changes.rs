@@ -66,7 +66,7 @@ pub(crate) fn became_special(out: &mut [Entry], root: &std::path::Path) {
         if e.status != Status::Deleted || e.left_out.any() {
             continue;
         }
-        let Ok(t) = root.join(&e.path).symlink_metadata().map(|m| m.file_type()) else {
+        let Ok(t) = on_disk(root, &e.path).symlink_metadata().map(|m| m.file_type()) else {
             continue;
         };
         let kind = if t.is_fifo() {
@@ -91,7 +91,7 @@ pub(crate) fn became_ignored(out: &mut [Entry], root: &std::path::Path) {
         if e.status != Status::Deleted || e.left_out.any() {
             continue;
         }
-        let meta = root.join(&e.path).symlink_metadata();
+        let meta = on_disk(root, &e.path).symlink_metadata();
         if let Some(m) = meta
             .ok()
             .filter(|m| m.is_file() || m.file_type().is_symlink())
@@ -99,6 +99,15 @@ pub(crate) fn became_ignored(out: &mut [Entry], root: &std::path::Path) {
             e.status = Status::Modified;
             e.left_out.ignored = Some(m.len());
         }
+    }
+}
+
+/// Where a spelled path is on disk.
+fn on_disk(root: &std::path::Path, spelled: &str) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStrExt as _;
+    match crate::names::unspell(spelled) {
+        Ok(bytes) => root.join(std::ffi::OsStr::from_bytes(&bytes)),
+        Err(_) => root.join(spelled),
     }
 }
 
@@ -158,7 +167,8 @@ fn deltas(
     let mut out = Vec::new();
     for d in diff.deltas() {
         let (old, new) = (side(d.old_file()), side(d.new_file()));
-        let path = |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().into_owned());
+        // Spelled, so that no two names print alike and each is typed back.
+        let path = |f: git2::DiffFile<'_>| f.path_bytes().map(|p| crate::names::spell(p).into_owned());
         let (Some(old_path), Some(new_path)) = (path(d.old_file()), path(d.new_file())) else {
             continue;
         };
