@@ -202,11 +202,8 @@ fn put(
         rustix::fs::symlinkat(std::ffi::OsStr::from_bytes(bytes), dir, temp.as_str())
             .map_err(std::io::Error::from)
     } else {
-        let flags = OFlags::WRONLY
-            | OFlags::CREATE
-            | OFlags::EXCL
-            | OFlags::NOFOLLOW
-            | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let mode = Mode::from_bits_truncate(if executable { 0o777 } else { 0o666 });
         openat(dir, temp.as_str(), flags, mode)
             .map_err(std::io::Error::from)
@@ -216,9 +213,8 @@ fn put(
                 f.sync_all()
             })
     };
-    let moved = made.and_then(|()| {
-        renameat(dir, temp.as_str(), dir, name).map_err(std::io::Error::from)
-    });
+    let moved =
+        made.and_then(|()| renameat(dir, temp.as_str(), dir, name).map_err(std::io::Error::from));
     if moved.is_err() {
         let _ = rustix::fs::unlinkat(dir, temp.as_str(), AtFlags::empty());
     }

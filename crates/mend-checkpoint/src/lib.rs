@@ -1107,7 +1107,9 @@ impl Checkpoints {
             for e in t.iter() {
                 let path = [prefix.as_slice(), e.name_bytes()].concat();
                 match e.kind() {
-                    Some(ObjectType::Tree) => folders.push(([path, b"/".to_vec()].concat(), e.id())),
+                    Some(ObjectType::Tree) => {
+                        folders.push(([path, b"/".to_vec()].concat(), e.id()));
+                    }
                     Some(ObjectType::Blob) => {
                         out.insert(names::spell(&path).into_owned(), (e.id(), e.filemode()));
                     }

@@ -71,7 +71,9 @@ fn escape(s: &str) -> Option<(Vec<u8>, usize)> {
         b'x' => {
             let hex = s.get(1..3)?;
             let b = u8::from_str_radix(hex, 16).ok()?;
-            hex.bytes().all(|c| c.is_ascii_hexdigit()).then(|| (vec![b], 3))
+            hex.bytes()
+                .all(|c| c.is_ascii_hexdigit())
+                .then(|| (vec![b], 3))
         }
         b'u' => {
             let body = s.strip_prefix("u{")?;

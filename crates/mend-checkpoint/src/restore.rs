@@ -352,7 +352,10 @@ impl Checkpoints {
     /// left out).
     fn change_set(&self, plan: &Plan) -> Result<Vec<mend_workspace::Change>, Error> {
         let mut changes = Vec::with_capacity(plan.writes.len() + plan.deletes.len());
-        let writes = plan.writes.iter().filter(|w| !plan.beside.contains_key(&w.0));
+        let writes = plan
+            .writes
+            .iter()
+            .filter(|w| !plan.beside.contains_key(&w.0));
         for (path, oid, mode) in writes {
             let blob = self
                 .repo
@@ -365,7 +368,11 @@ impl Checkpoints {
                 executable: *mode == i32::from(FileMode::BlobExecutable),
             });
         }
-        for path in plan.deletes.iter().filter(|p| !plan.beside.contains_key(*p)) {
+        for path in plan
+            .deletes
+            .iter()
+            .filter(|p| !plan.beside.contains_key(*p))
+        {
             changes.push(mend_workspace::Change::Delete {
                 path: path.clone(),
                 base: mend_workspace::Base::Any,

@@ -66,7 +66,10 @@ pub(crate) fn became_special(out: &mut [Entry], root: &std::path::Path) {
         if e.status != Status::Deleted || e.left_out.any() {
             continue;
         }
-        let Ok(t) = on_disk(root, &e.path).symlink_metadata().map(|m| m.file_type()) else {
+        let Ok(t) = on_disk(root, &e.path)
+            .symlink_metadata()
+            .map(|m| m.file_type())
+        else {
             continue;
         };
         let kind = if t.is_fifo() {
@@ -168,7 +171,8 @@ fn deltas(
     for d in diff.deltas() {
         let (old, new) = (side(d.old_file()), side(d.new_file()));
         // Spelled, so that no two names print alike and each is typed back.
-        let path = |f: git2::DiffFile<'_>| f.path_bytes().map(|p| crate::names::spell(p).into_owned());
+        let path =
+            |f: git2::DiffFile<'_>| f.path_bytes().map(|p| crate::names::spell(p).into_owned());
         let (Some(old_path), Some(new_path)) = (path(d.old_file()), path(d.new_file())) else {
             continue;
         };

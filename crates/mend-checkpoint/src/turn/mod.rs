@@ -529,7 +529,8 @@ fn indexed(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Re
 /// holds; see [`crate::names`].
 fn bytes_of(spelled: &str) -> std::path::PathBuf {
     use std::os::unix::ffi::OsStrExt as _;
-    let bytes = crate::names::unspell(spelled).unwrap_or(std::borrow::Cow::Borrowed(spelled.as_bytes()));
+    let bytes =
+        crate::names::unspell(spelled).unwrap_or(std::borrow::Cow::Borrowed(spelled.as_bytes()));
     std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))
 }
 

@@ -206,7 +206,10 @@ fn odd_names_are_spelled_apart_and_can_be_rejected() {
     assert!(restored.left.is_empty(), "{:?}", restored.left);
     assert_eq!(std::fs::read_to_string(&odd).unwrap(), "again\n");
     assert_eq!(std::fs::read_to_string(d.join("nl\nname")).unwrap(), "x\n");
-    assert_eq!(std::fs::read_to_string(d.join("back\\slash")).unwrap(), "q\n");
+    assert_eq!(
+        std::fs::read_to_string(d.join("back\\slash")).unwrap(),
+        "q\n"
+    );
     assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "agent\n");
 }
 
@@ -368,8 +371,14 @@ fn a_fifo_or_socket_over_a_file_is_a_type_change_that_a_reject_puts_back() {
     let turns = begin(d);
     std::fs::remove_file(d.join("pipe")).unwrap();
     let mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
-    rustix::fs::mknodat(rustix::fs::CWD, &d.join("pipe"), rustix::fs::FileType::Fifo, mode, 0)
-        .unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        d.join("pipe"),
+        rustix::fs::FileType::Fifo,
+        mode,
+        0,
+    )
+    .unwrap();
     std::fs::remove_file(d.join("sock")).unwrap();
     let listener = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
     put(d, "other", "agent\n");
@@ -390,8 +399,14 @@ fn a_fifo_or_socket_over_a_file_is_a_type_change_that_a_reject_puts_back() {
     let rejected: Vec<&str> = done.rejected.iter().map(|a| a.path.as_str()).collect();
     assert_eq!(rejected, ["other", "pipe", "sock"]);
     assert!(done.left.is_empty(), "{:?}", done.left);
-    assert_eq!(std::fs::read_to_string(d.join("pipe")).unwrap(), "was a file\n");
-    assert_eq!(std::fs::read_to_string(d.join("sock")).unwrap(), "also a file\n");
+    assert_eq!(
+        std::fs::read_to_string(d.join("pipe")).unwrap(),
+        "was a file\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("sock")).unwrap(),
+        "also a file\n"
+    );
     assert_eq!(std::fs::read_to_string(d.join("other")).unwrap(), "o\n");
     assert!(turns.status(false).unwrap().files.is_empty());
     drop(listener);
@@ -434,7 +449,9 @@ fn deep(root: &Path, path: &str, text: Option<&str>) -> Option<String> {
 fn paths_longer_than_path_max_are_rejected_through_descriptors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let folders: Vec<String> = (0..20).map(|i| format!("d{i:02}{}", "x".repeat(240))).collect();
+    let folders: Vec<String> = (0..20)
+        .map(|i| format!("d{i:02}{}", "x".repeat(240)))
+        .collect();
     let long = |name: &str| format!("{}/{name}", folders.join("/"));
     assert!(long("f").len() > 4096);
     deep(d, &long("tracked"), Some("start\n"));

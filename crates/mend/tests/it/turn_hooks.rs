@@ -390,7 +390,10 @@ fn the_project_variable_comes_before_the_events_folder() {
             "{agent}: {}",
             text(&out.stderr)
         );
-        assert!(!away.join(".mend").exists(), "{agent}: no turn in the other repository");
+        assert!(
+            !away.join(".mend").exists(),
+            "{agent}: no turn in the other repository"
+        );
         let (id, session) = open_turn(root);
         assert_eq!(session.as_deref(), Some("s"), "{agent}");
         put(root, "a.txt", format!("{agent}\n"));
@@ -409,7 +412,12 @@ fn the_project_variable_comes_before_the_events_folder() {
     // A variable set but empty is no project: the JSON's folder is.
     let args = ["turn", "--lock-timeout", "1", "hook", "claude"];
     let empty = [("CLAUDE_PROJECT_DIR", Path::new(""))];
-    let out = hook_with(away, &args, &empty, Some(event(away, "UserPromptSubmit").as_bytes()));
+    let out = hook_with(
+        away,
+        &args,
+        &empty,
+        Some(event(away, "UserPromptSubmit").as_bytes()),
+    );
     assert_eq!(out.status.code(), Some(0));
     assert!(away.join(".mend/turn.json").exists());
 }
