@@ -337,7 +337,13 @@ impl Checkpoints {
                     path: bytes.into_owned(),
                     expect,
                 },
-                (None, None) => continue,
+                (None, None) => {
+                    // Not in the worktree's snapshot: too large, or ignored.
+                    plan.deletes.remove(&path);
+                    let why = "its content now is in no checkpoint (too large to snapshot, or ignored), so it is not deleted; move it aside yourself";
+                    plan.left.insert(path, why.to_owned());
+                    continue;
+                }
             };
             if let Err(why) = crate::beside::apply(self.root(), &op) {
                 plan.writes.retain(|w| w.0 != path);
