@@ -160,6 +160,24 @@ fn folder(root: &Path, folders: &[u8], make: bool) -> Result<OwnedFd, String> {
     Ok(dir)
 }
 
+/// What stands at `path` (bytes, `/`-separated, under `root`), not
+/// followed if it is a link, reached one folder at a time: a path past
+/// `PATH_MAX` too. `None` when nothing is there or a folder on its way is
+/// not one.
+pub(crate) fn lstat(root: &Path, path: &[u8]) -> Option<rustix::fs::Stat> {
+    let (folders, name) = match path.iter().rposition(|b| *b == b'/') {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => (&[][..], path),
+    };
+    let dir = folder(root, folders, false).ok()?;
+    statat(
+        &dir,
+        std::ffi::OsStr::from_bytes(name),
+        AtFlags::SYMLINK_NOFOLLOW,
+    )
+    .ok()
+}
+
 /// What stands at `name` in `dir`, a file's or link's bytes hashed; a
 /// FIFO is never opened.
 fn found(dir: &OwnedFd, name: &std::ffi::OsStr) -> std::io::Result<Found> {

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository, Tree};
 use mend_core::report::Status;
+use rustix::fs::FileType;
 
 use crate::{Error, Skipped, git};
 
@@ -61,25 +62,18 @@ impl LeftOut {
 /// forever, and none holds a file's bytes) changed type: it is listed
 /// as `T`, and a reject puts the file back over it.
 pub(crate) fn became_special(out: &mut [Entry], root: &std::path::Path) {
-    use std::os::unix::fs::FileTypeExt as _;
     for e in out.iter_mut() {
         if e.status != Status::Deleted || e.left_out.any() {
             continue;
         }
-        let Ok(t) = on_disk(root, &e.path)
-            .symlink_metadata()
-            .map(|m| m.file_type())
-        else {
+        let Some(st) = on_disk(root, &e.path) else {
             continue;
         };
-        let kind = if t.is_fifo() {
-            "FIFO"
-        } else if t.is_socket() {
-            "socket"
-        } else if t.is_char_device() || t.is_block_device() {
-            "device"
-        } else {
-            continue;
+        let kind = match FileType::from_raw_mode(st.st_mode) {
+            FileType::Fifo => "FIFO",
+            FileType::Socket => "socket",
+            FileType::CharacterDevice | FileType::BlockDevice => "device",
+            _ => continue,
         };
         e.status = Status::TypeChanged;
         e.left_out.special = Some(kind);
@@ -94,24 +88,21 @@ pub(crate) fn became_ignored(out: &mut [Entry], root: &std::path::Path) {
         if e.status != Status::Deleted || e.left_out.any() {
             continue;
         }
-        let meta = on_disk(root, &e.path).symlink_metadata();
-        if let Some(m) = meta
-            .ok()
-            .filter(|m| m.is_file() || m.file_type().is_symlink())
-        {
+        let Some(st) = on_disk(root, &e.path) else {
+            continue;
+        };
+        let t = FileType::from_raw_mode(st.st_mode);
+        if t == FileType::RegularFile || t == FileType::Symlink {
             e.status = Status::Modified;
-            e.left_out.ignored = Some(m.len());
+            e.left_out.ignored = Some(st.st_size as u64);
         }
     }
 }
 
-/// Where a spelled path is on disk.
-fn on_disk(root: &std::path::Path, spelled: &str) -> std::path::PathBuf {
-    use std::os::unix::ffi::OsStrExt as _;
-    match crate::names::unspell(spelled) {
-        Ok(bytes) => root.join(std::ffi::OsStr::from_bytes(&bytes)),
-        Err(_) => root.join(spelled),
-    }
+/// What stands at a spelled path, not followed if it is a link, reached
+/// one folder at a time by descriptor (so a path past `PATH_MAX` too).
+fn on_disk(root: &std::path::Path, spelled: &str) -> Option<rustix::fs::Stat> {
+    crate::beside::lstat(root, &crate::names::unspell(spelled).ok()?)
 }
 
 impl Entry {

@@ -426,7 +426,7 @@ fn deep(root: &Path, path: &str, text: Option<&str>) -> Option<String> {
         dir = openat(&dir, f, dir_flags, Mode::empty()).unwrap();
     }
     let mut was = String::new();
-    if let Ok(fd) = openat(&dir, name, OFlags::RDONLY, Mode::empty()) {
+    if let Ok(fd) = openat(&dir, name, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty()) {
         std::fs::File::from(fd).read_to_string(&mut was).unwrap();
     }
     match text {
@@ -442,6 +442,20 @@ fn deep(root: &Path, path: &str, text: Option<&str>) -> Option<String> {
     (!was.is_empty()).then_some(was)
 }
 
+/// Puts a FIFO at `path` (as [`deep`] reaches it) in place of what is there.
+fn deep_fifo(root: &Path, path: &str) {
+    use rustix::fs::{FileType, Mode, OFlags, openat};
+    deep(root, path, None);
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut dir = rustix::fs::open(root, dir_flags, Mode::empty()).unwrap();
+    let (folders, name) = path.rsplit_once('/').unwrap();
+    for f in folders.split('/') {
+        dir = openat(&dir, f, dir_flags, Mode::empty()).unwrap();
+    }
+    let mode = Mode::RUSR | Mode::WUSR;
+    rustix::fs::mknodat(&dir, name, FileType::Fifo, mode, 0).unwrap();
+}
+
 /// Paths longer than `PATH_MAX` are walked, listed and put back through
 /// folder descriptors: they never block a whole reject, and its safety
 /// checkpoint undoes it.
@@ -455,10 +469,12 @@ fn paths_longer_than_path_max_are_rejected_through_descriptors() {
     let long = |name: &str| format!("{}/{name}", folders.join("/"));
     assert!(long("f").len() > 4096);
     deep(d, &long("tracked"), Some("start\n"));
+    deep(d, &long("pipe"), Some("a file\n"));
     put(d, "short", "s\n");
     let turns = begin(d);
     deep(d, &long("tracked"), Some("agent\n"));
     deep(d, &long("added"), Some("new\n"));
+    deep_fifo(d, &long("pipe"));
     put(d, "short", "agent\n");
     let listed: Vec<(String, String)> = (turns.status(false).unwrap().files.iter())
         .map(|f| (f.path.clone(), f.status.to_string()))
@@ -468,13 +484,18 @@ fn paths_longer_than_path_max_are_rejected_through_descriptors() {
         listed,
         [
             row(long("added"), "A"),
+            row(long("pipe"), "T"),
             row(long("tracked"), "M"),
             row("short".to_owned(), "M"),
         ]
     );
     let done = turns.reject(&Selection::default()).unwrap();
     assert!(done.left.is_empty(), "{:?}", done.left);
-    assert_eq!(done.rejected.len(), 3);
+    assert_eq!(done.rejected.len(), 4);
+    assert_eq!(
+        deep(d, &long("pipe"), Some("a file\n")).as_deref(),
+        Some("a file\n")
+    );
     assert_eq!(deep(d, &long("added"), None), None);
     assert_eq!(deep(d, &long("tracked"), None).as_deref(), Some("start\n"));
     assert_eq!(std::fs::read_to_string(d.join("short")).unwrap(), "s\n");
