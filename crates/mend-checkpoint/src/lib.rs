@@ -41,8 +41,10 @@
 //!   repository is repacked with just what is held; in a git repository
 //!   the loose objects nothing else reaches are removed (see `prune.rs`).
 
+mod beside;
 mod guard;
 mod ignore_then;
+pub mod names;
 mod narrowed;
 mod prune;
 mod restore;
@@ -1104,44 +1106,29 @@ impl Checkpoints {
         Ok(out)
     }
 
-    /// Files of a tree: path → (blob id, mode). Files whose name (or a
-    /// folder's above them) is not UTF-8 are left out: see
-    /// [`Checkpoints::files_split`].
-    fn files(&self, tree: &Tree<'_>) -> Result<BTreeMap<String, (Oid, i32)>, Error> {
-        Ok(self.files_split(tree)?.0)
-    }
-
-    /// Files of a tree, and apart from them those whose name (or a
-    /// folder's above them) is not UTF-8, by their name shown with
-    /// U+FFFD: git holds such names as bytes, but a workspace change
-    /// names its path in UTF-8, so a restore cannot act on them.
-    pub(crate) fn files_split(
-        &self,
-        tree: &Tree<'_>,
-    ) -> Result<(restore::Files, restore::Files), Error> {
-        let (mut named, mut unnamed) = (BTreeMap::new(), BTreeMap::new());
-        let mut folders = vec![(String::new(), true, tree.id())];
-        while let Some((prefix, utf8, id)) = folders.pop() {
+    /// Files of a tree: path → (blob id, mode), each path spelled as
+    /// [`names::spell`] spells its bytes (a name that is not UTF-8, or
+    /// holds a backslash or a control character, escaped), so no two
+    /// files share a key and each key gives its bytes back.
+    pub(crate) fn files(&self, tree: &Tree<'_>) -> Result<restore::Files, Error> {
+        let mut out = BTreeMap::new();
+        let mut folders = vec![(Vec::new(), tree.id())];
+        while let Some((prefix, id)) = folders.pop() {
             let t = self.repo.find_tree(id).map_err(git("walking a tree"))?;
             for e in t.iter() {
-                let (name, ok) = match std::str::from_utf8(e.name_bytes()) {
-                    Ok(n) => (n.to_owned(), utf8),
-                    Err(_) => (String::from_utf8_lossy(e.name_bytes()).into_owned(), false),
-                };
-                let path = format!("{prefix}{name}");
+                let path = [prefix.as_slice(), e.name_bytes()].concat();
                 match e.kind() {
-                    Some(ObjectType::Tree) => folders.push((format!("{path}/"), ok, e.id())),
-                    Some(ObjectType::Blob) if ok => {
-                        named.insert(path, (e.id(), e.filemode()));
+                    Some(ObjectType::Tree) => {
+                        folders.push(([path, b"/".to_vec()].concat(), e.id()));
                     }
                     Some(ObjectType::Blob) => {
-                        unnamed.insert(path, (e.id(), e.filemode()));
+                        out.insert(names::spell(&path).into_owned(), (e.id(), e.filemode()));
                     }
                     _ => {}
                 }
             }
         }
-        Ok((named, unnamed))
+        Ok(out)
     }
 
     /// Deletes a checkpoint's ref (its objects go at git's next gc). The

@@ -51,6 +51,10 @@ pub(crate) struct Plan {
     pub(crate) kept: Vec<String>,
     /// Paths that differ but that no workspace change can name, and why.
     pub(crate) left: BTreeMap<String, String>,
+    /// Writes and deletions made beside the workspace transaction (see
+    /// `beside.rs`), by path: the blob the worktree held there when the
+    /// plan was made, or none.
+    pub(crate) beside: BTreeMap<String, Option<Oid>>,
 }
 
 /// What a restore puts back: a tree, what its snapshot skipped, and
@@ -104,7 +108,7 @@ impl Checkpoints {
             )?)
         };
         let prepared = self.prepare(&target, safety.as_ref(), opts);
-        let (plan, changes, unheld) = match prepared {
+        let (mut plan, changes, unheld) = match prepared {
             Ok(p) => p,
             Err(e) => {
                 // Nothing was written: the safety checkpoint undoes nothing.
@@ -130,10 +134,12 @@ impl Checkpoints {
         } else {
             aside = unheld;
         }
-        let report = plan.report(self.root());
+        let mut report = plan.report(self.root());
         let mut pruned = Vec::new();
         if let Some(s) = &safety {
             self.ws.commit(&lock, &changes)?;
+            self.apply_beside(&mut plan)?;
+            report.retain(|c| !plan.left.contains_key(&c.path));
             if opts.prune_later {
                 pruned = self.prune_after(&target, s)?;
             }
@@ -184,11 +190,9 @@ impl Checkpoints {
         (now, skipped): (&Tree<'_>, &[Skipped]),
         force: bool,
     ) -> Result<(Plan, Vec<mend_workspace::Change>, Vec<String>), Error> {
-        let (now, unnamed_now) = self.files_split(now)?;
-        let now = &now;
+        let now = &self.files(now)?;
         let mut plan = self.plan(scope, now, skipped)?;
-        plan.leave_unnamed(scope, &self.files_split(scope.tree)?.1, &unnamed_now);
-        plan.leave_unnameable(&self.ws);
+        plan.put_beside(self.root(), now);
         plan.clear_the_way(self.root());
         self.no_linked_folders(&plan)?;
         let unheld = self.unheld(&plan, now)?;
@@ -304,10 +308,61 @@ impl Checkpoints {
             })
     }
 
-    /// The plan as one change set for the workspace.
+    /// The plan's writes and deletions beside the workspace transaction,
+    /// made once it has committed: each one that cannot be made (what is
+    /// there changed, a folder on its way is a link) moves to `left`, with
+    /// why.
+    pub(crate) fn apply_beside(&self, plan: &mut Plan) -> Result<(), Error> {
+        let beside = std::mem::take(&mut plan.beside);
+        for (path, expect) in beside {
+            let Ok(bytes) = crate::names::unspell(&path) else {
+                continue;
+            };
+            let write = plan.writes.iter().find(|w| w.0 == path).map(|w| (w.1, w.2));
+            let op = match (write, expect) {
+                (Some((oid, mode)), expect) => {
+                    let blob = self
+                        .repo
+                        .find_blob(oid)
+                        .map_err(git("reading a file of the checkpoint"))?;
+                    crate::beside::Op::Put {
+                        path: bytes.into_owned(),
+                        bytes: blob.content().to_vec(),
+                        link: mode == i32::from(FileMode::Link),
+                        executable: mode == i32::from(FileMode::BlobExecutable),
+                        expect,
+                    }
+                }
+                (None, Some(expect)) => crate::beside::Op::Delete {
+                    path: bytes.into_owned(),
+                    expect,
+                },
+                (None, None) => {
+                    // Not in the worktree's snapshot: too large, or ignored.
+                    plan.deletes.remove(&path);
+                    let why = "its content now is in no checkpoint (too large to snapshot, or ignored), so it is not deleted; move it aside yourself";
+                    plan.left.insert(path, why.to_owned());
+                    continue;
+                }
+            };
+            if let Err(why) = crate::beside::apply(self.root(), &op) {
+                plan.writes.retain(|w| w.0 != path);
+                plan.deletes.remove(&path);
+                plan.left.insert(path, why);
+            }
+        }
+        Ok(())
+    }
+
+    /// The plan as one change set for the workspace (what goes beside it
+    /// left out).
     fn change_set(&self, plan: &Plan) -> Result<Vec<mend_workspace::Change>, Error> {
         let mut changes = Vec::with_capacity(plan.writes.len() + plan.deletes.len());
-        for (path, oid, mode) in &plan.writes {
+        let writes = plan
+            .writes
+            .iter()
+            .filter(|w| !plan.beside.contains_key(&w.0));
+        for (path, oid, mode) in writes {
             let blob = self
                 .repo
                 .find_blob(*oid)
@@ -319,7 +374,11 @@ impl Checkpoints {
                 executable: *mode == i32::from(FileMode::BlobExecutable),
             });
         }
-        for path in &plan.deletes {
+        for path in plan
+            .deletes
+            .iter()
+            .filter(|p| !plan.beside.contains_key(*p))
+        {
             changes.push(mend_workspace::Change::Delete {
                 path: path.clone(),
                 base: mend_workspace::Base::Any,
@@ -398,45 +457,24 @@ pub(crate) fn folders_of(path: &str) -> impl Iterator<Item = &str> {
     path.match_indices('/').rev().map(move |(i, _)| &path[..i])
 }
 
-/// Why a file whose name is not UTF-8 is left as it is.
-const NOT_UTF8: &str = "its name is not UTF-8, and mend writes only paths named in UTF-8; put it back yourself (`git checkout`), or rename it";
+/// The longest path the kernel resolves whole (`PATH_MAX`, its NUL
+/// included): a longer one is reached by descriptor, beside the
+/// workspace transaction.
+const PATH_MAX: usize = 4096;
 
 impl Plan {
-    /// Files whose names are not UTF-8 (`then` at the restored tree,
-    /// `now` at the worktree) that differ, in scope: left as they are,
-    /// and named.
-    fn leave_unnamed(&mut self, scope: &Scope<'_>, then: &Files, now: &Files) {
-        for path in then.keys().chain(now.keys()) {
-            if scope.covers(path) && then.get(path) != now.get(path) {
-                self.left.insert(path.clone(), NOT_UTF8.to_owned());
-            }
-        }
-    }
-
-    /// Writes and deletions of paths a workspace change refuses to name
-    /// (a control character, a backslash: rules for the paths a model
-    /// sends) are taken out of the plan and left, with the rule's words,
-    /// so one such file does not stop the rest.
-    fn leave_unnameable(&mut self, ws: &mend_workspace::Workspace) {
-        let odd = |p: &str| p.contains('\\') || p.chars().any(mend_core::text::is_control);
-        let mut refused = Vec::new();
-        for path in self.writes.iter().map(|w| &w.0).chain(&self.deletes) {
-            if !odd(path) {
-                continue;
-            }
-            if let Err(mend_workspace::Error::PathRefused { reason, .. }) = ws.normalize_entry(path)
-            {
-                refused.push((path.clone(), reason));
-            }
-        }
-        for (path, reason) in refused {
-            self.writes.retain(|w| w.0 != path);
-            self.deletes.remove(&path);
-            self.left.insert(
-                path,
-                format!("{reason} (a rule of every path mend writes); put it back yourself (`git checkout`), or rename it"),
-            );
-        }
+    /// Moves beside the workspace transaction the writes and deletions of
+    /// paths a workspace change cannot name: spelled with an escape (not
+    /// UTF-8, a backslash, a control character), or too long to resolve
+    /// whole. Each is checked against `now`, the worktree's files the plan
+    /// was made against, before it is made.
+    fn put_beside(&mut self, root: &Path, now: &Files) {
+        let long = |p: &str| root.as_os_str().len() + 1 + p.len() >= PATH_MAX;
+        let paths = self.writes.iter().map(|w| &w.0).chain(&self.deletes);
+        self.beside = paths
+            .filter(|p| !crate::names::is_plain(p) || long(p))
+            .map(|p| (p.clone(), now.get(p).map(|n| n.0)))
+            .collect();
     }
 
     /// What was left, as the outcome lists it.

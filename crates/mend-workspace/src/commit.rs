@@ -150,7 +150,8 @@ impl Workspace {
         let replacing_folder = checked.emptied.contains_key(rel);
         if !replacing_folder {
             let replaces_links = matches!(change, Change::Delete { .. } | Change::Restore { .. });
-            self.check_kind(path, rel, replaces_links)?;
+            let restores = matches!(change, Change::Restore { .. });
+            self.check_kind(path, rel, (replaces_links, restores))?;
         }
         replaceable::check(&self.root.canonical, path, rel)?;
         // A folder being replaced holds no file yet; a move onto the moved
@@ -238,15 +239,25 @@ impl Workspace {
     }
 
     /// Refuses anything but a regular file (or, for a deletion or a
-    /// restore, a link, which is replaced rather than followed).
-    fn check_kind(&self, path: &Path, rel: &str, replaces_links: bool) -> Result<(), Error> {
+    /// restore, a link, which is replaced rather than followed; and for a
+    /// restore, a FIFO, socket or device, which holds no bytes to lose and
+    /// is never opened: the rename replaces it).
+    fn check_kind(
+        &self,
+        path: &Path,
+        rel: &str,
+        (replaces_links, restores): (bool, bool),
+    ) -> Result<(), Error> {
+        use std::os::unix::fs::FileTypeExt as _;
         let meta = if replaces_links {
             fs::symlink_metadata(path)
         } else {
             fs::metadata(path)
         };
         let Ok(meta) = meta else { return Ok(()) };
-        if replaces_links && meta.file_type().is_symlink() {
+        let t = meta.file_type();
+        let special = t.is_fifo() || t.is_socket() || t.is_char_device() || t.is_block_device();
+        if (replaces_links && t.is_symlink()) || (restores && special) {
             return Ok(());
         }
         match files::kind(&meta) {

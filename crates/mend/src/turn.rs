@@ -18,6 +18,11 @@ const HOOK_LOCK_TIMEOUT_SECS: u64 = 5;
 /// The most a hook reads from standard input; agents send a few KiB.
 const HOOK_INPUT_LIMIT: u64 = 16 << 20;
 
+/// How long a hook waits for its standard input to end: agents write
+/// their JSON and close it at once, and one that keeps it open must not
+/// hold its hook (and so itself) until its own timeout.
+const HOOK_INPUT_DEADLINE: Duration = Duration::from_secs(5);
+
 /// `mend turn` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct TurnArgs {
@@ -282,29 +287,59 @@ fn run_hook(agent: &str, input: Option<&str>, timeout: Duration) -> u8 {
         Some(a) => {
             let text = match input {
                 Some(t) => t.to_owned(),
-                None => {
-                    let mut t = String::new();
-                    // Unreadable input is reported as bad JSON below.
-                    let stdin = std::io::stdin().take(HOOK_INPUT_LIMIT + 1);
-                    let _ = { stdin }.read_to_string(&mut t);
-                    if t.len() as u64 > HOOK_INPUT_LIMIT {
-                        let why = "its input is over 16 MiB, far more than an agent's hook JSON";
-                        return print_reply(&hook::refused(Some(a), why));
-                    }
-                    t
-                }
+                None => match hook_input() {
+                    Ok(t) => t,
+                    Err(why) => return print_reply(&hook::refused(Some(a), &why)),
+                },
             };
-            let env_dir = match a {
-                Agent::Claude => std::env::var_os("CLAUDE_PROJECT_DIR"),
-                Agent::Gemini => std::env::var_os("GEMINI_PROJECT_DIR"),
-                _ => None,
-            }
-            .map(PathBuf::from);
+            let env_dir = a
+                .project_variable()
+                .and_then(std::env::var_os)
+                .map(PathBuf::from);
             hook::run(a, &text, env_dir.as_deref(), timeout)
         }
         None => hook::refused(None, &no_agent(Some(agent))),
     };
     print_reply(&reply)
+}
+
+/// The hook's standard input, read until it ends, for at most
+/// [`HOOK_INPUT_DEADLINE`] and [`HOOK_INPUT_LIMIT`] bytes; why not, when
+/// it did not end in time, is over the limit, or is not UTF-8. The read
+/// runs on a thread of its own, which a blocked read leaves behind when
+/// the process exits.
+fn hook_input() -> Result<String, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let read = std::io::stdin()
+            .lock()
+            .take(HOOK_INPUT_LIMIT + 1)
+            .read_to_end(&mut bytes);
+        let _ = tx.send(read.map(|_| bytes));
+    });
+    let bytes = match rx.recv_timeout(HOOK_INPUT_DEADLINE) {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) => return Err(format!("its input could not be read ({e})")),
+        Err(_) => {
+            return Err(format!(
+                "its input did not end within {} seconds (the agent kept standard input open), so no event was read",
+                HOOK_INPUT_DEADLINE.as_secs()
+            ));
+        }
+    };
+    if bytes.len() as u64 > HOOK_INPUT_LIMIT {
+        return Err(format!(
+            "its input is over {} MiB, far more than an agent's hook JSON, so none of it was read as an event",
+            HOOK_INPUT_LIMIT >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "its input is not UTF-8 (byte {} is not), so it is no agent's JSON",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// Why an agent name is missing or unknown.

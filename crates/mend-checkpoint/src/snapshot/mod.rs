@@ -216,8 +216,11 @@ fn join(rel: &[u8], name: &[u8]) -> Vec<u8> {
     p
 }
 
+/// A path as checkpoints list it (what they skipped) and as restores
+/// key it: spelled, so a name that is not UTF-8 is never taken for
+/// another (see [`crate::names`]).
 fn shown(rel: &[u8]) -> String {
-    String::from_utf8_lossy(rel).into_owned()
+    crate::names::spell(rel).into_owned()
 }
 
 /// git's mode for a file's stat mode.

@@ -261,9 +261,16 @@ impl Turns {
             return Err(refuse(format!("nothing was written: {}", why.join("; "))));
         }
         self.cps.ws.check_changes(&changes)?;
-        let report = plan.report(self.cps.root());
+        let mut report = plan.report(self.cps.root());
         self.cps.ws.commit(lock, &changes).map_err(stale)?;
-        let acted = acted.iter().map(|e| whole(e)).collect();
+        // Paths no workspace change can name go after it, one by one.
+        self.cps.apply_beside(&mut plan)?;
+        report.retain(|c| !plan.left.contains_key(&c.path));
+        let acted = acted
+            .iter()
+            .filter(|e| !e.paths().any(|p| plan.left.contains_key(p)))
+            .map(|e| whole(e))
+            .collect();
         Ok((acted, report, plan.left()))
     }
 

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository, Tree};
 use mend_core::report::Status;
+use rustix::fs::FileType;
 
 use crate::{Error, Skipped, git};
 
@@ -42,12 +43,40 @@ pub(crate) struct LeftOut {
     /// Its size now, when it is still there but ignored now, so the
     /// snapshot left it out.
     pub ignored: Option<u64>,
+    /// What stands at its path now when that is a FIFO, a socket or a
+    /// device: no snapshot holds one, and none holds data, so the file's
+    /// start can still be put back over it (not counted by
+    /// [`LeftOut::any`]).
+    pub special: Option<&'static str>,
 }
 
 impl LeftOut {
-    /// Whether any side was left out.
+    /// Whether any side was left out, so that it cannot be put back.
     pub(crate) fn any(self) -> bool {
         self.then.is_some() || self.now.is_some() || self.repository || self.ignored.is_some()
+    }
+}
+
+/// A file that shows as deleted but has a FIFO, a socket or a device at
+/// its path now (the snapshot leaves those out: a FIFO's open could wait
+/// forever, and none holds a file's bytes) changed type: it is listed
+/// as `T`, and a reject puts the file back over it.
+pub(crate) fn became_special(out: &mut [Entry], root: &std::path::Path) {
+    for e in out.iter_mut() {
+        if e.status != Status::Deleted || e.left_out.any() {
+            continue;
+        }
+        let Some(st) = on_disk(root, &e.path) else {
+            continue;
+        };
+        let kind = match FileType::from_raw_mode(st.st_mode) {
+            FileType::Fifo => "FIFO",
+            FileType::Socket => "socket",
+            FileType::CharacterDevice | FileType::BlockDevice => "device",
+            _ => continue,
+        };
+        e.status = Status::TypeChanged;
+        e.left_out.special = Some(kind);
     }
 }
 
@@ -59,15 +88,21 @@ pub(crate) fn became_ignored(out: &mut [Entry], root: &std::path::Path) {
         if e.status != Status::Deleted || e.left_out.any() {
             continue;
         }
-        let meta = root.join(&e.path).symlink_metadata();
-        if let Some(m) = meta
-            .ok()
-            .filter(|m| m.is_file() || m.file_type().is_symlink())
-        {
+        let Some(st) = on_disk(root, &e.path) else {
+            continue;
+        };
+        let t = FileType::from_raw_mode(st.st_mode);
+        if t == FileType::RegularFile || t == FileType::Symlink {
             e.status = Status::Modified;
-            e.left_out.ignored = Some(m.len());
+            e.left_out.ignored = Some(st.st_size as u64);
         }
     }
+}
+
+/// What stands at a spelled path, not followed if it is a link, reached
+/// one folder at a time by descriptor (so a path past `PATH_MAX` too).
+fn on_disk(root: &std::path::Path, spelled: &str) -> Option<rustix::fs::Stat> {
+    crate::beside::lstat(root, &crate::names::unspell(spelled).ok()?)
 }
 
 impl Entry {
@@ -126,7 +161,9 @@ fn deltas(
     let mut out = Vec::new();
     for d in diff.deltas() {
         let (old, new) = (side(d.old_file()), side(d.new_file()));
-        let path = |f: git2::DiffFile<'_>| f.path().map(|p| p.to_string_lossy().into_owned());
+        // Spelled, so that no two names print alike and each is typed back.
+        let path =
+            |f: git2::DiffFile<'_>| f.path_bytes().map(|p| crate::names::spell(p).into_owned());
         let (Some(old_path), Some(new_path)) = (path(d.old_file()), path(d.new_file())) else {
             continue;
         };

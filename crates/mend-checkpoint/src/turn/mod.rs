@@ -274,10 +274,30 @@ impl Turns {
 
     /// Paths as given, in the form the trees spell them.
     fn normalized(&self, paths: &[String]) -> Result<Vec<String>, Error> {
-        paths
-            .iter()
-            .map(|p| Ok(self.cps.ws.normalize_entry(p)?))
-            .collect()
+        paths.iter().map(|p| self.normalized_one(p)).collect()
+    }
+
+    /// A path argument as `status` spells it (see [`crate::names`]): a
+    /// plain one by the workspace's rules, one with an escape read back
+    /// to its bytes and spelled again.
+    fn normalized_one(&self, p: &str) -> Result<String, Error> {
+        if crate::names::is_plain(p) {
+            return Ok(self.cps.ws.normalize_entry(p)?);
+        }
+        let bytes = crate::names::unspell(p).map_err(Error::TurnRefused)?;
+        let trimmed = bytes.strip_prefix(b"./").unwrap_or(&bytes);
+        let trimmed = trimmed.strip_suffix(b"/").unwrap_or(trimmed);
+        let bad = trimmed.starts_with(b"/")
+            || trimmed
+                .split(|b| *b == b'/')
+                .any(|n| n.is_empty() || n == b"." || n == b"..");
+        if bad {
+            return Err(Error::TurnRefused(format!(
+                "{} is not a path under the root: give it as `mend turn status` lists it",
+                mend_core::text::escape_controls(p)
+            )));
+        }
+        Ok(crate::names::spell(trimmed).into_owned())
     }
 
     /// HEAD at the start and now, when they differ.
@@ -347,6 +367,7 @@ impl Turns {
             &now.skipped,
         )?;
         changes::became_ignored(&mut entries, self.cps.root());
+        changes::became_special(&mut entries, self.cps.root());
         Ok(entries)
     }
 
@@ -446,7 +467,7 @@ impl Turns {
 fn updated(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Option<Oid> {
     let is_tree = |p: &str| {
         start
-            .get_path(Path::new(p))
+            .get_path(&bytes_of(p))
             .ok()
             .map(|e| e.kind() == Some(git2::ObjectType::Tree))
     };
@@ -456,11 +477,15 @@ fn updated(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Op
         // index acts on files alone: a file-folder clash goes that way.
         let clash = crate::restore::folders_of(path)
             .any(|f| accepted.contains_key(f) || is_tree(f) == Some(false));
-        if path.contains('\0') || clash || is_tree(path) == Some(true) {
+        let nul = {
+            use std::os::unix::ffi::OsStrExt as _;
+            bytes_of(path).as_os_str().as_bytes().contains(&0)
+        };
+        if nul || clash || is_tree(path) == Some(true) {
             return None;
         }
         match held {
-            None => update.remove(path.as_str()),
+            None => update.remove(bytes_of(path)),
             Some(Held { blob, mode }) => {
                 let mode = [
                     git2::FileMode::Blob,
@@ -470,7 +495,7 @@ fn updated(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Op
                 ]
                 .into_iter()
                 .find(|m| i32::from(*m) == *mode)?;
-                update.upsert(path.as_str(), Oid::from_str(blob).ok()?, mode)
+                update.upsert(bytes_of(path), Oid::from_str(blob).ok()?, mode)
             }
         };
     }
@@ -485,7 +510,7 @@ fn indexed(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Re
         .read_tree(start)
         .map_err(git("reading the turn's start"))?;
     for path in accepted.keys() {
-        let _ = index.remove_path(Path::new(path));
+        let _ = index.remove_path(&bytes_of(path));
     }
     for (path, held) in accepted {
         let Some(Held { blob, mode }) = held else {
@@ -500,6 +525,15 @@ fn indexed(repo: &git2::Repository, start: &Tree<'_>, accepted: &Accepted) -> Re
         .map_err(git("writing the review base"))
 }
 
+/// A spelled path (as entries and the state name it) as the bytes git
+/// holds; see [`crate::names`].
+fn bytes_of(spelled: &str) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStrExt as _;
+    let bytes =
+        crate::names::unspell(spelled).unwrap_or(std::borrow::Cow::Borrowed(spelled.as_bytes()));
+    std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))
+}
+
 /// What a turn's state says was accepted, by path.
 type Accepted = std::collections::BTreeMap<String, Option<Held>>;
 
@@ -508,6 +542,10 @@ fn index_entry(path: &str, blob: &str, mode: i32) -> Result<git2::IndexEntry, Er
     let id = Oid::from_str(blob).map_err(|_| Error::TurnCorrupt {
         what: format!("the turn state names a file {path} with a bad id {blob}"),
     })?;
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt as _;
+        bytes_of(path).as_os_str().as_bytes().to_vec()
+    };
     Ok(git2::IndexEntry {
         ctime: git2::IndexTime::new(0, 0),
         mtime: git2::IndexTime::new(0, 0),
@@ -518,9 +556,9 @@ fn index_entry(path: &str, blob: &str, mode: i32) -> Result<git2::IndexEntry, Er
         gid: 0,
         file_size: 0,
         id,
-        flags: path.len().min(0xfff) as u16,
+        flags: bytes.len().min(0xfff) as u16,
         flags_extended: 0,
-        path: path.as_bytes().to_vec(),
+        path: bytes,
     })
 }
 

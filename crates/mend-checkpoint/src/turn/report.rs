@@ -338,6 +338,8 @@ fn file(e: &Entry, old: &Loaded, new: &Loaded) -> TurnFile {
             Some("repository, not snapshotted".to_owned())
         } else if e.left_out.ignored.is_some() {
             Some("ignored now, so its content now is not snapshotted".to_owned())
+        } else if let Some(special) = e.left_out.special {
+            Some(format!("{} → {special}", kind(e.old)))
         } else {
             (e.status == Status::TypeChanged).then(|| format!("{} → {}", kind(e.old), kind(e.new)))
         },

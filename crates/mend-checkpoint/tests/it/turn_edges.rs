@@ -144,13 +144,14 @@ fn links_pointing_outside_are_replaced_not_followed() {
     assert_eq!(entries(out), Vec::new());
 }
 
-/// Names mend's paths cannot carry (not UTF-8, a newline, a backslash)
-/// never make a reject say it did what it did not, nor stop the rest: a
-/// reject of the whole turn and a restore of its start put back the other
-/// files and name each one left; a reject of only those is refused, with
-/// nothing written.
+/// Names that are not UTF-8, or hold a control character or a
+/// backslash, are spelled with escapes (see `names.rs`): no two print
+/// alike, not even a name that is not UTF-8 and a real one with U+FFFD
+/// in it, and each spelling, given back, rejects exactly its file. The
+/// reject writes them beside the workspace transaction, and restoring its
+/// safety checkpoint undoes it, those names included.
 #[test]
-fn names_mend_cannot_write_are_left_and_named() {
+fn odd_names_are_spelled_apart_and_can_be_rejected() {
     use std::os::unix::ffi::OsStrExt as _;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -159,32 +160,57 @@ fn names_mend_cannot_write_are_left_and_named() {
     put(d, "keep", "k\n");
     let turns = begin(d);
     std::fs::write(&odd, "changed\n").unwrap();
+    put(d, "bad\u{fffd}name", "a real name\n");
     put(d, "keep", "agent\n");
     put(d, "nl\nname", "x\n");
     put(d, "back\\slash", "q\n");
-    let left =
-        |l: &[mend_checkpoint::Left]| -> Vec<String> { l.iter().map(|l| l.path.clone()).collect() };
-    let names = vec![
-        "back\\slash".to_owned(),
-        "bad\u{fffd}name".to_owned(),
-        "nl\nname".to_owned(),
-    ];
-    let done = turns.reject(&Selection::default()).unwrap();
+    let listed: Vec<(String, String)> = (turns.status(false).unwrap().files.iter())
+        .map(|f| (f.path.clone(), f.status.to_string()))
+        .collect();
+    let spelled = |p: &str, s: &str| (p.to_owned(), s.to_owned());
+    assert_eq!(
+        listed,
+        [
+            spelled("back\\\\slash", "A"),
+            spelled("bad\\xffname", "M"),
+            spelled("bad\u{fffd}name", "A"),
+            spelled("keep", "M"),
+            spelled("nl\\nname", "A"),
+        ]
+    );
+    // The spelling rejects the file it names, and only that one.
+    let done = turns.reject(&whole("bad\\xffname", None)).unwrap();
     let rejected: Vec<&str> = done.rejected.iter().map(|a| a.path.as_str()).collect();
-    assert_eq!(rejected, ["keep"]);
-    assert_eq!(left(&done.left), names);
+    assert_eq!(rejected, ["bad\\xffname"]);
+    assert!(done.left.is_empty(), "{:?}", done.left);
+    assert_eq!(std::fs::read_to_string(&odd).unwrap(), "orig\n");
+    assert_eq!(
+        std::fs::read_to_string(d.join("bad\u{fffd}name")).unwrap(),
+        "a real name\n"
+    );
+    // A backslash that starts no escape is refused with how to write one.
+    let e = turns.reject(&whole("back\\slash", None)).unwrap_err();
+    assert!(e.is_refusal() && e.to_string().contains("`\\\\`"), "{e}");
+    std::fs::write(&odd, "again\n").unwrap();
+    let done = turns.reject(&Selection::default()).unwrap();
+    assert!(done.left.is_empty(), "{:?}", done.left);
+    assert_eq!(done.rejected.len(), 5);
+    assert_eq!(std::fs::read_to_string(&odd).unwrap(), "orig\n");
     assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "k\n");
-    assert_eq!(std::fs::read_to_string(&odd).unwrap(), "changed\n");
-    let checkpoints = turns.checkpoints().list().unwrap().len();
-    let e = turns.reject(&Selection::default()).unwrap_err();
-    assert!(e.is_refusal() && e.to_string().contains("not UTF-8"), "{e}");
-    assert_eq!(turns.checkpoints().list().unwrap().len(), checkpoints);
-    put(d, "keep", "agent again\n");
-    let id = turns.status(false).unwrap().turn.start;
-    let restored = turns.checkpoints().restore(&id, false, false).unwrap();
-    assert_eq!(left(&restored.left), names);
-    assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "k\n");
+    for gone in ["bad\u{fffd}name", "nl\nname", "back\\slash"] {
+        assert!(!d.join(gone).exists(), "{gone:?}");
+    }
+    // Its safety checkpoint undoes it, odd names included.
+    let undo = done.safety.id.clone();
+    let restored = turns.checkpoints().restore(&undo, false, false).unwrap();
+    assert!(restored.left.is_empty(), "{:?}", restored.left);
+    assert_eq!(std::fs::read_to_string(&odd).unwrap(), "again\n");
     assert_eq!(std::fs::read_to_string(d.join("nl\nname")).unwrap(), "x\n");
+    assert_eq!(
+        std::fs::read_to_string(d.join("back\\slash")).unwrap(),
+        "q\n"
+    );
+    assert_eq!(std::fs::read_to_string(d.join("keep")).unwrap(), "agent\n");
 }
 
 /// Files too large to snapshot, at the start or now, are listed with
@@ -329,4 +355,155 @@ fn the_open_turns_start_is_kept() {
     assert_eq!(turns.status(false).unwrap().files.len(), 1);
     turns.end().unwrap();
     cps.drop(&start).unwrap();
+}
+
+/// A FIFO or a socket put where a file was is a type change, not a
+/// deletion: listed as `T` with what it is now, and a whole reject puts
+/// the file back over it (neither holds data, and mend never opens a
+/// FIFO to wait for a writer), with the rest of the reject.
+#[test]
+fn a_fifo_or_socket_over_a_file_is_a_type_change_that_a_reject_puts_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    put(d, "pipe", "was a file\n");
+    put(d, "sock", "also a file\n");
+    put(d, "other", "o\n");
+    let turns = begin(d);
+    std::fs::remove_file(d.join("pipe")).unwrap();
+    let mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        d.join("pipe"),
+        rustix::fs::FileType::Fifo,
+        mode,
+        0,
+    )
+    .unwrap();
+    std::fs::remove_file(d.join("sock")).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
+    put(d, "other", "agent\n");
+    let files = turns.status(false).unwrap().files;
+    let listed: Vec<(&str, String, Option<&str>)> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.status.to_string(), f.change.as_deref()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("other", "M".to_owned(), None),
+            ("pipe", "T".to_owned(), Some("file → FIFO")),
+            ("sock", "T".to_owned(), Some("file → socket")),
+        ]
+    );
+    let done = turns.reject(&Selection::default()).unwrap();
+    let rejected: Vec<&str> = done.rejected.iter().map(|a| a.path.as_str()).collect();
+    assert_eq!(rejected, ["other", "pipe", "sock"]);
+    assert!(done.left.is_empty(), "{:?}", done.left);
+    assert_eq!(
+        std::fs::read_to_string(d.join("pipe")).unwrap(),
+        "was a file\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("sock")).unwrap(),
+        "also a file\n"
+    );
+    assert_eq!(std::fs::read_to_string(d.join("other")).unwrap(), "o\n");
+    assert!(turns.status(false).unwrap().files.is_empty());
+    drop(listener);
+}
+
+/// Makes `path` (relative, `/`-separated, longer than the kernel resolves
+/// whole) under `root` one folder at a time, and writes `text` there;
+/// `None` removes it instead. Returns what it held.
+fn deep(root: &Path, path: &str, text: Option<&str>) -> Option<String> {
+    use rustix::fs::{AtFlags, Mode, OFlags, mkdirat, openat};
+    use std::io::{Read as _, Write as _};
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut dir = rustix::fs::open(root, dir_flags, Mode::empty()).unwrap();
+    let (folders, name) = path.rsplit_once('/').unwrap();
+    for f in folders.split('/') {
+        let _ = mkdirat(&dir, f, Mode::from_bits_truncate(0o755));
+        dir = openat(&dir, f, dir_flags, Mode::empty()).unwrap();
+    }
+    let mut was = String::new();
+    if let Ok(fd) = openat(&dir, name, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty()) {
+        std::fs::File::from(fd).read_to_string(&mut was).unwrap();
+    }
+    match text {
+        Some(t) => {
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC;
+            let fd = openat(&dir, name, flags, Mode::from_bits_truncate(0o644)).unwrap();
+            std::fs::File::from(fd).write_all(t.as_bytes()).unwrap();
+        }
+        None => {
+            let _ = rustix::fs::unlinkat(&dir, name, AtFlags::empty());
+        }
+    }
+    (!was.is_empty()).then_some(was)
+}
+
+/// Puts a FIFO at `path` (as [`deep`] reaches it) in place of what is there.
+fn deep_fifo(root: &Path, path: &str) {
+    use rustix::fs::{FileType, Mode, OFlags, openat};
+    deep(root, path, None);
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut dir = rustix::fs::open(root, dir_flags, Mode::empty()).unwrap();
+    let (folders, name) = path.rsplit_once('/').unwrap();
+    for f in folders.split('/') {
+        dir = openat(&dir, f, dir_flags, Mode::empty()).unwrap();
+    }
+    let mode = Mode::RUSR | Mode::WUSR;
+    rustix::fs::mknodat(&dir, name, FileType::Fifo, mode, 0).unwrap();
+}
+
+/// Paths longer than `PATH_MAX` are walked, listed and put back through
+/// folder descriptors: they never block a whole reject, and its safety
+/// checkpoint undoes it.
+#[test]
+fn paths_longer_than_path_max_are_rejected_through_descriptors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let folders: Vec<String> = (0..20)
+        .map(|i| format!("d{i:02}{}", "x".repeat(240)))
+        .collect();
+    let long = |name: &str| format!("{}/{name}", folders.join("/"));
+    assert!(long("f").len() > 4096);
+    deep(d, &long("tracked"), Some("start\n"));
+    deep(d, &long("pipe"), Some("a file\n"));
+    put(d, "short", "s\n");
+    let turns = begin(d);
+    deep(d, &long("tracked"), Some("agent\n"));
+    deep(d, &long("added"), Some("new\n"));
+    deep_fifo(d, &long("pipe"));
+    put(d, "short", "agent\n");
+    let listed: Vec<(String, String)> = (turns.status(false).unwrap().files.iter())
+        .map(|f| (f.path.clone(), f.status.to_string()))
+        .collect();
+    let row = |p: String, s: &str| (p, s.to_owned());
+    assert_eq!(
+        listed,
+        [
+            row(long("added"), "A"),
+            row(long("pipe"), "T"),
+            row(long("tracked"), "M"),
+            row("short".to_owned(), "M"),
+        ]
+    );
+    let done = turns.reject(&Selection::default()).unwrap();
+    assert!(done.left.is_empty(), "{:?}", done.left);
+    assert_eq!(done.rejected.len(), 4);
+    assert_eq!(
+        deep(d, &long("pipe"), Some("a file\n")).as_deref(),
+        Some("a file\n")
+    );
+    assert_eq!(deep(d, &long("added"), None), None);
+    assert_eq!(deep(d, &long("tracked"), None).as_deref(), Some("start\n"));
+    assert_eq!(std::fs::read_to_string(d.join("short")).unwrap(), "s\n");
+    deep(d, &long("tracked"), Some("start\n"));
+    let restored = (turns.checkpoints())
+        .restore(&done.safety.id, false, false)
+        .unwrap();
+    assert!(restored.left.is_empty(), "{:?}", restored.left);
+    assert_eq!(deep(d, &long("added"), None).as_deref(), Some("new\n"));
+    assert_eq!(deep(d, &long("tracked"), None).as_deref(), Some("agent\n"));
 }

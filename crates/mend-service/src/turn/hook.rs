@@ -49,6 +49,19 @@ impl Agent {
         Agent::ALL.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
     }
 
+    /// The environment variable the agent documents as naming the
+    /// project folder its hooks run for (the folder the session started
+    /// in): Claude Code's `CLAUDE_PROJECT_DIR`, Gemini CLI's
+    /// `GEMINI_PROJECT_DIR`. Codex, opencode and Cline document none; the
+    /// folder in their JSON is the session's own.
+    pub fn project_variable(self) -> Option<&'static str> {
+        match self {
+            Agent::Claude => Some("CLAUDE_PROJECT_DIR"),
+            Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
+            Agent::Codex | Agent::Opencode | Agent::Cline => None,
+        }
+    }
+
     fn name(self) -> &'static str {
         Agent::ALL
             .iter()
@@ -93,8 +106,10 @@ fn field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-/// Reads an agent's JSON.
+/// Reads an agent's JSON; a UTF-8 byte order mark before it (which some
+/// Windows tools write) is skipped.
 pub fn parse(agent: Agent, input: &str) -> Result<Event, String> {
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let v: Value = serde_json::from_str(input.trim())
         .map_err(|e| format!("the hook's input is not JSON ({e})"))?;
     if !v.is_object() {
@@ -159,10 +174,53 @@ fn root_of(dir: &Path) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{} is in a bare git repository", dir.display()))
 }
 
+/// The repository a session's turn is in, and a note when the event's
+/// folder is in another one.
+///
+/// The agent's project variable (`env_dir`, when set and not empty) names
+/// the folder the session started in; the JSON's folder is where the
+/// agent is now, which for Claude Code follows every `cd` of its shell.
+/// So the variable comes first, and an event's folder in another
+/// repository is not followed: no turn is begun or summarised there, and
+/// the note says so. Without the variable (Codex, opencode and Cline
+/// document none; their JSON's folder is the session's own), the event's
+/// folder is the project's.
+pub fn project(
+    event_dir: Option<&Path>,
+    env_dir: Option<&Path>,
+) -> Result<(PathBuf, Option<String>), String> {
+    let Some(started) = env_dir.filter(|d| !d.as_os_str().is_empty()) else {
+        let dir = event_dir.ok_or("the hook's input names no project folder")?;
+        return Ok((root_of(dir)?, None));
+    };
+    let root = root_of(started)?;
+    let note = event_dir
+        .filter(|d| d.is_absolute())
+        .and_then(|d| Some((d, root_of(d).ok()?)))
+        .filter(|(_, other)| !same_folder(other, &root))
+        .map(|(d, _)| {
+            format!(
+                "the agent's folder {} is in another repository than the session's project {}; mend leaves that repository alone, so its changes are in no turn",
+                mend_core::text::escape_controls(&d.to_string_lossy()),
+                mend_core::text::escape_controls(&root.to_string_lossy()),
+            )
+        });
+    Ok((root, note))
+}
+
+/// Whether two paths name one folder (symbolic links and spellings aside).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// What the hook does for `agent` given its input; `env_dir` is the
 /// project folder the agent's environment names (`CLAUDE_PROJECT_DIR`,
-/// `GEMINI_PROJECT_DIR`), used when the JSON names none. Never fails:
-/// every failure is a reply that lets the agent go on.
+/// `GEMINI_PROJECT_DIR`): the folder the session started in, which
+/// comes before the JSON's (see [`project`]). Never fails: every failure
+/// is a reply that lets the agent go on.
 pub fn run(agent: Agent, input: &str, env_dir: Option<&Path>, lock_timeout: Duration) -> Reply {
     match step(agent, input, env_dir, lock_timeout) {
         Ok(Some(note)) => reply(agent, Some(&note), &note),
@@ -202,11 +260,7 @@ fn step(
     let Some(step) = event.step else {
         return Ok(None);
     };
-    let dir = event
-        .dir
-        .or_else(|| env_dir.map(Path::to_path_buf))
-        .ok_or("the hook's input names no project folder")?;
-    let root = root_of(&dir)?;
+    let (root, elsewhere) = project(event.dir.as_deref(), env_dir)?;
     let session = event.session.clone();
     let action = match step {
         Step::Begin => Action::Begin(BeginOptions {
@@ -227,15 +281,21 @@ fn step(
                 .map(crate::daemon::Found::serving)
     {
         match daemon.turn_begin(opts, lock_timeout, &mut |_| {}) {
-            Ok(_) => return Ok(None),
+            Ok(_) => return Ok(elsewhere.map(|n| format!("mend: {n}"))),
             Err(crate::daemon::Fallback::Refused(e)) => return Err(e.message),
             Err(_) => {}
         }
     }
     let lock_timeout = lock_timeout.saturating_sub(asked.elapsed());
     match act(&root, &action, lock_timeout, &mut |_| {}) {
-        Ok(Outcome::Status(s)) => Ok(Some(whose(summary(&s), &s.turn, session.as_deref()))),
-        Ok(_) => Ok(None),
+        Ok(Outcome::Status(s)) => {
+            let line = whose(summary(&s), &s.turn, session.as_deref());
+            Ok(Some(match elsewhere {
+                Some(note) => format!("{line}; {note}"),
+                None => line,
+            }))
+        }
+        Ok(_) => Ok(elsewhere.map(|n| format!("mend: {n}"))),
         Err(crate::Error::Checkpoint(mend_checkpoint::Error::NoTurn)) => {
             Err("no turn is open (the hook that begins one on a prompt has not run, or `.mend` was deleted since; `mend checkpoint list` still lists earlier turns' starts)".into())
         }

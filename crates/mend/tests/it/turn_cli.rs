@@ -54,3 +54,35 @@ fn a_subfolder_acts_on_the_worktrees_turn_with_paths_from_there() {
     ok(&sub, &["turn", "--root", "..", "reject", "sub/a.txt"]);
     assert_eq!(std::fs::read(root.join("sub/a.txt")).unwrap(), b"a\n");
 }
+
+/// A name that is not UTF-8 is printed spelled (`caf\xe9`), in text and
+/// in JSON alike, apart from a real name with U+FFFD in it; the spelling
+/// given back on the command line, from a subfolder too, rejects it.
+#[test]
+fn a_spelled_name_is_printed_and_taken_back() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = repo(&[("sub/keep.txt", "k\n")]);
+    let root = dir.path();
+    let sub = root.join("sub");
+    let odd = sub.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    ok(root, &["turn", "begin"]);
+    std::fs::write(&odd, "latin-1\n").unwrap();
+    put(root, "sub/caf\u{fffd}", "real\n");
+    let status = ok(root, &["turn", "status"]);
+    assert!(
+        status.contains("A sub/caf\\xe9 ") && status.contains("A sub/caf\u{fffd} "),
+        "{status}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(root, &["turn", "status", "--json"])).unwrap();
+    let paths: Vec<&str> = (json["files"].as_array().unwrap().iter())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["sub/caf\\xe9", "sub/caf\u{fffd}"]);
+    ok(&sub, &["turn", "reject", "caf\\xe9"]);
+    assert!(!odd.exists());
+    assert_eq!(
+        std::fs::read_to_string(sub.join("caf\u{fffd}")).unwrap(),
+        "real\n"
+    );
+}

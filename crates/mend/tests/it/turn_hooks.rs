@@ -2,10 +2,16 @@
 //! JSON (docs/turn.md) gives the right step and the reply its protocol
 //! takes, and bad input never blocks the agent (exit 0, and why).
 
+use std::io::Write as _;
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output, Stdio};
 
-use mend_test_support::{put, repo, run_mend};
+use mend_test_support::{mend_bin, put, repo, run_mend};
+
+/// The agents' project variables, which the hook reads before the JSON:
+/// unset for every run but the ones that set them, so a test run from
+/// inside an agent's shell never acts on the project the agent is in.
+const PROJECT_VARIABLES: [&str; 2] = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"];
 
 /// Runs the hook for `agent` with `json` on stdin (or, for Codex's
 /// notify, as the last argument).
@@ -13,9 +19,34 @@ fn hook(root: &Path, agent: &str, json: &str, as_arg: bool) -> Output {
     let mut args = vec!["turn", "--lock-timeout", "1", "hook", agent];
     if as_arg {
         args.push(json);
-        return run_mend(root, &args, None);
+        return hook_with(root, &args, &[], None);
     }
-    run_mend(root, &args, Some(json.as_bytes()))
+    hook_with(root, &args, &[], Some(json.as_bytes()))
+}
+
+/// Runs mend in `cwd` with `env` set (the project variables otherwise
+/// unset) and `stdin` written, then closed.
+fn hook_with(cwd: &Path, args: &[&str], env: &[(&str, &Path)], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(mend_bin());
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for v in PROJECT_VARIABLES {
+        cmd.env_remove(v);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn mend");
+    {
+        let mut sin = child.stdin.take().expect("stdin");
+        if let Some(data) = stdin {
+            let _ = sin.write_all(data);
+        }
+    }
+    child.wait_with_output().expect("wait for mend")
 }
 
 fn text(b: &[u8]) -> String {
@@ -307,7 +338,7 @@ fn bad_arguments_never_block_the_agent() {
         ),
     ];
     for (args, stdout, why) in cases {
-        let out = run_mend(root, args, Some(b"{}"));
+        let out = hook_with(root, args, &[], Some(b"{}"));
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert!(
             text(&out.stdout).starts_with(stdout),
@@ -328,4 +359,150 @@ fn bad_arguments_never_block_the_agent() {
     // Elsewhere, a usage error stays one.
     let out = run_mend(root, &["turn", "status", "--bogus"], None);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The session's project comes from the agent's project variable, before
+/// the JSON's `cwd`: an agent that `cd`s into another repository makes
+/// no turn there, and its reply's summary is still the project's.
+#[test]
+fn the_project_variable_comes_before_the_events_folder() {
+    let project = repo(&[("a.txt", "one\n"), ("src/b.txt", "two\n")]);
+    let other = repo(&[("c.txt", "three\n")]);
+    let (root, away) = (project.path(), other.path());
+    let event = |dir: &Path, name: &str| {
+        format!(
+            r#"{{"session_id":"s","cwd":"{}","hook_event_name":"{name}"}}"#,
+            dir.display()
+        )
+    };
+    for (agent, begin, end, var) in [
+        ("claude", "UserPromptSubmit", "Stop", "CLAUDE_PROJECT_DIR"),
+        ("gemini", "BeforeAgent", "AfterAgent", "GEMINI_PROJECT_DIR"),
+    ] {
+        let args = ["turn", "--lock-timeout", "1", "hook", agent];
+        let env = [(var, root.join("src"))];
+        let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
+        // The agent has `cd`'d into the other repository before the prompt.
+        let out = hook_with(away, &args, &env, Some(event(away, begin).as_bytes()));
+        assert_eq!(out.status.code(), Some(0), "{agent}");
+        assert!(
+            text(&out.stderr).contains("in another repository than the session's project"),
+            "{agent}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            !away.join(".mend").exists(),
+            "{agent}: no turn in the other repository"
+        );
+        let (id, session) = open_turn(root);
+        assert_eq!(session.as_deref(), Some("s"), "{agent}");
+        put(root, "a.txt", format!("{agent}\n"));
+        put(away, "c.txt", format!("{agent}\n"));
+        let out = hook_with(away, &args, &env, Some(event(away, end).as_bytes()));
+        assert_eq!(out.status.code(), Some(0), "{agent}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let shown = v["systemMessage"].as_str().unwrap();
+        assert!(
+            shown.starts_with(&format!("mend: turn {id}: 1 file changed (1 M)"))
+                && shown.contains("its changes are in no turn"),
+            "{agent}: {shown}"
+        );
+        assert!(!away.join(".mend").exists(), "{agent}");
+    }
+    // A variable set but empty is no project: the JSON's folder is.
+    let args = ["turn", "--lock-timeout", "1", "hook", "claude"];
+    let empty = [("CLAUDE_PROJECT_DIR", Path::new(""))];
+    let out = hook_with(
+        away,
+        &args,
+        &empty,
+        Some(event(away, "UserPromptSubmit").as_bytes()),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(away.join(".mend/turn.json").exists());
+}
+
+/// What the hook makes of its standard input's bytes: a UTF-8 byte order
+/// mark before the JSON is skipped; input over the limit, even cut inside
+/// a character, and input that is not UTF-8 are refused with why.
+#[test]
+fn hook_input_takes_a_bom_and_says_why_it_refuses_the_rest() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let event = format!(
+        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"UserPromptSubmit","prompt":""#,
+        root.display()
+    );
+    let args = ["turn", "--lock-timeout", "1", "hook", "claude"];
+    let run = |input: &[u8]| {
+        let out = hook_with(root, &args, &[], Some(input));
+        assert_eq!(out.status.code(), Some(0));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    // Over 16 MiB of a two-byte letter, cut by the limit inside one.
+    let mut large = event.clone().into_bytes();
+    let pad = ((16 << 20) - large.len()) / 2 + 8;
+    large.extend("é".repeat(pad).as_bytes());
+    // The limit's byte read last (at 16 MiB) must start a letter.
+    if (16 << 20) % 2 != event.len() % 2 {
+        large.insert(event.len(), b'x');
+    }
+    assert!(std::str::from_utf8(&large[..=16 << 20]).is_err());
+    large.extend(b"\"}");
+    let (stdout, stderr) = run(&large);
+    assert!(
+        stdout.contains("its input is over 16 MiB") && stderr.contains("over 16 MiB"),
+        "{stdout}{stderr}"
+    );
+    let (stdout, stderr) = run(&[event.as_bytes(), b"caf\xe9\"}"].concat());
+    assert!(
+        stdout.contains("is not UTF-8") && stderr.contains("is not UTF-8"),
+        "{stdout}{stderr}"
+    );
+    assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
+    let (stdout, stderr) = run(&["\u{feff}".as_bytes(), event.as_bytes(), b"\"}"].concat());
+    assert_eq!((stdout.as_str(), stderr.as_str()), ("", ""));
+    assert!(root.join(".mend/turn.json").exists(), "the turn was begun");
+}
+
+/// An agent that writes its JSON and never closes standard input does not
+/// hang the hook: it exits 0 within seconds and says why nothing was done.
+#[test]
+fn hook_input_that_never_ends_does_not_hang_the_hook() {
+    let dir = repo(&[("a.txt", "one\n")]);
+    let root = dir.path();
+    let mut cmd = Command::new(mend_bin());
+    cmd.args(["turn", "--lock-timeout", "1", "hook", "claude"])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for v in PROJECT_VARIABLES {
+        cmd.env_remove(v);
+    }
+    let mut child = cmd.spawn().expect("spawn mend");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let event = format!(
+        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"UserPromptSubmit"}}"#,
+        root.display()
+    );
+    stdin.write_all(event.as_bytes()).unwrap();
+    let began = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if began.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the hook still waits for its input after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shown = v["systemMessage"].as_str().unwrap();
+    assert!(
+        shown.contains("its input did not end within 5 seconds"),
+        "{shown}"
+    );
+    assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
 }
