@@ -58,6 +58,11 @@ pub enum Input {
         dirty: bool,
         /// The editor's version of the buffer.
         version: Option<i64>,
+        /// For a dirty buffer, the file's bytes its text derives from: the
+        /// text the editor last loaded from the file (`disk`), else the file
+        /// as the shell read it before answering the open; `None` when
+        /// neither is known.
+        base: Option<Bytes>,
     },
     /// The buffer now (`buffer/changed`, `buffer/resync`).
     Report {
@@ -269,7 +274,8 @@ impl Editor {
                 text,
                 dirty,
                 version,
-            } => self.open(path, text, dirty, version),
+                base,
+            } => self.open(path, text, dirty, version, base),
             Input::Report {
                 path,
                 text,
@@ -336,6 +342,7 @@ impl Editor {
         text: Bytes,
         dirty: bool,
         version: Option<i64>,
+        base: Option<Bytes>,
     ) -> Vec<Output> {
         if let Some(&old) = self.paths.get(&path) {
             self.remove(old);
@@ -343,7 +350,7 @@ impl Editor {
         self.aliases.remove(&path);
         self.next_id += 1;
         let id = BufferId(self.next_id);
-        let (buffer, effects) = Buffer::open(text, dirty, version);
+        let (buffer, effects) = Buffer::open(text, dirty, version, base);
         self.paths.insert(path.clone(), id);
         self.slots.insert(
             id,

@@ -405,6 +405,21 @@ impl Watcher {
         let _ = self.wake.send(());
     }
 
+    /// Reads `path` now, without waiting for it to settle: the file at
+    /// this moment, as the same safe read finds it (beneath the root, a
+    /// regular file, bounded). `None` when the root cannot be opened.
+    pub fn read_now(&self, path: &Path, max: u64) -> Option<Kind> {
+        let root = read::Root::open(&self.root()).ok()?;
+        Some(match root.read(path, max) {
+            read::Read::Bytes(bytes, _) => Kind::Content(bytes),
+            read::Read::Missing | read::Read::Failed => Kind::Removed,
+            read::Read::NotAFile(k) => Kind::NotAFile(k),
+            read::Read::Outside => Kind::Outside,
+            read::Read::Denied => Kind::Denied,
+            read::Read::TooLarge(n) => Kind::TooLarge(n),
+        })
+    }
+
     /// Says that this process is about to write `bytes` to `path`: the
     /// change that brings exactly those bytes is not reported.
     pub fn expect(&self, path: &Path, bytes: &[u8]) {

@@ -5,6 +5,7 @@
 
 mod actors;
 pub(crate) mod client;
+mod dirty_open;
 mod paths;
 mod safety;
 
