@@ -348,18 +348,28 @@ impl Watcher {
 
     /// Reports changes to `path` from now on. `content` is what the caller
     /// knows the file holds (so an event that brings the same bytes is not
-    /// a change); `None` when it is unknown.
+    /// a change); `None` when it is unknown. A path not tracked before is
+    /// read once settled: an event that named it a moment before it was
+    /// tracked (a file written where a renamed one left) is not lost.
     pub fn track(&self, path: &Path, content: Option<&[u8]>) {
         let root = {
             let mut s = lock(&self.shared);
             let seen = content.map_or(Seen::Unknown, |c| Seen::Content(hash(c)));
+            s.generation += 1;
+            let generation = s.generation;
             let t = s.tracked.entry(path.to_path_buf()).or_insert(Tracked {
                 seen: Seen::Unknown,
-                due: None,
+                due: Some(Due {
+                    since: Instant::now(),
+                    writing: false,
+                    rechecks: Vec::new(),
+                    generation,
+                }),
             });
             t.seen = seen;
             s.root.clone()
         };
+        let _ = self.wake.send(());
         if !self.recursive
             && let Some(folder) = root.join(path).parent()
         {
@@ -763,7 +773,15 @@ impl Shared {
     /// Reports a rename, of a file or a folder, tracked or not: tracking
     /// follows the caller, which may not have caught up with the renames
     /// before this one (a swap through a temporary name is three).
+    /// The next read of a tracked path at or under either side is
+    /// reported whatever it finds: after a rename, the same bytes at a path
+    /// may be another file (a save through a backup writing what was there).
     fn renamed(&mut self, from: &Path, to: &Path) {
+        for (p, t) in &mut self.tracked {
+            if p.starts_with(from) || p.starts_with(to) {
+                t.seen = Seen::Unknown;
+            }
+        }
         self.send(from.to_path_buf(), Kind::Renamed(to.to_path_buf()), None);
     }
 

@@ -7,6 +7,7 @@ mod actors;
 pub(crate) mod client;
 mod dirty_open;
 mod paths;
+mod renames;
 mod safety;
 
 use std::time::Duration;
