@@ -3,15 +3,24 @@
 //! renamed to `x~`, a new one written, the backup removed or kept), atomic
 //! saves (a temporary file renamed over the file), deletes and writes, in
 //! windows of quick succession, each window followed by quiet. After each
-//! window every buffer must be attached to the path its file went to (or
-//! stay on its path through a save, or be replaced by a file moved onto
-//! it), hold what that file holds, and take a write to it.
+//! window every buffer whose file exists must be attached to the path its
+//! file went to (or stay on its path through a save), hold what that file
+//! holds, and take a write to it; a buffer whose file is gone (deleted, or
+//! overwritten by a rename) must be replaced, or be told of the deletion on
+//! a path its file had that holds nothing, never sit on another file.
+//!
+//! Sequences whose events are equally another story are not generated: a
+//! file no buffer has renamed (or written) where an open buffer's file
+//! left in the same window, which is what a save through a backup looks
+//! like; a rename onto a save within the moment before its write is read;
+//! deleting a file saved with its backup kept. See [`World::apply`].
 //!
 //! The watcher is modelled as it behaves: a rename is reported at once; a
 //! file is read once settled when it is first tracked, then when an event
-//! named it while it was tracked, and for a recheck, and reported only when it differs from what was
-//! last reported for the path; tracking follows `Editor::paths`. The
-//! editor applies every notice at once and reports as the protocol asks.
+//! named it while it was tracked, and for a recheck; a read is reported
+//! only when it differs from the last report for the path, or a rename
+//! named the path since; tracking follows `Editor::paths`. The editor
+//! applies every notice at once and reports as the protocol asks.
 //!
 //! `PROPTEST_CASES` sets the number of sequences (256 by default; storms a
 //! quarter of that).
