@@ -128,15 +128,30 @@ pub struct Buffer {
 
 impl Buffer {
     /// A buffer the editor opened: a clean one was loaded from the file, so
-    /// its text is its base; a dirty one's origin is unknown, and the file
-    /// as first read becomes its base. The shell should answer the
-    /// [`Effect::Recheck`] this returns.
-    pub fn open(text: Bytes, dirty: bool, version: Option<i64>) -> (Buffer, Vec<Effect>) {
+    /// its text is its base. A dirty one derives from `base`: the text the
+    /// editor last loaded from the file, when it says, else the file as the
+    /// shell read it before answering the open. Taken any later, a write
+    /// made meanwhile would become the base, and the buffer would revert it
+    /// unseen. Without either (the file could not be read), the file as
+    /// first read becomes its base. The shell should answer the
+    /// [`Effect::Recheck`] this returns: a write since `base` is merged.
+    pub fn open(
+        text: Bytes,
+        dirty: bool,
+        version: Option<i64>,
+        base: Option<Bytes>,
+    ) -> (Buffer, Vec<Effect>) {
         // A clean buffer with text was read from its file; an empty one may
-        // be a new file that never existed.
-        let existed = !dirty && !text.is_empty();
+        // be a new file that never existed (so may an empty base: the shell
+        // gives one for a file that is missing).
+        let existed = if dirty {
+            base.as_ref().is_some_and(|b| !b.is_empty())
+        } else {
+            !text.is_empty()
+        };
+        let base = if dirty { base } else { Some(text.clone()) };
         let buffer = Buffer {
-            base: (!dirty).then(|| text.clone()),
+            base,
             text,
             version,
             dirty,

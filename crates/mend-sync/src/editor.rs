@@ -3,21 +3,32 @@
 //!
 //! A rename is not followed at once. The same events come from three
 //! different things: a file really renamed (`git mv`, an agent's `mv`), a
-//! backup-style save (`mv f f~`, write `f`, remove `f~`), and a swap of two
-//! files through a temporary name. While renames keep coming, the buffers
-//! involved wait; [`GRACE`] after the last one, every pending move is
-//! decided together:
+//! backup-style save (`mv f f~`, write `f`, remove `f~`; or a new file
+//! renamed over `f`), and a swap of two files through a temporary name.
+//! While renames keep coming, the buffers involved wait, and the editor
+//! follows each buffer's file by where it is now: a rename moves the file
+//! at its old path (so `mv f g; mv g h` moves f's file twice, and g's file,
+//! overwritten by the first, moves nowhere), and a file written or renamed
+//! where a buffer's file left, once moved on, is followed too. [`GRACE`]
+//! after the last one, every pending move is decided together:
 //!
-//! - a buffer whose old path holds a file again, and that file is not
-//!   another open buffer's file moved there, **stays**: it was a save
-//!   through a backup, and the new file is merged or reloaded;
-//! - otherwise it **follows** its file to the new path;
-//! - an open buffer whose path another buffer's file was moved onto is
-//!   **replaced**: its own file is gone, the server forgets it, and the
-//!   editor keeps its text (nothing unsaved is lost).
+//! - a buffer whose file left a path that holds a file again, no open
+//!   buffer's file (a save through a backup), **ends there**: on its own
+//!   path, or on the path a file renamed onto it was saved at; of several
+//!   such paths, the one written last, and of two buffers through one
+//!   path, the one whose file left it last;
+//! - otherwise it **follows** its file to where it is now;
+//! - a buffer whose file another buffer's file overwrote is **replaced** by
+//!   that buffer if it stays there: the server forgets it, and the editor
+//!   keeps its text (nothing unsaved is lost);
+//! - a buffer whose file is gone otherwise (deleted, or overwritten by a
+//!   file no buffer has that moved on) stays on its path, or, that path
+//!   taken, on the path its file had last, and is told of the deletion.
 //!
 //! Decided together, a swap (`a`→`t`, `b`→`a`, `t`→`b`) ends with each
-//! buffer on its own file's new path.
+//! buffer on its own file's new path. `tests/rename_model.rs` checks these
+//! rules against random sequences of renames, swaps, saves, deletes and
+//! writes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -58,6 +69,11 @@ pub enum Input {
         dirty: bool,
         /// The editor's version of the buffer.
         version: Option<i64>,
+        /// For a dirty buffer, the file's bytes its text derives from: the
+        /// text the editor last loaded from the file (`disk`), else the file
+        /// as the shell read it before answering the open; `None` when
+        /// neither is known.
+        base: Option<Bytes>,
     },
     /// The buffer now (`buffer/changed`, `buffer/resync`).
     Report {
@@ -187,10 +203,44 @@ struct Slot {
     moving: Option<Moving>,
 }
 
+impl Slot {
+    /// Where its file is: its path, or where a rename took it; `None`
+    /// once a rename overwrote it.
+    fn file(&self) -> Option<&Path> {
+        self.moving
+            .as_ref()
+            .map_or(Some(&self.path), |m| m.at.as_ref())
+            .map(PathBuf::as_path)
+    }
+}
+
+/// `p` after `from` was renamed to `to`, if it was at or under `from`.
+fn moved(p: &Path, from: &Path, to: &Path) -> Option<PathBuf> {
+    let rest = p.strip_prefix(from).ok()?;
+    Some(if rest.as_os_str().is_empty() {
+        to.to_path_buf()
+    } else {
+        to.join(rest)
+    })
+}
+
+/// A buffer whose file a rename moved or overwrote, until the moves are
+/// decided.
 struct Moving {
-    to: PathBuf,
-    /// Order of the rename, so the later of two onto one path wins.
-    seq: u64,
+    /// Where its file is now; `None` once another file was renamed over it.
+    at: Option<PathBuf>,
+    /// Where another buffer's file was renamed over it, if one was.
+    lost: Option<PathBuf>,
+    /// Where its file was last known to be.
+    last: PathBuf,
+    /// A file was written where its file left (a save through a backup, as
+    /// it may turn out): its own file is then the backup, never followed.
+    saved: bool,
+    /// The paths its file was at in this window, oldest first (the
+    /// buffer's own path first), each with the order of its arrival there
+    /// (so the later of two files through one path wins it) and the path
+    /// it came from.
+    via: Vec<(PathBuf, u64, Option<PathBuf>)>,
 }
 
 /// The buffers of one editor.
@@ -204,6 +254,19 @@ pub struct Editor {
     next_id: u64,
     /// The grace timer running, if any.
     timer: u64,
+    /// While moves wait to be decided: whether a file is at each path a
+    /// rename or a read named, as last learnt.
+    present: BTreeMap<PathBuf, bool>,
+    /// While moves wait: when each path last got a file (a rename onto it,
+    /// or a read finding a file where a rename took one away), in the
+    /// order of [`Editor::renames`].
+    filled: BTreeMap<PathBuf, u64>,
+    /// While moves wait: when a rename last took a file from each path.
+    emptied: BTreeMap<PathBuf, u64>,
+    /// While moves wait: when each path last got a file that is no open
+    /// buffer's (written there, or renamed there from elsewhere), and whose
+    /// save it may be (the buffer whose file was there, or left last).
+    written: BTreeMap<PathBuf, (u64, Option<BufferId>)>,
     renames: u64,
     /// Which resolvers a dirty buffer's merge runs after git's.
     policy: mend_merge::Policy,
@@ -225,11 +288,9 @@ impl Editor {
     /// files, and where their files are being moved.
     pub fn paths(&self) -> BTreeSet<PathBuf> {
         let mut out: BTreeSet<PathBuf> = self.paths.keys().cloned().collect();
-        out.extend(
-            self.slots
-                .values()
-                .filter_map(|s| Some(s.moving.as_ref()?.to.clone())),
-        );
+        for m in self.slots.values().filter_map(|s| s.moving.as_ref()) {
+            out.extend(m.via.iter().map(|(p, _, _)| p.clone()));
+        }
         out
     }
 
@@ -269,7 +330,8 @@ impl Editor {
                 text,
                 dirty,
                 version,
-            } => self.open(path, text, dirty, version),
+                base,
+            } => self.open(path, text, dirty, version, base),
             Input::Report {
                 path,
                 text,
@@ -305,8 +367,9 @@ impl Editor {
                 path,
                 disk,
                 recheck,
-            } => match self.paths.get(&path) {
-                Some(&id) => {
+            } => match self.paths.get(&path).copied() {
+                _ if self.noted(&path, &disk) && !self.paths.contains_key(&path) => Vec::new(),
+                Some(id) => {
                     let missing = disk == Disk::Missing;
                     let event = match recheck {
                         Some(r) => Event::Rechecked(r, disk),
@@ -336,6 +399,7 @@ impl Editor {
         text: Bytes,
         dirty: bool,
         version: Option<i64>,
+        base: Option<Bytes>,
     ) -> Vec<Output> {
         if let Some(&old) = self.paths.get(&path) {
             self.remove(old);
@@ -343,7 +407,7 @@ impl Editor {
         self.aliases.remove(&path);
         self.next_id += 1;
         let id = BufferId(self.next_id);
-        let (buffer, effects) = Buffer::open(text, dirty, version);
+        let (buffer, effects) = Buffer::open(text, dirty, version, base);
         self.paths.insert(path.clone(), id);
         self.slots.insert(
             id,
@@ -407,35 +471,72 @@ impl Editor {
             .collect()
     }
 
-    /// A file or folder moved: each buffer at or under its old path (or
-    /// whose file is on its way there) waits, and the decision is
-    /// (re)scheduled.
+    /// A file or folder moved: each buffer whose file is at or under its
+    /// old path follows it for now, a buffer whose file it lands on loses
+    /// that file, and the decision is (re)scheduled.
     fn renamed(&mut self, from: &Path, to: &Path) -> Vec<Output> {
         if from == to {
             return Vec::new();
         }
-        let moved = |p: &Path| -> Option<PathBuf> {
-            let rest = p.strip_prefix(from).ok()?;
-            Some(if rest.as_os_str().is_empty() {
-                to.to_path_buf()
-            } else {
-                to.join(rest)
-            })
+        let movers: Vec<(BufferId, PathBuf)> = self
+            .slots
+            .iter()
+            .filter_map(|(&id, s)| Some((id, moved(s.file()?, from, to)?)))
+            .collect();
+        // A file put where a moving file left (a save through a backup, as
+        // it may turn out) and then moved on: where it went may be where
+        // that buffer's file is saved. (Renamed from there, it was there,
+        // read or not yet.)
+        let refilled = if movers.is_empty() {
+            self.last_through(from)
+        } else {
+            None
         };
-        let mut movers: Vec<(BufferId, PathBuf)> = Vec::new();
-        for (&id, slot) in &self.slots {
-            // A file already on its way is followed by where it is now.
-            let now = slot.moving.as_ref().map_or(&slot.path, |m| &m.to);
-            if let Some(dest) = moved(now) {
-                movers.push((id, dest));
+        let by_buffer = !movers.is_empty() || refilled.is_some();
+        let mut overwritten = self.overwritten(from, to, by_buffer);
+        for o in &mut overwritten {
+            // Its own save renamed over its backup takes nothing from it.
+            if Some(o.0) == refilled {
+                o.2 = false;
             }
         }
-        if movers.is_empty() {
+        let waiting = self.slots.values().any(|s| s.moving.is_some());
+        if movers.is_empty() && overwritten.is_empty() && !waiting {
             return Vec::new();
         }
+        self.renames += 1;
+        let seq = self.renames;
+        self.filled.insert(to.to_path_buf(), seq);
+        self.emptied.insert(from.to_path_buf(), seq);
+        if !by_buffer {
+            let whose = overwritten
+                .iter()
+                .find(|o| o.1)
+                .map(|o| o.0)
+                .or_else(|| self.last_through(to));
+            self.written.insert(to.to_path_buf(), (seq, whose));
+        }
+        // Until read again (the watcher reports the next read of a renamed
+        // path whatever it finds).
+        self.present.insert(from.to_path_buf(), false);
+        self.present.insert(to.to_path_buf(), true);
+        for (id, here, lost) in overwritten {
+            let m = self.question(id);
+            if here {
+                m.at = None;
+            }
+            if lost {
+                m.lost = Some(to.to_path_buf());
+            }
+        }
+        if let Some(id) = refilled {
+            let m = self.question(id);
+            m.via
+                .push((to.to_path_buf(), seq, Some(from.to_path_buf())));
+            m.last = to.to_path_buf();
+            m.saved = true;
+        }
         for (id, dest) in movers {
-            self.renames += 1;
-            let seq = self.renames;
             // A buffer whose path the file lands on must not take that
             // file's bytes as its own change.
             if let Some(&x) = self.paths.get(&dest)
@@ -443,12 +544,102 @@ impl Editor {
             {
                 other.buffer.pause(true);
             }
-            if let Some(slot) = self.slots.get_mut(&id) {
-                slot.buffer.pause(true);
-                slot.moving = Some(Moving { to: dest, seq });
-            }
+            let m = self.question(id);
+            m.at = Some(dest.clone());
+            m.last.clone_from(&dest);
+            m.via.push((dest, seq, Some(from.to_path_buf())));
         }
         self.wait()
+    }
+
+    /// The buffers whose file a rename onto `to` overwrites, each with
+    /// whether it was its file itself there (not a file written where its
+    /// file left: a save through a backup, as it may turn out, which is its
+    /// file too) and whether another buffer's file took its place
+    /// (`by_buffer`). A file already read as gone is not overwritten: it
+    /// ends nowhere.
+    fn overwritten(&self, from: &Path, to: &Path, by_buffer: bool) -> Vec<(BufferId, bool, bool)> {
+        let held = self.slots.values().any(|s| s.file() == Some(to));
+        let saved = (by_buffer && !held && self.present.get(to) == Some(&true))
+            .then(|| self.last_through(to))
+            .flatten();
+        let mut out = Vec::new();
+        for (&id, slot) in &self.slots {
+            let file = slot.file();
+            let hit = file.is_some_and(|p| p.starts_with(to) && moved(p, from, to).is_none());
+            if saved == Some(id) {
+                out.push((id, false, true));
+            } else if hit {
+                // (Nor is a buffer's own file once a save through a backup
+                // made it the backup.)
+                let gone = file.is_some_and(|p| self.present.get(p) == Some(&false));
+                let backup = slot.moving.as_ref().is_some_and(|m| m.saved);
+                out.push((id, true, by_buffer && !gone && !backup));
+            }
+        }
+        out
+    }
+
+    /// Notes what a read found, while moves wait to be decided: whether a
+    /// file is at each path a moving file went through decides a save
+    /// through a backup, and a moving file read as gone ends nowhere.
+    /// Returns whether moves are waiting.
+    fn noted(&mut self, path: &Path, disk: &Disk) -> bool {
+        if !self.slots.values().any(|s| s.moving.is_some()) {
+            return false;
+        }
+        let here = *disk != Disk::Missing;
+        self.present.insert(path.to_path_buf(), here);
+        // A file found where a rename took one away, and none was put
+        // since, was written there: a file of its own.
+        let emptied = self.emptied.get(path).copied().unwrap_or(0);
+        let refilled = emptied > self.filled.get(path).copied().unwrap_or(0);
+        if here && refilled {
+            self.renames += 1;
+            self.filled.insert(path.to_path_buf(), self.renames);
+            let whose = self.last_through(path);
+            self.written
+                .insert(path.to_path_buf(), (self.renames, whose));
+            if let Some(id) = whose
+                && let Some(m) = self.slots.get_mut(&id).and_then(|s| s.moving.as_mut())
+            {
+                m.saved = true;
+                m.last = path.to_path_buf();
+            }
+        }
+        true
+    }
+
+    /// The moving buffer whose file was last at `path` and left it (the
+    /// one a file written there afterwards may be a save of).
+    fn last_through(&self, path: &Path) -> Option<BufferId> {
+        self.slots
+            .iter()
+            .filter_map(|(&id, s)| {
+                let m = s.moving.as_ref()?;
+                if m.at.as_deref() == Some(path) {
+                    return None;
+                }
+                let (_, when, _) = m.via.iter().rev().find(|(v, _, _)| v == path)?;
+                Some((*when, id))
+            })
+            .max()
+            .map(|(_, id)| id)
+    }
+
+    /// The pending move of a buffer, begun (and the buffer paused) if it
+    /// has none yet.
+    fn question(&mut self, id: BufferId) -> &mut Moving {
+        let slot = self.slots.get_mut(&id).expect("a slot found just before");
+        slot.buffer.pause(true);
+        let path = slot.path.clone();
+        slot.moving.get_or_insert_with(|| Moving {
+            at: Some(path.clone()),
+            lost: None,
+            last: path.clone(),
+            saved: false,
+            via: vec![(path, 0, None)],
+        })
     }
 
     /// (Re)starts the grace timer: moves and deletions are decided once
@@ -462,6 +653,16 @@ impl Editor {
         }]
     }
 
+    /// Whether a file is at `path`, as last learnt.
+    fn is_present(&self, path: &Path) -> bool {
+        self.present.get(path).copied().unwrap_or_else(|| {
+            self.paths
+                .get(path)
+                .and_then(|id| self.slots.get(id))
+                .is_some_and(|s| s.buffer.file_present())
+        })
+    }
+
     /// Decides every pending move at once.
     fn resolve(&mut self) -> Vec<Output> {
         let mut movers: Vec<(BufferId, PathBuf, Moving)> = Vec::new();
@@ -470,42 +671,138 @@ impl Editor {
                 movers.push((id, slot.path.clone(), m));
             }
         }
-        movers.sort_by_key(|(_, _, m)| m.seq);
-        // Who ends up owning each destination: the latest rename onto it,
-        // named by its old path.
-        let mut claims: BTreeMap<PathBuf, (BufferId, PathBuf)> = BTreeMap::new();
-        for (id, from, m) in &movers {
-            claims.insert(m.to.clone(), (*id, from.clone()));
-        }
+        // In the order of their last moves, as the editor saw them.
+        movers.sort_by_key(|(_, _, m)| m.via.last().map_or(0, |(_, when, _)| *when));
+        let ends = self.ends(&movers);
+        self.present.clear();
+        self.filled.clear();
+        self.emptied.clear();
+        self.written.clear();
+        // Who takes each path, by its old path.
+        let mut taken: BTreeMap<PathBuf, PathBuf> = movers
+            .iter()
+            .filter_map(|(id, from, _)| Some((ends.get(id)?.clone(), from.clone())))
+            .collect();
         let mut out = Vec::new();
         let mut followers = Vec::new();
         let mut replaced: Vec<(BufferId, PathBuf, PathBuf)> = Vec::new();
-        for (id, from, m) in movers {
-            let taken = claims.get(&from).is_some_and(|(o, _)| *o != id);
-            let present = self.slots.get(&id).is_some_and(|s| s.buffer.file_present());
-            match claims.get(&m.to) {
-                _ if m.to == from || (present && !taken) => out.extend(self.unpause(id)),
-                Some((owner, _)) if *owner == id => followers.push((id, from, m.to)),
-                // A later rename onto the same path overwrote this file.
-                Some((_, by)) => replaced.push((id, from, by.clone())),
-                None => out.extend(self.unpause(id)),
+        let mut staying = Vec::new();
+        for (id, from, m) in &movers {
+            // A file of its own overwritten by another buffer's file that
+            // stays where it landed: replaced by that buffer.
+            let by = m.lost.as_ref().and_then(|l| taken.get(l));
+            if let Some(by) = by.filter(|b| *b != from) {
+                replaced.push((*id, from.clone(), by.clone()));
+                continue;
+            }
+            match (ends.get(id), taken.get(from)) {
+                (Some(to), _) if to != from => followers.push((*id, from.clone(), to.clone())),
+                (Some(_), _) => staying.push(*id),
+                // Its file is gone. Its path free, it stays there (a save
+                // may still come; a deletion is told once the file stays
+                // missing); its path taken, it goes where its file was
+                // last, or is replaced.
+                (None, None) => {
+                    taken.insert(from.clone(), from.clone());
+                    staying.push(*id);
+                }
+                (None, Some(_)) if !taken.contains_key(&m.last) => {
+                    taken.insert(m.last.clone(), from.clone());
+                    followers.push((*id, from.clone(), m.last.clone()));
+                }
+                (None, Some(by)) => replaced.push((*id, from.clone(), by.clone())),
             }
         }
+        // A buffer opened meanwhile where a moving file lands.
         let leaving: BTreeSet<BufferId> = followers.iter().map(|(id, _, _)| *id).collect();
-        for (to, (by, by_path)) in &claims {
+        for (id, _, to) in &followers {
             if let Some(&x) = self.paths.get(to)
-                && x != *by
+                && x != *id
                 && !leaving.contains(&x)
+                && !replaced.iter().any(|(r, _, _)| *r == x)
             {
-                replaced.push((x, to.clone(), by_path.clone()));
+                let by = self
+                    .slots
+                    .get(id)
+                    .map(|s| s.path.clone())
+                    .unwrap_or_default();
+                replaced.push((x, to.clone(), by));
             }
         }
         for (x, path, by) in replaced {
             out.extend(self.replace(x, path, by));
         }
         out.extend(self.follow(followers));
-        // Buffers paused because a file was moved onto them, when that
-        // move did not stand.
+        for id in staying {
+            if let Some(slot) = self.slots.get_mut(&id) {
+                // Its path may hold another file now: read it afresh.
+                let effects = vec![slot.buffer.moved()];
+                out.extend(self.emit(id, effects));
+            }
+        }
+        out.extend(self.settled());
+        out
+    }
+
+    /// Where each moving buffer ends: the latest path its file left that
+    /// holds a file again, and not one of the moving files (a save through
+    /// a backup: `mv f f~`, write `f`), the later arrival winning a path
+    /// two went through; else where its file is now; `None` when its file
+    /// is gone (overwritten, or deleted after its moves).
+    fn ends(&self, movers: &[(BufferId, PathBuf, Moving)]) -> BTreeMap<BufferId, PathBuf> {
+        let held: BTreeSet<&PathBuf> = movers
+            .iter()
+            .filter_map(|(_, _, m)| m.at.as_ref())
+            .collect();
+        let moving: BTreeSet<BufferId> = movers.iter().map(|(id, _, _)| *id).collect();
+        // Each path saved over belongs to the buffer whose file was there
+        // last.
+        let mut owner: BTreeMap<&PathBuf, (u64, BufferId)> = BTreeMap::new();
+        for (id, _, m) in movers.iter().filter(|(_, _, m)| m.lost.is_none()) {
+            for (v, when, source) in &m.via {
+                // A file moved on from a path saved over afterwards is the
+                // backup of that save, not a save of its own.
+                let backup = source.as_ref().is_some_and(|u| {
+                    self.written
+                        .get(u)
+                        .is_some_and(|(w, whose)| w > when && *whose == Some(*id))
+                });
+                let usable = Some(v) != m.at.as_ref()
+                    && !backup
+                    && !held.contains(v)
+                    && self.is_present(v)
+                    && self.paths.get(v).is_none_or(|o| moving.contains(o));
+                if usable && owner.get(v).is_none_or(|(w, _)| w <= when) {
+                    owner.insert(v, (*when, *id));
+                }
+            }
+        }
+        // Of its paths, the one written last.
+        let mut saved: BTreeMap<BufferId, &PathBuf> = BTreeMap::new();
+        for (v, (_, id)) in &owner {
+            let fill = |p: &PathBuf| self.filled.get(p).copied().unwrap_or(0);
+            if saved.get(id).is_none_or(|best| fill(best) < fill(v)) {
+                saved.insert(*id, v);
+            }
+        }
+        let mut ends: BTreeMap<BufferId, PathBuf> =
+            saved.into_iter().map(|(id, v)| (id, v.clone())).collect();
+        for (id, _, m) in movers {
+            // A file moved and then deleted ends nowhere: its buffer stays
+            // on its own path, and is told of the deletion there.
+            if let (false, false, Some(at)) = (ends.contains_key(id), m.saved, &m.at)
+                && self.is_present(at)
+            {
+                ends.insert(*id, at.clone());
+            }
+        }
+        ends
+    }
+
+    /// After the moves: buffers still paused take up their files again, and
+    /// files still missing after the grace period were deleted.
+    fn settled(&mut self) -> Vec<Output> {
+        let mut out = Vec::new();
         let paused: Vec<BufferId> = self
             .slots
             .iter()
@@ -515,7 +812,6 @@ impl Editor {
         for id in paused {
             out.extend(self.unpause(id));
         }
-        // Files still missing after the grace period were deleted.
         let ids: Vec<BufferId> = self.slots.keys().copied().collect();
         for id in ids {
             if let Some(slot) = self.slots.get_mut(&id) {

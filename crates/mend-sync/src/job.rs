@@ -45,6 +45,10 @@ pub struct Change {
     /// it still holds exactly these bytes.
     #[serde(with = "mend_core::hash::bare")]
     pub disk_sha256: ContentHash,
+    /// Those bytes, so an editor can keep what its buffer derives from
+    /// (and open it again against them after a restart of the server).
+    #[serde(skip)]
+    pub disk: Bytes,
 }
 
 /// Work to do off the event loop.
@@ -187,6 +191,7 @@ fn change(seq: u64, old: &[u8], new: Bytes, disk: &[u8], resolved: Vec<Resolutio
         hunks: hunks(old, &new),
         text: new,
         disk_sha256: ContentHash::of(disk),
+        disk: Bytes::from(disk),
         resolved,
     }
 }

@@ -177,6 +177,7 @@ impl World {
             text: bytes(&text),
             dirty: false,
             version: Some(1),
+            base: None,
         });
         w
     }

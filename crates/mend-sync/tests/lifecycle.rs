@@ -531,6 +531,7 @@ fn run(row: &Row) -> Result<(), Failed> {
         text: bytes(file),
         dirty: false,
         version: Some(1),
+        base: None,
     })?;
     if text != file {
         h.step(Type(text))?;
@@ -595,6 +596,7 @@ fn main() {
                 text: bytes("mine\n"),
                 dirty: true,
                 version: Some(1),
+                base: None,
             })?;
             let got: Vec<String> = h
                 .watch(Disk::Bytes(bytes("theirs\n")))?
@@ -607,6 +609,10 @@ fn main() {
                 Err(format!("{got:?}").into())
             }
         },
+    ));
+    trials.push(Trial::test(
+        "a_write_in_the_dirty_open_window_is_merged",
+        dirty_open_window,
     ));
     trials.push(Trial::test("too_large_is_skipped", || {
         let big = "a".repeat(mend_sync::MAX_BYTES + 1);
@@ -625,6 +631,7 @@ fn main() {
             text: bytes("a\n"),
             dirty: false,
             version: Some(1),
+            base: None,
         })?;
         let got: Vec<String> = h
             .watch(Disk::Bytes(bytes(&big)))?
@@ -638,4 +645,45 @@ fn main() {
         }
     }));
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// A dirty buffer is opened deriving from BASE (the text the editor last
+/// loaded, or the file as read before the open was answered), and an agent
+/// writes the file before the first read after the open: that read is a
+/// change to merge, never the buffer's base (which would revert the agent's
+/// change at the next save).
+fn dirty_open_window() -> Result<(), Failed> {
+    let mut h = Harness {
+        core: Editor::new(),
+        path: PathBuf::from("src/lib.rs"),
+        disk: Disk::Bytes(bytes(AGENT_C)),
+        text: USER_A.into(),
+        saved: BASE.into(),
+        version: 1,
+        applied: None,
+        inbox: VecDeque::new(),
+    };
+    let notices = h.server(Input::Open {
+        path: h.path.clone(),
+        text: bytes(USER_A),
+        dirty: true,
+        version: Some(1),
+        base: Some(bytes(BASE)),
+    })?;
+    let got: Vec<String> = notices.iter().map(|n| summary(&n.outcome)).collect();
+    if got != ["merged 1 hunk"] {
+        return Err(format!("notices after the open: {got:?}").into());
+    }
+    h.inbox.extend(notices);
+    h.apply(Apply)?;
+    let b = h.core.buffer(Path::new("src/lib.rs")).ok_or("not open")?;
+    if h.text != BOTH || b.base() != Some(AGENT_C.as_bytes()) {
+        return Err(format!(
+            "text {:?}, base {:?}",
+            h.text,
+            b.base().map(String::from_utf8_lossy)
+        )
+        .into());
+    }
+    Ok(())
 }

@@ -50,6 +50,7 @@ impl Sim {
                 text: Arc::from(text.as_bytes()),
                 dirty: false,
                 version: Some(1),
+                base: None,
             });
         }
         sim.notices.clear();

@@ -230,23 +230,44 @@ impl Buffers {
     }
 
     /// The editor opened a buffer: its id and the path the server knows it
-    /// by (links inside the root resolved), and the first notices.
+    /// by (links inside the root resolved), and the first notices. A dirty
+    /// buffer derives from `disk`, the text the editor last loaded from the
+    /// file, when it says; else from the file as read here, before the open
+    /// is answered: a write after that moment is merged into the buffer.
     pub fn open(
         &mut self,
         path: &str,
         text: &[u8],
         dirty: bool,
         version: Option<i64>,
+        disk: Option<&[u8]>,
     ) -> Result<(Opened, Vec<Notice>), Error> {
         let rel = self.relative(path)?;
+        let base = match disk {
+            _ if !dirty => None,
+            Some(d) => Some(Bytes::from(d)),
+            None => self.read_base(&rel),
+        };
         let notices = self.feed(Input::Open {
             path: rel.clone(),
             text: Arc::from(text),
             dirty,
             version,
+            base,
         })?;
         let id = self.core.id(&rel).map_or(0, BufferId::get);
         Ok((Opened { id, path: rel }, notices))
+    }
+
+    /// The file a dirty buffer is opened over, as it is now: its bytes, or
+    /// nothing for a missing file; `None` when it cannot be read as text
+    /// (then the first read after the open is taken).
+    fn read_base(&self, rel: &Path) -> Option<Bytes> {
+        match self.watcher.read_now(rel, mend_sync::MAX_BYTES as u64)? {
+            Kind::Content(bytes) => Some(Bytes::from(bytes)),
+            Kind::Removed => Some(Bytes::from(&b""[..])),
+            _ => None,
+        }
     }
 
     /// The editor's buffer is now `text` (`buffer/changed`, and

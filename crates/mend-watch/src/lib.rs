@@ -377,18 +377,28 @@ impl Watcher {
 
     /// Reports changes to `path` from now on. `content` is what the caller
     /// knows the file holds (so an event that brings the same bytes is not
-    /// a change); `None` when it is unknown.
+    /// a change); `None` when it is unknown. A path not tracked before is
+    /// read once settled: an event that named it a moment before it was
+    /// tracked (a file written where a renamed one left) is not lost.
     pub fn track(&self, path: &Path, content: Option<&[u8]>) {
         let root = {
             let mut s = lock(&self.shared);
             let seen = content.map_or(Seen::Unknown, |c| Seen::Content(hash(c)));
+            s.generation += 1;
+            let generation = s.generation;
             let t = s.tracked.entry(path.to_path_buf()).or_insert(Tracked {
                 seen: Seen::Unknown,
-                due: None,
+                due: Some(Due {
+                    since: Instant::now(),
+                    writing: false,
+                    rechecks: Vec::new(),
+                    generation,
+                }),
             });
             t.seen = seen;
             s.root.clone()
         };
+        let _ = self.wake.send(());
         if !self.recursive
             && let Some(folder) = root.join(path).parent()
         {
@@ -432,6 +442,21 @@ impl Watcher {
             due.rechecks.push(id);
         }
         let _ = self.wake.send(());
+    }
+
+    /// Reads `path` now, without waiting for it to settle: the file at
+    /// this moment, as the same safe read finds it (beneath the root, a
+    /// regular file, bounded). `None` when the root cannot be opened.
+    pub fn read_now(&self, path: &Path, max: u64) -> Option<Kind> {
+        let root = read::Root::open(&self.root()).ok()?;
+        Some(match root.read(path, max) {
+            read::Read::Bytes(bytes, _) => Kind::Content(bytes),
+            read::Read::Missing | read::Read::Failed => Kind::Removed,
+            read::Read::NotAFile(k) => Kind::NotAFile(k),
+            read::Read::Outside => Kind::Outside,
+            read::Read::Denied => Kind::Denied,
+            read::Read::TooLarge(n) => Kind::TooLarge(n),
+        })
     }
 
     /// Says that this process is about to write `bytes` to `path`: the
@@ -832,7 +857,15 @@ impl Shared {
     /// Reports a rename, of a file or a folder, tracked or not: tracking
     /// follows the caller, which may not have caught up with the renames
     /// before this one (a swap through a temporary name is three).
+    /// The next read of a tracked path at or under either side is
+    /// reported whatever it finds: after a rename, the same bytes at a path
+    /// may be another file (a save through a backup writing what was there).
     fn renamed(&mut self, from: &Path, to: &Path) {
+        for (p, t) in &mut self.tracked {
+            if p.starts_with(from) || p.starts_with(to) {
+                t.seen = Seen::Unknown;
+            }
+        }
         self.send(from.to_path_buf(), Kind::Renamed(to.to_path_buf()), None);
     }
 

@@ -928,6 +928,81 @@ function cases.turn_review_refuses_what_it_did_not_show()
   end)
 end
 
+--- Writes `text` to `path` from another process `ms` milliseconds from now;
+--- returns the job.
+local function write_later(path, text, ms)
+  return vim.system({ 'sh', '-c', 'sleep "$1"; printf "%s" "$2" > "$3"', 'sh',
+    string.format('%.3f', ms / 1000), text, path })
+end
+
+--- The person's line 1 and the agent's line `n` both in the buffer, and
+--- both in the file after :w.
+local function both_kept(path, buf, person, agent, n, what)
+  wait_for('the agent\'s line in ' .. what, function()
+    return vim.api.nvim_buf_get_lines(buf, n - 1, n, true)[1] == agent
+  end)
+  eq(person, vim.api.nvim_buf_get_lines(buf, 0, 1, true)[1], 'the person\'s line in ' .. what)
+  settle(buf)
+  write_answering('n')
+  local file = vim.fn.readfile(path)
+  eq({ person, agent }, { file[1], file[n] }, 'the file after :w in ' .. what)
+end
+
+--- A buffer with unsaved changes made before mend ran is attached, and an
+--- agent writes its file 0 to 110 ms after the open: the write reaches the
+--- buffer (it is never taken as what the buffer derives from), and :w
+--- keeps it.
+function cases.a_write_right_after_a_dirty_open_is_merged()
+  local first = start(numbered(3))
+  local dir = vim.fn.fnamemodify(first, ':h')
+  for run = 0, 11 do
+    local path = dir .. '/dirty' .. run .. '.txt'
+    write_file(path, text_of(numbered(10)))
+    -- Changes made while mend does not follow the buffer.
+    sync.disable()
+    vim.cmd.edit(vim.fn.fnameescape(path))
+    local buf = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(buf, 0, 1, true, { 'person ' .. run })
+    sync.enable()
+    wait_for('the open', function()
+      local b = sync.buffers()[buf]
+      return b ~= nil and b.id ~= nil
+    end)
+    local agent = numbered(10)
+    agent[10] = 'agent ' .. run
+    local job = write_later(path, text_of(agent), run * 10)
+    eq(0, job:wait().code, 'the agent\'s write')
+    both_kept(path, buf, 'person ' .. run, agent[10], 10, 'run ' .. run)
+    vim.cmd('bwipeout!')
+  end
+end
+
+--- The server is started again (setup(), the remedy for a dead or hung
+--- one) while the person has unsaved changes and an agent writes the file,
+--- 20 times, the write landing from before the restart to 95 ms after it:
+--- the buffer is opened against what it and the last server agreed on, so
+--- every write is merged and none is erased by :w.
+function cases.a_restarted_server_keeps_every_write()
+  local path, buf = start(numbered(10))
+  local config = { cmd = { mend_bin, 'editor' }, root = client.root }
+  for run = 1, 20 do
+    local person = 'person ' .. run
+    edit_line(buf, 1, person)
+    local agent = vim.fn.readfile(path)
+    agent[10] = 'agent ' .. run
+    client.stop()
+    local job = write_later(path, text_of(agent), (run - 1) * 5)
+    if run % 4 == 0 then
+      -- The write lands while no server runs.
+      job:wait()
+    end
+    require('mend').setup(config)
+    wait_for('the server to start', function() return client.initialized end)
+    eq(0, job:wait().code, 'the agent\'s write')
+    both_kept(path, buf, person, agent[10], 10, 'run ' .. run)
+  end
+end
+
 local name = arg[1]
 if name == '--list' then
   local names = vim.tbl_keys(cases)

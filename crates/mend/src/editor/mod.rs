@@ -289,7 +289,8 @@ impl Session {
         let notices = match req.method.as_str() {
             "buffer/open" => {
                 let opened = params(req).and_then(|p: protocol::Report| {
-                    Ok(b.open(&p.path, p.text.as_bytes(), p.dirty, p.version)?)
+                    let disk = p.disk.as_ref().map(String::as_bytes);
+                    Ok(b.open(&p.path, p.text.as_bytes(), p.dirty, p.version, disk)?)
                 });
                 return match opened {
                     Ok((o, notices)) => (

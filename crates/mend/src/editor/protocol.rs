@@ -32,6 +32,9 @@ pub(super) struct Report {
     pub version: Option<i64>,
     /// The last notification applied to the buffer (its `seq`).
     pub applied: Option<u64>,
+    /// `buffer/open` of a dirty buffer: the text the editor last loaded from
+    /// the file (or took from the server), which the buffer derives from.
+    pub disk: Option<String>,
 }
 
 /// `buffer/changed`: the whole text, or edits to the text last sent.
@@ -113,6 +116,11 @@ fn change(base: Value, c: &Change) -> Value {
     v["seq"] = json!(c.seq);
     v["disk_sha256"] = json!(c.disk_sha256.hex());
     v["text"] = json!(String::from_utf8_lossy(&c.text));
+    if c.disk[..] != c.text[..] {
+        // What the buffer derives from once it takes the change, which the
+        // editor keeps to open the buffer again after a restart.
+        v["disk"] = json!(String::from_utf8_lossy(&c.disk));
+    }
     v["hunks"] = json!(hunks(&c.hunks));
     v["resolved"] = json!(
         c.resolved

@@ -15,9 +15,26 @@ local group = vim.api.nvim_create_augroup('mend', { clear = true })
 --- applying, conflict, deleted, applied (undo sequence numbers of the
 --- agent's changes since the last write), writes (count of writes to the
 --- file), seq (the last notification applied), disk (the SHA-256 of the
---- file's bytes the buffer derives from), held (a write waits for the
---- conflict to be resolved) }.
+--- file's bytes the buffer derives from), base (those bytes, when known),
+--- held (a write waits for the conflict to be resolved) }.
 local bufs = {}
+
+--- What each buffer and the server last agreed on: bufnr -> { rel, base }.
+--- Kept when the buffers are detached (setup() starting the server again),
+--- so a buffer with unsaved changes is opened again against exactly that,
+--- never against whatever the file holds by then.
+local agreed = {}
+
+--- The buffer now derives from `base` (the file's bytes, as the server
+--- agreed them).
+local function set_base(buf, base)
+  local b = bufs[buf]
+  if not b then
+    return
+  end
+  b.base = base
+  agreed[buf] = base and { rel = b.rel, base = base } or nil
+end
 
 local BOM = '\239\187\191'
 
@@ -115,10 +132,15 @@ local function report(buf, method, force)
     return
   end
   b.sent = v
+  local text, dirty = M.text(buf), vim.bo[buf].modified
+  if not dirty then
+    -- Nothing unsaved: the server takes the buffer as its own base.
+    set_base(buf, text)
+  end
   client.request(method, {
     path = b.rel,
-    text = M.text(buf),
-    dirty = vim.bo[buf].modified,
+    text = text,
+    dirty = dirty,
     version = v,
     applied = b.seq,
   })
@@ -270,6 +292,8 @@ end
 --- from its own text, so :w waits for the reload. A buffer with unsaved
 --- changes made while mend was not running derives from something unknown:
 --- :w writes as Neovim does, asking if the file changed since it was read.
+--- Returns the bytes and their hash; nil for a buffer with unsaved
+--- changes whose origin is unknown.
 local function derived_from(buf, name)
   if vim.bo[buf].modified then
     return nil
@@ -280,9 +304,10 @@ local function derived_from(buf, name)
     vim.bo[buf].modified = false
   end
   if data ~= nil and data == M.text(buf) then
-    return sha256(data)
+    return data, sha256(data)
   end
-  return sha256(M.text(buf))
+  local text = M.text(buf)
+  return text, sha256(text)
 end
 
 local function apply_change(buf, params)
@@ -499,6 +524,9 @@ local function on_change(kind)
         .. 'resolve the conflict markers and :w', vim.log.levels.WARN)
     end
     b.disk = params.disk_sha256
+    -- A merge names the file's bytes it took (`disk`); a reload's are its
+    -- text.
+    set_base(buf, type(params.disk) == 'string' and params.disk or params.text)
     b.seq = params.seq
     b.held = false
     record_applied(buf, kind, before)
@@ -570,6 +598,7 @@ client.on('buffer/renamed', function(params)
     set_name_aside(holder, params.to_abspath, '.mend-moving')
   end
   b.path, b.rel = params.to_abspath, params.to
+  set_base(buf, b.base)
   b.renaming = true
   vim.api.nvim_buf_set_name(buf, params.to_abspath)
   local note = 'mend: ' .. params.path .. ' was renamed to ' .. params.to
@@ -594,6 +623,7 @@ client.on('buffer/replaced', function(params)
   -- Its file is gone, and its path now belongs to the buffer of the file
   -- moved onto it: this one keeps its text under another name, unsynced.
   M.detach(buf)
+  agreed[buf] = nil
   local aside = set_name_aside(buf, params.abspath, '.replaced')
   vim.bo[buf].modified = true
   vim.notify('mend: ' .. params.by .. ' was moved onto ' .. params.path .. '; this buffer keeps '
@@ -624,12 +654,22 @@ function M.attach(buf)
   local b = { path = name, rel = relative(name), applied = {}, writes = 0 }
   bufs[buf] = b
   b.sent = version(buf)
-  b.disk = derived_from(buf, name)
+  local base
+  base, b.disk = derived_from(buf, name)
+  local kept = agreed[buf]
+  if base == nil and kept ~= nil and kept.rel == b.rel then
+    -- Unsaved changes made against what the last server agreed on: the
+    -- new one merges whatever the file gained since.
+    base, b.disk = kept.base, sha256(kept.base)
+  end
+  set_base(buf, base)
   -- Neovim would otherwise read the file again on its own when a clean
   -- buffer's file changes, at any moment, half-written or not.
   vim.bo[buf].autoread = false
+  local dirty = vim.bo[buf].modified
   client.request('buffer/open', {
-    path = b.rel, text = M.text(buf), dirty = vim.bo[buf].modified, version = b.sent,
+    path = b.rel, text = M.text(buf), dirty = dirty, version = b.sent,
+    disk = dirty and base or nil,
   }, function(err, result)
     if err then
       vim.notify('mend: ' .. b.rel .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.WARN)
@@ -663,6 +703,7 @@ function M.attach(buf)
     b.sent = version(buf)
     local text = read_file(b.path) or M.text(buf)
     b.disk = sha256(text)
+    set_base(buf, text)
     client.request('buffer/saved', { path = b.rel, text = text, version = b.sent })
     guard_write(buf)
   end)
@@ -676,6 +717,7 @@ function M.attach(buf)
       client.request('buffer/close', { path = b.rel })
       bufs[buf] = nil
     end
+    agreed[buf] = nil
   end)
   on('BufFilePost', function()
     -- :file or :saveas gave the buffer another name.

@@ -5,8 +5,10 @@
 
 mod actors;
 pub(crate) mod client;
+mod dirty_open;
 mod locks;
 mod paths;
+mod renames;
 mod root;
 mod safety;
 
