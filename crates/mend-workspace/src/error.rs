@@ -110,6 +110,19 @@ pub enum Error {
         /// when mend still has the former.
         diff: String,
     },
+    /// A target changed after the staleness check, while the commit was
+    /// staging and syncing, just before it would have been replaced: the
+    /// whole transaction was refused and what was already put in place
+    /// undone, so the change that landed is kept and nothing of mend's is
+    /// written.
+    #[error(
+        "{}: changed while mend was writing; that change is kept and nothing was written. Read the file again and send the edit against what it holds now",
+        esc(.path)
+    )]
+    Changed {
+        /// The target, relative to the root.
+        path: String,
+    },
     /// Another mend process holds the workspace lock.
     #[error(
         "another mend process is writing in {}: {holder} holds its lock at .mend/lock (waited {waited_ms} ms); nothing was done. Try again when it is done, or wait longer with --lock-timeout", esc(&.root.to_string_lossy())
@@ -222,7 +235,10 @@ impl Error {
     pub fn is_refusal(&self) -> bool {
         matches!(
             self,
-            Error::Stale { .. } | Error::Conflict { .. } | Error::WouldBeTooLarge { .. }
+            Error::Stale { .. }
+                | Error::Changed { .. }
+                | Error::Conflict { .. }
+                | Error::WouldBeTooLarge { .. }
         )
     }
 
@@ -235,7 +251,7 @@ impl Error {
             Error::TooLarge { .. } | Error::WouldBeTooLarge { .. } => FailureKind::TooLarge,
             Error::NotAFile { .. } => FailureKind::PathRefused,
             Error::Conflict { .. } => FailureKind::FileExists,
-            Error::Stale { .. } => FailureKind::Stale,
+            Error::Stale { .. } | Error::Changed { .. } => FailureKind::Stale,
             _ => FailureKind::Io,
         }
     }
@@ -264,7 +280,9 @@ impl Error {
             Error::Unreplaceable { .. } => {
                 "Clear what the message names, or leave that file out of the change."
             }
-            Error::Stale { .. } => "Re-read the file and base the edit on its current content.",
+            Error::Stale { .. } | Error::Changed { .. } => {
+                "Re-read the file and base the edit on its current content."
+            }
             Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::InvalidFilename => {
                 "Use a shorter file name: most filesystems allow 255 bytes per name."
             }

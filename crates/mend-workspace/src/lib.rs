@@ -47,6 +47,8 @@
 //! ```
 
 mod beneath;
+mod carry;
+mod cas;
 mod changeset;
 mod commit;
 mod encoding;
