@@ -167,6 +167,9 @@ impl Error {
     /// selection that names nothing, a hunk changed since it was shown):
     /// nothing was written, and the message says what to do instead.
     pub fn is_refusal(&self) -> bool {
+        if let Error::Workspace(e) = self {
+            return e.is_refusal();
+        }
         matches!(
             self,
             Error::NoTurn

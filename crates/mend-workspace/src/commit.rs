@@ -254,10 +254,38 @@ impl Workspace {
         replaceable::check(&self.root.canonical, path, rel)?;
         // A folder being replaced holds no file yet; a move onto the moved
         // file itself is not a collision.
-        if !replacing_folder && !checked.same_file.contains(rel) {
-            self.check_base(path, rel, change.base())?;
+        if replacing_folder || checked.same_file.contains(rel) {
+            return Ok(());
         }
-        Ok(())
+        if change.replaces_entry() {
+            self.check_entry(path, rel, change.base())
+        } else {
+            self.check_base(path, rel, change.base())
+        }
+    }
+
+    /// Staleness of an entry replaced or deleted as itself, byte for byte
+    /// (a binary file or a link included). A text file that changed is
+    /// shown as [`Workspace::stale`] shows it; anything else is refused as
+    /// changed.
+    fn check_entry(&self, path: &Path, rel: &str, base: &Base) -> Result<(), Error> {
+        let want = match base {
+            Base::Any => return Ok(()),
+            Base::Absent => Found::Absent,
+            Base::Hash(h) => Found::File { hash: *h },
+            Base::Link(h) => Found::Link { hash: *h },
+        };
+        if found_at(path, rel)? == want {
+            return Ok(());
+        }
+        match self.check_base(path, rel, base) {
+            // A deletion through a link to the file it expects.
+            Ok(()) => Ok(()),
+            Err(e @ Error::Stale { .. }) => Err(e),
+            _ => Err(Error::Changed {
+                path: rel.to_owned(),
+            }),
+        }
     }
 
     /// Where a change's new content goes. An edit writes through a symlink
@@ -364,6 +392,10 @@ impl Workspace {
         }
         match (base, self.read_at(path, rel)?) {
             (Base::Absent, None) | (Base::Any, _) => Ok(()),
+            // A link is compared as itself, by `check_entry`.
+            (Base::Link(_), _) => Err(Error::Changed {
+                path: rel.to_owned(),
+            }),
             (Base::Absent, Some(f)) => Err(self.stale(rel, None, Some(""), &f.text)),
             (Base::Hash(h), Some(f)) if *h == f.hash => Ok(()),
             (Base::Hash(h), Some(f)) => Err(self.stale(rel, Some(h), None, &f.text)),

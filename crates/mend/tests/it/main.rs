@@ -20,6 +20,7 @@ mod merge;
 mod pending;
 mod pending_fixes;
 mod pending_model;
+mod races;
 mod soak;
 mod tidy;
 mod transactions;
