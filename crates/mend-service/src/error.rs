@@ -141,6 +141,12 @@ impl Error {
         };
         match ws {
             mend_workspace::Error::Changed { path } => Some(path),
+            // A restore's or a reject's base is what its safety checkpoint
+            // saw under the same lock: a file that differs at the commit
+            // changed while mend was writing.
+            mend_workspace::Error::Stale { path, .. } if matches!(self, Error::Checkpoint(_)) => {
+                Some(path)
+            }
             _ => None,
         }
     }

@@ -258,17 +258,19 @@ impl Workspace {
             return Ok(());
         }
         if change.replaces_entry() {
-            self.check_entry(path, rel, change.base())
+            let restore = matches!(change, Change::Restore { .. });
+            self.check_entry(path, rel, change.base(), restore)
         } else {
             self.check_base(path, rel, change.base())
         }
     }
 
     /// Staleness of an entry replaced or deleted as itself, byte for byte
-    /// (a binary file or a link included). A text file that changed is
-    /// shown as [`Workspace::stale`] shows it; anything else is refused as
-    /// changed.
-    fn check_entry(&self, path: &Path, rel: &str, base: &Base) -> Result<(), Error> {
+    /// (a binary file or a link included). A restore's base is what its
+    /// safety checkpoint saw moments ago, so a difference is a change made
+    /// while mend was writing; a deleted text file that changed is shown
+    /// as [`Workspace::stale`] shows it.
+    fn check_entry(&self, path: &Path, rel: &str, base: &Base, restore: bool) -> Result<(), Error> {
         let want = match base {
             Base::Any => return Ok(()),
             Base::Absent => Found::Absent,
@@ -280,8 +282,8 @@ impl Workspace {
         }
         match self.check_base(path, rel, base) {
             // A deletion through a link to the file it expects.
-            Ok(()) => Ok(()),
-            Err(e @ Error::Stale { .. }) => Err(e),
+            Ok(()) if !restore => Ok(()),
+            Err(e @ Error::Stale { .. }) if !restore => Err(e),
             _ => Err(Error::Changed {
                 path: rel.to_owned(),
             }),

@@ -12,6 +12,7 @@ mod checkpoint;
 mod cli;
 mod daemon;
 mod editor;
+mod exit_codes;
 mod formats;
 mod hostile;
 mod interrupted;
