@@ -319,3 +319,65 @@ fn checkpoint_restore_keeps_or_holds_every_write_that_lands_while_it_writes() {
     }
     tally.check("checkpoint restore");
 }
+
+/// The checkpoint refs in `d`'s repository, loose or packed.
+fn checkpoint_refs(d: &Path) -> usize {
+    let loose = std::fs::read_dir(d.join(".git/refs/mend/checkpoints")).map_or(0, Iterator::count);
+    let packed = std::fs::read_to_string(d.join(".git/packed-refs")).unwrap_or_default();
+    loose + packed.matches("refs/mend/checkpoints/").count()
+}
+
+/// Runs `args` and appends a line to `f.txt` the moment its safety
+/// checkpoint exists: a write after the checkpoint, before the restore
+/// writes. It must be in the file afterwards, the command refused.
+fn raced_after_the_safety_checkpoint(root: &Root, args: &[&str]) -> (Output, String) {
+    let before = checkpoint_refs(root.path());
+    let child = root.mend(args).spawn().unwrap();
+    let start = Instant::now();
+    while checkpoint_refs(root.path()) == before {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no safety checkpoint"
+        );
+        std::hint::spin_loop();
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.file())
+        .unwrap();
+    f.write_all(b"typed after the safety checkpoint\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out, root.read())
+}
+
+/// A restore that a write lands in after its safety checkpoint keeps the
+/// write: refused when it lands before the restore writes, kept on top of
+/// the restored file when after. Before issue 40 the restore had no
+/// expectation and overwrote it, and the write was in no checkpoint.
+#[test]
+fn a_write_after_the_safety_checkpoint_is_never_lost() {
+    for whole_reject in [true, false] {
+        let root = Root::new();
+        let made = root.must(&["checkpoint", "create", "--json"]);
+        let id = serde_json::from_str::<serde_json::Value>(&made).unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        for k in 0..3 {
+            let args: Vec<&str> = if whole_reject {
+                root.must(&["turn", "begin"]);
+                root.agent_edit(k);
+                vec!["turn", "reject", "--json", "f.txt"]
+            } else {
+                root.agent_edit(k);
+                vec!["checkpoint", "restore", "--json", &id]
+            };
+            let (out, now) = raced_after_the_safety_checkpoint(&root, &args);
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+            assert!(
+                now.contains("typed after the safety checkpoint\n"),
+                "{args:?} lost a write: {now:?}; {out:?}"
+            );
+        }
+    }
+}
