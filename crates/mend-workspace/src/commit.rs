@@ -164,7 +164,15 @@ impl Workspace {
         // check, or by the stamp after it.
         let first = cas::Stamp::before_read(&path, change.replaces_entry()).unwrap_or(None);
         self.check_change(change, checked, &path, &rel)?;
-        let watched = !checked.emptied.contains_key(&rel) && !checked.same_file.contains(&rel);
+        // What stands at a path through a link the set deletes is not
+        // what the commit replaces: a folder is made in the link's place.
+        let through_unlinked = checked
+            .unlinked
+            .iter()
+            .any(|l| rel.strip_prefix(l.as_str()).is_some_and(|r| r.starts_with('/')));
+        let watched = !checked.emptied.contains_key(&rel)
+            && !checked.same_file.contains(&rel)
+            && !through_unlinked;
         let Some(content) = Content::of(change) else {
             let target = self.relative(&path);
             let found = found_at(&path, &rel)?;
