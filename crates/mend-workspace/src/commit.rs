@@ -166,10 +166,10 @@ impl Workspace {
         self.check_change(change, checked, &path, &rel)?;
         // What stands at a path through a link the set deletes is not
         // what the commit replaces: a folder is made in the link's place.
-        let through_unlinked = checked
-            .unlinked
-            .iter()
-            .any(|l| rel.strip_prefix(l.as_str()).is_some_and(|r| r.starts_with('/')));
+        let through_unlinked = checked.unlinked.iter().any(|l| {
+            rel.strip_prefix(l.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        });
         let watched = !checked.emptied.contains_key(&rel)
             && !checked.same_file.contains(&rel)
             && !through_unlinked;
