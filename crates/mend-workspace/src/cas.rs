@@ -61,8 +61,8 @@ impl Stamp {
             ino: st.st_ino,
             mode: st.st_mode,
             size: st.st_size as u64,
-            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+            mtime: (st.st_mtime, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime, st.st_ctime_nsec as i64),
         }
     }
 

@@ -68,7 +68,7 @@ fn a_lone_write_raced_by_an_append_keeps_it_and_is_refused() {
     put(d, "a.txt", b"old\n");
     let changes = writes(&ws, &["a.txt"]);
     let err = commit_raced(&ws, &changes, ("staged", 1), &|| {
-        append(d, "a.txt", "typed\n")
+        append(d, "a.txt", "typed\n");
     });
     let err = err.unwrap_err();
     assert!(
@@ -92,7 +92,7 @@ fn a_lone_write_raced_by_a_save_by_rename_keeps_it_and_is_refused() {
     let changes = writes(&ws, &["a.txt"]);
     // The same size, so only the inode tells.
     let err = commit_raced(&ws, &changes, ("staged", 1), &|| {
-        save_by_rename(d, "a.txt", "OLD\n")
+        save_by_rename(d, "a.txt", "OLD\n");
     });
     assert!(matches!(err, Err(Error::Changed { .. })), "{err:?}");
     assert_eq!(read(d, "a.txt"), "OLD\n");
@@ -104,7 +104,7 @@ fn a_creation_raced_by_one_of_the_same_name_keeps_it() {
     let d = dir.path();
     let changes = [write_change("n.txt", "mend's\n", Base::Absent)];
     let err = commit_raced(&ws, &changes, ("staged", 1), &|| {
-        put(d, "n.txt", b"theirs\n")
+        put(d, "n.txt", b"theirs\n");
     });
     assert!(matches!(err, Err(Error::Changed { .. })), "{err:?}");
     assert_eq!(read(d, "n.txt"), "theirs\n");
