@@ -131,13 +131,13 @@ impl Error {
     /// commit was refused (kind `changed`), whichever operation made it.
     pub fn changed(&self) -> Option<&str> {
         use mend_apply::ApplyError::Commit;
-        let ws = match self {
-            Error::Workspace(e)
-            | Error::Apply(Commit(e))
-            | Error::Checkpoint(mend_checkpoint::Error::Workspace(e))
-            | Error::Pending(mend_pending::Error::Workspace(e))
-            | Error::Pending(mend_pending::Error::Apply(Commit(e))) => e,
-            _ => return None,
+        let (Error::Workspace(ws)
+        | Error::Apply(Commit(ws))
+        | Error::Checkpoint(mend_checkpoint::Error::Workspace(ws))
+        | Error::Pending(mend_pending::Error::Workspace(ws))
+        | Error::Pending(mend_pending::Error::Apply(Commit(ws)))) = self
+        else {
+            return None;
         };
         match ws {
             mend_workspace::Error::Changed { path } => Some(path),
