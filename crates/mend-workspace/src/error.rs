@@ -229,9 +229,9 @@ pub enum Error {
 impl Error {
     /// Whether the change set was refused as the edits asked for it (a file
     /// changed since it was read or while it was written, two changes
-    /// collide at one path, a file would grow past the limit), or the lock
-    /// stayed busy: nothing was written, and the message tells the sender
-    /// what to change or when to try again. A front-end answers it as a failed
+    /// collide at one path, a file would grow past the limit): nothing was
+    /// written, and the message tells the sender what to change. (A busy
+    /// lock is a refusal only where a pending session is acted on.) A front-end answers it as a failed
     /// apply (exit 1), not as an error of mend's own.
     pub fn is_refusal(&self) -> bool {
         matches!(
@@ -240,7 +240,6 @@ impl Error {
                 | Error::Changed { .. }
                 | Error::Conflict { .. }
                 | Error::WouldBeTooLarge { .. }
-                | Error::Locked { .. }
         )
     }
 

@@ -121,10 +121,11 @@ fn row_a_file_changed_while_pending_accept_writes_exits_1_as_changed() {
 }
 
 #[test]
-fn row_a_busy_lock_exits_1() {
+fn row_a_busy_session_exits_1_and_a_busy_lock_elsewhere_2() {
     let dir = repo();
     let d = dir.path();
     let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    assert_eq!(code(&mend(d, &["apply", "--pending", &r])), Some(0));
     // One apply holds the lock through its paused commit.
     let holder = Command::new(mend_bin())
         .args(["apply", "--commit-step-delay-ms", "1500", &r])
@@ -138,10 +139,14 @@ fn row_a_busy_lock_exits_1() {
         assert!(start.elapsed() < Duration::from_secs(60), "nothing staged");
         std::thread::sleep(Duration::from_millis(1));
     }
+    let out = mend(d, &["pending", "accept", "--json", "--lock-timeout", "0"]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "busy", "{said}");
     let r2 = response(d, &search_replace("f.txt", "two", "TWO"));
     let out = mend(d, &["apply", "--lock-timeout", "0", &r2]);
-    assert_eq!(code(&out), Some(1), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("holds its lock"));
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds its lock"));
     assert!(holder.wait_with_output().unwrap().status.success());
 }
 
