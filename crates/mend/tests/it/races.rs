@@ -379,6 +379,11 @@ fn a_write_after_the_safety_checkpoint_is_never_lost() {
             };
             let (out, now) = raced_after_the_safety_checkpoint(&root, &args);
             assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+            if out.status.code() == Some(1) {
+                let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(said["error"]["kind"], "changed", "{said}");
+                assert_eq!(said["error"]["path"], "f.txt", "{said}");
+            }
             assert!(
                 now.contains("typed after the safety checkpoint\n"),
                 "{args:?} lost a write: {now:?}; {out:?}"
