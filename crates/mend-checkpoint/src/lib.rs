@@ -165,13 +165,19 @@ pub enum Error {
 }
 
 impl Error {
-    /// Whether this is a refusal the caller can act on (no open turn, a
-    /// selection that names nothing, a hunk changed since it was shown):
+    /// Whether this is a refusal the caller can act on (no open turn, no
+    /// checkpoint with that id, a selection that names nothing, a hunk
+    /// changed since it was shown, a file changed while it was written):
     /// nothing was written, and the message says what to do instead.
     pub fn is_refusal(&self) -> bool {
+        if let Error::Workspace(e) = self {
+            return e.is_refusal();
+        }
         matches!(
             self,
             Error::NoTurn
+                | Error::NotFound(_)
+                | Error::Ambiguous { .. }
                 | Error::TurnRefused(_)
                 | Error::UnsafeRoot { .. }
                 | Error::TooManyFiles { .. }

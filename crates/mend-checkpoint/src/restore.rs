@@ -199,7 +199,7 @@ impl Checkpoints {
         if !unheld.is_empty() && !force {
             return Err(Error::Unheld { paths: unheld });
         }
-        let changes = self.change_set(&plan)?;
+        let changes = self.change_set(&plan, now)?;
         Ok((plan, changes, unheld))
     }
 
@@ -355,8 +355,11 @@ impl Checkpoints {
     }
 
     /// The plan as one change set for the workspace (what goes beside it
-    /// left out).
-    fn change_set(&self, plan: &Plan) -> Result<Vec<mend_workspace::Change>, Error> {
+    /// left out). Each change expects
+    /// its path to be what `now` (the safety checkpoint) holds, so a write
+    /// landing after that checkpoint is refused, never overwritten; a path
+    /// it does not hold (ignored, too large) is checked by `unheld`.
+    fn change_set(&self, plan: &Plan, now: &Files) -> Result<Vec<mend_workspace::Change>, Error> {
         let mut changes = Vec::with_capacity(plan.writes.len() + plan.deletes.len());
         let writes = plan
             .writes
@@ -369,6 +372,7 @@ impl Checkpoints {
                 .map_err(git("reading a file of the checkpoint"))?;
             changes.push(mend_workspace::Change::Restore {
                 path: path.clone(),
+                base: self.base_of(path, now)?,
                 bytes: blob.content().to_vec(),
                 link: *mode == i32::from(FileMode::Link),
                 executable: *mode == i32::from(FileMode::BlobExecutable),
@@ -381,10 +385,31 @@ impl Checkpoints {
         {
             changes.push(mend_workspace::Change::Delete {
                 path: path.clone(),
-                base: mend_workspace::Base::Any,
+                base: self.base_of(path, now)?,
             });
         }
         Ok(changes)
+    }
+
+    /// What a restore expects at `path`: the entry `now` holds there, or
+    /// nothing when the path is free now; `Any` for what `now` could not
+    /// hold (whose bytes `unheld` refused or copied aside).
+    fn base_of(&self, path: &str, now: &Files) -> Result<mend_workspace::Base, Error> {
+        use mend_workspace::{Base, ContentHash};
+        let Some((oid, mode)) = now.get(path) else {
+            let there = self.root().join(path).symlink_metadata().is_ok();
+            return Ok(if there { Base::Any } else { Base::Absent });
+        };
+        let blob = self
+            .repo
+            .find_blob(*oid)
+            .map_err(git("reading a file of the safety checkpoint"))?;
+        let hash = ContentHash::of(blob.content());
+        Ok(if *mode == i32::from(FileMode::Link) {
+            Base::Link(hash)
+        } else {
+            Base::Hash(hash)
+        })
     }
 
     /// Refuses a restore that would write or delete through a folder that

@@ -243,11 +243,20 @@ pub struct ErrorReport {
 
 impl Error {
     /// The kind of a workspace error a person can act on: its lock is
-    /// busy, or the change set writes one file under two names.
+    /// busy, the change set writes one file under two names, or a file
+    /// changed while it was being written.
     fn workspace_refusal(&self) -> Option<&'static str> {
         match self {
             Error::Workspace(mend_workspace::Error::Locked { .. }) => Some("busy"),
             Error::Workspace(mend_workspace::Error::Conflict { .. }) => Some("collision"),
+            // A file changed after the action read it, while it was being
+            // written: the change is kept and nothing was written.
+            Error::Workspace(
+                mend_workspace::Error::Changed { .. } | mend_workspace::Error::Stale { .. },
+            )
+            | Error::Apply(mend_apply::ApplyError::Commit(
+                mend_workspace::Error::Changed { .. } | mend_workspace::Error::Stale { .. },
+            )) => Some("changed"),
             _ => None,
         }
     }

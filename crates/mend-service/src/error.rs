@@ -96,6 +96,17 @@ impl Error {
     /// `corrupt`); a usage error is `usage`; anything else is `error`,
     /// with the whole chain of causes.
     pub fn report(&self) -> ErrorReport {
+        if let Some(path) = self.changed() {
+            return ErrorReport {
+                kind: "changed".into(),
+                message: self.to_string(),
+                session: match self {
+                    Error::Pending(e) => e.report().session,
+                    _ => None,
+                },
+                path: Some(path.to_owned()),
+            };
+        }
         match self {
             Error::Pending(e) => e.report(),
             Error::Usage(message) => usage(message),
@@ -111,6 +122,32 @@ impl Error {
                 session: None,
                 path: None,
             },
+        }
+    }
+}
+
+impl Error {
+    /// The target that changed while mend was writing, when that is why a
+    /// commit was refused (kind `changed`), whichever operation made it.
+    pub fn changed(&self) -> Option<&str> {
+        use mend_apply::ApplyError::Commit;
+        let (Error::Workspace(ws)
+        | Error::Apply(Commit(ws))
+        | Error::Checkpoint(mend_checkpoint::Error::Workspace(ws))
+        | Error::Pending(mend_pending::Error::Workspace(ws))
+        | Error::Pending(mend_pending::Error::Apply(Commit(ws)))) = self
+        else {
+            return None;
+        };
+        match ws {
+            mend_workspace::Error::Changed { path } => Some(path),
+            // A restore's or a reject's base is what its safety checkpoint
+            // saw under the same lock: a file that differs at the commit
+            // changed while mend was writing.
+            mend_workspace::Error::Stale { path, .. } if matches!(self, Error::Checkpoint(_)) => {
+                Some(path)
+            }
+            _ => None,
         }
     }
 }

@@ -55,6 +55,10 @@ pub struct ApplyRefused {
     /// Whether the response held no edits at all (a parse failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_edits: Option<bool>,
+    /// `changed` when a file changed while mend was writing (the change
+    /// there was kept, nothing was written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// An [`ApplyRefused`]'s error.
@@ -84,6 +88,7 @@ impl ApplyRefused {
             held,
             error,
             no_edits,
+            kind: e.changed().map(|_| "changed".to_owned()),
         };
         match (pending, parse) {
             (Some(session), Some(p)) => Some(refused(
@@ -117,6 +122,7 @@ impl ApplyRefused {
             held: None,
             error: Refusal::Report(crate::usage(message)),
             no_edits: None,
+            kind: None,
         }
     }
 }

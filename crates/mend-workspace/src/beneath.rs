@@ -558,6 +558,17 @@ impl PrivateDir {
         rustix::fs::renameat(base.fd(), name, CWD, to).map_err(Into::into)
     }
 
+    /// Runs `f` with the descriptor of the folder holding `rel` and its
+    /// last name, for a `*at` call of the caller's own.
+    pub(crate) fn with_entry<R>(
+        &self,
+        rel: &str,
+        f: impl FnOnce(BorrowedFd<'_>, &Path) -> R,
+    ) -> Result<R, Error> {
+        let (base, name) = self.parent(rel)?;
+        Ok(f(base.fd(), Path::new(name)))
+    }
+
     /// Removes the file or link `rel` (a link itself, never its target);
     /// `false` when nothing was there.
     pub fn remove_file(&self, rel: &str) -> Result<bool, Error> {

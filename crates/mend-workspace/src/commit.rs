@@ -12,6 +12,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::beneath::PrivateDir;
+use crate::cas::{self, Expect, Swapped};
 use crate::changeset::Checked;
 use crate::error::Error;
 use crate::found::Found;
@@ -45,11 +46,11 @@ impl Workspace {
         }
         for dirs in checked.emptied.values() {
             for d in dirs {
-                planned.push((txn::Op::RemoveDir { target: d.clone() }, None));
+                planned.push((txn::Op::RemoveDir { target: d.clone() }, None, None));
             }
         }
         // Stable: emptied folders stay deepest first.
-        planned.sort_by_key(|(op, _)| op.phase());
+        planned.sort_by_key(|(op, _, _)| op.phase());
         let alone = planned.len() == 1
             && matches!(
                 planned[0].0,
@@ -61,11 +62,18 @@ impl Workspace {
             && planned[0].1.as_ref().is_some_and(|s| {
                 same_filesystem(&mend, &staging_dir(&self.root.canonical, &s.target))
             });
-        if let Some((_, Some(staged))) = planned.pop_if(|_| alone) {
-            self.put_alone(&mend, staged, &id, hook)?;
+        if let Some((_, Some(staged), expect)) = planned.pop_if(|_| alone) {
+            self.put_alone(&mend, staged, expect.as_ref(), &id, hook)?;
             return Ok(changes.len());
         }
-        let (ops, mut staged): (Vec<txn::Op>, Vec<Option<Staged>>) = planned.into_iter().unzip();
+        let mut ops = Vec::with_capacity(planned.len());
+        let mut staged = Vec::with_capacity(planned.len());
+        let mut expects = Vec::with_capacity(planned.len());
+        for (op, s, e) in planned {
+            ops.push(op);
+            staged.push(s);
+            expects.push(e);
+        }
         let root = self.root.canonical.clone();
         let mut next = 0;
         let mut stage = |_op: &txn::Op| -> Result<(), Error> {
@@ -76,19 +84,26 @@ impl Workspace {
                 None => Ok(()),
             }
         };
-        txn::run(&self.root, &mend, self.key()?, &id, ops, &mut stage, hook)?;
+        let txn = txn::Txn {
+            id: &id,
+            ops,
+            expects,
+        };
+        txn::run(&self.root, &mend, self.key()?, txn, &mut stage, hook)?;
         Ok(changes.len())
     }
 
     /// One new content needs no journal: a rename is atomic. The temporary
     /// file is staged in `.mend/tmp/` (so a crash leaves nothing in the
     /// worktree, and recovery clears it), through that folder's descriptor,
-    /// synced, renamed over the target, and the folder synced: two fsyncs
-    /// instead of seven.
+    /// synced, swapped in only while the target is what was planned
+    /// against (see `cas`), and the folder synced: two fsyncs instead of
+    /// seven.
     fn put_alone(
         &self,
         mend: &PrivateDir,
         staged: Staged,
+        expect: Option<&Expect>,
         id: &str,
         hook: &dyn Fn(&str),
     ) -> Result<(), Error> {
@@ -105,10 +120,30 @@ impl Workspace {
         let dir = target.parent().unwrap_or(&self.root.canonical);
         if fs::symlink_metadata(dir).is_err() {
             fs::create_dir_all(dir)
-                .map_err(|e| undo(Error::io(format!("creating the folder of {}", show()), e)))?;
+                .map_err(|e| undo(Error::io(format!("creating {}", show()), e)))?;
         }
-        tmp.move_out(&name, &target)
-            .map_err(|e| undo(Error::io(format!("moving {} into place", show()), e)))?;
+        let moved = match expect {
+            Some(x) => tmp.with_entry(&name, |dir, name| {
+                cas::swap_in_or_drop(cas::Source { dir, name }, &target, x)
+            })?,
+            None => tmp
+                .move_out(&name, &target)
+                .map(|()| Swapped::Renamed)
+                .map_err(cas::Refused::Io),
+        };
+        match moved {
+            // What it displaced is what was planned against.
+            Ok(Swapped::Exchanged { .. }) => drop(tmp.remove_file(&name)?),
+            Ok(_) => {}
+            Err(cas::Refused::Changed) => {
+                return Err(Error::Changed {
+                    path: self.relative(&target),
+                });
+            }
+            Err(cas::Refused::Io(e)) => {
+                return Err(undo(Error::io(format!("moving {} into place", show()), e)));
+            }
+        }
         hook("applied");
         txn::sync_dir(dir)
     }
@@ -122,20 +157,92 @@ impl Workspace {
         checked: &Checked,
         id: &str,
         n: usize,
-    ) -> Result<(txn::Op, Option<Staged>), Error> {
+    ) -> Result<Planned, Error> {
         let (rel, path) = self.resolve_change(change, &checked.unlinked)?;
+        // Before the check reads it: what is stamped is what was checked.
+        // One that cannot be stamped (a name too long) is refused by the
+        // check, or by the stamp after it.
+        let first = cas::Stamp::before_read(&path, change.replaces_entry()).unwrap_or(None);
         self.check_change(change, checked, &path, &rel)?;
+        // What stands at a path through a link the set deletes is not
+        // what the commit replaces: a folder is made in the link's place.
+        let through_unlinked = checked.unlinked.iter().any(|l| {
+            rel.strip_prefix(l.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        });
+        let watched = !checked.emptied.contains_key(&rel)
+            && !checked.same_file.contains(&rel)
+            && !through_unlinked;
         let Some(content) = Content::of(change) else {
             let target = self.relative(&path);
-            let before = Some(found_at(&path, &rel)?);
-            return Ok((txn::Op::Delete { target, before }, None));
+            let found = found_at(&path, &rel)?;
+            let expect = self.expect(watched, &path, &rel, first, &found)?;
+            let hold = expect.as_ref().map(|_| {
+                let dir = self.hold_dir(&path, checked);
+                self.relative(&dir.join(format!(".mend-{id}-{n}.tmp")))
+            });
+            let before = Some(found);
+            return Ok((
+                txn::Op::Delete {
+                    target,
+                    before,
+                    hold,
+                },
+                None,
+                expect,
+            ));
         };
         let target = self.write_target(change, path, &rel)?;
         // The target's name is left out so a long name cannot make the
         // temporary one exceed the filesystem's limit.
         let temp = staging_dir(&self.root.canonical, &target).join(format!(".mend-{id}-{n}.tmp"));
         let (op, staged) = self.plan_put(content, target, temp, &rel, checked)?;
-        Ok((op, Some(staged)))
+        let expect = match &op {
+            txn::Op::Put {
+                before: Some(found),
+                ..
+            } => self.expect(watched, &staged.target, &rel, first, found)?,
+            _ => None,
+        };
+        Ok((op, Some(staged), expect))
+    }
+
+    /// Where a deleted entry waits until its transaction is done: beside
+    /// it, or above every folder the transaction removes.
+    fn hold_dir<'p>(&'p self, path: &'p Path, checked: &Checked) -> &'p Path {
+        let removed = |d: &Path| {
+            let rel = self.relative(d);
+            checked.emptied.values().flatten().any(|e| *e == rel)
+        };
+        let mut dir = path.parent().unwrap_or(&self.root.canonical);
+        while dir != self.root.canonical && removed(dir) {
+            dir = dir.parent().unwrap_or(&self.root.canonical);
+        }
+        dir
+    }
+
+    /// What `target` must still be when it is replaced: the stat taken
+    /// before its check (`first`) and what it held. A target that changed
+    /// while it was being checked is refused now.
+    fn expect(
+        &self,
+        watched: bool,
+        target: &Path,
+        rel: &str,
+        first: Option<cas::Stamp>,
+        found: &Found,
+    ) -> Result<Option<Expect>, Error> {
+        if !watched || matches!(found, Found::Folder | Found::Other) {
+            return Ok(None);
+        }
+        let expect = Expect::planned(target, first, found.clone())
+            .map_err(|e| Error::io(format!("reading {}", esc(rel)), e))?;
+        match expect {
+            Some(x) => Ok(Some(x)),
+            None => Err(Error::Changed {
+                path: rel.to_owned(),
+            }),
+        }
     }
 
     /// Checks a change against what is at `path` now: the kind of entry,
@@ -156,10 +263,40 @@ impl Workspace {
         replaceable::check(&self.root.canonical, path, rel)?;
         // A folder being replaced holds no file yet; a move onto the moved
         // file itself is not a collision.
-        if !replacing_folder && !checked.same_file.contains(rel) {
-            self.check_base(path, rel, change.base())?;
+        if replacing_folder || checked.same_file.contains(rel) {
+            return Ok(());
         }
-        Ok(())
+        if change.replaces_entry() {
+            let restore = matches!(change, Change::Restore { .. });
+            self.check_entry(path, rel, change.base(), restore)
+        } else {
+            self.check_base(path, rel, change.base())
+        }
+    }
+
+    /// Staleness of an entry replaced or deleted as itself, byte for byte
+    /// (a binary file or a link included). A restore's base is what its
+    /// safety checkpoint saw moments ago, so a difference is a change made
+    /// while mend was writing; a deleted text file that changed is shown
+    /// as [`Workspace::stale`] shows it.
+    fn check_entry(&self, path: &Path, rel: &str, base: &Base, restore: bool) -> Result<(), Error> {
+        let want = match base {
+            Base::Any => return Ok(()),
+            Base::Absent => Found::Absent,
+            Base::Hash(h) => Found::File { hash: *h },
+            Base::Link(h) => Found::Link { hash: *h },
+        };
+        if found_at(path, rel)? == want {
+            return Ok(());
+        }
+        match self.check_base(path, rel, base) {
+            // A deletion through a link to the file it expects.
+            Ok(()) if !restore => Ok(()),
+            Err(e @ Error::Stale { .. }) if !restore => Err(e),
+            _ => Err(Error::Changed {
+                path: rel.to_owned(),
+            }),
+        }
     }
 
     /// Where a change's new content goes. An edit writes through a symlink
@@ -276,6 +413,10 @@ impl Workspace {
         }
         match (base, self.read_at(path, rel)?) {
             (Base::Absent, None) | (Base::Any, _) => Ok(()),
+            // A link is compared as itself, by `check_entry`.
+            (Base::Link(_), _) => Err(Error::Changed {
+                path: rel.to_owned(),
+            }),
             (Base::Absent, Some(f)) => Err(self.stale(rel, None, Some(""), &f.text)),
             (Base::Hash(h), Some(f)) if *h == f.hash => Ok(()),
             (Base::Hash(h), Some(f)) => Err(self.stale(rel, Some(h), None, &f.text)),
@@ -293,6 +434,10 @@ impl Workspace {
             .replace('\\', "/")
     }
 }
+
+/// A change as the transaction carries it: its journal operation, what
+/// to stage, and what its target must still be when it is replaced.
+type Planned = (txn::Op, Option<Staged>, Option<Expect>);
 
 /// What stands at a target now, for the journal.
 fn found_at(path: &Path, rel: &str) -> Result<Found, Error> {

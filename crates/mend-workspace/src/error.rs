@@ -110,6 +110,19 @@ pub enum Error {
         /// when mend still has the former.
         diff: String,
     },
+    /// A target changed after the staleness check, while the commit was
+    /// staging and syncing, just before it would have been replaced: the
+    /// whole transaction was refused and what was already put in place
+    /// undone, so the change that landed is kept and nothing of mend's is
+    /// written.
+    #[error(
+        "{}: changed while mend was writing; that change is kept and nothing was written. Read the file again and send the edit against what it holds now",
+        esc(.path)
+    )]
+    Changed {
+        /// The target, relative to the root.
+        path: String,
+    },
     /// Another mend process holds the workspace lock.
     #[error(
         "another mend process is writing in {}: {holder} holds its lock at .mend/lock (waited {waited_ms} ms); nothing was done. Try again when it is done, or wait longer with --lock-timeout", esc(&.root.to_string_lossy())
@@ -226,14 +239,18 @@ pub enum Error {
 
 impl Error {
     /// Whether the change set was refused as the edits asked for it (a file
-    /// changed since it was read, two changes collide at one path, a file
-    /// would grow past the limit): nothing was written, and the message
-    /// tells the sender what to change. A front-end answers it as a failed
+    /// changed since it was read or while it was written, two changes
+    /// collide at one path, a file would grow past the limit): nothing was
+    /// written, and the message tells the sender what to change. (A busy
+    /// lock is a refusal only where a pending session is acted on.) A front-end answers it as a failed
     /// apply (exit 1), not as an error of mend's own.
     pub fn is_refusal(&self) -> bool {
         matches!(
             self,
-            Error::Stale { .. } | Error::Conflict { .. } | Error::WouldBeTooLarge { .. }
+            Error::Stale { .. }
+                | Error::Changed { .. }
+                | Error::Conflict { .. }
+                | Error::WouldBeTooLarge { .. }
         )
     }
 
@@ -246,7 +263,7 @@ impl Error {
             Error::TooLarge { .. } | Error::WouldBeTooLarge { .. } => FailureKind::TooLarge,
             Error::NotAFile { .. } => FailureKind::PathRefused,
             Error::Conflict { .. } => FailureKind::FileExists,
-            Error::Stale { .. } => FailureKind::Stale,
+            Error::Stale { .. } | Error::Changed { .. } => FailureKind::Stale,
             _ => FailureKind::Io,
         }
     }
@@ -278,7 +295,9 @@ impl Error {
             Error::Unreplaceable { .. } => {
                 "Clear what the message names, or leave that file out of the change."
             }
-            Error::Stale { .. } => "Re-read the file and base the edit on its current content.",
+            Error::Stale { .. } | Error::Changed { .. } => {
+                "Re-read the file and base the edit on its current content."
+            }
             Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::InvalidFilename => {
                 "Use a shorter file name: most filesystems allow 255 bytes per name."
             }

@@ -130,11 +130,10 @@ pub(crate) fn read_regular(path: &Path, limit: u64, nofollow: bool) -> Result<Ve
 /// following a final symbolic link or blocking; `None` when what stands
 /// there is not a regular file.
 pub(crate) fn hash_regular(path: &Path) -> std::io::Result<Option<crate::ContentHash>> {
-    use sha2::Digest as _;
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     flags(&mut opts, true);
-    let mut file = match opts.open(path) {
+    let file = match opts.open(path) {
         Ok(f) => f,
         // O_NOFOLLOW refuses a link with ELOOP.
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
@@ -143,6 +142,12 @@ pub(crate) fn hash_regular(path: &Path) -> std::io::Result<Option<crate::Content
     if !file.metadata()?.is_file() {
         return Ok(None);
     }
+    hash_file(file).map(Some)
+}
+
+/// The hash of an open file's bytes from where it stands, read in pieces.
+pub(crate) fn hash_file(mut file: fs::File) -> std::io::Result<crate::ContentHash> {
+    use sha2::Digest as _;
     let mut digest = sha2::Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -152,9 +157,7 @@ pub(crate) fn hash_regular(path: &Path) -> std::io::Result<Option<crate::Content
         }
         digest.update(&buf[..n]);
     }
-    Ok(Some(crate::ContentHash::from_digest(
-        digest.finalize().into(),
-    )))
+    Ok(crate::ContentHash::from_digest(digest.finalize().into()))
 }
 
 /// Opens an existing regular file for writing in place, never through a

@@ -87,3 +87,35 @@ pub(crate) fn way_is_clear(root: &Path, path: &Path) -> bool {
     }
     false
 }
+
+/// [`Found::at`] for the entry `name` in the folder `dir`, resolved
+/// relative to its descriptor and never followed.
+pub(crate) fn in_dir(dir: std::os::fd::BorrowedFd<'_>, name: &Path) -> std::io::Result<Found> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    let st = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => st,
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Ok(Found::Absent),
+        Err(e) => return Err(e.into()),
+    };
+    match FileType::from_raw_mode(st.st_mode) {
+        FileType::Symlink => {
+            let to = rustix::fs::readlinkat(dir, name, Vec::new())?;
+            Ok(Found::Link {
+                hash: ContentHash::of(to.as_bytes()),
+            })
+        }
+        FileType::Directory => Ok(Found::Folder),
+        FileType::RegularFile => {
+            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+            let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
+            let file = fs::File::from(fd);
+            if !file.metadata()?.is_file() {
+                return Ok(Found::Other);
+            }
+            Ok(Found::File {
+                hash: files::hash_file(file)?,
+            })
+        }
+        _ => Ok(Found::Other),
+    }
+}

@@ -49,6 +49,8 @@
 //! ```
 
 mod beneath;
+mod carry;
+mod cas;
 mod changeset;
 mod commit;
 mod encoding;
@@ -166,8 +168,12 @@ pub enum Base {
     Absent,
     /// The file's bytes must still hash to this.
     Hash(ContentHash),
-    /// Whatever is there is replaced (a checkpoint restore, which saved the
-    /// current state first).
+    /// A symbolic link whose target's bytes hash to this (what a restore
+    /// found where it puts a file or link back).
+    Link(ContentHash),
+    /// Whatever is there is replaced (a restore of a path its safety
+    /// checkpoint could not hold, which refuses or copies such bytes aside
+    /// first).
     Any,
 }
 
@@ -209,10 +215,14 @@ pub enum Change {
     },
     /// Put back an entry exactly as a snapshot held it (a checkpoint
     /// restore): a file with its bytes and executable bit, or a symbolic
-    /// link. Whatever is at `path` is replaced, a link included (never
-    /// written through), and no base is checked: the caller saved the
-    /// current state first.
+    /// link. What is at `path` is replaced, a link included (never
+    /// written through), while it is still `base`: the state the caller
+    /// saved first (its safety checkpoint), so a write landing after that
+    /// is never lost.
     Restore {
+        /// What must be there now, compared byte for byte (a binary file
+        /// or a link included).
+        base: Base,
         /// Target, relative to the root.
         path: String,
         /// The file's bytes, or the link's target.
@@ -247,8 +257,8 @@ impl Change {
         match self {
             Change::Write { base, .. }
             | Change::Bytes { base, .. }
-            | Change::Delete { base, .. } => base,
-            Change::Restore { .. } => &Base::Any,
+            | Change::Delete { base, .. }
+            | Change::Restore { base, .. } => base,
         }
     }
 }

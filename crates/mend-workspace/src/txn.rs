@@ -53,6 +53,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::beneath::PrivateDir;
+use crate::carry;
+use crate::cas::Expect;
 use crate::error::Error;
 use crate::files;
 use crate::found::{self, Found};
@@ -98,6 +100,11 @@ pub(crate) enum Op {
         /// What stood there when the transaction was planned.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         before: Option<Found>,
+        /// Where the entry is moved before it is removed, so the deletion
+        /// can be undone until the transaction is done (a temporary name
+        /// of mend's beside it; `None`: removed at once).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hold: Option<String>,
     },
     /// Remove the folder `target`, which the commit's deletions emptied (a
     /// folder becoming a file).
@@ -348,22 +355,29 @@ fn write_journal(mend: &PrivateDir, key: &Key, j: &Journal) -> Result<(), Error>
     mend.sync()
 }
 
+/// A transaction to run: its operations, in order, and what each target
+/// must still be when it is replaced (see `cas`).
+pub(crate) struct Txn<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) ops: Vec<Op>,
+    pub(crate) expects: Vec<Option<Expect>>,
+}
+
 /// Runs the operations as one transaction. `stage` writes each `Put`'s
 /// temporary file (called after the pending journal is durable).
 pub(crate) fn run(
     root: &Root,
     mend: &PrivateDir,
     key: &Key,
-    id: &str,
-    ops: Vec<Op>,
+    txn: Txn<'_>,
     stage: &mut dyn FnMut(&Op) -> Result<(), Error>,
     hook: StepHook<'_>,
 ) -> Result<(), Error> {
     let mut journal = Journal {
         version: 2,
-        id: id.to_owned(),
+        id: txn.id.to_owned(),
         state: State::Pending,
-        ops,
+        ops: txn.ops,
     };
     let root = root.canonical.as_path();
     write_journal(mend, key, &journal)?;
@@ -378,12 +392,47 @@ pub(crate) fn run(
     journal.state = State::Committed;
     write_journal(mend, key, &journal)?;
     hook("journal-committed");
-    roll_forward(root, mend, &journal.ops, hook, None)
+    let mut done = Vec::with_capacity(journal.ops.len());
+    for (i, op) in journal.ops.iter().enumerate() {
+        match carry::carry_out(root, op, txn.expects.get(i).and_then(Option::as_ref)) {
+            Ok(d) => done.push(d),
+            Err(carry::Failed::Changed(path)) => {
+                carry::undo(root, &done, &journal.ops[i + 1..])?;
+                remove_journal(mend)?;
+                return Err(Error::Changed { path });
+            }
+            Err(carry::Failed::Io(e)) => return Err(e),
+        }
+        hook("applied");
+    }
+    sync_dirs(root, &journal.ops)?;
+    carry::release(&done)?;
+    remove_journal(mend)
+}
+
+/// Syncs the folder of every target, so renames and removals are durable.
+fn sync_dirs(root: &Path, ops: &[Op]) -> Result<(), Error> {
+    let mut dirs: Vec<PathBuf> = ops
+        .iter()
+        .filter_map(|op| {
+            let (Op::Put { target, .. } | Op::Delete { target, .. } | Op::RemoveDir { target }) =
+                op;
+            root.join(target).parent().map(Path::to_path_buf)
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    for d in dirs {
+        if d.exists() {
+            sync_dir(&d)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether `temp` is still the temporary entry a `Put` staged: a plain
 /// file, or for a restored link, a link.
-fn is_staged(temp: &Path, link: bool) -> bool {
+pub(crate) fn is_staged(temp: &Path, link: bool) -> bool {
     fs::symlink_metadata(temp).is_ok_and(|m| {
         if link {
             m.file_type().is_symlink()
@@ -456,27 +505,16 @@ fn roll_forward(
     root: &Path,
     mend: &PrivateDir,
     ops: &[Op],
-    hook: StepHook<'_>,
-    mut recovering: Option<&mut Recovering<'_>>,
+    recovering: &mut Recovering<'_>,
 ) -> Result<(), Error> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for op in ops {
         let (Op::Put { target, .. } | Op::Delete { target, .. } | Op::RemoveDir { target }) = op;
-        let touched = match recovering.as_deref_mut() {
-            Some(rec) => rec.finish(root, op)?,
-            None => {
-                match op {
-                    Op::Put { .. } => put(root, op)?,
-                    Op::Delete { .. } => delete(root, target)?,
-                    Op::RemoveDir { .. } => remove_dir(root, target, false)?,
-                }
-                true
-            }
-        };
-        if touched && let Some(d) = root.join(target).parent() {
+        if recovering.finish(root, op)?
+            && let Some(d) = root.join(target).parent()
+        {
             dirs.push(d.to_path_buf());
         }
-        hook("applied");
     }
     dirs.sort();
     dirs.dedup();
@@ -489,7 +527,7 @@ fn roll_forward(
 }
 
 /// Moves one staged content into place.
-fn put(root: &Path, op: &Op) -> Result<(), Error> {
+pub(crate) fn put(root: &Path, op: &Op) -> Result<(), Error> {
     let Op::Put {
         target,
         temp,
@@ -508,7 +546,7 @@ fn put(root: &Path, op: &Op) -> Result<(), Error> {
 }
 
 /// Moves `temp` over `target`, or copies it into a file written in place.
-fn install(target: &Path, temp: &Path, in_place: bool) -> Result<(), Error> {
+pub(crate) fn install(target: &Path, temp: &Path, in_place: bool) -> Result<(), Error> {
     // A folder the commit makes (one replacing a file, or a new one) is
     // made now, after the deletions.
     if let Some(dir) = target.parent()
@@ -564,7 +602,7 @@ fn starts(target: &Path, temp: &Path) -> Result<bool, Error> {
 }
 
 /// Deletes one target.
-fn delete(root: &Path, rel: &str) -> Result<(), Error> {
+pub(crate) fn delete(root: &Path, rel: &str) -> Result<(), Error> {
     let target = root.join(rel);
     match fs::remove_file(&target) {
         Ok(()) => Ok(()),
@@ -576,7 +614,7 @@ fn delete(root: &Path, rel: &str) -> Result<(), Error> {
 /// Removes a folder the transaction emptied. After a crash, one that holds
 /// something again (or is no longer a folder) stays; the write meant to
 /// replace it is then set aside.
-fn remove_dir(root: &Path, rel: &str, recovering: bool) -> Result<(), Error> {
+pub(crate) fn remove_dir(root: &Path, rel: &str, recovering: bool) -> Result<(), Error> {
     let target = root.join(rel);
     match fs::remove_dir(&target) {
         Ok(()) => Ok(()),
@@ -604,7 +642,14 @@ impl Recovering<'_> {
         match op {
             Op::Put { target, .. } if reachable(root, target) => self.put(root, op)?,
             Op::Put { .. } => self.put_out_of_reach(root, op)?,
-            Op::Delete { target, before } if reachable(root, target) => {
+            Op::Delete {
+                target,
+                before,
+                hold,
+            } if reachable(root, target) => {
+                if let Some(h) = hold.as_deref().filter(|h| reachable(root, h)) {
+                    self.unhold(root, target, h, before.as_ref())?;
+                }
                 self.delete(root, target, before.as_ref())?;
             }
             Op::Delete { target, .. } => self.kept.push(Kept {
@@ -659,11 +704,16 @@ impl Recovering<'_> {
         let now = Found::at(&target).map_err(io(format!("reading {}", target.display())))?;
         let staged = Self::staged(root, op)?;
         if after.as_ref().is_some_and(|h| now.holds(h, *link)) {
-            // Done already: only an intact temporary file is left to remove.
-            if staged == Staged::Intact {
-                fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())))?;
-            }
-            return Ok(());
+            // Done already: an intact temporary file is left to remove, or
+            // the entry the write displaced (see `cas`), which is removed
+            // only when it is what the transaction planned against.
+            return match staged {
+                Staged::Intact => {
+                    fs::remove_file(&temp).map_err(io(format!("removing {}", temp.display())))
+                }
+                Staged::Gone => Ok(()),
+                Staged::Altered => self.displaced(rel, &temp, before.as_ref()),
+            };
         }
         match staged {
             Staged::Intact => {}
@@ -736,6 +786,45 @@ impl Recovering<'_> {
                 why,
             });
         }
+    }
+
+    /// What a write swapped out of its target, left at its temporary
+    /// name by a crash: removed when it is what was planned against, else
+    /// (a change that landed as it was swapped) set aside and reported.
+    fn displaced(&mut self, rel: &str, temp: &Path, before: Option<&Found>) -> Result<(), Error> {
+        let found = Found::at(temp).map_err(io(format!("reading {}", temp.display())))?;
+        if before == Some(&found) {
+            return fs::remove_file(temp).map_err(io(format!("removing {}", temp.display())));
+        }
+        let link = matches!(found, Found::Link { .. });
+        self.set_aside(rel, temp, link, Became::Changed)
+    }
+
+    /// A deletion's entry, held beside it by a crash: removed when it is
+    /// what was planned against; else put back at its name when that is
+    /// free, or set aside.
+    fn unhold(
+        &mut self,
+        root: &Path,
+        rel: &str,
+        hold: &str,
+        before: Option<&Found>,
+    ) -> Result<(), Error> {
+        let (target, held) = (root.join(rel), root.join(hold));
+        let found = Found::at(&held).map_err(io(format!("reading {}", held.display())))?;
+        if found == Found::Absent {
+            return Ok(());
+        }
+        if before == Some(&found) {
+            return fs::remove_file(&held).map_err(io(format!("removing {}", held.display())));
+        }
+        if Found::at(&target).map_err(io(format!("reading {}", target.display())))? == Found::Absent
+        {
+            return fs::rename(&held, &target)
+                .map_err(io(format!("putting {} back", target.display())));
+        }
+        let link = matches!(found, Found::Link { .. });
+        self.set_aside(rel, &held, link, Became::Changed)
     }
 
     /// Deletes one target, unless it changed since.
@@ -842,7 +931,7 @@ pub(crate) fn recover(
                 kept: Vec::new(),
                 lost: Vec::new(),
             };
-            roll_forward(root, mend, &journal.ops, &|_| {}, Some(&mut recovering)).map(|()| {
+            roll_forward(root, mend, &journal.ops, &mut recovering).map(|()| {
                 Recovery::RolledForward {
                     kept: recovering.kept,
                     lost: recovering.lost,
@@ -910,19 +999,33 @@ fn confine(root: &Root, ops: &[Op]) -> Result<(), String> {
             Op::Put { target, temp, .. } => {
                 check(target)?;
                 check(temp)?;
-                let (dir, name) = temp.rsplit_once('/').unwrap_or(("", temp));
-                let target_dir = Path::new(target).parent().unwrap_or(Path::new(""));
-                if !target_dir.starts_with(dir)
-                    || !name.starts_with(".mend-")
-                    || !name.ends_with(".tmp")
-                {
+                if !beside(target, temp) {
                     return Err(format!("{temp} is not a temporary file of mend's"));
+                }
+            }
+            Op::Delete {
+                target,
+                hold: Some(hold),
+                ..
+            } => {
+                check(target)?;
+                check(hold)?;
+                if !beside(target, hold) {
+                    return Err(format!("{hold} is not a temporary file of mend's"));
                 }
             }
             Op::Delete { target, .. } | Op::RemoveDir { target } => check(target)?,
         }
     }
     Ok(())
+}
+
+/// Whether `temp` is named as mend names its temporary files, in
+/// `target`'s folder or one above it.
+fn beside(target: &str, temp: &str) -> bool {
+    let (dir, name) = temp.rsplit_once('/').unwrap_or(("", temp));
+    let target_dir = Path::new(target).parent().unwrap_or(Path::new(""));
+    target_dir.starts_with(dir) && name.starts_with(".mend-") && name.ends_with(".tmp")
 }
 
 /// Moves a journal aside, untouched, so it is kept for inspection but never

@@ -248,6 +248,14 @@ fn plain_create(command: &CheckpointCommand) -> Option<(CreateOptions, bool)> {
 pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
     match run_command(args) {
         Err(e) if is_refusal(&e) => {
+            // With --json, a service's refusal is also its JSON document
+            // (a restore refused as `changed`, say).
+            if args.json
+                && let Some(s) = e.downcast_ref::<mend_service::Error>()
+            {
+                let failed = mend_service::outcome::Failed { error: s.report() };
+                json(&mut std::io::stdout().lock(), &failed)?;
+            }
             let _ = writeln!(std::io::stderr(), "mend: {e:#}");
             Ok(crate::EXIT_FAILED)
         }

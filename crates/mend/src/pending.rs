@@ -181,12 +181,14 @@ pub(crate) fn fail(
             },
         };
         let text = if apply {
+            let kind = (error.kind == "changed").then(|| error.kind.clone());
             let refused = mend_service::outcome::ApplyRefused {
                 ok: false,
                 written: false,
                 held: None,
                 error: mend_service::outcome::Refusal::Report(error),
                 no_edits: None,
+                kind,
             };
             mend_service::to_json(&refused)?
         } else {

@@ -1,6 +1,7 @@
 //! Integration tests of mend-workspace.
 
 mod bytes;
+mod cas;
 mod links;
 mod paths;
 mod recovery;

@@ -86,8 +86,9 @@ fn checkpoint_commands_in_a_plain_folder() {
     let out = run_mend(d, &["checkpoint", "restore", id, "--prune-later"], None);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(d.join("n.txt")).unwrap(), "one\n");
+    // A refusal, as an unknown session is: exit 1.
     let out = run_mend(d, &["checkpoint", "drop", "nope"], None);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no checkpoint `nope`"));
 }
 
@@ -150,7 +151,7 @@ fn an_ambiguous_id_prefix_lists_the_ids_it_matches() {
         .unwrap();
     let out = run_mend(d, &["checkpoint", "show", &a[..1]], None);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains(a.as_str()) && err.contains(b.as_str()),
         "{err}"

@@ -1,0 +1,215 @@
+//! Carrying out a committed transaction, each target checked at the
+//! moment it is replaced (see `cas`), and undone as a whole when one
+//! changed.
+//!
+//! Until the transaction is done, every entry it replaced or deleted is
+//! kept: a replaced one at the staged name it was swapped with, a deleted
+//! one at a temporary name beside it. So when a target turns out to have
+//! changed, the operations already carried out are undone in reverse
+//! (each only while what it put there is still there), the changed target
+//! is left as it is, and nothing of the transaction remains.
+//!
+//! A process killed during an undo leaves a committed journal, which
+//! recovery completes as it completes any: a target that changed is kept
+//! and the transaction's content for it set aside.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::cas::{self, Expect, Refused, Source, Swapped};
+use crate::error::Error;
+use crate::files;
+use crate::txn::{self, Op};
+
+/// One operation carried out, and what undoing it needs.
+pub(crate) enum Done {
+    /// A staged entry put in place; an exchanged one left the entry it
+    /// displaced at `temp`.
+    Put {
+        target: PathBuf,
+        temp: PathBuf,
+        how: Swapped,
+    },
+    /// A file with other hard links, written in place over `old`.
+    InPlace { target: PathBuf, old: Vec<u8> },
+    /// A deletion whose entry waits at `hold`.
+    Held { target: PathBuf, hold: PathBuf },
+    /// Done with nothing kept to undo it (no expectation was given: a
+    /// folder the set emptied, a move onto the moved file itself).
+    Final,
+}
+
+/// Why an operation was not carried out.
+pub(crate) enum Failed {
+    /// Its target (relative to the root) changed since it was planned.
+    Changed(String),
+    /// The filesystem failed.
+    Io(Error),
+}
+
+impl From<Error> for Failed {
+    fn from(e: Error) -> Self {
+        Failed::Io(e)
+    }
+}
+
+fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
+    move |e| Error::io(context, e)
+}
+
+/// Carries out one operation of a committed transaction, checking its
+/// target against `expect` first.
+pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result<Done, Failed> {
+    let Some(expect) = expect else {
+        match op {
+            Op::Put { .. } => txn::put(root, op)?,
+            Op::Delete { target, .. } => txn::delete(root, target)?,
+            Op::RemoveDir { target } => txn::remove_dir(root, target, false)?,
+        }
+        return Ok(Done::Final);
+    };
+    match op {
+        Op::Put {
+            target,
+            temp,
+            in_place,
+            ..
+        } => put(root, (target, temp), *in_place, expect),
+        Op::Delete {
+            target,
+            hold: Some(hold),
+            ..
+        } => {
+            let (t, h) = (root.join(target), root.join(hold));
+            match cas::hold(&t, &h, expect) {
+                Ok(()) => Ok(Done::Held { target: t, hold: h }),
+                Err(Refused::Changed) => Err(Failed::Changed(target.clone())),
+                Err(Refused::Io(e)) => Err(Failed::Io(Error::io(
+                    format!("deleting {}", t.display()),
+                    e,
+                ))),
+            }
+        }
+        Op::Delete { target, .. } => {
+            if !expect.holds(&root.join(target)).unwrap_or(false) {
+                return Err(Failed::Changed(target.clone()));
+            }
+            txn::delete(root, target)?;
+            Ok(Done::Final)
+        }
+        Op::RemoveDir { target } => {
+            txn::remove_dir(root, target, false)?;
+            Ok(Done::Final)
+        }
+    }
+}
+
+/// Puts one staged content in place while its target is unchanged.
+fn put(
+    root: &Path,
+    (rel, temp_rel): (&str, &str),
+    in_place: bool,
+    expect: &Expect,
+) -> Result<Done, Failed> {
+    let (target, temp) = (root.join(rel), root.join(temp_rel));
+    if in_place && fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
+        return put_in_place(target, &temp, rel, expect);
+    }
+    // A folder the commit makes (one replacing a file, or a new one) is
+    // made now, after the deletions.
+    if let Some(dir) = target.parent()
+        && fs::symlink_metadata(dir).is_err()
+    {
+        fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    }
+    match cas::swap_in_or_drop(Source::path(&temp), &target, expect) {
+        Ok(how) => Ok(Done::Put { target, temp, how }),
+        Err(Refused::Changed) => Err(Failed::Changed(rel.to_owned())),
+        Err(Refused::Io(e)) => Err(Failed::Io(Error::io(
+            format!("moving {} into place", target.display()),
+            e,
+        ))),
+    }
+}
+
+/// A file with other hard links is written in place (so they see the
+/// edit): checked, its bytes kept for an undo, then overwritten. Nothing
+/// can hold what a concurrent writer puts into it during the copy.
+fn put_in_place(target: PathBuf, temp: &Path, rel: &str, expect: &Expect) -> Result<Done, Failed> {
+    let old = files::read_regular(&target, u64::MAX, true)
+        .map_err(|e| Error::io(format!("reading {}", target.display()), e.into_io()))?;
+    let holds = expect
+        .holds(&target)
+        .map_err(io(format!("reading {}", target.display())))?;
+    let read = crate::found::Found::File {
+        hash: crate::ContentHash::of(&old),
+    };
+    if !holds || read != *expect.found() {
+        let _ = fs::remove_file(temp);
+        return Err(Failed::Changed(rel.to_owned()));
+    }
+    txn::install(&target, temp, true)?;
+    Ok(Done::InPlace { target, old })
+}
+
+/// Undoes what was carried out, newest first, and removes what later
+/// operations staged: the transaction leaves nothing behind.
+pub(crate) fn undo(root: &Path, done: &[Done], later: &[Op]) -> Result<(), Error> {
+    for d in done.iter().rev() {
+        match d {
+            Done::Put { target, temp, how } => {
+                let show = || format!("putting {} back", target.display());
+                match *how {
+                    Swapped::Exchanged { ours } => {
+                        cas::swap_back(Source::path(temp), target, ours).map_err(io(show()))?;
+                    }
+                    Swapped::Created { ours } => cas::uncreate(target, ours).map_err(io(show()))?,
+                    // Renamed over without a swap: what it replaced is gone.
+                    Swapped::Renamed => {}
+                }
+            }
+            Done::InPlace { target, old } => {
+                let mut f = files::open_for_overwrite(target)
+                    .map_err(io(format!("opening {}", target.display())))?;
+                f.write_all(old)
+                    .and_then(|()| f.sync_all())
+                    .map_err(io(format!("writing {} back", target.display())))?;
+            }
+            Done::Held { target, hold } => cas::unhold(target, hold)
+                .map_err(io(format!("putting {} back", target.display())))?,
+            Done::Final => {}
+        }
+    }
+    for op in later {
+        if let Op::Put { temp, link, .. } = op {
+            let p = root.join(temp);
+            if txn::is_staged(&p, *link) {
+                fs::remove_file(&p).map_err(io(format!("removing {}", p.display())))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes what the transaction kept to undo itself: the entries it
+/// replaced and deleted, each the one planned against.
+pub(crate) fn release(done: &[Done]) -> Result<(), Error> {
+    for d in done {
+        let kept = match d {
+            Done::Put {
+                temp,
+                how: Swapped::Exchanged { .. },
+                ..
+            } => temp,
+            Done::Held { hold, .. } => hold,
+            _ => continue,
+        };
+        match fs::remove_file(kept) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(format!("removing {}", kept.display()), e)),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,198 @@
+//! The exit-code table of `docs/exit-codes.md`, one test per row: every
+//! refusal exits 1 and every error 2, whichever command meets it.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{mend_bin, run_mend, search_replace};
+
+fn repo() -> tempfile::TempDir {
+    crate::support::repo(&[("f.txt", "one\ntwo\n")])
+}
+
+/// `mend` in `d` with `args`, its response (when given) in a file.
+fn mend(d: &Path, args: &[&str]) -> Output {
+    run_mend(d, args, None)
+}
+
+fn response(d: &Path, text: &str) -> String {
+    let p = d.join(".git").join("response.md");
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn code(out: &Output) -> Option<i32> {
+    out.status.code()
+}
+
+/// Runs `args` with every commit step paused, and appends a line to
+/// `f.txt` as soon as the commit has staged its content, after its
+/// staleness check and before its rename: the append must be kept and the
+/// command refused.
+fn raced_at_the_rename(d: &Path, args: &[&str]) -> Output {
+    let child = Command::new(mend_bin())
+        .args(args)
+        .arg("--commit-step-delay-ms")
+        .arg("400")
+        .current_dir(d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let staged = |d: &Path| {
+        let lone = std::fs::read_dir(d.join(".mend/tmp")).is_ok_and(|mut e| e.next().is_some());
+        lone || d.join(".mend/journal.json").exists()
+    };
+    let start = Instant::now();
+    while !staged(d) {
+        assert!(start.elapsed() < Duration::from_secs(60), "nothing staged");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(d.join("f.txt"))
+        .unwrap();
+    f.write_all(b"typed meanwhile\n").unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn row_done_exits_0() {
+    let dir = repo();
+    let d = dir.path();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    assert_eq!(code(&mend(d, &["apply", &r])), Some(0));
+}
+
+#[test]
+fn row_an_edit_that_fails_exits_1() {
+    let dir = repo();
+    let d = dir.path();
+    let r = response(d, &search_replace("f.txt", "absent", "x"));
+    assert_eq!(code(&mend(d, &["apply", &r])), Some(1));
+}
+
+#[test]
+fn row_a_file_changed_since_it_was_read_exits_1() {
+    let dir = repo();
+    let d = dir.path();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    let stale = format!("f.txt={}", "0".repeat(64));
+    let out = mend(d, &["apply", "--expect", &stale, &r]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+}
+
+#[test]
+fn row_a_file_changed_while_apply_writes_exits_1_as_changed() {
+    let dir = repo();
+    let d = dir.path();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    let out = raced_at_the_rename(d, &["apply", "--json", &r]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["kind"], "changed", "{said}");
+    assert!(
+        said["error"]
+            .as_str()
+            .unwrap()
+            .contains("f.txt: changed while mend was writing"),
+        "{said}"
+    );
+    let now = std::fs::read_to_string(d.join("f.txt")).unwrap();
+    assert_eq!(now, "one\ntwo\ntyped meanwhile\n");
+}
+
+#[test]
+fn row_a_file_changed_while_pending_accept_writes_exits_1_as_changed() {
+    let dir = repo();
+    let d = dir.path();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    assert_eq!(code(&mend(d, &["apply", "--pending", &r])), Some(0));
+    let out = raced_at_the_rename(d, &["pending", "accept", "--json"]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "changed", "{said}");
+    assert_eq!(said["error"]["path"], "f.txt", "{said}");
+    let now = std::fs::read_to_string(d.join("f.txt")).unwrap();
+    assert_eq!(now, "one\ntwo\ntyped meanwhile\n");
+}
+
+#[test]
+fn row_a_busy_session_exits_1_and_a_busy_lock_elsewhere_2() {
+    let dir = repo();
+    let d = dir.path();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    assert_eq!(code(&mend(d, &["apply", "--pending", &r])), Some(0));
+    // One apply holds the lock through its paused commit.
+    let holder = Command::new(mend_bin())
+        .args(["apply", "--commit-step-delay-ms", "1500", &r])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !std::fs::read_dir(d.join(".mend/tmp")).is_ok_and(|mut e| e.next().is_some()) {
+        assert!(start.elapsed() < Duration::from_secs(60), "nothing staged");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let out = mend(d, &["pending", "accept", "--json", "--lock-timeout", "0"]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "busy", "{said}");
+    let r2 = response(d, &search_replace("f.txt", "two", "TWO"));
+    let out = mend(d, &["apply", "--lock-timeout", "0", &r2]);
+    assert_eq!(code(&out), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds its lock"));
+    assert!(holder.wait_with_output().unwrap().status.success());
+}
+
+#[test]
+fn row_no_such_session_exits_1() {
+    let dir = repo();
+    let out = mend(dir.path(), &["pending", "--session", "nope", "accept"]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+}
+
+#[test]
+fn row_no_open_turn_exits_1() {
+    let dir = repo();
+    let out = mend(dir.path(), &["turn", "reject", "f.txt"]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+}
+
+#[test]
+fn row_no_such_checkpoint_exits_1() {
+    let dir = repo();
+    let out = mend(dir.path(), &["checkpoint", "restore", "deadbeef"]);
+    assert_eq!(code(&out), Some(1), "{out:?}");
+}
+
+#[test]
+fn row_a_usage_error_exits_2() {
+    let dir = repo();
+    assert_eq!(
+        code(&mend(dir.path(), &["apply", "--no-such-flag"])),
+        Some(2)
+    );
+}
+
+#[test]
+fn row_unreadable_input_exits_2() {
+    let dir = repo();
+    let missing = dir.path().join(".git").join("no-such-response.md");
+    let out = mend(dir.path(), &["apply", missing.to_str().unwrap()]);
+    assert_eq!(code(&out), Some(2), "{out:?}");
+}
+
+#[test]
+fn row_a_root_that_cannot_be_used_exits_2() {
+    let dir = repo();
+    let d = dir.path();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    let out = mend(d, &["apply", "--root", "f.txt", &r]);
+    assert_eq!(code(&out), Some(2), "{out:?}");
+}
