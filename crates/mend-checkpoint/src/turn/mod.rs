@@ -29,7 +29,7 @@ pub(crate) mod state;
 pub use act::Selection;
 pub use report::{
     Acted, Begun, Ended, FileDiff, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
-    TurnInfo, TurnRejected, TurnStatus,
+    TurnInfo, TurnRejected, TurnStatus, TurnSummary,
 };
 
 use std::path::Path;
@@ -237,6 +237,32 @@ impl Turns {
             } else {
                 None
             },
+        })
+    }
+
+    /// How many files changed since the turn began, by letter, without
+    /// reading any file's content: what an agent's hook shows after each
+    /// reply. [`Turns::status`] reads both sides of every file to count
+    /// its hunks, which for a turn that rewrote many large files costs
+    /// far more than an agent waits for its hook.
+    pub fn summary(&self) -> Result<TurnSummary, Error> {
+        let lock = self.cps.lock()?;
+        let st = self.open_turn()?;
+        let now = self.snapshot(&lock)?;
+        let entries = self.entries(&st, &now)?;
+        let mut letters: Vec<(mend_core::report::Status, usize)> = Vec::new();
+        for e in &entries {
+            match letters.iter_mut().find(|(l, _)| *l == e.status) {
+                Some((_, n)) => *n += 1,
+                None => letters.push((e.status, 1)),
+            }
+        }
+        letters.sort();
+        Ok(TurnSummary {
+            turn: st.turn.clone(),
+            head_moved: self.head_moved(&st),
+            files: entries.len(),
+            letters,
         })
     }
 

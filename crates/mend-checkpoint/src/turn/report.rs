@@ -117,6 +117,19 @@ pub struct TurnStatus {
     pub ignored: Option<Vec<IgnoredFile>>,
 }
 
+/// `summary`'s outcome: counts only, for an agent's hook.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnSummary {
+    /// The open turn.
+    pub turn: TurnInfo,
+    /// Set when HEAD moved during the turn.
+    pub head_moved: Option<HeadMoved>,
+    /// How many files changed since the start (less what was accepted).
+    pub files: usize,
+    /// How many of them have each letter, in the letters' order.
+    pub letters: Vec<(Status, usize)>,
+}
+
 /// One file's diff.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FileDiff {
