@@ -189,6 +189,7 @@ impl Turns {
             commit: cp.commit.clone(),
             accepted: Default::default(),
             shown: Default::default(),
+            last: None,
         };
         state::save(&dir, &st)?;
         let begun = Begun {
