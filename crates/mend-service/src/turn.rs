@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mend_checkpoint::turn::{
     BeginOptions, Begun, Ended, Selection, TurnAccepted, TurnDiff, TurnFile, TurnRejected,
-    TurnStatus, TurnSummary, Turns,
+    TurnStatus, TurnSummary, TurnUndone, Turns,
 };
 use mend_core::report::Status;
 use mend_core::text::escape_controls as esc;
@@ -39,6 +39,8 @@ pub enum Action {
     Reject(Selection),
     /// Mark files or hunks reviewed.
     Accept(Selection),
+    /// Undo the last reject or accept, path by path.
+    Undo,
     /// Close the turn.
     End,
 }
@@ -53,6 +55,7 @@ impl Action {
             Action::Diff(_) => "diff",
             Action::Reject(_) => "reject",
             Action::Accept(_) => "accept",
+            Action::Undo => "undo",
             Action::End => "end",
         }
     }
@@ -74,6 +77,8 @@ pub enum Outcome {
     Rejected(TurnRejected),
     /// `accept`.
     Accepted(TurnAccepted),
+    /// `undo`.
+    Undone(TurnUndone),
     /// `end`.
     Ended(Ended),
 }
@@ -120,6 +125,7 @@ pub fn run(
         Action::Diff(paths) => Outcome::Diff(turns.diff(paths)?),
         Action::Reject(sel) => Outcome::Rejected(turns.reject(sel)?),
         Action::Accept(sel) => Outcome::Accepted(turns.accept(sel)?),
+        Action::Undo => Outcome::Undone(turns.undo()?),
         Action::End => Outcome::Ended(turns.end()?),
     })
 }
@@ -138,6 +144,7 @@ impl Outcome {
                 .iter()
                 .map(|a| format!("accepted {}\n", acted(a)))
                 .collect(),
+            Outcome::Undone(u) => undone(u),
             Outcome::Ended(e) => ended(e),
         }
     }
@@ -270,9 +277,31 @@ fn rejected(r: &TurnRejected) -> String {
     }
     let _ = writeln!(
         out,
-        "safety checkpoint {} (`mend checkpoint restore {}` undoes this reject)",
-        r.safety.id, r.safety.id
+        "safety checkpoint {}; `mend turn undo` undoes this reject, keeping every change made after it",
+        r.safety.id
     );
+    out
+}
+
+fn undone(u: &TurnUndone) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "undid the last {}", u.undone);
+    for c in &u.changes {
+        let _ = writeln!(out, "  {} {}", c.status, esc(&c.path));
+    }
+    for p in &u.reopened {
+        let _ = writeln!(out, "  back in review: {}", esc(p));
+    }
+    for l in &u.left {
+        let _ = writeln!(out, "not undone {}: {}", esc(&l.path), l.reason);
+    }
+    if let Some(s) = &u.safety {
+        let _ = writeln!(
+            out,
+            "safety checkpoint {} (`mend checkpoint restore {}` undoes this undo)",
+            s.id, s.id
+        );
+    }
     out
 }
 

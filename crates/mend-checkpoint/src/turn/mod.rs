@@ -25,11 +25,12 @@ mod act;
 mod changes;
 mod report;
 pub(crate) mod state;
+mod undo;
 
 pub use act::Selection;
 pub use report::{
     Acted, Begun, Ended, FileDiff, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
-    TurnInfo, TurnRejected, TurnStatus, TurnSummary,
+    TurnInfo, TurnRejected, TurnStatus, TurnSummary, TurnUndone,
 };
 
 use std::path::Path;

@@ -180,6 +180,25 @@ pub struct TurnRejected {
     pub left: Vec<crate::Left>,
 }
 
+/// `undo`'s outcome: the last reject or accept, undone path by path.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnUndone {
+    /// What was undone: `reject` or `accept`.
+    pub undone: String,
+    /// For a reject's undo, the checkpoint of the worktree just before
+    /// it (restoring it undoes the undo).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety: Option<Checkpoint>,
+    /// The files written, created or deleted (a reject's undo).
+    pub changes: Vec<FileChange>,
+    /// The paths whose review was reopened (an accept's undo).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reopened: Vec<String>,
+    /// Paths left as they are, each with why (changed since the action).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<crate::Left>,
+}
+
 /// `accept`'s outcome.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TurnAccepted {

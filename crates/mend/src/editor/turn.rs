@@ -46,6 +46,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
         "turn/diff" => Action::Diff(selection.paths),
         "turn/reject" => Action::Reject(selection),
         "turn/accept" => Action::Accept(selection),
+        "turn/undo" => Action::Undo,
         "turn/end" => Action::End,
         m => {
             return Err(Failure(
@@ -61,7 +62,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
 pub(super) fn dispatch(watched: &Watched, watcher: &Watcher, req: &Request) -> Answer {
     let action = action(&req.method, params(req)?)?;
     let outcome = match action {
-        Action::Begin(_) | Action::Reject(_) => {
+        Action::Begin(_) | Action::Reject(_) | Action::Undo => {
             watched.turn(Some(watcher), &action, &mut |_| {})?.0
         }
         _ => {
