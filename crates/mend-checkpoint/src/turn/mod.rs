@@ -155,6 +155,12 @@ impl Turns {
         progress: &mut dyn FnMut(usize),
     ) -> Result<(Begun, crate::StateId, crate::Scan), Error> {
         let lock = self.cps.lock()?;
+        // Before the snapshot: what changes from here is the turn's.
+        let began = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| (d.as_secs() as i64, i64::from(d.subsec_nanos())))
+            .ok();
+        let excludes = self.excludes();
         let dir = self.private()?;
         let (ended, replaced) = match state::load(&dir) {
             Ok(prev) => (prev.map(|s| s.turn), None),
@@ -191,6 +197,8 @@ impl Turns {
             accepted: Default::default(),
             shown: Default::default(),
             last: None,
+            began,
+            excludes,
         };
         state::save(&dir, &st)?;
         let begun = Begun {
@@ -199,6 +207,30 @@ impl Turns {
             replaced,
         };
         Ok((begun, created.state, created.scan))
+    }
+
+    /// The contents of the excludes files git reads for the root, lowest
+    /// priority first (see [`crate::snapshot::rules`]); one that cannot be
+    /// read holds no rules, as for git.
+    fn excludes(&self) -> Vec<String> {
+        const MAX: u64 = 1024 * 1024;
+        let repo = &self.cps.repo;
+        let files = [
+            crate::snapshot::rules::excludes_file(repo),
+            Some(repo.commondir().join("info/exclude")),
+        ];
+        files
+            .into_iter()
+            .flatten()
+            .filter_map(|f| {
+                use std::io::Read as _;
+                let mut bytes = Vec::new();
+                let file = std::fs::File::open(f).ok()?;
+                file.take(MAX).read_to_end(&mut bytes).ok()?;
+                Some(String::from_utf8_lossy(&bytes).into_owned())
+            })
+            .filter(|t| !t.trim().is_empty())
+            .collect()
     }
 
     /// Closes the open turn. Its start stays a checkpoint. A state file

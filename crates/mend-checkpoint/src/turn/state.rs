@@ -54,6 +54,17 @@ pub(crate) struct State {
     /// (`None`: nothing to undo).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last: Option<Last>,
+    /// When the turn began, in seconds and nanoseconds since the epoch
+    /// (taken before its start was snapshotted): a reject never deletes
+    /// a file there before it that the start does not hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub began: Option<(i64, i64)>,
+    /// The repository's excludes files (`core.excludesFile`, then
+    /// `info/exclude`) as they read when the turn began: no tree holds
+    /// them, and a rule removed during the turn must still keep what it
+    /// ignored from a reject.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excludes: Vec<String>,
 }
 
 /// Which action [`Last`] records.
