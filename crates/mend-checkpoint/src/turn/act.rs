@@ -240,6 +240,10 @@ impl Turns {
             tree: &base,
             skipped: &start.skipped,
             only: Some(&only),
+            then: st.began.map(|began| crate::restore::Then {
+                excludes: &st.excludes,
+                began,
+            }),
         };
         let (mut plan, changes, _) = self
             .cps

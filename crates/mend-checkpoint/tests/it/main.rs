@@ -11,6 +11,7 @@ mod narrowed;
 mod safety;
 mod turn;
 mod turn_edges;
+mod turn_ignored;
 mod turn_undo;
 
 /// The folders above `rel`, outermost first: `a`, `a/b` for `a/b/c`.
