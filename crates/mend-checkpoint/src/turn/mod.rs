@@ -155,13 +155,10 @@ impl Turns {
         progress: &mut dyn FnMut(usize),
     ) -> Result<(Begun, crate::StateId, crate::Scan), Error> {
         let lock = self.cps.lock()?;
-        // Before the snapshot: what changes from here is the turn's.
-        let began = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| (d.as_secs() as i64, i64::from(d.subsec_nanos())))
-            .ok();
-        let excludes = self.excludes();
         let dir = self.private()?;
+        // Before the snapshot: what changes from here is the turn's.
+        let began = began(&dir);
+        let excludes = self.excludes();
         let (ended, replaced) = match state::load(&dir) {
             Ok(prev) => (prev.map(|s| s.turn), None),
             Err(Error::TurnCorrupt { what }) => (None, Some(what)),
@@ -496,6 +493,21 @@ impl Turns {
             .content()
             .to_vec())
     }
+}
+
+/// The time the filesystem stamps on a file made now, read from a probe
+/// made in the private folder (on the worktree's filesystem): the kernel
+/// stamps files with a clock a tick coarser than the system's, so a file
+/// made just after `begin` can carry a time before the system clock's
+/// reading of the moment; against the probe's it cannot. `None` when no
+/// probe can be made (a reject then protects nothing by time).
+fn began(dir: &PrivateDir) -> Option<(i64, i64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    const PROBE: &str = "turn.began";
+    let _ = dir.remove_file(PROBE);
+    let meta = (dir.create_new(PROBE).ok()).and_then(|f| f.metadata().ok());
+    let _ = dir.remove_file(PROBE);
+    meta.map(|m| (m.ctime(), m.ctime_nsec()))
 }
 
 /// `start` with `accepted` laid over it, rewriting only the folders on

@@ -54,9 +54,10 @@ pub(crate) struct State {
     /// (`None`: nothing to undo).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last: Option<Last>,
-    /// When the turn began, in seconds and nanoseconds since the epoch
-    /// (taken before its start was snapshotted): a reject never deletes
-    /// a file there before it that the start does not hold.
+    /// When the turn began, in seconds and nanoseconds since the epoch,
+    /// as the filesystem stamps files (taken before its start was
+    /// snapshotted): a reject never deletes a file there before it that
+    /// the start does not hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub began: Option<(i64, i64)>,
     /// The repository's excludes files (`core.excludesFile`, then
