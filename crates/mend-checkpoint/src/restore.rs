@@ -270,6 +270,7 @@ impl Checkpoints {
                 plan.deletes.insert(path.clone());
             }
         }
+        plan.leave_moved_in(&then);
         Ok(plan)
     }
 
@@ -449,6 +450,9 @@ const IGNORED_THEN: &str = "it was ignored when the turn began (by a rule since 
 /// turn began.
 const THERE_BEFORE: &str = "it was there before the turn began, at a path the turn's start did not hold (it was ignored then, or it is in an ignored folder that was moved here), so a reject never deletes it; move it back or delete it yourself";
 
+/// Why a turn's reject leaves a file in a folder that was moved in.
+const MOVED_IN: &str = "it is in a folder the turn's start did not have that holds files from before the turn began (an ignored folder moved here?), so a reject never deletes it; move the folder back or delete it yourself";
+
 /// Why a file whose name is not UTF-8 is left as it is.
 const NOT_UTF8: &str = "its name is not UTF-8, and mend writes only paths named in UTF-8; put it back yourself (`git checkout`), or rename it";
 
@@ -487,6 +491,36 @@ impl Plan {
                 path,
                 format!("{reason} (a rule of every path mend writes); put it back yourself (`git checkout`), or rename it"),
             );
+        }
+    }
+
+    /// A folder the start did not have that holds a file there before
+    /// the turn began (left above) was moved in, most likely an ignored
+    /// folder under a new name: none of its files is deleted, those
+    /// written during the turn included, since the start never held what
+    /// they were before.
+    fn leave_moved_in(&mut self, then: &Files) {
+        let before: Vec<&String> = (self.left.iter())
+            .filter(|(_, why)| *why == THERE_BEFORE)
+            .map(|(p, _)| p)
+            .collect();
+        if before.is_empty() {
+            return;
+        }
+        let start_folders: BTreeSet<&str> = then.keys().flat_map(|p| folders_of(p)).collect();
+        let moved_in: BTreeSet<String> = before
+            .iter()
+            .flat_map(|p| folders_of(p))
+            .filter(|f| !start_folders.contains(f))
+            .map(str::to_owned)
+            .collect();
+        let inside: Vec<String> = (self.deletes.iter())
+            .filter(|p| folders_of(p).any(|f| moved_in.contains(f)))
+            .cloned()
+            .collect();
+        for path in inside {
+            self.deletes.remove(&path);
+            self.left.insert(path, MOVED_IN.to_owned());
         }
     }
 

@@ -65,8 +65,8 @@ fn a_removed_exclude_rule_still_keeps_its_files() {
 }
 
 /// An ignored folder the agent moved to a name no rule ignores shows as
-/// added files; a whole reject leaves them, names them with why, and
-/// removes what the agent made.
+/// added files; a whole reject leaves them (one written after the move
+/// too), names them with why, and removes what the agent made elsewhere.
 #[test]
 fn a_moved_ignored_folder_is_left_not_deleted() {
     let dir = repo();
@@ -78,13 +78,17 @@ fn a_moved_ignored_folder_is_left_not_deleted() {
     put(d, "node_modules/pkg/package.json", "{}\n");
     let turns = begin(d);
     std::fs::rename(d.join("node_modules"), d.join("vendor")).unwrap();
+    put(d, "vendor/pkg/package.json", "{\"edited\": true}\n");
     put(d, "made.txt", "made by the agent\n");
     let rejected = turns.reject(&Selection::default()).unwrap();
     assert_eq!(
         read(d, "vendor/pkg/index.js").as_deref(),
         Some("module.exports = 1;\n")
     );
-    assert_eq!(read(d, "vendor/pkg/package.json").as_deref(), Some("{}\n"));
+    assert_eq!(
+        read(d, "vendor/pkg/package.json").as_deref(),
+        Some("{\"edited\": true}\n")
+    );
     assert_eq!(read(d, "made.txt"), None);
     let left: Vec<&str> = rejected.left.iter().map(|l| l.path.as_str()).collect();
     assert_eq!(left, ["vendor/pkg/index.js", "vendor/pkg/package.json"]);
