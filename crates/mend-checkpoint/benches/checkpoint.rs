@@ -33,6 +33,16 @@
 //! - `git_status_after_10_changes`: `git status --porcelain` after 10
 //!   files changed.
 //!
+//! And what an agent's Stop hook asks after a turn that reshuffled the
+//! lines of 40 files of 1 MB (issue 40: 29 s, against Claude Code's 30 s
+//! hook timeout; the target: at most 2 s), each run after a new rewrite
+//! and opening the turns as the hook's process does:
+//!
+//! - `turn_summary_40_files_of_1mb_rewritten`: `Turns::summary`, the
+//!   hook's counts (no file read, no hunk counted).
+//! - `turn_status_40_files_of_1mb_rewritten`: `Turns::status`, which
+//!   counts every file's hunks.
+//!
 //! Run: `cargo bench -p mend-checkpoint --bench checkpoint` (add `turn`
 //! or `status` to run only those).
 
@@ -260,4 +270,81 @@ fn git_status_after_10_changes(bencher: divan::Bencher<'_, '_>, n: usize) {
     bencher
         .with_inputs(|| touch10(&d, n, round.fetch_add(1, Ordering::Relaxed) + 1))
         .bench_values(|_| git(&d, &["status", "--porcelain"]));
+}
+
+/// 40 files of 1 MB, committed, with a turn begun: made once.
+fn big_turn() -> PathBuf {
+    static DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+    let mut dir = DIR.lock().unwrap();
+    if let Some(d) = dir.as_ref() {
+        return d.clone();
+    }
+    let d = std::env::temp_dir().join(format!("mend-bench-big-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    git(&d, &["init", "-q", "-b", "main"]);
+    for f in 0..40 {
+        std::fs::write(d.join(format!("big{f}.txt")), reshuffled(f, 0)).unwrap();
+    }
+    git(&d, &["add", "-A"]);
+    git(&d, &["commit", "-q", "-m", "big"]);
+    Turns::open(&d)
+        .unwrap()
+        .begin(&BeginOptions::default(), &mut |_| {})
+        .unwrap();
+    REPOS.lock().unwrap().push((0, true, d.clone()));
+    *dir = Some(d.clone());
+    d
+}
+
+/// File `f`'s 1 MB of lines (about 20,000), in an order that `round`
+/// shuffles: round 0 is the start, every other round a different order,
+/// so each diff of a file has thousands of hunks.
+fn reshuffled(f: usize, round: usize) -> String {
+    let lines: Vec<String> = (0..20_000)
+        .map(|i| format!("file {f:02} line {i:05}: the quick brown fox jumps\n"))
+        .collect();
+    let mut out = String::with_capacity(1_000_000);
+    let n = lines.len();
+    for k in 0..n {
+        // A permutation per round (a stride coprime with n), blocks of 7.
+        let i = if round == 0 {
+            k
+        } else {
+            let block = (k / 7 * (2 * round + 1) * 7919) % (n / 7);
+            (block * 7 + k % 7).min(n - 1)
+        };
+        out.push_str(&lines[i]);
+    }
+    out
+}
+
+fn rewrite_all(d: &Path, round: usize) {
+    for f in 0..40 {
+        std::fs::write(d.join(format!("big{f}.txt")), reshuffled(f, round)).unwrap();
+    }
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn turn_summary_40_files_of_1mb_rewritten(bencher: divan::Bencher<'_, '_>) {
+    let d = big_turn();
+    let round = AtomicUsize::new(1);
+    bencher
+        .with_inputs(|| rewrite_all(&d, round.fetch_add(1, Ordering::Relaxed)))
+        .bench_values(|()| {
+            let s = Turns::open(&d).unwrap().summary().unwrap();
+            assert_eq!(s.files, 40);
+        });
+}
+
+#[divan::bench(sample_count = 2, sample_size = 1)]
+fn turn_status_40_files_of_1mb_rewritten(bencher: divan::Bencher<'_, '_>) {
+    let d = big_turn();
+    let round = AtomicUsize::new(100);
+    bencher
+        .with_inputs(|| rewrite_all(&d, round.fetch_add(1, Ordering::Relaxed)))
+        .bench_values(|()| {
+            let s = Turns::open(&d).unwrap().status(false).unwrap();
+            assert_eq!(s.files.len(), 40);
+        });
 }

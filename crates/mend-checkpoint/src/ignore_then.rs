@@ -1,6 +1,8 @@
 //! The ignore rules a checkpoint was taken under: its own `.gitignore`
-//! files, read from its tree. A file absent from a checkpoint may have been
-//! absent only because it was ignored then; such a file is never deleted.
+//! files, read from its tree, and for a turn the repository's excludes as
+//! they were when it began (`info/exclude`, `core.excludesFile`, which no
+//! tree holds). A file absent from a checkpoint may have been absent only
+//! because it was ignored then; such a file is never deleted.
 
 use std::path::Path;
 
@@ -14,8 +16,20 @@ pub(crate) struct Rules {
 }
 
 impl Rules {
-    pub(crate) fn from_tree(repo: &Repository, tree: &Tree<'_>, root: &Path) -> Rules {
-        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    /// The rules of `tree`'s `.gitignore` files over `excludes`, the
+    /// contents of excludes files, lowest priority first (git: the
+    /// excludes file, then `info/exclude`, then each `.gitignore`, the
+    /// deepest last).
+    pub(crate) fn from_tree(
+        repo: &Repository,
+        tree: &Tree<'_>,
+        root: &Path,
+        excludes: &[String],
+    ) -> Rules {
+        let mut files: Vec<(String, Vec<u8>)> = excludes
+            .iter()
+            .map(|e| (String::new(), e.as_bytes().to_vec()))
+            .collect();
         let _ = tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
             // A linked `.gitignore` holds no rules: git does not follow it.
             if entry.name() == Some(".gitignore")
@@ -37,6 +51,7 @@ impl Rules {
                 matchers.push((dir.matches('/').count(), g));
             }
         }
+        // Stable: the excludes stay below the root's `.gitignore`.
         matchers.sort_by_key(|(d, _)| *d);
         Rules {
             root: root.to_path_buf(),

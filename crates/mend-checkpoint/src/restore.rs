@@ -64,6 +64,22 @@ pub(crate) struct Scope<'a> {
     pub(crate) skipped: &'a [Skipped],
     /// Paths restored, each with everything under it; `None`: all.
     pub(crate) only: Option<&'a BTreeSet<String>>,
+    /// A turn's ignore state at its start: see [`Then`].
+    pub(crate) then: Option<Then<'a>>,
+}
+
+/// What a turn keeps of the worktree at its start beyond its tree, so
+/// that a reject never deletes a file the start could not hold.
+#[derive(Clone, Copy)]
+pub(crate) struct Then<'a> {
+    /// The excludes files' contents when the turn began, lowest priority
+    /// first (a rule removed since still keeps its files).
+    pub(crate) excludes: &'a [String],
+    /// When the turn began (seconds and nanoseconds since the epoch): a
+    /// file whose inode changed last before that existed then, and if its
+    /// bytes are not in the start, it was somewhere the start did not
+    /// hold (ignored, or in an ignored folder the agent moved here).
+    pub(crate) began: (i64, i64),
 }
 
 impl Scope<'_> {
@@ -173,6 +189,7 @@ impl Checkpoints {
                 tree: &tree,
                 skipped: &target.skipped,
                 only: None,
+                then: None,
             },
             (&now, &skipped),
             opts.force,
@@ -206,8 +223,11 @@ impl Checkpoints {
     /// Writes and deletes from the two trees (see the module's step 2).
     fn plan(&self, scope: &Scope<'_>, now: &Files, skipped: &[Skipped]) -> Result<Plan, Error> {
         let then = self.files(scope.tree)?;
+        let excludes = scope.then.map_or(&[][..], |t| t.excludes);
         let then_ignores =
-            crate::ignore_then::Rules::from_tree(&self.repo, scope.tree, self.root());
+            crate::ignore_then::Rules::from_tree(&self.repo, scope.tree, self.root(), excludes);
+        // The start's blobs, gathered once a file may need them.
+        let mut held: Option<std::collections::HashSet<Oid>> = None;
         let mut plan = Plan::default();
         for (path, (oid, mode)) in &then {
             if scope.covers(path) && now.get(path) != Some(&(*oid, *mode)) {
@@ -236,13 +256,38 @@ impl Checkpoints {
                 continue;
             }
             let ignored_now = self.repo.is_path_ignored(path).unwrap_or(true);
-            if ignored_now || then_ignores.is_ignored(path) {
+            let ignored_then = then_ignores.is_ignored(path);
+            if ignored_then && !ignored_now && scope.then.is_some() {
+                // A turn's reject names it: it shows in the turn, as added.
+                plan.left.insert(path.clone(), IGNORED_THEN.to_owned());
+            } else if ignored_now || ignored_then {
                 plan.kept.push(path.clone());
+            } else if let Some(t) = scope.then
+                && self.there_before(path, t.began)
+                && now.get(path).is_none_or(|(oid, _)| {
+                    let held = held.get_or_insert_with(|| then.values().map(|(o, _)| *o).collect());
+                    !held.contains(oid)
+                })
+            {
+                plan.left.insert(path.clone(), THERE_BEFORE.to_owned());
             } else {
                 plan.deletes.insert(path.clone());
             }
         }
+        plan.leave_moved_in(&then);
         Ok(plan)
+    }
+
+    /// Whether the file at `path` existed before `began`, its inode
+    /// unchanged since (a file moved with its folder keeps its ctime; one
+    /// written, renamed itself or made since has a later one). The caller
+    /// then asks whether the start holds its bytes.
+    fn there_before(&self, path: &str, began: (i64, i64)) -> bool {
+        use std::os::unix::fs::MetadataExt as _;
+        self.root()
+            .join(path)
+            .symlink_metadata()
+            .is_ok_and(|m| (m.ctime(), m.ctime_nsec()) < began)
     }
 
     /// Paths the plan overwrites or deletes whose current bytes are in no
@@ -487,6 +532,16 @@ pub(crate) fn folders_of(path: &str) -> impl Iterator<Item = &str> {
 /// workspace transaction.
 const PATH_MAX: usize = 4096;
 
+/// Why a turn's reject leaves a file a rule ignored when the turn began.
+const IGNORED_THEN: &str = "it was ignored when the turn began (by a rule since removed), so the turn's start does not hold it and a reject never deletes it; delete it yourself if it should go";
+
+/// Why a turn's reject leaves a file that was there, unheld, before the
+/// turn began.
+const THERE_BEFORE: &str = "it was there before the turn began, at a path the turn's start did not hold (it was ignored then, or it is in an ignored folder that was moved here), so a reject never deletes it; move it back or delete it yourself";
+
+/// Why a turn's reject leaves a file in a folder that was moved in.
+const MOVED_IN: &str = "it is in a folder the turn's start did not have that holds files from before the turn began (an ignored folder moved here?), so a reject never deletes it; move the folder back or delete it yourself";
+
 impl Plan {
     /// Moves beside the workspace transaction the writes and deletions of
     /// paths a workspace change cannot name: spelled with an escape (not
@@ -500,6 +555,36 @@ impl Plan {
             .filter(|p| !crate::names::is_plain(p) || long(p))
             .map(|p| (p.clone(), now.get(p).map(|n| n.0)))
             .collect();
+    }
+
+    /// A folder the start did not have that holds a file there before
+    /// the turn began (left above) was moved in, most likely an ignored
+    /// folder under a new name: none of its files is deleted, those
+    /// written during the turn included, since the start never held what
+    /// they were before.
+    fn leave_moved_in(&mut self, then: &Files) {
+        let before: Vec<&String> = (self.left.iter())
+            .filter(|(_, why)| *why == THERE_BEFORE)
+            .map(|(p, _)| p)
+            .collect();
+        if before.is_empty() {
+            return;
+        }
+        let start_folders: BTreeSet<&str> = then.keys().flat_map(|p| folders_of(p)).collect();
+        let moved_in: BTreeSet<String> = before
+            .iter()
+            .flat_map(|p| folders_of(p))
+            .filter(|f| !start_folders.contains(f))
+            .map(str::to_owned)
+            .collect();
+        let inside: Vec<String> = (self.deletes.iter())
+            .filter(|p| folders_of(p).any(|f| moved_in.contains(f)))
+            .cloned()
+            .collect();
+        for path in inside {
+            self.deletes.remove(&path);
+            self.left.insert(path, MOVED_IN.to_owned());
+        }
     }
 
     /// What was left, as the outcome lists it.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mend_checkpoint::turn::{
     BeginOptions, Begun, Ended, Selection, TurnAccepted, TurnDiff, TurnFile, TurnRejected,
-    TurnStatus, Turns,
+    TurnStatus, TurnSummary, TurnUndone, Turns,
 };
 use mend_core::report::Status;
 use mend_core::text::escape_controls as esc;
@@ -29,6 +29,9 @@ pub enum Action {
         /// List ignored files modified during the turn.
         ignored: bool,
     },
+    /// How many files changed, by letter, reading no file's content (an
+    /// agent's hook after each reply).
+    Summary,
     /// The diffs of files under these paths (all when none), hunks
     /// numbered.
     Diff(Vec<String>),
@@ -36,6 +39,8 @@ pub enum Action {
     Reject(Selection),
     /// Mark files or hunks reviewed.
     Accept(Selection),
+    /// Undo the last reject or accept, path by path.
+    Undo,
     /// Close the turn.
     End,
 }
@@ -46,9 +51,11 @@ impl Action {
         match self {
             Action::Begin(_) => "begin",
             Action::Status { .. } => "status",
+            Action::Summary => "summary",
             Action::Diff(_) => "diff",
             Action::Reject(_) => "reject",
             Action::Accept(_) => "accept",
+            Action::Undo => "undo",
             Action::End => "end",
         }
     }
@@ -62,12 +69,16 @@ pub enum Outcome {
     Begun(Begun),
     /// `status`.
     Status(TurnStatus),
+    /// `summary` (the hook's counts).
+    Summary(TurnSummary),
     /// `diff`.
     Diff(TurnDiff),
     /// `reject`.
     Rejected(TurnRejected),
     /// `accept`.
     Accepted(TurnAccepted),
+    /// `undo`.
+    Undone(TurnUndone),
     /// `end`.
     Ended(Ended),
 }
@@ -110,9 +121,11 @@ pub fn run(
     Ok(match action {
         Action::Begin(opts) => Outcome::Begun(turns.begin(opts, progress)?),
         Action::Status { ignored } => Outcome::Status(turns.status(*ignored)?),
+        Action::Summary => Outcome::Summary(turns.summary()?),
         Action::Diff(paths) => Outcome::Diff(turns.diff(paths)?),
         Action::Reject(sel) => Outcome::Rejected(turns.reject(sel)?),
         Action::Accept(sel) => Outcome::Accepted(turns.accept(sel)?),
+        Action::Undo => Outcome::Undone(turns.undo()?),
         Action::End => Outcome::Ended(turns.end()?),
     })
 }
@@ -123,6 +136,7 @@ impl Outcome {
         match self {
             Outcome::Begun(b) => begun(b),
             Outcome::Status(s) => status(s),
+            Outcome::Summary(s) => format!("{}\n", summary_line(s)),
             Outcome::Diff(d) => d.files.iter().map(|f| f.diff.as_str()).collect(),
             Outcome::Rejected(r) => rejected(r),
             Outcome::Accepted(a) => a
@@ -130,6 +144,7 @@ impl Outcome {
                 .iter()
                 .map(|a| format!("accepted {}\n", acted(a)))
                 .collect(),
+            Outcome::Undone(u) => undone(u),
             Outcome::Ended(e) => ended(e),
         }
     }
@@ -262,32 +277,65 @@ fn rejected(r: &TurnRejected) -> String {
     }
     let _ = writeln!(
         out,
-        "safety checkpoint {} (`mend checkpoint restore {}` undoes this reject)",
-        r.safety.id, r.safety.id
+        "safety checkpoint {}; `mend turn undo` undoes this reject, keeping every change made after it",
+        r.safety.id
     );
+    out
+}
+
+fn undone(u: &TurnUndone) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "undid the last {}", u.undone);
+    for c in &u.changes {
+        let _ = writeln!(out, "  {} {}", c.status, esc(&c.path));
+    }
+    for p in &u.reopened {
+        let _ = writeln!(out, "  back in review: {}", esc(p));
+    }
+    for l in &u.left {
+        let _ = writeln!(out, "not undone {}: {}", esc(&l.path), l.reason);
+    }
+    if let Some(s) = &u.safety {
+        let _ = writeln!(
+            out,
+            "safety checkpoint {} (`mend checkpoint restore {}` undoes this undo)",
+            s.id, s.id
+        );
+    }
     out
 }
 
 /// A one-line summary of a status, for an agent's hook to show the
 /// person: how many files changed, by letter.
 pub fn summary(s: &TurnStatus) -> String {
-    if s.files.is_empty() {
-        return format!("mend: turn {}: no changes", s.turn.id);
-    }
-    let mut counts: Vec<(Status, usize)> = Vec::new();
+    let mut letters: Vec<(Status, usize)> = Vec::new();
     for f in &s.files {
-        match counts.iter_mut().find(|(l, _)| *l == f.status) {
+        match letters.iter_mut().find(|(l, _)| *l == f.status) {
             Some((_, n)) => *n += 1,
-            None => counts.push((f.status, 1)),
+            None => letters.push((f.status, 1)),
         }
     }
-    counts.sort();
-    let by: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
+    letters.sort();
+    summary_line(&TurnSummary {
+        turn: s.turn.clone(),
+        head_moved: s.head_moved.clone(),
+        files: s.files.len(),
+        letters,
+    })
+}
+
+/// [`summary`]'s line from the counts alone (`mend_checkpoint`'s
+/// `Turns::summary`, which reads no file's content).
+pub fn summary_line(s: &TurnSummary) -> String {
+    if s.files == 0 {
+        return format!("mend: turn {}: no changes", s.turn.id);
+    }
+    let by: Vec<String> = s.letters.iter().map(|(l, n)| format!("{n} {l}")).collect();
     let mut line = format!(
         "mend: turn {}: {} file{} changed ({}); review with `mend turn diff`, undo with `mend turn reject`",
         s.turn.id,
-        s.files.len(),
-        if s.files.len() == 1 { "" } else { "s" },
+        s.files,
+        if s.files == 1 { "" } else { "s" },
         by.join(", ")
     );
     if s.head_moved.is_some() {

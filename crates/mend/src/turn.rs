@@ -84,6 +84,10 @@ enum TurnCommand {
     /// Mark files or hunks reviewed: they leave status and diff; nothing is
     /// written.
     Accept(SelectArgs),
+    /// Undo the last reject or accept exactly, path by path: a path
+    /// changed since is left as it is (and named), and every other change
+    /// made after it is kept.
+    Undo,
     /// Close the turn; its start stays a checkpoint (`mend checkpoint
     /// restore` rewinds the whole turn, undoably).
     End,
@@ -218,6 +222,7 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
         TurnCommand::Diff { paths } => Action::Diff(place.paths(paths)),
         TurnCommand::Reject(sel) => Action::Reject(sel.selection(&place)),
         TurnCommand::Accept(sel) => Action::Accept(sel.selection(&place)),
+        TurnCommand::Undo => Action::Undo,
         TurnCommand::End => Action::End,
     };
     let mut out = std::io::stdout().lock();

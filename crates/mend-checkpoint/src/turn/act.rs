@@ -9,7 +9,7 @@ use mend_workspace::{Base, Change, Lock};
 
 use super::changes::{Entry, LeftOut};
 use super::report::{Acted, TurnAccepted, TurnRejected, blob_id, fingerprints, version};
-use super::state::{Held, State};
+use super::state::{Held, Kind, Last, State, Swap};
 use super::{Now, Turns, state};
 use crate::restore::Scope;
 use crate::{Checkpoint, CreateOptions, Error, FileChange, Left, git};
@@ -28,9 +28,10 @@ pub struct Selection {
     pub seen: Option<String>,
 }
 
-/// What a reject did: the files acted on, the changes written, and the
-/// files left with why.
-type Done = (Vec<Acted>, Vec<FileChange>, Vec<Left>);
+/// What a reject did: the files acted on, the changes written, the
+/// files left with why, and each path's entry before and after (for
+/// `undo`).
+type Done = (Vec<Acted>, Vec<FileChange>, Vec<Left>, Vec<Swap>);
 
 fn refuse(message: impl Into<String>) -> Error {
     Error::TurnRefused(message.into())
@@ -173,17 +174,23 @@ impl Turns {
                 ..CreateOptions::default()
             },
         )?;
-        let (rejected, changes, left) = match self.reject_from(&lock, &st, &safety, &paths, sel) {
-            Ok(done) => done,
-            Err(e) => {
-                // Nothing was written: the safety checkpoint undoes nothing.
-                let _ = self.cps.drop_ref(&safety.id);
-                return Err(e);
-            }
-        };
+        let (rejected, changes, left, swaps) =
+            match self.reject_from(&lock, &st, &safety, &paths, sel) {
+                Ok(done) => done,
+                Err(e) => {
+                    // Nothing was written: the safety checkpoint undoes nothing.
+                    let _ = self.cps.drop_ref(&safety.id);
+                    return Err(e);
+                }
+            };
         for a in &rejected {
             st.shown.remove(&a.path);
         }
+        st.last = Some(Last {
+            kind: Kind::Reject,
+            safety: Some(safety.id.clone()),
+            paths: swaps,
+        });
         state::save(&dir, &st)?;
         Ok(TurnRejected {
             safety,
@@ -217,8 +224,8 @@ impl Turns {
         } else {
             let (e, old, new) = self.hunk_file(&chosen)?;
             if e.old.is_some() && e.new.is_some() {
-                let (acted, report) = self.reject_hunks(lock, st, &chosen, sel)?;
-                return Ok((acted, report, Vec::new()));
+                let (acted, report, swap) = self.reject_hunks(lock, st, &chosen, sel)?;
+                return Ok((acted, report, Vec::new(), vec![swap]));
             }
             // An added or deleted file's one hunk is the whole file.
             self.hunk_numbers(st, e, sel, (&old, &new))?;
@@ -233,6 +240,10 @@ impl Turns {
             tree: &base,
             skipped: &start.skipped,
             only: Some(&only),
+            then: st.began.map(|began| crate::restore::Then {
+                excludes: &st.excludes,
+                began,
+            }),
         };
         let (mut plan, changes, _) = self
             .cps
@@ -266,12 +277,15 @@ impl Turns {
         // Paths no workspace change can name go after it, one by one.
         self.cps.apply_beside(&mut plan)?;
         report.retain(|c| !plan.left.contains_key(&c.path));
+        // What undo puts back: only what was written (a path left above is
+        // out of the plan by now).
+        let swaps = swaps(&now.tree, &plan);
         let acted = acted
             .iter()
             .filter(|e| !e.paths().any(|p| plan.left.contains_key(p)))
             .map(|e| whole(e))
             .collect();
-        Ok((acted, report, plan.left()))
+        Ok((acted, report, plan.left(), swaps))
     }
 
     fn reject_hunks(
@@ -280,10 +294,22 @@ impl Turns {
         st: &State,
         chosen: &[&Entry],
         sel: &Selection,
-    ) -> Result<(Vec<Acted>, Vec<FileChange>), Error> {
+    ) -> Result<(Vec<Acted>, Vec<FileChange>, Swap), Error> {
         let (e, old, new) = self.hunk_file(chosen)?;
         let numbers = self.hunk_numbers(st, e, sel, (&old, &new))?;
         let out = hunks::with_hunks(&old, &new, &|k| !numbers.contains(&k));
+        let held = |oid: git2::Oid, mode: i32| Held {
+            blob: blob_id(oid),
+            mode,
+        };
+        let written = git2::Oid::hash_object(git2::ObjectType::Blob, out.as_bytes())
+            .map_err(git("hashing what the reject writes"))?;
+        let swap = Swap {
+            path: e.path.clone(),
+            before: e.new.map(|(oid, mode)| held(oid, mode)),
+            after: e.new.map(|(_, mode)| held(written, mode)),
+            listed: false,
+        };
         let change = Change::Bytes {
             path: e.path.clone(),
             bytes: out.into_bytes(),
@@ -302,6 +328,7 @@ impl Turns {
                 path: e.path.clone(),
                 status: Status::Modified,
             }],
+            swap,
         ))
     }
 
@@ -328,12 +355,22 @@ impl Turns {
             })
         };
         let mut accepted = Vec::new();
+        let mut swaps = Vec::new();
+        let mut lay = |st: &mut State, path: &String, to: Option<Held>| {
+            let was = st.accepted.insert(path.clone(), to.clone());
+            swaps.push(Swap {
+                path: path.clone(),
+                listed: was.is_some(),
+                before: was.flatten(),
+                after: to,
+            });
+        };
         if sel.hunks.is_empty() {
             check_seen(&chosen, sel.seen.as_deref())?;
             for e in &chosen {
-                st.accepted.insert(e.path.clone(), held(e.new));
+                lay(&mut st, &e.path, held(e.new));
                 if let Some(from) = &e.from {
-                    st.accepted.insert(from.clone(), None);
+                    lay(&mut st, from, None);
                 }
                 accepted.push(whole(e));
             }
@@ -353,10 +390,10 @@ impl Turns {
                 // Hunks carry lines, not modes: the mode stays the base's.
                 Some((oid, e.old.map_or(0o100644, |o| o.1)))
             };
-            st.accepted.insert(e.path.clone(), held(taken));
+            lay(&mut st, &e.path, held(taken));
             // Accepting hunks of a renamed file accepts the rename.
             if let Some(from) = &e.from {
-                st.accepted.insert(from.clone(), None);
+                lay(&mut st, from, None);
             }
             accepted.push(Acted {
                 path: e.path.clone(),
@@ -367,12 +404,45 @@ impl Turns {
         for a in &accepted {
             st.shown.remove(&a.path);
         }
+        st.last = Some(Last {
+            kind: Kind::Accept,
+            safety: None,
+            paths: swaps,
+        });
         // Held before it is saved: a state naming blobs no ref holds
         // could lose them to git's gc.
         self.hold(&st)?;
         state::save(&dir, &st)?;
         Ok(TurnAccepted { accepted })
     }
+}
+
+/// Each path a reject's plan writes or deletes, with its entry in the
+/// worktree before (`now`, the safety checkpoint's tree) and after.
+fn swaps(now: &git2::Tree<'_>, plan: &crate::restore::Plan) -> Vec<Swap> {
+    let held = |oid: git2::Oid, mode: i32| Held {
+        blob: blob_id(oid),
+        mode,
+    };
+    let before = |path: &str| {
+        now.get_path(std::path::Path::new(path))
+            .ok()
+            .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
+            .map(|e| held(e.id(), e.filemode()))
+    };
+    let writes = plan.writes.iter().map(|(path, oid, mode)| Swap {
+        path: path.clone(),
+        before: before(path),
+        after: Some(held(*oid, *mode)),
+        listed: false,
+    });
+    let deletes = plan.deletes.iter().map(|path| Swap {
+        path: path.clone(),
+        before: before(path),
+        after: None,
+        listed: false,
+    });
+    writes.chain(deletes).collect()
 }
 
 /// A reject that would overwrite or delete bytes no checkpoint holds,

@@ -25,11 +25,12 @@ mod act;
 mod changes;
 mod report;
 pub(crate) mod state;
+mod undo;
 
 pub use act::Selection;
 pub use report::{
     Acted, Begun, Ended, FileDiff, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
-    TurnInfo, TurnRejected, TurnStatus,
+    TurnInfo, TurnRejected, TurnStatus, TurnSummary, TurnUndone,
 };
 
 use std::path::Path;
@@ -155,6 +156,9 @@ impl Turns {
     ) -> Result<(Begun, crate::StateId, crate::Scan), Error> {
         let lock = self.cps.lock()?;
         let dir = self.private()?;
+        // Before the snapshot: what changes from here is the turn's.
+        let began = began(&dir);
+        let excludes = self.excludes();
         let (ended, replaced) = match state::load(&dir) {
             Ok(prev) => (prev.map(|s| s.turn), None),
             Err(Error::TurnCorrupt { what }) => (None, Some(what)),
@@ -189,6 +193,9 @@ impl Turns {
             commit: cp.commit.clone(),
             accepted: Default::default(),
             shown: Default::default(),
+            last: None,
+            began,
+            excludes,
         };
         state::save(&dir, &st)?;
         let begun = Begun {
@@ -197,6 +204,30 @@ impl Turns {
             replaced,
         };
         Ok((begun, created.state, created.scan))
+    }
+
+    /// The contents of the excludes files git reads for the root, lowest
+    /// priority first (see [`crate::snapshot::rules`]); one that cannot be
+    /// read holds no rules, as for git.
+    fn excludes(&self) -> Vec<String> {
+        const MAX: u64 = 1024 * 1024;
+        let repo = &self.cps.repo;
+        let files = [
+            crate::snapshot::rules::excludes_file(repo),
+            Some(repo.commondir().join("info/exclude")),
+        ];
+        files
+            .into_iter()
+            .flatten()
+            .filter_map(|f| {
+                use std::io::Read as _;
+                let mut bytes = Vec::new();
+                let file = std::fs::File::open(f).ok()?;
+                file.take(MAX).read_to_end(&mut bytes).ok()?;
+                Some(String::from_utf8_lossy(&bytes).into_owned())
+            })
+            .filter(|t| !t.trim().is_empty())
+            .collect()
     }
 
     /// Closes the open turn. Its start stays a checkpoint. A state file
@@ -237,6 +268,32 @@ impl Turns {
             } else {
                 None
             },
+        })
+    }
+
+    /// How many files changed since the turn began, by letter, without
+    /// reading any file's content: what an agent's hook shows after each
+    /// reply. [`Turns::status`] reads both sides of every file to count
+    /// its hunks, which for a turn that rewrote many large files costs
+    /// far more than an agent waits for its hook.
+    pub fn summary(&self) -> Result<TurnSummary, Error> {
+        let lock = self.cps.lock()?;
+        let st = self.open_turn()?;
+        let now = self.snapshot(&lock)?;
+        let entries = self.entries(&st, &now)?;
+        let mut letters: Vec<(mend_core::report::Status, usize)> = Vec::new();
+        for e in &entries {
+            match letters.iter_mut().find(|(l, _)| *l == e.status) {
+                Some((_, n)) => *n += 1,
+                None => letters.push((e.status, 1)),
+            }
+        }
+        letters.sort();
+        Ok(TurnSummary {
+            turn: st.turn.clone(),
+            head_moved: self.head_moved(&st),
+            files: entries.len(),
+            letters,
         })
     }
 
@@ -457,6 +514,21 @@ impl Turns {
             .content()
             .to_vec())
     }
+}
+
+/// The time the filesystem stamps on a file made now, read from a probe
+/// made in the private folder (on the worktree's filesystem): the kernel
+/// stamps files with a clock a tick coarser than the system's, so a file
+/// made just after `begin` can carry a time before the system clock's
+/// reading of the moment; against the probe's it cannot. `None` when no
+/// probe can be made (a reject then protects nothing by time).
+fn began(dir: &PrivateDir) -> Option<(i64, i64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    const PROBE: &str = "turn.began";
+    let _ = dir.remove_file(PROBE);
+    let meta = (dir.create_new(PROBE).ok()).and_then(|f| f.metadata().ok());
+    let _ = dir.remove_file(PROBE);
+    meta.map(|m| (m.ctime(), m.ctime_nsec()))
 }
 
 /// `start` with `accepted` laid over it, rewriting only the folders on

@@ -117,6 +117,19 @@ pub struct TurnStatus {
     pub ignored: Option<Vec<IgnoredFile>>,
 }
 
+/// `summary`'s outcome: counts only, for an agent's hook.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnSummary {
+    /// The open turn.
+    pub turn: TurnInfo,
+    /// Set when HEAD moved during the turn.
+    pub head_moved: Option<HeadMoved>,
+    /// How many files changed since the start (less what was accepted).
+    pub files: usize,
+    /// How many of them have each letter, in the letters' order.
+    pub letters: Vec<(Status, usize)>,
+}
+
 /// One file's diff.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FileDiff {
@@ -163,6 +176,25 @@ pub struct TurnRejected {
     pub changes: Vec<FileChange>,
     /// Files of the selection left as they are, each with why (a name
     /// mend's paths cannot carry).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<crate::Left>,
+}
+
+/// `undo`'s outcome: the last reject or accept, undone path by path.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnUndone {
+    /// What was undone: `reject` or `accept`.
+    pub undone: String,
+    /// For a reject's undo, the checkpoint of the worktree just before
+    /// it (restoring it undoes the undo).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety: Option<Checkpoint>,
+    /// The files written, created or deleted (a reject's undo).
+    pub changes: Vec<FileChange>,
+    /// The paths whose review was reopened (an accept's undo).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reopened: Vec<String>,
+    /// Paths left as they are, each with why (changed since the action).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left: Vec<crate::Left>,
 }

@@ -54,6 +54,62 @@ pub(crate) struct State {
     /// person was shown and that are still there.
     #[serde(default)]
     pub shown: BTreeMap<String, Shown>,
+    /// What the last reject or accept changed, for `mend turn undo`
+    /// (`None`: nothing to undo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<Last>,
+    /// When the turn began, in seconds and nanoseconds since the epoch,
+    /// as the filesystem stamps files (taken before its start was
+    /// snapshotted): a reject never deletes a file there before it that
+    /// the start does not hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub began: Option<(i64, i64)>,
+    /// The repository's excludes files (`core.excludesFile`, then
+    /// `info/exclude`) as they read when the turn began: no tree holds
+    /// them, and a rule removed during the turn must still keep what it
+    /// ignored from a reject.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excludes: Vec<String>,
+}
+
+/// Which action [`Last`] records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Kind {
+    /// A reject: the worktree was written.
+    Reject,
+    /// An accept: the review base moved; nothing was written.
+    Accept,
+}
+
+/// The last reject or accept, path by path: what each path held just
+/// before and just after it, so an undo can put back exactly that where
+/// the path still holds what the action left, and nowhere else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Last {
+    /// What was done.
+    pub kind: Kind,
+    /// A reject's safety checkpoint, which holds every `before` blob.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<String>,
+    /// Each path the action changed.
+    pub paths: Vec<Swap>,
+}
+
+/// One path's change: for a reject, the worktree's entry before and after
+/// it; for an accept, the review base's overlay entry (`listed`: whether
+/// the overlay named the path before the accept at all).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Swap {
+    /// The path.
+    pub path: String,
+    /// What it held before (`None`: nothing).
+    pub before: Option<Held>,
+    /// What the action left there (`None`: nothing).
+    pub after: Option<Held>,
+    /// An accept's: whether the overlay listed the path before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub listed: bool,
 }
 
 /// The state in the private folder: `Ok(None)` when no turn is open; a

@@ -12,6 +12,8 @@ mod planted;
 mod safety;
 mod turn;
 mod turn_edges;
+mod turn_ignored;
+mod turn_undo;
 
 /// The folders above `rel`, outermost first: `a`, `a/b` for `a/b/c`.
 fn folders_above(rel: &str) -> Vec<String> {

@@ -15,7 +15,7 @@ use std::time::Duration;
 use mend_checkpoint::turn::BeginOptions;
 use serde_json::Value;
 
-use super::{Action, Outcome, act, summary};
+use super::{Action, Outcome, act, summary_line};
 
 /// The agents whose hooks mend understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,7 +269,10 @@ fn step(
             agent: Some(agent.name().to_owned()),
             force: false,
         }),
-        Step::Status => Action::Status { ignored: false },
+        // Counts only: a hunk count reads and diffs both sides of every
+        // file, longer than an agent waits after a turn that rewrote
+        // many large files.
+        Step::Status => Action::Summary,
     };
     // A daemon serving the root takes the turn's start checkpoint with
     // only the paths its watcher saw change; without one, a full scan.
@@ -288,8 +291,8 @@ fn step(
     }
     let lock_timeout = lock_timeout.saturating_sub(asked.elapsed());
     match act(&root, &action, lock_timeout, &mut |_| {}) {
-        Ok(Outcome::Status(s)) => {
-            let line = whose(summary(&s), &s.turn, session.as_deref());
+        Ok(Outcome::Summary(s)) => {
+            let line = whose(summary_line(&s), &s.turn, session.as_deref());
             Ok(Some(match elsewhere {
                 Some(note) => format!("{line}; {note}"),
                 None => line,

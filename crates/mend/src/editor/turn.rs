@@ -47,6 +47,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
         "turn/diff" => Action::Diff(selection.paths),
         "turn/reject" => Action::Reject(selection),
         "turn/accept" => Action::Accept(selection),
+        "turn/undo" => Action::Undo,
         "turn/end" => Action::End,
         m => {
             return Err(Failure::new(
@@ -68,7 +69,7 @@ pub(super) fn dispatch(
 ) -> Answer {
     let action = action(&req.method, params(req)?)?;
     let outcome = match action {
-        Action::Begin(_) | Action::Reject(_) => {
+        Action::Begin(_) | Action::Reject(_) | Action::Undo => {
             watched
                 .with_waiting(Some(watcher), Some(wait), |t| {
                     mend_service::turn::run(t, &action, &mut |_| {})

@@ -241,6 +241,13 @@ struct TurnDiffArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+struct TurnUndoArgs {
+    /// Which project root (default: the first).
+    root: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct TurnRejectArgs {
     /// Files or folders, relative to the root (default: every change).
     paths: Option<Vec<String>>,
@@ -620,6 +627,9 @@ impl MendServer {
     }
 }
 
+/// Why a turn undo is refused in review mode.
+const NO_TURN_UNDO_IN_REVIEW: &str = "turn_undo is refused in review mode (`mend mcp --pending`): undoing a reject writes the worktree directly, and in review mode writing tools only propose. Ask the person to run `mend turn undo` if it is needed.";
+
 /// Why a turn reject is refused in review mode.
 const NO_TURN_REJECT_IN_REVIEW: &str = "turn_reject is refused in review mode (`mend mcp --pending`): a reject writes the worktree directly, and in review mode writing tools only propose. Ask the person to run `mend turn reject` if it is needed.";
 
@@ -669,7 +679,7 @@ impl MendServer {
     }
 
     #[tool(
-        description = "Put back the turn-start content of files (an added file is removed, a deleted one recreated, a renamed one renamed back), or of some hunks of one file, touching no other byte. A safety checkpoint is made first: its id is returned, and checkpoint_restore with it undoes the reject. Refused, with nothing written, when a hunk changed since turn_diff showed it. Refused in review mode.",
+        description = "Put back the turn-start content of files (an added file is removed, a deleted one recreated, a renamed one renamed back), or of some hunks of one file, touching no other byte. A safety checkpoint is made first: its id is returned; turn_undo undoes the reject, keeping every change made after it. Refused, with nothing written, when a hunk changed since turn_diff showed it. Refused in review mode.",
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnRejected>()
     )]
     async fn turn_reject(
@@ -684,6 +694,21 @@ impl MendServer {
             hunks: a.hunks.unwrap_or_default(),
             seen: a.seen,
         });
+        self.turn_watched(a.root.as_deref(), action).await
+    }
+
+    #[tool(
+        description = "Undo the turn's last reject (turn_reject) or accept (`mend turn accept`, the editor) exactly, path by path: each path still as the reject left it gets back what it held before; a path changed since is left as it is and listed with why, and every other change made after the reject is kept (where checkpoint_restore would rewind the whole project). A reject's undo checkpoints first. Refused in review mode.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnUndone>()
+    )]
+    async fn turn_undo(
+        &self,
+        Parameters(Strict(a)): Parameters<Strict<TurnUndoArgs>>,
+    ) -> CallToolResult {
+        if self.pending.is_some() {
+            return failure(NO_TURN_UNDO_IN_REVIEW);
+        }
+        let action = mend_service::turn::Action::Undo;
         self.turn_watched(a.root.as_deref(), action).await
     }
 }

@@ -100,7 +100,9 @@ pub(super) fn attempt(ws: &Workspace, action: &Action) -> Result<String, mend_se
             Outcome::Rejected(r) => r.safety.id,
             _ => String::new(),
         };
-        format!("reverted {what} to the turn's start; `mend checkpoint restore {safety}` undoes it")
+        format!(
+            "reverted {what} to the turn's start; `mend turn undo` undoes it (safety checkpoint {safety})"
+        )
     } else {
         run(ws, &TurnAction::Accept(selection))?;
         format!("accepted {what}")

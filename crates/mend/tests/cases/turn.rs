@@ -11,7 +11,9 @@
 //! `expected.reject`, `mend turn reject` of everything; and
 //! `expected.after`, the status after that reject, which must list no
 //! change (the worktree is the turn's start again, links, modes and
-//! folders included). The turn's and the safety checkpoint's ids are
+//! folders included). Then `mend turn undo` undoes the reject, and the
+//! status must be `expected.status` again: the undo gives back exactly
+//! what the reject took. The turn's and the safety checkpoint's ids are
 //! written `TURN` and `SAFETY`; git runs with fixed dates, so commit ids
 //! are the same on every run.
 
@@ -90,11 +92,18 @@ fn check(case: &Path) -> Result<Outputs, String> {
     let safety = reject
         .lines()
         .find_map(|l| l.strip_prefix("safety checkpoint "))
-        .and_then(|l| l.split(' ').next())
+        .and_then(|l| l.split([' ', ';']).next())
         .ok_or("the reject names no safety checkpoint")?
         .to_owned();
     let reject = reject.replace(&safety, "SAFETY");
     let after = turn(mend(&root, &["turn", "status"])?);
+    mend(&root, &["turn", "undo"])?;
+    let undone = turn(mend(&root, &args)?);
+    if undone != status {
+        return Err(format!(
+            "after `mend turn undo` the status is not the turn's again:\n{undone}\nwhere it was:\n{status}"
+        ));
+    }
     Ok(vec![
         ("expected.status".into(), status.into_bytes()),
         ("expected.reject".into(), reject.into_bytes()),

@@ -669,7 +669,13 @@ fn turn_tools_review_a_change_made_outside_mend() {
             [{"tool": "turn_diff", "args": {"paths": ["f.txt"]}}],
         ]),
     );
-    for tool in ["turn_begin", "turn_status", "turn_diff", "turn_reject"] {
+    for tool in [
+        "turn_begin",
+        "turn_status",
+        "turn_diff",
+        "turn_reject",
+        "turn_undo",
+    ] {
         assert!(
             looked[0][0]["outputs"][tool].is_object(),
             "{tool}: no output schema"
@@ -710,6 +716,11 @@ fn turn_tools_review_a_change_made_outside_mend() {
         std::fs::read_to_string(d.join("f.txt")).unwrap(),
         base.replace("line 1\n", "one\n")
     );
+    // turn_undo puts the rejected hunk back, and nothing else.
+    let undone = steps(d, &serde_json::json!([[{"tool": "turn_undo"}]]));
+    assert_eq!(undone[0][0]["error"], false, "{}", undone[0][0]);
+    assert_eq!(undone[0][0]["structured"]["undone"], "reject");
+    assert_eq!(std::fs::read_to_string(d.join("f.txt")).unwrap(), changed);
 }
 
 /// `apply_edits` lists every format mend reads, in its schema and in the

@@ -86,3 +86,32 @@ fn a_spelled_name_is_printed_and_taken_back() {
         "real\n"
     );
 }
+
+/// `mend turn undo` (issue 40): with nothing to undo it is refused (exit
+/// 1); after a reject it gives the rejected file back and keeps a file
+/// written since; the reject's message names it.
+#[test]
+fn undo_gives_back_the_last_reject() {
+    let dir = repo(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let root = dir.path();
+    ok(root, &["turn", "begin"]);
+    let none = run_mend(root, &["turn", "undo"], None);
+    assert_eq!(none.status.code(), Some(1), "{none:?}");
+    assert!(String::from_utf8_lossy(&none.stdout).contains("nothing to undo"));
+    put(root, "a.txt", "a by the agent\n");
+    let rejected = ok(root, &["turn", "reject", "a.txt"]);
+    assert!(
+        rejected.contains("`mend turn undo` undoes this reject"),
+        "{rejected}"
+    );
+    assert!(!rejected.contains("checkpoint restore"), "{rejected}");
+    put(root, "b.txt", "b since\n");
+    let undone = ok(root, &["turn", "undo"]);
+    assert!(
+        undone.starts_with("undid the last reject\n  M a.txt\n"),
+        "{undone}"
+    );
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    assert_eq!(read("a.txt"), "a by the agent\n");
+    assert_eq!(read("b.txt"), "b since\n");
+}

@@ -506,3 +506,40 @@ fn hook_input_that_never_ends_does_not_hang_the_hook() {
     );
     assert!(!root.join(".mend/turn.json").exists(), "no turn was begun");
 }
+
+/// The Stop hook counts files and letters without reading any file's
+/// content (issue 40: it diffed every file for its hunk count, 29 s after
+/// a turn that rewrote 40 files of 1 MB, against a 30 s hook timeout).
+/// With the start's bytes of a changed file gone from the object store,
+/// `status` cannot read them, and the hook still gives its summary.
+#[test]
+fn the_stop_hook_reads_no_file_content() {
+    let start = "one\ntwo\n";
+    let dir = repo(&[("f.txt", start), ("g.txt", "gone\n")]);
+    let root = dir.path();
+    let cwd = root.to_string_lossy();
+    let claude = &AGENTS[0];
+    let out = hook(root, "claude", &claude.begin.replace("{cwd}", &cwd), false);
+    assert_eq!(text(&out.stdout), "", "{}", text(&out.stderr));
+    put(root, "f.txt", "one\ntwo\nthree\n");
+    std::fs::remove_file(root.join("g.txt")).unwrap();
+    put(root, "h.txt", "new\n");
+    let (id, _) = open_turn(root);
+    let blob = git2::Oid::hash_object(git2::ObjectType::Blob, start.as_bytes())
+        .unwrap()
+        .to_string();
+    let loose = root.join(".git/objects").join(&blob[..2]).join(&blob[2..]);
+    std::fs::remove_file(&loose).unwrap();
+    let status = run_mend(root, &["turn", "status"], None);
+    assert_eq!(
+        status.status.code(),
+        Some(2),
+        "status reads the start's bytes"
+    );
+    let out = hook(root, "claude", &claude.end.replace("{cwd}", &cwd), false);
+    let msg = format!(
+        "mend: turn {id}: 3 files changed (1 M, 1 A, 1 D); review with `mend turn diff`, undo with `mend turn reject`"
+    );
+    let want = serde_json::json!({ "systemMessage": msg }).to_string() + "\n";
+    assert_eq!(text(&out.stdout), want, "{}", text(&out.stderr));
+}

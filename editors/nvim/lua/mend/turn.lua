@@ -86,7 +86,7 @@ local function act(method, hunk, verb)
       end
       local undo = ''
       if res.safety then
-        undo = '; :!mend checkpoint restore ' .. res.safety.id .. ' undoes it'
+        undo = '; :!mend turn undo undoes it (safety checkpoint ' .. res.safety.id .. ')'
       end
       say(verb .. ' ' .. what .. undo)
       M.refresh()

@@ -406,6 +406,13 @@ fn the_turn_is_served() {
         c.request("turn/status", json!({})).unwrap()["files"],
         json!([])
     );
+    // turn/undo takes the accept back: the file is in review again.
+    let undone = c.request("turn/undo", json!({})).unwrap();
+    assert_eq!(undone["undone"], "accept", "{undone}");
+    assert_eq!(undone["reopened"], json!(["a.txt"]));
+    let listed = c.request("turn/status", json!({})).unwrap();
+    assert_eq!(listed["files"][0]["path"], "a.txt", "{listed}");
+    c.request("turn/accept", json!({})).unwrap();
     let ended = c.request("turn/end", json!({})).unwrap();
     assert_eq!(ended["turn"]["id"], begun["turn"]["id"]);
     let none = c.request("turn/status", json!({})).unwrap_err();
