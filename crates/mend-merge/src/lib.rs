@@ -343,6 +343,21 @@ fn contains_alnum(lines: &[&[u8]]) -> bool {
 /// git's merge first, exactly; then the conflicts it leaves are offered to
 /// the resolvers `opts` turns on.
 pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Options) -> Merge<'a> {
+    let boxed = opts.resolvers();
+    let resolvers: Vec<&dyn Resolver> = boxed.iter().map(AsRef::as_ref).collect();
+    merge_with(base, ours, theirs, opts.style, &resolvers)
+}
+
+/// Merges as [`merge`] does in `style`, offering git's conflicts to exactly
+/// `resolvers`, in order: a benchmark judges each resolver on its own this
+/// way, where [`Options`] turns them on only in the sets front-ends use.
+pub fn merge_with<'a>(
+    base: &'a [u8],
+    ours: &'a [u8],
+    theirs: &'a [u8],
+    style: Style,
+    resolvers: &[&dyn Resolver],
+) -> Merge<'a> {
     let b = split_lines(base);
     let o = split_lines(ours);
     let t = split_lines(theirs);
@@ -368,20 +383,18 @@ pub fn merge<'a>(base: &'a [u8], ours: &'a [u8], theirs: &'a [u8], opts: &Option
         theirs: &m.theirs,
     };
     let mut walk = walk::walk(inputs, &d1, &d2);
-    let boxed = opts.resolvers();
-    let resolvers: Vec<&dyn Resolver> = boxed.iter().map(AsRef::as_ref).collect();
     if !resolvers.is_empty() {
         resolve::run(
             inputs,
             (&d1, &d2),
             &mut walk,
-            opts.style,
-            &resolvers,
+            style,
+            resolvers,
             &mut m.resolved,
         );
     }
     let mut steps = walk.steps;
-    match opts.style {
+    match style {
         Style::Merge => {
             steps = refine(&m.ours, &m.theirs, steps);
             simplify(&m.ours, &mut steps);
