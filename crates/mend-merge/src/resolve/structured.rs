@@ -38,6 +38,11 @@ use super::{Conflict, Inputs, Resolver, SideChange, collide};
 ///   of more than 200 conflicts (the work per conflict walks its list);
 /// - both sides' new entries or imports that share a name (a key given
 ///   two values, one name imported from two places);
+/// - coupled changes: a word one side's change takes out (a name, a flag)
+///   that the other side's changed items still hold;
+/// - changes with only blank items between them, when one writes or
+///   removes a blank item or both insert: whether the separator between
+///   them is kept once, twice or not at all is a choice;
 /// - a region whose merged file does not parse.
 #[derive(Debug, Clone, Copy)]
 pub struct StructuredResolver {
@@ -58,9 +63,10 @@ impl Resolver for StructuredResolver {
         let Some(trees) = Trees::parse(self.language, &inputs) else {
             return none;
         };
+        let files = super::files(&inputs);
         let answers: Vec<Option<Vec<u8>>> = conflicts
             .iter()
-            .map(|c| resolve_one(&inputs, &trees, c))
+            .map(|c| resolve_one(&inputs, (&trees, &files), c))
             .collect();
         if answers.iter().all(Option::is_none) {
             return answers;
@@ -304,7 +310,11 @@ fn side_window(
     window_of(list, lines, &rows)
 }
 
-fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u8>> {
+fn resolve_one(
+    inputs: &Inputs<'_>,
+    (trees, files): (&Trees, &super::Files<'_>),
+    c: &Conflict,
+) -> Option<Vec<u8>> {
     let all: Vec<&SideChange> = c.ours_changes.iter().chain(&c.theirs_changes).collect();
     // The rows the changes need inside one list: an insertion needs the
     // rows on both sides of it.
@@ -349,7 +359,7 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
         b,
         list.kind(),
     )?;
-    let out = merge_items(&base, &ours, &theirs)?;
+    let out = merge_items(&base, &ours, &theirs, files)?;
     let before = inputs.base[window.start..c.base.start].concat();
     let after = inputs.base[c.base.end..window.end].concat();
     let at_end = window.end == inputs.base.len();
@@ -366,7 +376,12 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
 /// base, taken when no item is changed by both (an identical change of
 /// both is taken once) and no insertion lands beside or inside the other
 /// side's change; two insertions at one point only as [`unordered`] allows.
-fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>> {
+fn merge_items(
+    base: &Window,
+    ours: &Window,
+    theirs: &Window,
+    files: &super::Files<'_>,
+) -> Option<Vec<u8>> {
     let d1 = crate::diff_lines(&base.keys(), &ours.keys());
     let d2 = crate::diff_lines(&base.keys(), &theirs.keys());
     let kept = kept_items(base, (ours, &d1), (theirs, &d2))?;
@@ -396,7 +411,9 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
                 parts[k].2 = unordered(base, x.b, (&parts[k].2, &new(theirs, y)), sides)?;
                 joined = true;
                 (apart.0[k], apart.1[j]) = (false, false);
-            } else if collide(&(x.b..x.b + x.blen), &(y.b..y.b + y.blen)) {
+            } else if collide(&(x.b..x.b + x.blen), &(y.b..y.b + y.blen))
+                || tied(base, (ours, x), (theirs, y), files)
+            {
                 return None;
             }
         }
@@ -461,6 +478,52 @@ fn kept_items<'w>(
         out.push(text);
     }
     Some(out)
+}
+
+/// Whether ours' item change `x` and theirs' `y` depend on each other, so
+/// that taking both is not determined: a word one takes out that the
+/// other's items still hold (see [`super::coupled`]); or a blank item
+/// between them, when one writes or removes a blank item or both insert,
+/// so that the two changes meet at a separator whose place and count is a
+/// choice (blank items are no boundary: changes with only blank items
+/// between them are near one point).
+fn tied(
+    base: &Window,
+    (ours, x): (&Window, &crate::Change),
+    (theirs, y): (&Window, &crate::Change),
+    files: &super::Files<'_>,
+) -> bool {
+    fn items<'w>(w: &'w Window, r: Range<usize>) -> Vec<&'w [u8]> {
+        w.texts[r].iter().map(Vec::as_slice).collect()
+    }
+    let (xb, xn) = (
+        items(base, x.b..x.b + x.blen),
+        items(ours, x.s..x.s + x.slen),
+    );
+    let (yb, yn) = (
+        items(base, y.b..y.b + y.blen),
+        items(theirs, y.s..y.s + y.slen),
+    );
+    if super::coupled((&xb, &xn, &files[0]), (&yb, &yn, &files[1])) {
+        return true;
+    }
+    let blank = |v: &[&[u8]]| v.iter().any(|t| super::is_blank(t));
+    let separating = blank(&xb) || blank(&xn) || blank(&yb) || blank(&yn);
+    let inserting = x.blen == 0 && y.blen == 0;
+    (separating || inserting) && collide(&widened(base, x), &widened(base, y))
+}
+
+/// A change's base items, widened over the blank items on either side.
+fn widened(base: &Window, x: &crate::Change) -> Range<usize> {
+    let blank = |k: usize| super::is_blank(&base.texts[k]);
+    let (mut lo, mut hi) = (x.b, x.b + x.blen);
+    while lo > 0 && blank(lo - 1) {
+        lo -= 1;
+    }
+    while hi < base.texts.len() && blank(hi) {
+        hi += 1;
+    }
+    lo..hi
 }
 
 /// For each base item, the side item it stayed as (`None` inside a
