@@ -456,7 +456,9 @@ fn merge_items(
 /// Each base item's text where no side changed its key: the base's, or
 /// the one side's that changed its separator or indentation (both only
 /// the same way). `None` when a side changed that much of an item the
-/// other side rewrote or removed, or both changed it differently.
+/// other side rewrote or removed, or both changed it differently, or the
+/// side's text adds or drops a blank line (a separator, whose place and
+/// count next to the other side's change is a choice).
 fn kept_items<'w>(
     base: &'w Window,
     (ours, d1): (&'w Window, &[crate::Change]),
@@ -475,18 +477,30 @@ fn kept_items<'w>(
             (Some(x), None) | (None, Some(x)) if x != b => return None,
             _ => b,
         };
+        if blank_lines(&[text]) != blank_lines(&[b]) {
+            return None;
+        }
         out.push(text);
     }
     Some(out)
 }
 
+/// How many blank lines items hold, whole items or inside one (a table's
+/// trailing blank line is part of it).
+fn blank_lines(items: &[&[u8]]) -> usize {
+    items
+        .iter()
+        .flat_map(|t| t.split_inclusive(|b| *b == b'\n'))
+        .filter(|l| super::is_blank(l))
+        .count()
+}
+
 /// Whether ours' item change `x` and theirs' `y` depend on each other, so
 /// that taking both is not determined: a word one takes out that the
-/// other's items still hold (see [`super::coupled`]); or a blank item
-/// between them, when one writes or removes a blank item or both insert,
-/// so that the two changes meet at a separator whose place and count is a
-/// choice (blank items are no boundary: changes with only blank items
-/// between them are near one point).
+/// other's items still hold (see [`super::coupled`]); or changes that
+/// meet (touch, or have only blank items between them) when one changes
+/// how many blank lines its items hold or both insert: a separator whose
+/// place and count is a choice.
 fn tied(
     base: &Window,
     (ours, x): (&Window, &crate::Change),
@@ -507,10 +521,10 @@ fn tied(
     if super::coupled((&xb, &xn, &files[0]), (&yb, &yn, &files[1])) {
         return true;
     }
-    let blank = |v: &[&[u8]]| v.iter().any(|t| super::is_blank(t));
-    let separating = blank(&xb) || blank(&xn) || blank(&yb) || blank(&yn);
+    let separating = blank_lines(&xb) != blank_lines(&xn) || blank_lines(&yb) != blank_lines(&yn);
     let inserting = x.blen == 0 && y.blen == 0;
-    (separating || inserting) && collide(&widened(base, x), &widened(base, y))
+    let (wx, wy) = (widened(base, x), widened(base, y));
+    (separating || inserting) && wx.start <= wy.end && wy.start <= wx.end
 }
 
 /// A change's base items, widened over the blank items on either side.
