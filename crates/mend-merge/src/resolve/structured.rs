@@ -24,7 +24,10 @@ use super::{Conflict, Inputs, Resolver, SideChange, collide};
 /// - an item both sides change differently;
 /// - an insertion beside or inside an item the other side changed: where
 ///   the new item goes against the rewritten one is a choice people make
-///   either way (on real history they did, as often as not);
+///   either way (on real history they did, as often as not); and lines
+///   one side inserts where the other side's lines change, even when the
+///   grammar makes them part of the item before (entries at the end of a
+///   table), unless both inserted items at one point that join unordered;
 /// - both sides inserting at one point, unless every new item is an
 ///   import or an entry of a table or mapping, whose order does not
 ///   matter. Those are written in sorted order when the base's items
@@ -359,7 +362,18 @@ fn resolve_one(
         b,
         list.kind(),
     )?;
-    let out = merge_items(&base, &ours, &theirs, files)?;
+    // Lines one side inserts where the other's change starts or ends (or
+    // inserts too) have no order the base fixes; only an unordered join of
+    // items inserted at one point may settle them.
+    let clash = c.ours_changes.iter().any(|x| {
+        c.theirs_changes
+            .iter()
+            .any(|y| (x.base.is_empty() || y.base.is_empty()) && collide(&x.base, &y.base))
+    });
+    let (out, joined) = merge_items(&base, &ours, &theirs, files)?;
+    if clash && !joined {
+        return None;
+    }
     let before = inputs.base[window.start..c.base.start].concat();
     let after = inputs.base[c.base.end..window.end].concat();
     let at_end = window.end == inputs.base.len();
@@ -375,13 +389,14 @@ fn resolve_one(
 /// The three-way merge of item lists: each side's item changes against the
 /// base, taken when no item is changed by both (an identical change of
 /// both is taken once) and no insertion lands beside or inside the other
-/// side's change; two insertions at one point only as [`unordered`] allows.
+/// side's change; two insertions at one point only as [`unordered`] allows
+/// (the `bool`: whether such a join was made).
 fn merge_items(
     base: &Window,
     ours: &Window,
     theirs: &Window,
     files: &super::Files<'_>,
-) -> Option<Vec<u8>> {
+) -> Option<(Vec<u8>, bool)> {
     let d1 = crate::diff_lines(&base.keys(), &ours.keys());
     let d2 = crate::diff_lines(&base.keys(), &theirs.keys());
     let kept = kept_items(base, (ours, &d1), (theirs, &d2))?;
@@ -429,6 +444,7 @@ fn merge_items(
             .map(|(x, _)| *x)
             .collect()
     };
+    let joined = apart.0.iter().chain(&apart.1).any(|a| !a);
     if echoes(&keep(&d1, &apart.0), &keep(&d2, &apart.1), ours, theirs) {
         return None;
     }
@@ -450,7 +466,7 @@ fn merge_items(
     {
         return None;
     }
-    Some(out.concat())
+    Some((out.concat(), joined))
 }
 
 /// Each base item's text where no side changed its key: the base's, or
