@@ -30,9 +30,9 @@ use super::{Conflict, Inputs, Resolver, SideChange, collide};
 ///   table), unless both inserted items at one point that join unordered;
 /// - both sides inserting at one point, unless every new item is an
 ///   import or an entry of a table or mapping, whose order does not
-///   matter. Those are written in sorted order when the base's items
-///   around the point were sorted (else ours first), and an item both
-///   wrote is written once;
+///   matter, and the base's items around the point are sorted: those are
+///   written in sorted order, and an item both wrote is written once
+///   (unsorted, which side's go first is a choice);
 /// - both sides writing the same new item in different places;
 /// - a side whose lines around the conflict are not whole items of a list
 ///   of the same kind, an item left without a final newline before
@@ -601,9 +601,9 @@ fn key(item: &[u8]) -> Vec<u8> {
 
 /// The items both sides inserted at one point `p` of the base's items
 /// (`new`: ours' and theirs'; `kinds`: whether each is an unordered
-/// kind), when all of them are items whose order does not matter: sorted
-/// when the base's items of that kind around the point are (at least two,
-/// in order), else ours' first; an item both wrote is written once.
+/// kind), when all of them are items whose order does not matter and the
+/// base's items of that kind around the point are sorted (at least two,
+/// in order): written sorted, an item both wrote once.
 fn unordered(
     base: &Window,
     p: usize,
@@ -628,7 +628,9 @@ fn unordered(
     let after = run(&mut (p..base.texts.len()), &base.around[1]);
     let keys: Vec<&Vec<u8>> = before.iter().rev().chain(&after).collect();
     let sorted = keys.len() >= 2 && keys.windows(2).all(|w| w[0] <= w[1]);
-    if binds_a_common_name(new) {
+    // Unsorted, which side's items go first is a choice the inputs do not
+    // make.
+    if !sorted || binds_a_common_name(new) {
         return None;
     }
     let mut out: Vec<Vec<u8>> = Vec::new();
