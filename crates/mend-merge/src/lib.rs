@@ -107,15 +107,22 @@ pub fn is_prose(path: &str) -> bool {
 }
 
 /// Which resolvers a front-end runs after git's merge.
+///
+/// The default is `Git`: a resolver is on by default only when, on merge
+/// histories it was not tuned on, at least 95% of the conflicts it settles
+/// (those the inputs determine) match what the person committed, with no
+/// regression against git. The `merge_replay` benchmark measures that on
+/// its held-out projects; the resolvers do not meet it yet, so `Safe` is
+/// asked for explicitly (`--merge safe`, `initialize {"merge": "safe"}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Policy {
     /// git's merge and nothing more.
+    #[default]
     Git,
     /// git's merge, then the resolvers whose results the inputs determine:
-    /// the adjacent one (not in prose) and the structured one (for a file
-    /// in a language with a grammar).
-    #[default]
+    /// the adjacent one (not in prose), the contained one, and the
+    /// structured one (for a file in a language with a grammar).
     Safe,
 }
 
