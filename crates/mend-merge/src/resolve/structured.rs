@@ -523,7 +523,7 @@ fn tied(
     (theirs, y): (&Window, &crate::Change),
     files: &super::Files<'_>,
 ) -> bool {
-    fn items<'w>(w: &'w Window, r: Range<usize>) -> Vec<&'w [u8]> {
+    fn items(w: &Window, r: Range<usize>) -> Vec<&[u8]> {
         w.texts[r].iter().map(Vec::as_slice).collect()
     }
     let (xb, xn) = (
