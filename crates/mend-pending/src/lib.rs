@@ -522,8 +522,8 @@ impl<'w> Session<'w> {
 
     /// How a file changed since the model saw it is merged with the
     /// proposal (accept, sync, preview, a proposal streamed over a local
-    /// change): git's merge, then the safe resolvers unless set to
-    /// [`mend_merge::Policy::Git`].
+    /// change): git's merge only, the default, or then the safe resolvers
+    /// when set to [`mend_merge::Policy::Safe`].
     pub fn set_merge_policy(&mut self, policy: mend_merge::Policy) {
         self.merge = policy;
     }

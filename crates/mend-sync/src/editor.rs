@@ -278,8 +278,9 @@ impl Editor {
         Editor::default()
     }
 
-    /// Sets which resolvers dirty buffers' merges run after git's (the
-    /// safe ones by default; [`mend_merge::Policy::Git`] turns them off).
+    /// Sets which resolvers dirty buffers' merges run after git's (none by
+    /// default, [`mend_merge::Policy::Git`]; [`mend_merge::Policy::Safe`]
+    /// turns the safe ones on).
     pub fn set_policy(&mut self, policy: mend_merge::Policy) {
         self.policy = policy;
     }

@@ -165,7 +165,9 @@ impl World {
                 applied: None,
             },
             to_server: VecDeque::new(),
-            core: Editor::new(),
+            // The safe resolvers, which editor sync runs when asked: the
+            // interleavings hold neighbouring edits that they settle.
+            core: safe_editor(),
             jobs: Vec::new(),
             rechecks: VecDeque::new(),
             reads: VecDeque::new(),
@@ -698,4 +700,12 @@ fn an_undo_back_to_a_passed_over_text_still_merges() {
         Undo,
     ];
     case(SMALL, &steps);
+}
+
+/// An editor core with the safe resolvers on (the default is git's merge
+/// only).
+fn safe_editor() -> Editor {
+    let mut e = Editor::new();
+    e.set_policy(mend_merge::Policy::Safe);
+    e
 }

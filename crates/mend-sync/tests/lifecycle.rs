@@ -516,8 +516,12 @@ impl Harness {
 
 fn run(row: &Row) -> Result<(), Failed> {
     let (file, text) = row.start;
+    // The rows run with the safe resolvers, which editor sync runs when
+    // asked (`--merge safe`): some rows settle neighbouring edits.
+    let mut core = Editor::new();
+    core.set_policy(mend_merge::Policy::Safe);
     let mut h = Harness {
-        core: Editor::new(),
+        core,
         path: PathBuf::from("src/lib.rs"),
         disk: Disk::Bytes(bytes(file)),
         text: file.into(),

@@ -136,10 +136,11 @@ enum Command {
         /// current directory).
         #[arg(long)]
         root: Option<PathBuf>,
-        /// How dirty buffers are merged with the file: `safe` (git's merge,
-        /// then the resolvers whose result the inputs determine) or `git`
-        /// (git's merge only). `initialize` may say otherwise.
-        #[arg(long, default_value = "safe", value_name = "safe|git")]
+        /// How dirty buffers are merged with the file: `git` (git's merge
+        /// only, the default) or `safe` (git's merge, then the resolvers
+        /// whose result the inputs determine). `initialize` may say
+        /// otherwise.
+        #[arg(long, default_value = "git", value_name = "git|safe")]
         merge: mend_merge::Policy,
     },
     /// Serve mend's tools to an agent over the Model Context Protocol

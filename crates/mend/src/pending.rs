@@ -30,10 +30,10 @@ pub(crate) struct PendingArgs {
     #[arg(long, default_value_t = mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS, global = true)]
     lock_timeout: u64,
     /// How a file changed since the model saw it is merged with the
-    /// proposal (accept, sync): `safe` (git's merge, then the resolvers
-    /// whose result the inputs determine; an accept names them) or `git`
-    /// (git's merge only).
-    #[arg(long, default_value = "safe", value_name = "safe|git", global = true)]
+    /// proposal (accept, sync, preview): `git` (git's merge only, the
+    /// default) or `safe` (git's merge, then the resolvers whose result the
+    /// inputs determine; an accept names them).
+    #[arg(long, default_value = "git", value_name = "git|safe", global = true)]
     merge: mend_merge::Policy,
     /// Pause this many milliseconds after each commit step: a test hook,
     /// so tests can interrupt a commit half-way.

@@ -2,7 +2,9 @@
 
 use std::ops::Range;
 
-use super::{Conflict, Inputs, Resolver, SideChange, collide, has_alnum};
+use super::{
+    Conflict, Files, Inputs, Resolver, SideChange, balanced, collide, coupled, has_alnum, is_blank,
+};
 
 /// Settles a conflict whose two sides change disjoint, non-empty sets of
 /// base lines, where no insertion from either side lands where the other
@@ -26,7 +28,17 @@ use super::{Conflict, Inputs, Resolver, SideChange, collide, has_alnum};
 ///   rule (a style, a rename) the person merging applies to the new line
 ///   too, which splicing cannot know;
 /// - a change whose last line has no newline (it ends its side's file)
-///   with anything after it.
+///   with anything after it;
+/// - a change that writes or removes a blank line: where a separator goes
+///   between two sides' changes, and whether it is kept once or twice, is
+///   a choice people make either way;
+/// - coupled neighbours, which git conflicts on for a reason: a word one
+///   change takes out (a flag, a name, a condition) that the other
+///   change's lines still hold; a change whose lines leave a bracket open
+///   (a block header, part of a call); two changes that meet where the
+///   lines differ in indentation (a block and its body), where a line
+///   runs on into the next (a trailing operator, a leading `.`), or where
+///   a line is a comment or a sentence (two rewrites of one sentence).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AdjacentResolver;
 
@@ -36,11 +48,15 @@ impl Resolver for AdjacentResolver {
     }
 
     fn resolve(&self, inputs: Inputs<'_>, conflicts: &[Conflict]) -> Vec<Option<Vec<u8>>> {
-        conflicts.iter().map(|c| resolve_one(&inputs, c)).collect()
+        let files = super::files(&inputs);
+        conflicts
+            .iter()
+            .map(|c| resolve_one(&inputs, &files, c))
+            .collect()
     }
 }
 
-fn resolve_one(inputs: &Inputs<'_>, c: &Conflict) -> Option<Vec<u8>> {
+fn resolve_one(inputs: &Inputs<'_>, files: &Files<'_>, c: &Conflict) -> Option<Vec<u8>> {
     let changes_lines = |cs: &[SideChange]| cs.iter().any(|x| !x.base.is_empty());
     if !changes_lines(&c.ours_changes) || !changes_lines(&c.theirs_changes) {
         return None;
@@ -50,7 +66,9 @@ fn resolve_one(inputs: &Inputs<'_>, c: &Conflict) -> Option<Vec<u8>> {
             return None;
         }
     }
-    if echoes(inputs, c)
+    if separators(inputs, c)
+        || tied(inputs, files, c)
+        || echoes(inputs, c)
         || reshapes(
             (inputs.ours, &c.ours_changes),
             (inputs.theirs, &c.theirs_changes),
@@ -169,4 +187,98 @@ fn reshapes(
         .collect();
     let (new, others) = (new_shapes(side), new_shapes(other));
     old.iter().any(|o| !new.contains(o) && others.contains(o))
+}
+
+/// Whether a change of either side writes or removes a blank line.
+fn separators(inputs: &Inputs<'_>, c: &Conflict) -> bool {
+    let blank = |side: &[&[u8]], cs: &[SideChange]| {
+        cs.iter().any(|x| {
+            inputs.base[x.base.clone()]
+                .iter()
+                .chain(&side[x.side.clone()])
+                .any(|l| is_blank(l))
+        })
+    };
+    blank(inputs.ours, &c.ours_changes) || blank(inputs.theirs, &c.theirs_changes)
+}
+
+/// Whether the two sides' changes are coupled (see [`AdjacentResolver`]).
+fn tied(inputs: &Inputs<'_>, files: &Files<'_>, c: &Conflict) -> bool {
+    let b = inputs.base;
+    let open = |side: &[&[u8]], cs: &[SideChange]| {
+        cs.iter()
+            .any(|x| !balanced(&b[x.base.clone()]) || !balanced(&side[x.side.clone()]))
+    };
+    if open(inputs.ours, &c.ours_changes) || open(inputs.theirs, &c.theirs_changes) {
+        return true;
+    }
+    for x in &c.ours_changes {
+        for y in &c.theirs_changes {
+            let xs = (&b[x.base.clone()], &inputs.ours[x.side.clone()]);
+            let ys = (&b[y.base.clone()], &inputs.theirs[y.side.clone()]);
+            if coupled((xs.0, xs.1, &files[0]), (ys.0, ys.1, &files[1])) {
+                return true;
+            }
+            let (first, second) = if x.base.end <= y.base.start {
+                (xs, ys)
+            } else {
+                (ys, xs)
+            };
+            if meet(first, second) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether two changes, `first` before `second` (each its old and new
+/// lines), meet where the lines around them are one construct: the last
+/// line of `first` and the first of `second`, old or new, differ in
+/// indentation, run on one into the other, or are text.
+fn meet(first: (&[&[u8]], &[&[u8]]), second: (&[&[u8]], &[&[u8]])) -> bool {
+    let ends = [first.0.last(), first.1.last()];
+    let starts = [second.0.first(), second.1.first()];
+    ends.iter().flatten().any(|a| {
+        starts
+            .iter()
+            .flatten()
+            .any(|b| indent(a) != indent(b) || runs_on(a, b) || is_text(a) || is_text(b))
+    })
+}
+
+/// A line's leading whitespace.
+fn indent(l: &[u8]) -> &[u8] {
+    let n = l.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    &l[..n]
+}
+
+/// Whether line `a` runs on into the next line `b`: `a` ends with an
+/// operator or an opening bracket, or `b` starts with one that continues
+/// an expression.
+fn runs_on(a: &[u8], b: &[u8]) -> bool {
+    const ENDS: &[&[u8]] = &[
+        b"\\", b"=", b"&&", b"||", b"+", b"-", b"*", b"/", b"|", b"&", b".", b"(", b"[", b"{",
+    ];
+    const STARTS: &[&[u8]] = &[
+        b".", b"?", b"&&", b"||", b"+", b"|", b"&", b")", b"]", b"}", b":",
+    ];
+    let (a, b) = (a.trim_ascii(), b.trim_ascii());
+    ENDS.iter().any(|e| a.ends_with(e)) || STARTS.iter().any(|s| b.starts_with(s))
+}
+
+/// Whether a line is a comment or a sentence: text a person writes a
+/// paragraph at a time, like prose.
+fn is_text(l: &[u8]) -> bool {
+    const COMMENTS: &[&[u8]] = &[
+        b"//", b"#", b"/*", b"*", b"--", b";", b"<!--", b"\"\"\"", b"'''",
+    ];
+    let t = l.trim_ascii();
+    if COMMENTS.iter().any(|c| t.starts_with(c)) {
+        return true;
+    }
+    let wordy = t
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || b" _.,;:!?'\"`()-".contains(b));
+    wordy && super::words(t).count() >= 4
 }

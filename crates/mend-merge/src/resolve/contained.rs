@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::{Conflict, Inputs, Resolver, SideChange, has_alnum as alnum};
+use super::{Conflict, Inputs, Resolver, SideChange, has_alnum as alnum, is_blank};
 
 /// Settles a conflict where one side already holds every change the other
 /// side made there, line for line, and changes more besides: a fix made on
@@ -18,7 +18,15 @@ use super::{Conflict, Inputs, Resolver, SideChange, has_alnum as alnum};
 ///   change;
 /// - the diff may change only lines the smaller side kept from the base,
 ///   never one it wrote;
-/// - it may add or change nothing where the smaller side deleted lines;
+/// - it may only insert lines, none of them blank: a line the smaller
+///   side kept from the base and the fuller side rewrote is a competing
+///   rewrite (a version pin, a sentence) or a revert of what the smaller
+///   side kept, where the person merging chose either way, and a blank
+///   line added beside the shared change is a separator whose place is a
+///   choice;
+/// - neither side may delete lines there (replace base lines by fewer):
+///   a side that deleted lines the other changed loses that change;
+/// - it may add nothing where the smaller side deleted lines;
 /// - no base line the smaller side removed may come back anywhere in the
 ///   fuller side's lines there.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,6 +41,10 @@ impl Resolver for ContainedResolver {
         conflicts
             .iter()
             .map(|c| {
+                let shrinks = |x: &SideChange| x.side.len() < x.base.len();
+                if c.ours_changes.iter().chain(&c.theirs_changes).any(shrinks) {
+                    return None;
+                }
                 let ours = Side {
                     lines: inputs.ours,
                     region: c.ours.clone(),
@@ -99,6 +111,10 @@ fn holds(base: &[&[u8]], smaller: &Side<'_>, fuller: &Side<'_>) -> bool {
         .collect();
     let (small, full) = (smaller.region_lines(), fuller.region_lines());
     crate::diff_lines(small, full).iter().all(|d| {
+        let inserted = &full[d.s..d.s + d.slen];
+        if d.blen > 0 || inserted.iter().any(|l| is_blank(l)) {
+            return false;
+        }
         let (b, e) = (d.b, d.b + d.blen);
         let untouched = own.iter().all(|w| {
             if w.is_empty() {
@@ -108,9 +124,7 @@ fn holds(base: &[&[u8]], smaller: &Side<'_>, fuller: &Side<'_>) -> bool {
                 e <= w.start || w.end <= b
             }
         });
-        let back = full[d.s..d.s + d.slen]
-            .iter()
-            .any(|l| removed.contains(l.trim_ascii()));
+        let back = inserted.iter().any(|l| removed.contains(l.trim_ascii()));
         untouched && !back
     })
 }

@@ -11,6 +11,7 @@ mod adjacent;
 mod contained;
 mod structured;
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 pub use adjacent::AdjacentResolver;
@@ -87,6 +88,81 @@ pub(crate) fn collide(x: &Range<usize>, y: &Range<usize>) -> bool {
 /// punctuation are never evidence of a shared change.
 pub(crate) fn has_alnum(line: &[u8]) -> bool {
     line.iter().any(u8::is_ascii_alphanumeric)
+}
+
+/// Whether a line holds nothing but whitespace: a separator.
+pub(crate) fn is_blank(line: &[u8]) -> bool {
+    line.trim_ascii().is_empty()
+}
+
+/// The words of a text: runs of letters, digits and `_` that hold a
+/// letter.
+pub(crate) fn words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .filter(|w| w.iter().any(u8::is_ascii_alphabetic))
+}
+
+/// Every word of a version of the file.
+pub(crate) fn vocabulary<'a>(lines: &[&'a [u8]]) -> HashSet<&'a [u8]> {
+    lines.iter().flat_map(|l| words(l)).collect()
+}
+
+/// The words of ours' file and of theirs'.
+pub(crate) type Files<'a> = [HashSet<&'a [u8]>; 2];
+
+/// Both sides' [`vocabulary`].
+pub(crate) fn files<'a>(inputs: &Inputs<'a>) -> Files<'a> {
+    [vocabulary(inputs.ours), vocabulary(inputs.theirs)]
+}
+
+/// One side's change, for [`coupled`]: the base lines it replaces, the
+/// lines it writes, and the words of that side's whole file.
+pub(crate) type Changed<'c, 'a> = (&'c [&'a [u8]], &'c [&'a [u8]], &'c HashSet<&'a [u8]>);
+
+/// Whether a word one change takes out of its side's file (one in the
+/// lines it replaces and nowhere in its side's version: a flag it removed,
+/// a name it renamed, a condition it dropped) is in the other change's
+/// lines, old or new (either way round). The other change still uses
+/// what this one removed: the two are coupled, and splicing both keeps
+/// the use without what it used.
+pub(crate) fn coupled(a: Changed<'_, '_>, b: Changed<'_, '_>) -> bool {
+    let uses = |(old, _, file): Changed<'_, '_>, (o, n, _): Changed<'_, '_>| {
+        let gone: HashSet<&[u8]> = old
+            .iter()
+            .flat_map(|l| words(l))
+            .filter(|w| !file.contains(w))
+            .collect();
+        !gone.is_empty()
+            && o.iter()
+                .chain(n)
+                .flat_map(|l| words(l))
+                .any(|w| gone.contains(w))
+    };
+    uses(a, b) || uses(b, a)
+}
+
+/// Whether the brackets of `lines`, taken together, close in order and
+/// leave none open: a change whose lines do not is part of a larger
+/// construct (a call, a block, a list) that its neighbour is part of too.
+pub(crate) fn balanced(lines: &[&[u8]]) -> bool {
+    let mut open = Vec::new();
+    for &b in lines.iter().flat_map(|l| l.iter()) {
+        match b {
+            b'(' | b'[' | b'{' => open.push(b),
+            b')' | b']' | b'}' => {
+                let want = match b {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if open.pop() != Some(want) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    open.is_empty()
 }
 
 /// Offers git's conflicts among `steps` to `resolvers`, in order, and turns

@@ -24,12 +24,15 @@ use super::{Conflict, Inputs, Resolver, SideChange, collide};
 /// - an item both sides change differently;
 /// - an insertion beside or inside an item the other side changed: where
 ///   the new item goes against the rewritten one is a choice people make
-///   either way (on real history they did, as often as not);
+///   either way (on real history they did, as often as not); and lines
+///   one side inserts where the other side's lines change, even when the
+///   grammar makes them part of the item before (entries at the end of a
+///   table), unless both inserted items at one point that join unordered;
 /// - both sides inserting at one point, unless every new item is an
 ///   import or an entry of a table or mapping, whose order does not
-///   matter. Those are written in sorted order when the base's items
-///   around the point were sorted (else ours first), and an item both
-///   wrote is written once;
+///   matter, and the base's items around the point are sorted: those are
+///   written in sorted order, and an item both wrote is written once
+///   (unsorted, which side's go first is a choice);
 /// - both sides writing the same new item in different places;
 /// - a side whose lines around the conflict are not whole items of a list
 ///   of the same kind, an item left without a final newline before
@@ -38,6 +41,11 @@ use super::{Conflict, Inputs, Resolver, SideChange, collide};
 ///   of more than 200 conflicts (the work per conflict walks its list);
 /// - both sides' new entries or imports that share a name (a key given
 ///   two values, one name imported from two places);
+/// - coupled changes: a word one side's change takes out (a name, a flag)
+///   that the other side's changed items still hold;
+/// - changes with only blank items between them, when one writes or
+///   removes a blank item or both insert: whether the separator between
+///   them is kept once, twice or not at all is a choice;
 /// - a region whose merged file does not parse.
 #[derive(Debug, Clone, Copy)]
 pub struct StructuredResolver {
@@ -58,9 +66,10 @@ impl Resolver for StructuredResolver {
         let Some(trees) = Trees::parse(self.language, &inputs) else {
             return none;
         };
+        let files = super::files(&inputs);
         let answers: Vec<Option<Vec<u8>>> = conflicts
             .iter()
-            .map(|c| resolve_one(&inputs, &trees, c))
+            .map(|c| resolve_one(&inputs, (&trees, &files), c))
             .collect();
         if answers.iter().all(Option::is_none) {
             return answers;
@@ -304,7 +313,11 @@ fn side_window(
     window_of(list, lines, &rows)
 }
 
-fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u8>> {
+fn resolve_one(
+    inputs: &Inputs<'_>,
+    (trees, files): (&Trees, &super::Files<'_>),
+    c: &Conflict,
+) -> Option<Vec<u8>> {
     let all: Vec<&SideChange> = c.ours_changes.iter().chain(&c.theirs_changes).collect();
     // The rows the changes need inside one list: an insertion needs the
     // rows on both sides of it.
@@ -349,7 +362,18 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
         b,
         list.kind(),
     )?;
-    let out = merge_items(&base, &ours, &theirs)?;
+    // Lines one side inserts where the other's change starts or ends (or
+    // inserts too) have no order the base fixes; only an unordered join of
+    // items inserted at one point may settle them.
+    let clash = c.ours_changes.iter().any(|x| {
+        c.theirs_changes
+            .iter()
+            .any(|y| (x.base.is_empty() || y.base.is_empty()) && collide(&x.base, &y.base))
+    });
+    let (out, joined) = merge_items(&base, &ours, &theirs, files)?;
+    if clash && !joined {
+        return None;
+    }
     let before = inputs.base[window.start..c.base.start].concat();
     let after = inputs.base[c.base.end..window.end].concat();
     let at_end = window.end == inputs.base.len();
@@ -365,8 +389,14 @@ fn resolve_one(inputs: &Inputs<'_>, trees: &Trees, c: &Conflict) -> Option<Vec<u
 /// The three-way merge of item lists: each side's item changes against the
 /// base, taken when no item is changed by both (an identical change of
 /// both is taken once) and no insertion lands beside or inside the other
-/// side's change; two insertions at one point only as [`unordered`] allows.
-fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>> {
+/// side's change; two insertions at one point only as [`unordered`] allows
+/// (the `bool`: whether such a join was made).
+fn merge_items(
+    base: &Window,
+    ours: &Window,
+    theirs: &Window,
+    files: &super::Files<'_>,
+) -> Option<(Vec<u8>, bool)> {
     let d1 = crate::diff_lines(&base.keys(), &ours.keys());
     let d2 = crate::diff_lines(&base.keys(), &theirs.keys());
     let kept = kept_items(base, (ours, &d1), (theirs, &d2))?;
@@ -396,7 +426,9 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
                 parts[k].2 = unordered(base, x.b, (&parts[k].2, &new(theirs, y)), sides)?;
                 joined = true;
                 (apart.0[k], apart.1[j]) = (false, false);
-            } else if collide(&(x.b..x.b + x.blen), &(y.b..y.b + y.blen)) {
+            } else if collide(&(x.b..x.b + x.blen), &(y.b..y.b + y.blen))
+                || tied(base, (ours, x), (theirs, y), files)
+            {
                 return None;
             }
         }
@@ -412,6 +444,7 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
             .map(|(x, _)| *x)
             .collect()
     };
+    let joined = apart.0.iter().chain(&apart.1).any(|a| !a);
     if echoes(&keep(&d1, &apart.0), &keep(&d2, &apart.1), ours, theirs) {
         return None;
     }
@@ -433,13 +466,15 @@ fn merge_items(base: &Window, ours: &Window, theirs: &Window) -> Option<Vec<u8>>
     {
         return None;
     }
-    Some(out.concat())
+    Some((out.concat(), joined))
 }
 
 /// Each base item's text where no side changed its key: the base's, or
 /// the one side's that changed its separator or indentation (both only
 /// the same way). `None` when a side changed that much of an item the
-/// other side rewrote or removed, or both changed it differently.
+/// other side rewrote or removed, or both changed it differently, or the
+/// side's text adds or drops a blank line (a separator, whose place and
+/// count next to the other side's change is a choice).
 fn kept_items<'w>(
     base: &'w Window,
     (ours, d1): (&'w Window, &[crate::Change]),
@@ -458,9 +493,67 @@ fn kept_items<'w>(
             (Some(x), None) | (None, Some(x)) if x != b => return None,
             _ => b,
         };
+        if blank_lines(&[text]) != blank_lines(&[b]) {
+            return None;
+        }
         out.push(text);
     }
     Some(out)
+}
+
+/// How many blank lines items hold, whole items or inside one (a table's
+/// trailing blank line is part of it).
+fn blank_lines(items: &[&[u8]]) -> usize {
+    items
+        .iter()
+        .flat_map(|t| t.split_inclusive(|b| *b == b'\n'))
+        .filter(|l| super::is_blank(l))
+        .count()
+}
+
+/// Whether ours' item change `x` and theirs' `y` depend on each other, so
+/// that taking both is not determined: a word one takes out that the
+/// other's items still hold (see [`super::coupled`]); or changes that
+/// meet (touch, or have only blank items between them) when one changes
+/// how many blank lines its items hold or both insert: a separator whose
+/// place and count is a choice.
+fn tied(
+    base: &Window,
+    (ours, x): (&Window, &crate::Change),
+    (theirs, y): (&Window, &crate::Change),
+    files: &super::Files<'_>,
+) -> bool {
+    fn items(w: &Window, r: Range<usize>) -> Vec<&[u8]> {
+        w.texts[r].iter().map(Vec::as_slice).collect()
+    }
+    let (xb, xn) = (
+        items(base, x.b..x.b + x.blen),
+        items(ours, x.s..x.s + x.slen),
+    );
+    let (yb, yn) = (
+        items(base, y.b..y.b + y.blen),
+        items(theirs, y.s..y.s + y.slen),
+    );
+    if super::coupled((&xb, &xn, &files[0]), (&yb, &yn, &files[1])) {
+        return true;
+    }
+    let separating = blank_lines(&xb) != blank_lines(&xn) || blank_lines(&yb) != blank_lines(&yn);
+    let inserting = x.blen == 0 && y.blen == 0;
+    let (wx, wy) = (widened(base, x), widened(base, y));
+    (separating || inserting) && wx.start <= wy.end && wy.start <= wx.end
+}
+
+/// A change's base items, widened over the blank items on either side.
+fn widened(base: &Window, x: &crate::Change) -> Range<usize> {
+    let blank = |k: usize| super::is_blank(&base.texts[k]);
+    let (mut lo, mut hi) = (x.b, x.b + x.blen);
+    while lo > 0 && blank(lo - 1) {
+        lo -= 1;
+    }
+    while hi < base.texts.len() && blank(hi) {
+        hi += 1;
+    }
+    lo..hi
 }
 
 /// For each base item, the side item it stayed as (`None` inside a
@@ -508,9 +601,9 @@ fn key(item: &[u8]) -> Vec<u8> {
 
 /// The items both sides inserted at one point `p` of the base's items
 /// (`new`: ours' and theirs'; `kinds`: whether each is an unordered
-/// kind), when all of them are items whose order does not matter: sorted
-/// when the base's items of that kind around the point are (at least two,
-/// in order), else ours' first; an item both wrote is written once.
+/// kind), when all of them are items whose order does not matter and the
+/// base's items of that kind around the point are sorted (at least two,
+/// in order): written sorted, an item both wrote once.
 fn unordered(
     base: &Window,
     p: usize,
@@ -535,7 +628,9 @@ fn unordered(
     let after = run(&mut (p..base.texts.len()), &base.around[1]);
     let keys: Vec<&Vec<u8>> = before.iter().rev().chain(&after).collect();
     let sorted = keys.len() >= 2 && keys.windows(2).all(|w| w[0] <= w[1]);
-    if binds_a_common_name(new) {
+    // Unsorted, which side's items go first is a choice the inputs do not
+    // make.
+    if !sorted || binds_a_common_name(new) {
         return None;
     }
     let mut out: Vec<Vec<u8>> = Vec::new();

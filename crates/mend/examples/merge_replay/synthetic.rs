@@ -30,10 +30,14 @@ pub(crate) enum Class {
     DuplicatedBlock,
     ReplaceSameSpan,
     DeleteVsEdit,
+    DeleteBlockVsRewrite,
+    SeparatorBesideEdit,
+    CoupledNeighbour,
+    KeptLineRewritten,
 }
 
 impl Class {
-    pub(crate) const ALL: [Class; 10] = [
+    pub(crate) const ALL: [Class; 14] = [
         Class::Adjacent,
         Class::OneLineGap,
         Class::Identical,
@@ -44,6 +48,10 @@ impl Class {
         Class::DuplicatedBlock,
         Class::ReplaceSameSpan,
         Class::DeleteVsEdit,
+        Class::DeleteBlockVsRewrite,
+        Class::SeparatorBesideEdit,
+        Class::CoupledNeighbour,
+        Class::KeptLineRewritten,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -58,13 +66,23 @@ impl Class {
             Class::DuplicatedBlock => "duplicated-block",
             Class::ReplaceSameSpan => "replace-same-span",
             Class::DeleteVsEdit => "delete-vs-edit",
+            Class::DeleteBlockVsRewrite => "delete-block-vs-rewrite",
+            Class::SeparatorBesideEdit => "separator-beside-edit",
+            Class::CoupledNeighbour => "coupled-neighbour",
+            Class::KeptLineRewritten => "kept-line-rewritten",
         }
     }
 
     /// What the class asks of a merge: a merged text, or a conflict.
     fn wants(self) -> &'static str {
         match self {
-            Class::BothInsertSamePoint | Class::ReplaceSameSpan | Class::DeleteVsEdit => "conflict",
+            Class::BothInsertSamePoint
+            | Class::ReplaceSameSpan
+            | Class::DeleteVsEdit
+            | Class::DeleteBlockVsRewrite
+            | Class::SeparatorBesideEdit
+            | Class::CoupledNeighbour
+            | Class::KeptLineRewritten => "conflict",
             Class::DuplicatedBlock => "merge, block once",
             _ => "merge",
         }
@@ -227,6 +245,17 @@ impl Gen<'_, '_> {
         match class {
             Class::Identical => self.identical(a),
             Class::DuplicatedBlock => self.duplicated(),
+            Class::DeleteBlockVsRewrite
+            | Class::SeparatorBesideEdit
+            | Class::CoupledNeighbour
+            | Class::KeptLineRewritten => {
+                let (ours, theirs) = self.tied(class)?;
+                Some(Built {
+                    ours,
+                    theirs,
+                    right: None,
+                })
+            }
             Class::BothInsertSamePoint | Class::ReplaceSameSpan | Class::DeleteVsEdit => {
                 let (ours, theirs) = self.clashing(class, a, b)?;
                 Some(Built {
@@ -329,21 +358,10 @@ impl Gen<'_, '_> {
 
 impl Gen<'_, '_> {
     /// Both sides make the same edit; each also edits another line, two
-    /// lines away (git merges it), one line away, or running on from the
-    /// shared edit into the next line (git conflicts on both).
+    /// lines away (git merges it) or one line away (git conflicts). (One
+    /// side running on from the shared edit into the next line is
+    /// `kept-line-rewritten`: a conflict.)
     fn identical(&mut self, a: usize) -> Option<Built> {
-        if self.rng.below(3) == 0 {
-            let n = self.spot(a + 1)?;
-            let same = self.edit(n, a, "Both");
-            let mut longer = same.clone();
-            longer.del += 1;
-            longer.add.push(self.renamed(n + a, "Ours"));
-            return Some(Built {
-                ours: vec![longer.clone()],
-                theirs: vec![same],
-                right: Some(vec![vec![longer]]),
-            });
-        }
         let gap = 1 + self.rng.below(2);
         let n = self.spot(1 + gap + a + gap + 1)?;
         let at = n + 1 + gap;
@@ -398,6 +416,105 @@ impl Gen<'_, '_> {
             theirs: vec![theirs],
             right: Some(right),
         })
+    }
+}
+
+impl Gen<'_, '_> {
+    /// The shapes resolvers got wrong on real history, where only a
+    /// conflict is right:
+    /// - `delete-block-vs-rewrite`: both rewrite a line the same way; one
+    ///   deletes the lines after it, the other rewrites the first of them;
+    /// - `separator-beside-edit`: one side edits a line next to a blank
+    ///   one the other deletes, or edits a line and adds a blank one after
+    ///   it where the other edits the next line;
+    /// - `coupled-neighbour`: one side deletes a line, or renames a word
+    ///   found nowhere else in the file, and the other edits the next line
+    ///   to use that word; or one side edits a block's header (a line
+    ///   ending in `{` or `:`) and the other the first line of its body;
+    /// - `kept-line-rewritten`: both make one edit, and one also rewrites
+    ///   the next line, which the other kept.
+    fn tied(&mut self, class: Class) -> Option<(Vec<Edit>, Vec<Edit>)> {
+        match class {
+            Class::DeleteBlockVsRewrite => {
+                let n = self.spot(3)?;
+                let first = self.renamed(n, "Both");
+                let second = self.renamed(n + 1, "Theirs");
+                Some((
+                    vec![Edit::new(n, 3, vec![first.clone()])],
+                    vec![Edit::new(n, 2, vec![first, second])],
+                ))
+            }
+            Class::SeparatorBesideEdit => self.separator(),
+            Class::CoupledNeighbour => self.coupled(),
+            _ => {
+                let n = self.spot(2)?;
+                let same = self.edit(n, 1, "Both");
+                let mut longer = same.clone();
+                longer.del += 1;
+                longer.add.push(self.renamed(n + 1, "Ours"));
+                Some((vec![longer], vec![same]))
+            }
+        }
+    }
+
+    fn separator(&mut self) -> Option<(Vec<Edit>, Vec<Edit>)> {
+        if self.rng.coin() {
+            // A side edits a line and adds a separator after it, beside
+            // the other side's edit of the next line.
+            let n = self.spot(2)?;
+            let ending = &self.file.lines[n][self.file.lines[n].trim_end().len()..];
+            let blank = ending.to_owned();
+            let mut ours = self.edit(n, 1, "Ours");
+            ours.add.push(blank);
+            return Some((vec![ours], vec![self.edit(n + 1, 1, "Theirs")]));
+        }
+        let lines = &self.file.lines;
+        let len = lines.len();
+        let start = self.rng.below(len);
+        let n = (0..len).map(|k| (start + k) % len).find(|&n| {
+            (2..len - 2).contains(&n)
+                && lines[n].trim().is_empty()
+                && self.file.good[n - 1]
+                && self.file.good[n + 1]
+        })?;
+        let at = if self.rng.coin() { n - 1 } else { n + 1 };
+        let edit = self.edit(at, 1, "Ours");
+        Some((vec![edit], vec![Edit::new(n, 1, Vec::new())]))
+    }
+
+    fn coupled(&mut self) -> Option<(Vec<Edit>, Vec<Edit>)> {
+        let n = self.spot(2)?;
+        let lines = &self.file.lines;
+        let header = lines[n].trim_end().ends_with(['{', ':']);
+        let deeper = |l: &str| l.len() - l.trim_start().len();
+        if header && deeper(lines[n + 1]) > deeper(lines[n]) && self.rng.coin() {
+            return Some((
+                vec![self.edit(n, 1, "Ours")],
+                vec![self.edit(n + 1, 1, "Theirs")],
+            ));
+        }
+        // A word of line n found on no other line.
+        let words = |l: &str| -> Vec<String> {
+            l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| w.chars().any(|c| c.is_ascii_alphabetic()))
+                .map(str::to_owned)
+                .collect()
+        };
+        let word = words(lines[n]).into_iter().find(|w| {
+            lines
+                .iter()
+                .enumerate()
+                .all(|(k, l)| k == n || !words(l).contains(w))
+        })?;
+        let ours = if self.rng.coin() {
+            Edit::new(n, 1, Vec::new())
+        } else {
+            Edit::new(n, 1, vec![lines[n].replace(&word, &format!("{word}Ours"))])
+        };
+        let next = lines[n + 1];
+        let body = next.trim_end_matches(['\n', '\r']);
+        let use_it = format!("{body} {word}{}", &next[body.len()..]);
+        Some((vec![ours], vec![Edit::new(n + 1, 1, vec![use_it])]))
     }
 }
 
@@ -514,6 +631,12 @@ pub(crate) fn synthetic(a: &Args, sources: &[Source]) -> Synthetic {
                     c.conflict += 1;
                 } else {
                     c.wrong += 1;
+                    dump(
+                        a,
+                        &format!("{}-{}-{k}", mode.name(), class.name()),
+                        &case,
+                        &m.bytes,
+                    );
                     s.wrong.push(format!(
                         "{} / {} at {}:{}",
                         mode.name(),
@@ -526,6 +649,24 @@ pub(crate) fn synthetic(a: &Args, sources: &[Source]) -> Synthetic {
         }
     }
     s
+}
+
+/// Writes a wrong merge's inputs and result under `--dump`'s folder.
+fn dump(a: &Args, name: &str, case: &Case, result: &[u8]) {
+    let Some(dir) = &a.dump else { return };
+    let d = dir.join("synthetic").join(name);
+    let files = [
+        ("base", case.base.as_bytes()),
+        ("ours", case.ours.as_bytes()),
+        ("theirs", case.theirs.as_bytes()),
+        ("result", result),
+    ];
+    for (f, bytes) in files {
+        if let Err(e) = std::fs::create_dir_all(&d).and_then(|()| std::fs::write(d.join(f), bytes))
+        {
+            eprintln!("merge_replay: cannot write {}: {e}", d.display());
+        }
+    }
 }
 
 impl Synthetic {

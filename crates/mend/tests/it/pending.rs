@@ -250,9 +250,9 @@ fn sync_keeps_local_edits_and_refuses_conflicts() {
 }
 
 /// A local change on the line next to the proposal's: git conflicts, the
-/// safe merge policy settles it (and the accept names the resolver), and
-/// `--merge git` refuses it as git would. In prose the adjacent resolver
-/// stays off.
+/// default (`--merge git`) refuses it as git would, and `--merge safe`
+/// settles it (and the accept names the resolver). In prose the adjacent
+/// resolver stays off.
 #[test]
 fn accept_settles_neighbouring_changes_and_names_the_resolver() {
     let setup = |name: &str| {
@@ -265,10 +265,10 @@ fn accept_settles_neighbouring_changes_and_names_the_resolver() {
     };
     let dir = setup("f.py");
     let d = dir.path();
-    let out = run_mend(d, &["pending", "accept", "--merge", "git"], None);
+    let out = run_mend(d, &["pending", "accept"], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(file(d, "f.py"), TEN.replace("four", "four by hand"));
-    let out = run_mend(d, &["pending", "accept"], None);
+    let out = run_mend(d, &["pending", "accept", "--merge", "safe"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
         text(&out),
@@ -280,7 +280,7 @@ fn accept_settles_neighbouring_changes_and_names_the_resolver() {
     );
 
     let dir = setup("notes.md");
-    let out = run_mend(dir.path(), &["pending", "accept"], None);
+    let out = run_mend(dir.path(), &["pending", "accept", "--merge", "safe"], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }
 

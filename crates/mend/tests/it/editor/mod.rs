@@ -68,15 +68,16 @@ fn apply_hunks(text: &str, params: &Value) -> String {
 }
 
 /// A write to the line next to the person's unsaved change: git conflicts,
-/// the default (safe) policy merges it and names the resolver with the
-/// lines it wrote; `initialize` with `"merge": "git"` leaves git's conflict.
+/// and the default (git) policy leaves git's conflict; `initialize` with
+/// `"merge": "safe"` merges it and names the resolver with the lines it
+/// wrote.
 #[test]
 fn neighbouring_changes_merge_and_name_their_resolver() {
     let base = "fn a() {\n    let x = 1;\n    let y = 2;\n}\n";
     let user = base.replace("x = 1", "x = 10");
     let agent = base.replace("y = 2", "y = 20");
     let both = user.replace("y = 2", "y = 20");
-    for (init, merged) in [(json!({}), true), (json!({"merge": "git"}), false)] {
+    for (init, merged) in [(json!({"merge": "safe"}), true), (json!({}), false)] {
         let dir = workspace(&[("src/lib.rs", base)]);
         let mut c = Client::start_with(dir.path(), init);
         open(&mut c, "src/lib.rs", base, false, 1);

@@ -18,11 +18,12 @@ fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 /// Every malformed frame gets a JSON-RPC error, and the server goes on with
-/// every buffer's state: a write after them still merges.
+/// every buffer's state: a write after them still merges (with the safe
+/// resolvers, which settle the neighbouring lines).
 #[test]
 fn malformed_frames_are_answered_and_the_server_goes_on() {
     let dir = workspace(&[("a.rs", "one\ntwo\n")]);
-    let mut c = Client::start(dir.path());
+    let mut c = Client::start_with(dir.path(), json!({"merge": "safe"}));
     open(&mut c, "a.rs", "one\ntwo\n", false, 1);
     c.request(
         "buffer/changed",
