@@ -362,12 +362,6 @@ impl Turns {
                 "nothing changed in this turn; there is nothing to accept",
             ));
         }
-        let held = |side: Option<(git2::Oid, i32)>| {
-            side.map(|(oid, mode)| Held {
-                blob: blob_id(oid),
-                mode,
-            })
-        };
         let mut accepted = Vec::new();
         let mut swaps = Vec::new();
         let mut lay = |st: &mut State, path: &String, to: Option<Held>| {
@@ -504,6 +498,14 @@ fn cannot_put_back(l: LeftOut, status: Status) -> String {
             n.unwrap_or_default()
         ),
     }
+}
+
+/// An entry's side as the turn's state holds it.
+fn held(side: Option<(git2::Oid, i32)>) -> Option<Held> {
+    side.map(|(oid, mode)| Held {
+        blob: blob_id(oid),
+        mode,
+    })
 }
 
 /// The hunks a selection names, each once, in order.
