@@ -532,6 +532,21 @@ pub(crate) fn folders_of(path: &str) -> impl Iterator<Item = &str> {
 /// workspace transaction.
 const PATH_MAX: usize = 4096;
 
+/// Whether a (spelled) path is one a workspace change cannot name, so
+/// its write or deletion goes beside the transaction (see `beside.rs`):
+/// spelled with an escape (not UTF-8, a backslash, a control character),
+/// or too long to resolve whole.
+pub(crate) fn goes_beside(root: &Path, path: &str) -> bool {
+    !crate::names::is_plain(path) || root.as_os_str().len() + 1 + path.len() >= PATH_MAX
+}
+
+/// What stands at a spelled path, not followed if it is a link, reached
+/// one folder at a time by descriptor: by its bytes, not its spelling,
+/// and past `PATH_MAX` too.
+pub(crate) fn on_disk(root: &Path, spelled: &str) -> Option<rustix::fs::Stat> {
+    crate::beside::lstat(root, &crate::names::unspell(spelled).ok()?)
+}
+
 /// Why a turn's reject leaves a file a rule ignored when the turn began.
 const IGNORED_THEN: &str = "it was ignored when the turn began (by a rule since removed), so the turn's start does not hold it and a reject never deletes it; delete it yourself if it should go";
 
@@ -549,10 +564,9 @@ impl Plan {
     /// whole. Each is checked against `now`, the worktree's files the plan
     /// was made against, before it is made.
     fn put_beside(&mut self, root: &Path, now: &Files) {
-        let long = |p: &str| root.as_os_str().len() + 1 + p.len() >= PATH_MAX;
         let paths = self.writes.iter().map(|w| &w.0).chain(&self.deletes);
         self.beside = paths
-            .filter(|p| !crate::names::is_plain(p) || long(p))
+            .filter(|p| goes_beside(root, p))
             .map(|p| (p.clone(), now.get(p).map(|n| n.0)))
             .collect();
     }
@@ -624,14 +638,16 @@ impl Plan {
         }
     }
 
-    /// What changes, as seen from now.
+    /// What changes, as seen from now: a path is looked up by its bytes
+    /// (not its spelling) and by descriptor, so a file with an odd or
+    /// long name that is there is modified, not added.
     pub(crate) fn report(&self, root: &Path) -> Vec<FileChange> {
         let mut changes: Vec<FileChange> = self
             .writes
             .iter()
             .map(|(path, _, _)| FileChange {
                 path: path.clone(),
-                status: if root.join(path).symlink_metadata().is_ok() {
+                status: if on_disk(root, path).is_some() {
                     Status::Modified
                 } else {
                     Status::Added

@@ -230,29 +230,7 @@ impl Turns {
             // An added or deleted file's one hunk is the whole file.
             self.hunk_numbers(st, e, sel, (&old, &new))?;
         }
-        let only: BTreeSet<String> = chosen
-            .iter()
-            .filter(|e| !e.left_out.any())
-            .flat_map(|e| e.paths().map(str::to_owned))
-            .collect();
-        let (base, start) = self.review_base(st)?;
-        let scope = Scope {
-            tree: &base,
-            skipped: &start.skipped,
-            only: Some(&only),
-            then: st.began.map(|began| crate::restore::Then {
-                excludes: &st.excludes,
-                began,
-            }),
-        };
-        let (mut plan, changes, _) = self
-            .cps
-            .prepare_scoped(&scope, (&now.tree, &now.skipped), false)
-            .map_err(unheld)?;
-        for e in chosen.iter().filter(|e| e.left_out.any()) {
-            plan.left
-                .insert(e.path.clone(), cannot_put_back(e.left_out, e.status));
-        }
+        let (mut plan, changes) = self.whole_plan(st, &now, &chosen)?;
         let acted: Vec<&&Entry> = chosen
             .iter()
             .filter(|e| !e.paths().any(|p| plan.left.contains_key(p)))
@@ -279,13 +257,48 @@ impl Turns {
         report.retain(|c| !plan.left.contains_key(&c.path));
         // What undo puts back: only what was written (a path left above is
         // out of the plan by now).
-        let swaps = swaps(&now.tree, &plan);
+        let swaps = swaps(&now.tree, &plan, &chosen);
         let acted = acted
             .iter()
             .filter(|e| !e.paths().any(|p| plan.left.contains_key(p)))
             .map(|e| whole(e))
             .collect();
         Ok((acted, report, plan.left(), swaps))
+    }
+
+    /// The plan that puts the chosen files' review base back: every
+    /// chosen path whose sides the snapshots both hold, and the others
+    /// left with why.
+    fn whole_plan(
+        &self,
+        st: &State,
+        now: &Now<'_>,
+        chosen: &[&Entry],
+    ) -> Result<(crate::restore::Plan, Vec<Change>), Error> {
+        let only: BTreeSet<String> = chosen
+            .iter()
+            .filter(|e| !e.left_out.any())
+            .flat_map(|e| e.paths().map(str::to_owned))
+            .collect();
+        let (base, start) = self.review_base(st)?;
+        let scope = Scope {
+            tree: &base,
+            skipped: &start.skipped,
+            only: Some(&only),
+            then: st.began.map(|began| crate::restore::Then {
+                excludes: &st.excludes,
+                began,
+            }),
+        };
+        let (mut plan, changes, _) = self
+            .cps
+            .prepare_scoped(&scope, (&now.tree, &now.skipped), false)
+            .map_err(unheld)?;
+        for e in chosen.iter().filter(|e| e.left_out.any()) {
+            plan.left
+                .insert(e.path.clone(), cannot_put_back(e.left_out, e.status));
+        }
+        Ok((plan, changes))
     }
 
     fn reject_hunks(
@@ -309,6 +322,7 @@ impl Turns {
             before: e.new.map(|(oid, mode)| held(oid, mode)),
             after: e.new.map(|(_, mode)| held(written, mode)),
             listed: false,
+            special: None,
         };
         let change = Change::Bytes {
             path: e.path.clone(),
@@ -348,12 +362,6 @@ impl Turns {
                 "nothing changed in this turn; there is nothing to accept",
             ));
         }
-        let held = |side: Option<(git2::Oid, i32)>| {
-            side.map(|(oid, mode)| Held {
-                blob: blob_id(oid),
-                mode,
-            })
-        };
         let mut accepted = Vec::new();
         let mut swaps = Vec::new();
         let mut lay = |st: &mut State, path: &String, to: Option<Held>| {
@@ -363,6 +371,7 @@ impl Turns {
                 listed: was.is_some(),
                 before: was.flatten(),
                 after: to,
+                special: None,
             });
         };
         if sel.hunks.is_empty() {
@@ -418,14 +427,22 @@ impl Turns {
 }
 
 /// Each path a reject's plan writes or deletes, with its entry in the
-/// worktree before (`now`, the safety checkpoint's tree) and after.
-fn swaps(now: &git2::Tree<'_>, plan: &crate::restore::Plan) -> Vec<Swap> {
+/// worktree before (`now`, the safety checkpoint's tree, looked up by the
+/// path's bytes, not its spelling) and after, and the FIFO, socket or
+/// device it replaced, if any.
+fn swaps(now: &git2::Tree<'_>, plan: &crate::restore::Plan, chosen: &[&Entry]) -> Vec<Swap> {
     let held = |oid: git2::Oid, mode: i32| Held {
         blob: blob_id(oid),
         mode,
     };
+    let special = |path: &str| {
+        (chosen.iter())
+            .find(|e| e.path == path)
+            .and_then(|e| e.left_out.special)
+            .map(str::to_owned)
+    };
     let before = |path: &str| {
-        now.get_path(std::path::Path::new(path))
+        now.get_path(&super::bytes_of(path))
             .ok()
             .filter(|e| e.kind() != Some(git2::ObjectType::Tree))
             .map(|e| held(e.id(), e.filemode()))
@@ -435,12 +452,14 @@ fn swaps(now: &git2::Tree<'_>, plan: &crate::restore::Plan) -> Vec<Swap> {
         before: before(path),
         after: Some(held(*oid, *mode)),
         listed: false,
+        special: special(path),
     });
     let deletes = plan.deletes.iter().map(|path| Swap {
         path: path.clone(),
         before: before(path),
         after: None,
         listed: false,
+        special: None,
     });
     writes.chain(deletes).collect()
 }
@@ -479,6 +498,14 @@ fn cannot_put_back(l: LeftOut, status: Status) -> String {
             n.unwrap_or_default()
         ),
     }
+}
+
+/// An entry's side as the turn's state holds it.
+fn held(side: Option<(git2::Oid, i32)>) -> Option<Held> {
+    side.map(|(oid, mode)| Held {
+        blob: blob_id(oid),
+        mode,
+    })
 }
 
 /// The hunks a selection names, each once, in order.

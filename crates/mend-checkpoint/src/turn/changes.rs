@@ -9,6 +9,7 @@ use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository, Tree};
 use mend_core::report::Status;
 use rustix::fs::FileType;
 
+use crate::restore::on_disk;
 use crate::{Error, Skipped, git};
 
 /// An entry of a tree: its blob and git mode.
@@ -97,12 +98,6 @@ pub(crate) fn became_ignored(out: &mut [Entry], root: &std::path::Path) {
             e.left_out.ignored = Some(st.st_size as u64);
         }
     }
-}
-
-/// What stands at a spelled path, not followed if it is a link, reached
-/// one folder at a time by descriptor (so a path past `PATH_MAX` too).
-fn on_disk(root: &std::path::Path, spelled: &str) -> Option<rustix::fs::Stat> {
-    crate::beside::lstat(root, &crate::names::unspell(spelled).ok()?)
 }
 
 impl Entry {

@@ -110,6 +110,11 @@ pub(crate) struct Swap {
     /// An accept's: whether the overlay listed the path before it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub listed: bool,
+    /// A reject's: what stood at the path before it when that was a
+    /// FIFO, a socket or a device (`before` is then none: no snapshot
+    /// holds one), which an undo does not make again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub special: Option<String>,
 }
 
 /// The state in the private folder: `Ok(None)` when no turn is open; a

@@ -415,7 +415,7 @@ fn a_fifo_or_socket_over_a_file_is_a_type_change_that_a_reject_puts_back() {
 /// Makes `path` (relative, `/`-separated, longer than the kernel resolves
 /// whole) under `root` one folder at a time, and writes `text` there;
 /// `None` removes it instead. Returns what it held.
-fn deep(root: &Path, path: &str, text: Option<&str>) -> Option<String> {
+pub(crate) fn deep(root: &Path, path: &str, text: Option<&str>) -> Option<String> {
     use rustix::fs::{AtFlags, Mode, OFlags, mkdirat, openat};
     use std::io::{Read as _, Write as _};
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
@@ -443,7 +443,7 @@ fn deep(root: &Path, path: &str, text: Option<&str>) -> Option<String> {
 }
 
 /// Puts a FIFO at `path` (as [`deep`] reaches it) in place of what is there.
-fn deep_fifo(root: &Path, path: &str) {
+pub(crate) fn deep_fifo(root: &Path, path: &str) {
     use rustix::fs::{FileType, Mode, OFlags, openat};
     deep(root, path, None);
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;

@@ -176,3 +176,140 @@ fn an_undo_reopens_what_an_accept_took() {
     assert_eq!(listed(&turns), ["a", "b"]);
     assert_eq!(read(d, "a").as_deref(), Some("a agent\n"));
 }
+
+/// The changes an outcome lists, as (path, letter).
+fn letters(changes: &[mend_checkpoint::FileChange]) -> Vec<(String, String)> {
+    changes
+        .iter()
+        .map(|c| (c.path.clone(), c.status.to_string()))
+        .collect()
+}
+
+fn rows(want: &[(&str, &str)]) -> Vec<(String, String)> {
+    want.iter()
+        .map(|(p, s)| ((*p).to_owned(), (*s).to_owned()))
+        .collect()
+}
+
+/// Names a workspace change cannot carry (a backslash, a tab, a byte
+/// that is not UTF-8), which a reject writes beside its transaction: the
+/// reject lists a file it modified as `M`, not `A`, and the undo puts
+/// each back, by compare and swap, with the ordinary file beside them;
+/// alone, such a file is undone too (not "already as it was").
+#[test]
+fn an_undo_gives_back_files_with_odd_names() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let dir = repo();
+    let d = dir.path();
+    let latin = d.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    std::fs::write(&latin, "latin start\n").unwrap();
+    put(d, "back\\slash", "slash start\n");
+    put(d, "tab\tname", "tab start\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "odd names"]);
+    let turns = begin(d);
+    std::fs::write(&latin, "latin agent\n").unwrap();
+    put(d, "back\\slash", "slash agent\n");
+    put(d, "tab\tname", "tab agent\n");
+    put(d, "a", "a agent\n");
+    let rejected = turns.reject(&Selection::default()).unwrap();
+    assert!(rejected.left.is_empty(), "{:?}", rejected.left);
+    let want = rows(&[
+        ("a", "M"),
+        ("back\\\\slash", "M"),
+        ("caf\\xe9", "M"),
+        ("tab\\tname", "M"),
+    ]);
+    assert_eq!(letters(&rejected.changes), want);
+    assert_eq!(read(d, "back\\slash").as_deref(), Some("slash start\n"));
+    let undone = turns.undo().unwrap();
+    assert!(undone.left.is_empty(), "{:?}", undone.left);
+    assert_eq!(letters(&undone.changes), want);
+    assert_eq!(std::fs::read_to_string(&latin).unwrap(), "latin agent\n");
+    assert_eq!(read(d, "back\\slash").as_deref(), Some("slash agent\n"));
+    assert_eq!(read(d, "tab\tname").as_deref(), Some("tab agent\n"));
+    assert_eq!(read(d, "a").as_deref(), Some("a agent\n"));
+
+    // Alone; and one written since the reject is left, named, not
+    // overwritten.
+    turns
+        .reject(&paths(&["back\\\\slash", "tab\\tname"]))
+        .unwrap();
+    put(d, "tab\tname", "typed after the reject\n");
+    let undone = turns.undo().unwrap();
+    assert_eq!(letters(&undone.changes), rows(&[("back\\\\slash", "M")]));
+    let left: Vec<&str> = undone.left.iter().map(|l| l.path.as_str()).collect();
+    assert_eq!(left, ["tab\\tname"]);
+    assert_eq!(read(d, "back\\slash").as_deref(), Some("slash agent\n"));
+    assert_eq!(
+        read(d, "tab\tname").as_deref(),
+        Some("typed after the reject\n")
+    );
+}
+
+/// Paths longer than `PATH_MAX` are undone through descriptors, with the
+/// ordinary ones beside them: none blocks the rest. The reject lists the
+/// long file it modified as `M`.
+#[test]
+fn an_undo_gives_back_paths_longer_than_path_max() {
+    use super::turn_edges::deep;
+    let dir = repo();
+    let d = dir.path();
+    let folders: Vec<String> = (0..20)
+        .map(|i| format!("d{i:02}{}", "x".repeat(240)))
+        .collect();
+    let long = |name: &str| format!("{}/{name}", folders.join("/"));
+    // Untracked (git cannot add it), but in the turn's start.
+    deep(d, &long("tracked"), Some("start\n"));
+    let turns = begin(d);
+    deep(d, &long("tracked"), Some("agent\n"));
+    deep(d, &long("added"), Some("new\n"));
+    put(d, "a", "a agent\n");
+    let rejected = turns.reject(&Selection::default()).unwrap();
+    assert!(rejected.left.is_empty(), "{:?}", rejected.left);
+    let added = long("added");
+    let tracked = long("tracked");
+    let want = rows(&[("a", "M"), (&added, "D"), (&tracked, "M")]);
+    assert_eq!(letters(&rejected.changes), want);
+    assert_eq!(deep(d, &long("added"), None), None);
+    let undone = turns.undo().unwrap();
+    assert!(undone.left.is_empty(), "{:?}", undone.left);
+    let want = rows(&[("a", "M"), (&added, "A"), (&tracked, "M")]);
+    assert_eq!(letters(&undone.changes), want);
+    assert_eq!(read(d, "a").as_deref(), Some("a agent\n"));
+    assert_eq!(deep(d, &long("added"), None).as_deref(), Some("new\n"));
+    assert_eq!(deep(d, &long("tracked"), None).as_deref(), Some("agent\n"));
+}
+
+/// A reject that put a file back over a FIFO is undone by removing the
+/// file; the FIFO is not made again, and the undo says so.
+#[test]
+fn an_undo_over_a_fifo_says_the_fifo_is_not_made_again() {
+    let dir = repo();
+    let d = dir.path();
+    let turns = begin(d);
+    std::fs::remove_file(d.join("a")).unwrap();
+    let mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        d.join("a"),
+        rustix::fs::FileType::Fifo,
+        mode,
+        0,
+    )
+    .unwrap();
+    turns.reject(&paths(&["a"])).unwrap();
+    assert_eq!(read(d, "a").as_deref(), Some("a start\n"));
+    let undone = turns.undo().unwrap();
+    assert_eq!(letters(&undone.changes), rows(&[("a", "D")]));
+    assert!(!d.join("a").exists());
+    let [note] = &undone.left[..] else {
+        panic!("{:?}", undone.left);
+    };
+    assert_eq!(note.path, "a");
+    assert!(
+        note.reason.contains("FIFO") && note.reason.contains("not made again"),
+        "{}",
+        note.reason
+    );
+}

@@ -115,3 +115,35 @@ fn undo_gives_back_the_last_reject() {
     assert_eq!(read("a.txt"), "a by the agent\n");
     assert_eq!(read("b.txt"), "b since\n");
 }
+
+/// A name with a literal backslash (printed `a\\x41.txt`) goes beside the
+/// workspace transaction: the reject lists it as modified, `mend turn
+/// undo` gives the agent's change back (it once said every path already
+/// held what it held before, exit 1), and a checkpoint restore lists it
+/// as modified too.
+#[test]
+fn undo_gives_back_a_file_whose_name_is_spelled() {
+    let dir = repo(&[("a\\x41.txt", "orig\n")]);
+    let root = dir.path();
+    ok(root, &["turn", "begin"]);
+    put(root, "a\\x41.txt", "orig\nAGENT\n");
+    let rejected = ok(root, &["turn", "reject", "a\\\\x41.txt"]);
+    assert!(rejected.contains("  M a\\\\x41.txt\n"), "{rejected}");
+    let read = || std::fs::read_to_string(root.join("a\\x41.txt")).unwrap();
+    assert_eq!(read(), "orig\n");
+    let undone = ok(root, &["turn", "undo"]);
+    assert!(
+        undone.starts_with("undid the last reject\n  M a\\\\x41.txt\n"),
+        "{undone}"
+    );
+    assert_eq!(read(), "orig\nAGENT\n");
+    let made = ok(root, &["checkpoint", "create", "--json"]);
+    let id = serde_json::from_str::<serde_json::Value>(&made).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    put(root, "a\\x41.txt", "later\n");
+    let restored = ok(root, &["checkpoint", "restore", &id]);
+    assert!(restored.contains("M a\\\\x41.txt"), "{restored}");
+    assert_eq!(read(), "orig\nAGENT\n");
+}
