@@ -150,6 +150,38 @@ fn row_a_busy_session_exits_1_and_a_busy_lock_elsewhere_2() {
     assert!(holder.wait_with_output().unwrap().status.success());
 }
 
+/// A planted or damaged state file is refused with the command that
+/// clears it, so it is a refusal (exit 1, kind `corrupt`), never an error.
+#[test]
+fn row_a_damaged_state_file_exits_1_as_corrupt() {
+    let dir = repo();
+    let d = dir.path();
+    assert_eq!(code(&mend(d, &["turn", "begin"])), Some(0));
+    std::fs::write(d.join(".mend/turn.json"), b"{}").unwrap();
+    for args in [&["turn", "status"][..], &["turn", "--json", "status"]] {
+        let out = mend(d, args);
+        assert_eq!(code(&out), Some(1), "{args:?}: {out:?}");
+        let all = format!("{out:?}");
+        assert!(all.contains("mend turn end"), "{all}");
+    }
+    let said: serde_json::Value =
+        serde_json::from_slice(&mend(d, &["turn", "--json", "status"]).stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "corrupt", "{said}");
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    assert_eq!(code(&mend(d, &["apply", "--pending", &r])), Some(0));
+    std::fs::write(d.join(".mend/pending/default/index.json"), b"garbage").unwrap();
+    for args in [&["pending", "status"][..], &["pending", "accept"]] {
+        let out = mend(d, args);
+        assert_eq!(code(&out), Some(1), "{args:?}: {out:?}");
+        let all = format!("{out:?}");
+        assert!(all.contains("mend pending drop default"), "{all}");
+    }
+    let said: serde_json::Value =
+        serde_json::from_slice(&mend(d, &["pending", "--json", "accept"]).stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "corrupt", "{said}");
+    assert_eq!(std::fs::read(d.join("f.txt")).unwrap(), b"one\ntwo\n");
+}
+
 #[test]
 fn row_no_such_session_exits_1() {
     let dir = repo();
