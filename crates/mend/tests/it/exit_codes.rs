@@ -182,6 +182,44 @@ fn row_a_damaged_state_file_exits_1_as_corrupt() {
     assert_eq!(std::fs::read(d.join("f.txt")).unwrap(), b"one\ntwo\n");
 }
 
+/// The root's lock held by a process that is not mend (a script's
+/// `flock`), the lock file naming a mend long exited: apply, turn and
+/// checkpoint each give up after their `--lock-timeout` with exit 2, and
+/// none says the exited mend holds the lock.
+#[test]
+fn row_a_busy_root_lock_exits_2_after_lock_timeout_for_apply_turn_and_checkpoint() {
+    let dir = repo();
+    let d = dir.path();
+    assert_eq!(code(&mend(d, &["turn", "begin"])), Some(0));
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let recorded = format!("mend turn reject f.txt --hunk 7 (pid {})", gone.id());
+    std::fs::write(d.join(".mend/lock"), format!("{recorded}\n")).unwrap();
+    let held = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join(".mend/lock"))
+        .unwrap();
+    held.lock().unwrap();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    for args in [
+        &["apply", "--lock-timeout", "0", &r][..],
+        &["turn", "--lock-timeout", "0", "reject", "f.txt"],
+        &["checkpoint", "--lock-timeout", "0", "create"],
+        &["checkpoint", "create", "--lock-timeout", "0", "--label", "x"],
+        &["checkpoint", "--lock-timeout", "0", "restore", "HEAD"],
+    ] {
+        let start = Instant::now();
+        let out = mend(d, args);
+        assert_eq!(code(&out), Some(2), "{args:?}: {out:?}");
+        assert!(start.elapsed() < Duration::from_secs(20), "{args:?} waited");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("holds its lock"), "{args:?}: {said}");
+        assert!(said.contains("has exited"), "{args:?}: {said}");
+        assert!(!said.contains(&format!(": {recorded} holds")), "{said}");
+    }
+    assert_eq!(std::fs::read(d.join("f.txt")).unwrap(), b"one\ntwo\n");
+}
+
 #[test]
 fn row_no_such_session_exits_1() {
     let dir = repo();
