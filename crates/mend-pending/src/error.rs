@@ -296,9 +296,7 @@ impl Error {
         }
         !matches!(
             self,
-            Error::BadSession(_) | Error::Workspace(_)
-                | Error::Apply(_)
-                | Error::Io { .. }
+            Error::BadSession(_) | Error::Workspace(_) | Error::Apply(_) | Error::Io { .. }
         )
     }
 

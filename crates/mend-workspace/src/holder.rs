@@ -26,16 +26,16 @@ pub(crate) fn describe(recorded: &str, file: &File) -> String {
     if alive && (holders.is_empty() || holders.contains(&pid)) {
         return esc(recorded).into_owned();
     }
-    let who = match holders.is_empty() {
-        true => "another process".to_owned(),
-        false => format!("another process ({})", named(&holders)),
+    let which = match holders.is_empty() {
+        true => String::new(),
+        false => format!("{}; ", named(&holders)),
     };
     let last = match alive {
         true => "no longer holds it",
         false => "has exited",
     };
     format!(
-        "{who} (the last mend that held it, {}, {last})",
+        "another process ({which}the last mend that held it, {}, {last})",
         esc(recorded)
     )
 }
@@ -48,7 +48,10 @@ fn recorded_pid(recorded: &str) -> Option<u32> {
 
 /// Whether a process with this id exists (one we may not signal does).
 fn alive(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return false;
     };
     match rustix::process::test_kill_process(pid) {
@@ -87,12 +90,12 @@ fn holders_in(locks: &str, ino: u64) -> Vec<u32> {
 /// Each process as `pid N (its name)`, where its name can be read.
 fn named(pids: &[u32]) -> String {
     pids.iter()
-        .map(|p| {
-            match std::fs::read_to_string(format!("/proc/{p}/comm")) {
+        .map(
+            |p| match std::fs::read_to_string(format!("/proc/{p}/comm")) {
                 Ok(n) if !n.trim().is_empty() => format!("pid {p}, {}", esc(n.trim())),
                 _ => format!("pid {p}"),
-            }
-        })
+            },
+        )
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -110,7 +113,10 @@ mod tests {
         assert_eq!(holders_in(locks, 2859239), [10856]);
         assert_eq!(holders_in(locks, 99), [12]);
         assert!(holders_in(locks, 5).is_empty());
-        assert_eq!(recorded_pid("mend turn reject f.txt (pid 15889)"), Some(15889));
+        assert_eq!(
+            recorded_pid("mend turn reject f.txt (pid 15889)"),
+            Some(15889)
+        );
         assert_eq!(recorded_pid("mend apply"), None);
     }
 }

@@ -449,6 +449,8 @@ mod tests {
         assert_eq!(std::fs::read(root.join(".mend/keep")).unwrap(), b"kept");
         // Marked with the id a fresh folder at this root gets, so two
         // processes upgrading at once agree.
-        assert!(matches!(read_mark(&root, &opened, &key), Mark::Here(id, Some(_)) if id == store_id(&key)));
+        assert!(
+            matches!(read_mark(&root, &opened, &key), Mark::Here(id, Some(_)) if id == store_id(&key))
+        );
     }
 }

@@ -127,11 +127,26 @@ fn a_move_is_taken_over_and_a_second_copy_is_not() {
         top.path().join("c"),
     );
     std::fs::create_dir(&a).unwrap();
-    drop(Workspace::open(&a, Default::default()).unwrap().lock().unwrap());
+    drop(
+        Workspace::open(&a, Default::default())
+            .unwrap()
+            .lock()
+            .unwrap(),
+    );
     std::fs::rename(&a, &b).unwrap();
-    drop(Workspace::open(&b, Default::default()).unwrap().lock().unwrap());
+    drop(
+        Workspace::open(&b, Default::default())
+            .unwrap()
+            .lock()
+            .unwrap(),
+    );
     std::fs::rename(&b, &a).unwrap();
-    drop(Workspace::open(&a, Default::default()).unwrap().lock().unwrap());
+    drop(
+        Workspace::open(&a, Default::default())
+            .unwrap()
+            .lock()
+            .unwrap(),
+    );
     copy_tree(&a, &c);
     let msg = Workspace::open(&c, Default::default())
         .unwrap()

@@ -226,7 +226,9 @@ fn a_lock_held_by_another_process_does_not_name_the_last_mend() {
     .unwrap();
     let msg = other.lock().unwrap_err().to_string();
     assert!(
-        msg.contains(&format!("the last mend that held it, {recorded}, has exited")),
+        msg.contains(&format!(
+            "the last mend that held it, {recorded}, has exited"
+        )),
         "{msg}"
     );
     assert!(!msg.contains(&format!(": {recorded} holds")), "{msg}");

@@ -205,7 +205,14 @@ fn row_a_busy_root_lock_exits_2_after_lock_timeout_for_apply_turn_and_checkpoint
         &["apply", "--lock-timeout", "0", &r][..],
         &["turn", "--lock-timeout", "0", "reject", "f.txt"],
         &["checkpoint", "--lock-timeout", "0", "create"],
-        &["checkpoint", "create", "--lock-timeout", "0", "--label", "x"],
+        &[
+            "checkpoint",
+            "create",
+            "--lock-timeout",
+            "0",
+            "--label",
+            "x",
+        ],
         &["checkpoint", "--lock-timeout", "0", "restore", "HEAD"],
     ] {
         let start = Instant::now();
