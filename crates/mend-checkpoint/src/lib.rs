@@ -167,8 +167,10 @@ pub enum Error {
 impl Error {
     /// Whether this is a refusal the caller can act on (no open turn, no
     /// checkpoint with that id, a selection that names nothing, a hunk
-    /// changed since it was shown, a file changed while it was written):
-    /// nothing was written, and the message says what to do instead.
+    /// changed since it was shown, a file changed while it was written, a
+    /// turn state damaged or planted, whose message names the command that
+    /// clears it): nothing was written, and the message says what to do
+    /// instead.
     pub fn is_refusal(&self) -> bool {
         if let Error::Workspace(e) = self {
             return e.is_refusal();
@@ -176,6 +178,7 @@ impl Error {
         matches!(
             self,
             Error::NoTurn
+                | Error::TurnCorrupt { .. }
                 | Error::NotFound(_)
                 | Error::Ambiguous { .. }
                 | Error::TurnRefused(_)

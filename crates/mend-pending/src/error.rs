@@ -287,19 +287,16 @@ impl Error {
     }
 
     /// Whether this is a refusal a person can act on (the CLI exits 1),
-    /// rather than a usage error or a failure (exit 2).
+    /// rather than a usage error or a failure (exit 2). A damaged or
+    /// planted session is one: its message names the command that clears
+    /// it (`mend pending drop`, or `reject` for one file).
     pub fn is_refusal(&self) -> bool {
         if self.workspace_refusal().is_some() {
             return true;
         }
         !matches!(
             self,
-            Error::BadSession(_)
-                | Error::Corrupt { .. }
-                | Error::Damaged { .. }
-                | Error::Workspace(_)
-                | Error::Apply(_)
-                | Error::Io { .. }
+            Error::BadSession(_) | Error::Workspace(_) | Error::Apply(_) | Error::Io { .. }
         )
     }
 

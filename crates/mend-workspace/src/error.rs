@@ -123,9 +123,9 @@ pub enum Error {
         /// The target, relative to the root.
         path: String,
     },
-    /// Another mend process holds the workspace lock.
+    /// Another process (mend, or something else) holds the workspace lock.
     #[error(
-        "another mend process is writing in {}: {holder} holds its lock at .mend/lock (waited {waited_ms} ms); nothing was done. Try again when it is done, or wait longer with --lock-timeout", esc(&.root.to_string_lossy())
+        "another process is writing in {}: {holder} holds its lock at .mend/lock (waited {waited_ms} ms); nothing was done. Try again when it is done, or wait longer with --lock-timeout", esc(&.root.to_string_lossy())
     )]
     Locked {
         /// The workspace root.

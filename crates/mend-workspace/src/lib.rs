@@ -57,6 +57,7 @@ mod encoding;
 mod error;
 mod files;
 mod found;
+mod holder;
 mod path;
 mod private;
 mod replaceable;
@@ -471,7 +472,7 @@ impl Workspace {
                     if start.elapsed() >= self.opts.lock_timeout {
                         return Err(Error::Locked {
                             root: self.root.canonical.clone(),
-                            holder: self.lock_holder(),
+                            holder: self.lock_holder(&file),
                             waited_ms: start.elapsed().as_millis(),
                         });
                     }
@@ -494,18 +495,16 @@ impl Workspace {
         })
     }
 
-    /// What the lock file says about its holder.
-    fn lock_holder(&self) -> String {
+    /// Who holds the lock on `file`: the mend the lock file names, when
+    /// it is alive and holding it, else another process (see `holder`).
+    fn lock_holder(&self, file: &fs::File) -> String {
         let said = self
             .private_dir()
             .and_then(|d| d.read(LOCK, 4096))
             .ok()
             .flatten()
             .unwrap_or_default();
-        match String::from_utf8_lossy(&said).trim() {
-            "" => "another mend process".to_owned(),
-            h => esc(h).into_owned(),
-        }
+        holder::describe(&String::from_utf8_lossy(&said), file)
     }
 
     /// Whether a transaction journal is present: a multi-file commit is

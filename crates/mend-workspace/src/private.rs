@@ -9,21 +9,27 @@
 //! repository or not: it could hold planted checkpoints or review state.
 //!
 //! The mark (`owner`) names the store id that keys the folder's sealed
-//! state files and the root it was made for, and is signed with that
-//! root's key:
+//! state files, the root it was made for and the folder itself (its
+//! device and inode), and is signed with that root's key:
 //!
 //! ```text
-//! mend owner v2
+//! mend owner v3
 //! store <64 hex digits>
 //! root <the root's bytes in hex>
-//! <HMAC-SHA256 of the three lines above, in hex>
+//! folder <device> <inode>
+//! <HMAC-SHA256 of the four lines above, in hex>
 //! ```
 //!
-//! - Made for this root: the folder is mend's.
-//! - Made by this user's mend for another root: the project was moved or
-//!   copied with its `.mend`; it is taken over (marked for this root, same
-//!   store id, so its sealed state still verifies) unless git tracks it
-//!   or it holds links or special files.
+//! - Made for this root: the folder is mend's. A mark of v2 (no `folder`
+//!   line), or one naming another inode (the folder was restored from a
+//!   backup in place), is written again for the folder as it is.
+//! - Made by this user's mend for another root: taken over (marked for
+//!   this root, same store id, so its sealed state still verifies) only
+//!   when it is a move: the same folder (device and inode: `mv` on one
+//!   filesystem keeps them, a copy never does), the root it was made for
+//!   holds no `.mend` of the same store any more, git does not track it,
+//!   and it holds no links or special files. A copy would hand the
+//!   original's checkpoints and review state to another folder.
 //! - The mark of earlier versions (a bare tag, which only this user's mend
 //!   for this root can make): the folder is provably mend's and is marked
 //!   again; the state files in it are unsealed, and each is refused or
@@ -49,7 +55,9 @@ use crate::trust::{Key, Seal, hex, unhex};
 const OWNER: &str = "owner";
 const OWNER_PURPOSE: &str = "owner";
 const MARK_PURPOSE: &str = "owner v2";
-const MARK_HEADER: &str = "mend owner v2";
+const MARK_HEADER: &str = "mend owner v3";
+/// The mark of v2, which named no folder: read, then written again as v3.
+const MARK_HEADER_V2: &str = "mend owner v2";
 
 /// How long a `.mend` without a mark may be another mend's, still writing
 /// it.
@@ -96,9 +104,14 @@ fn existing(root: &Path, top: &PrivateDir, key: &Key) -> Result<PrivateDir, Erro
     let waited = std::time::Instant::now();
     let id = loop {
         match read_mark(root, &dir, key) {
-            Mark::Here(id) => break id,
-            Mark::Moved(id, from) => {
-                take_over(root, &dir, &from)?;
+            Mark::Here(id, at) => {
+                if at != Some(folder_id(&dir)?) {
+                    write_mark(&dir, root, key, &id)?;
+                }
+                break id;
+            }
+            Mark::Moved(id, from, at) => {
+                take_over(root, &dir, &Made { from, id: &id, at })?;
                 write_mark(&dir, root, key, &id)?;
                 break id;
             }
@@ -147,14 +160,78 @@ fn unmarked(root: &Path) -> Error {
 
 /// What the owner mark says.
 enum Mark {
-    /// Made for this root: the store id.
-    Here(Vec<u8>),
-    /// Made by this user's mend for another root.
-    Moved(Vec<u8>, PathBuf),
+    /// Made for this root: the store id and the folder it was made for
+    /// (none in a v2 mark).
+    Here(Vec<u8>, Option<FolderId>),
+    /// Made by this user's mend for another root: the store id, that
+    /// root, and the folder it was made for.
+    Moved(Vec<u8>, PathBuf, Option<FolderId>),
     /// The bare tag of earlier versions, for this root.
     Old,
     /// None, or none that verifies.
     None,
+}
+
+/// A `.mend` folder's device and inode.
+type FolderId = (u64, u64);
+
+/// The device and inode of the folder `dir`.
+fn folder_id(dir: &PrivateDir) -> Result<FolderId, Error> {
+    let st = rustix::fs::fstat(dir).map_err(|e| Error::io("reading .mend's inode", e.into()))?;
+    Ok((st.st_dev as u64, st.st_ino as u64))
+}
+
+/// A mark's lines, before its tag is checked.
+struct Parsed {
+    id: Vec<u8>,
+    made: PathBuf,
+    at: Option<FolderId>,
+    body: String,
+    tag: String,
+}
+
+impl Parsed {
+    /// Whether the key of the root it names signed it.
+    fn verifies(&self) -> bool {
+        Key::for_root(&self.made)
+            .is_ok_and(|k| k.verify(MARK_PURPOSE, self.body.as_bytes(), &self.tag))
+    }
+}
+
+/// The lines of a v2 or v3 mark; `None` for anything else.
+fn parse_mark(text: &str) -> Option<Parsed> {
+    let (v3, signed) = match text.strip_prefix(MARK_HEADER) {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix(MARK_HEADER_V2)?),
+    };
+    let mut lines = signed.lines().skip(1);
+    let id = unhex(lines.next()?.strip_prefix("store ")?)?;
+    let made = unhex(lines.next()?.strip_prefix("root ")?)?;
+    let made =
+        PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(made));
+    let at = match v3 {
+        true => {
+            let (dev, ino) = lines.next()?.strip_prefix("folder ")?.split_once(' ')?;
+            Some((dev.parse().ok()?, ino.parse().ok()?))
+        }
+        false => None,
+    };
+    let tag = lines.next()?.to_owned();
+    let body = match at {
+        Some(at) => mark_body(&id, &made, at),
+        None => format!(
+            "{MARK_HEADER_V2}\nstore {}\nroot {}\n",
+            hex(&id),
+            hex(made.as_os_str().as_encoded_bytes())
+        ),
+    };
+    Some(Parsed {
+        id,
+        made,
+        at,
+        body,
+        tag,
+    })
 }
 
 fn read_mark(root: &Path, dir: &PrivateDir, key: &Key) -> Mark {
@@ -166,45 +243,35 @@ fn read_mark(root: &Path, dir: &PrivateDir, key: &Key) -> Mark {
     else {
         return Mark::None;
     };
-    let Some(signed) = text.strip_prefix(MARK_HEADER) else {
+    if !text.starts_with(MARK_HEADER) && !text.starts_with(MARK_HEADER_V2) {
         return if key.verify(OWNER_PURPOSE, b"", &text) {
             Mark::Old
         } else {
             Mark::None
         };
-    };
-    let lines: Vec<&str> = signed.lines().collect();
-    let (Some(id), Some(made), Some(tag)) = (
-        lines.get(1).and_then(|l| l.strip_prefix("store ")),
-        lines.get(2).and_then(|l| l.strip_prefix("root ")),
-        lines.get(3),
-    ) else {
+    }
+    let Some(p) = parse_mark(&text) else {
         return Mark::None;
     };
-    let (Some(id), Some(made)) = (unhex(id), unhex(made)) else {
-        return Mark::None;
-    };
-    let made =
-        PathBuf::from(<std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(made));
-    let body = mark_body(&id, &made);
-    if made == root {
-        return if key.verify(MARK_PURPOSE, body.as_bytes(), tag) {
-            Mark::Here(id)
-        } else {
-            Mark::None
+    if p.made == root {
+        return match key.verify(MARK_PURPOSE, p.body.as_bytes(), &p.tag) {
+            true => Mark::Here(p.id, p.at),
+            false => Mark::None,
         };
     }
-    match Key::for_root(&made) {
-        Ok(k) if k.verify(MARK_PURPOSE, body.as_bytes(), tag) => Mark::Moved(id, made),
-        _ => Mark::None,
+    match p.verifies() {
+        true => Mark::Moved(p.id, p.made, p.at),
+        false => Mark::None,
     }
 }
 
-fn mark_body(id: &[u8], root: &Path) -> String {
+fn mark_body(id: &[u8], root: &Path, at: FolderId) -> String {
     format!(
-        "{MARK_HEADER}\nstore {}\nroot {}\n",
+        "{MARK_HEADER}\nstore {}\nroot {}\nfolder {} {}\n",
         hex(id),
-        hex(root.as_os_str().as_encoded_bytes())
+        hex(root.as_os_str().as_encoded_bytes()),
+        at.0,
+        at.1
     )
 }
 
@@ -247,7 +314,7 @@ fn make(root: &Path, top: &PrivateDir, key: &Key) -> Result<Option<PrivateDir>, 
 
 /// Writes the owner mark for `root`.
 fn write_mark(dir: &PrivateDir, root: &Path, key: &Key, id: &[u8]) -> Result<(), Error> {
-    let body = mark_body(id, root);
+    let body = mark_body(id, root, folder_id(dir)?);
     let tag = key.sign(MARK_PURPOSE, body.as_bytes());
     dir.write(OWNER, format!("{body}{tag}\n").as_bytes())
 }
@@ -257,14 +324,43 @@ pub const DAEMON_DIR: &str = "daemon";
 /// The daemon's socket, in [`DAEMON_DIR`].
 pub const DAEMON_SOCKET: &str = "sock";
 
-/// Takes over a `.mend` this user's mend made for another root (the
-/// project was moved or copied), unless git tracks it (then it came with
-/// the repository) or it holds links or special files.
-fn take_over(root: &Path, dir: &PrivateDir, from: &Path) -> Result<(), Error> {
+/// What a mark made for another root says about where it was made.
+struct Made<'a> {
+    /// The root it was made for.
+    from: PathBuf,
+    /// Its store id.
+    id: &'a [u8],
+    /// The folder it was made for (none in a v2 mark).
+    at: Option<FolderId>,
+}
+
+/// Takes over a `.mend` this user's mend made for another root when the
+/// project was moved with it: not when it was copied (the original is
+/// still there, or this is not the folder the mark was made for), git
+/// tracks it (then it came with the repository) or it holds links or
+/// special files.
+fn take_over(root: &Path, dir: &PrivateDir, made: &Made<'_>) -> Result<(), Error> {
     if let Some(n) = tracked_entries(root) {
         return Err(untrusted(
             format!("is tracked by git ({n} files), so it came with the repository"),
             "Stop tracking it and delete it: `git rm -r --cached .mend && rm -rf .mend`, then commit. mend then makes its own, ignored folder.",
+        ));
+    }
+    let from = mend_core::text::escape_controls(&made.from.to_string_lossy()).into_owned();
+    if original_still_there(made) {
+        return Err(untrusted(
+            format!("is a copy of the one mend made for {from}, which is still there"),
+            format!(
+                "mend never takes over a copy: its checkpoints and review state are {from}'s. Move it away (`mv .mend .mend.unknown`) or delete it (`rm -rf .mend`); mend then makes a fresh folder here. To move a project, move its folder whole (`mv`), .mend included."
+            ),
+        ));
+    }
+    if made.at != Some(folder_id(dir)?) {
+        return Err(untrusted(
+            format!(
+                "was made for {from}, but is not the folder mend made there: a copy, or a move to another filesystem (which copies)"
+            ),
+            "mend takes over a .mend only when it was moved with its project on one filesystem, since a copy would carry another folder's checkpoints and review state. Move it away (`mv .mend .mend.unknown`, keeping what it holds to look at) or delete it (`rm -rf .mend`); mend then makes a fresh folder here.",
         ));
     }
     // A worktree moved or copied with `mend daemon` running carries the
@@ -289,13 +385,27 @@ fn take_over(root: &Path, dir: &PrivateDir, from: &Path) -> Result<(), Error> {
                 "Remove just that entry (`rm {shown}`{link}); keep the rest of .mend, which holds pending sessions and checkpoint state. mend then takes the folder over."
             )
         };
-        let from = mend_core::text::escape_controls(&from.to_string_lossy()).into_owned();
         return Err(untrusted(
             format!("was made for {from} and holds {shown}, {kind}, which mend never makes"),
             fix,
         ));
     }
     Ok(())
+}
+
+/// Whether the root a mark was made for still holds a `.mend` marked for
+/// the same store: then this one is a copy of it (or the same folder
+/// mounted twice), never a move.
+fn original_still_there(made: &Made<'_>) -> bool {
+    use std::io::Read as _;
+    let Ok(file) = std::fs::File::open(made.from.join(".mend").join(OWNER)) else {
+        return false;
+    };
+    let mut text = String::new();
+    if file.take(1024).read_to_string(&mut text).is_err() {
+        return false;
+    }
+    parse_mark(&text).is_some_and(|p| p.id == made.id && p.made == made.from && p.verifies())
 }
 
 /// How many files under `.mend/` git's index holds for the repository
@@ -339,6 +449,8 @@ mod tests {
         assert_eq!(std::fs::read(root.join(".mend/keep")).unwrap(), b"kept");
         // Marked with the id a fresh folder at this root gets, so two
         // processes upgrading at once agree.
-        assert!(matches!(read_mark(&root, &opened, &key), Mark::Here(id) if id == store_id(&key)));
+        assert!(
+            matches!(read_mark(&root, &opened, &key), Mark::Here(id, Some(_)) if id == store_id(&key))
+        );
     }
 }

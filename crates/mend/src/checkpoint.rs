@@ -89,6 +89,10 @@ pub(crate) struct CheckpointArgs {
     /// Print JSON.
     #[arg(long, global = true)]
     json: bool,
+    /// Seconds to wait for another mend process writing in the root
+    /// [default: 30].
+    #[arg(long, global = true)]
+    lock_timeout: Option<u64>,
     #[command(subcommand)]
     command: CheckpointCommand,
 }
@@ -100,6 +104,15 @@ impl CheckpointArgs {
         self.root
             .clone()
             .unwrap_or_else(crate::daemon::default_root)
+    }
+
+    /// How long to wait for the root's lock: `--lock-timeout`, else the
+    /// workspace's default.
+    fn lock_timeout(&self) -> Duration {
+        Duration::from_secs(
+            self.lock_timeout
+                .unwrap_or(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS),
+        )
     }
 }
 
@@ -212,7 +225,9 @@ fn open(args: &CheckpointArgs) -> anyhow::Result<Checkpoints> {
         },
         _ => mend_checkpoint::OpenOptions::default(),
     };
-    open_at(&args.root(), &opts)
+    let mut cps = open_at(&args.root(), &opts)?;
+    cps.set_lock_timeout(args.lock_timeout())?;
+    Ok(cps)
 }
 
 fn open_at(root: &Path, opts: &mend_checkpoint::OpenOptions) -> anyhow::Result<Checkpoints> {
@@ -348,7 +363,7 @@ fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
 fn create_asking(args: &CheckpointArgs, opts: &CreateOptions, verbose: bool) -> anyhow::Result<u8> {
     use crate::daemon::ByDaemon;
     let root = args.root();
-    let wait = Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
+    let wait = args.lock_timeout();
     let asked = crate::daemon::by_daemon(&root, verbose, wait, |client, wait, progress| {
         client.checkpoint(opts, false, wait, progress)
     });

@@ -433,7 +433,9 @@ fn copy_worktree(from: &Path, to: &Path, top: bool) {
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let (src, dst) = (e.path(), to.join(e.file_name()));
         let t = e.file_type().unwrap();
-        if top && e.file_name() == ".git" {
+        // mend's own folder is never snapshotted, and a copy of it is
+        // refused at the copy's root (it is not the folder mend made).
+        if top && (e.file_name() == ".git" || e.file_name() == ".mend") {
             continue;
         }
         if t.is_symlink() {

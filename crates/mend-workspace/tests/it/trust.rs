@@ -80,6 +80,95 @@ fn a_moved_project_keeps_its_sealed_state() {
     );
 }
 
+/// A `.mend` copied (`cp -r`) into another folder without git is never
+/// taken over, whether the original is still there or was removed since:
+/// it would hand the original's checkpoints and review state to this
+/// folder. Nothing in the copy is rewritten.
+#[test]
+fn a_copied_mend_is_never_adopted() {
+    for remove_original in [false, true] {
+        let top = tempfile::tempdir().unwrap();
+        let (src, copy) = (top.path().join("src"), top.path().join("ng"));
+        std::fs::create_dir(&src).unwrap();
+        let ws = Workspace::open(&src, Default::default()).unwrap();
+        ws.private_dir()
+            .unwrap()
+            .write_sealed("state.json", "state.json", b"{\"n\":1}")
+            .unwrap();
+        copy_tree(&src, &copy);
+        let mark = std::fs::read(copy.join(".mend/owner")).unwrap();
+        if remove_original {
+            std::fs::remove_dir_all(&src).unwrap();
+        }
+        let ws = Workspace::open(&copy, Default::default()).unwrap();
+        for err in [ws.lock().unwrap_err(), ws.private_dir().unwrap_err()] {
+            assert!(matches!(err, Error::Untrusted { .. }), "{err}");
+            let msg = err.to_string();
+            let why = match remove_original {
+                false => "is a copy of the one mend made for",
+                true => "not the folder mend made there",
+            };
+            assert!(msg.contains(why), "{msg}");
+            assert!(msg.contains("mv .mend .mend.unknown"), "{msg}");
+        }
+        assert_eq!(std::fs::read(copy.join(".mend/owner")).unwrap(), mark);
+    }
+}
+
+/// A project moved with its `.mend` and moved back keeps it both times;
+/// a folder moved into another project keeps being refused as a copy
+/// while the root it was made for still holds the original.
+#[test]
+fn a_move_is_taken_over_and_a_second_copy_is_not() {
+    let top = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        top.path().join("a"),
+        top.path().join("b"),
+        top.path().join("c"),
+    );
+    std::fs::create_dir(&a).unwrap();
+    drop(
+        Workspace::open(&a, Default::default())
+            .unwrap()
+            .lock()
+            .unwrap(),
+    );
+    std::fs::rename(&a, &b).unwrap();
+    drop(
+        Workspace::open(&b, Default::default())
+            .unwrap()
+            .lock()
+            .unwrap(),
+    );
+    std::fs::rename(&b, &a).unwrap();
+    drop(
+        Workspace::open(&a, Default::default())
+            .unwrap()
+            .lock()
+            .unwrap(),
+    );
+    copy_tree(&a, &c);
+    let msg = Workspace::open(&c, Default::default())
+        .unwrap()
+        .lock()
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("is a copy"), "{msg}");
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
 /// A sealed file altered by a byte, one written without a seal, and one
 /// sealed for another name are each refused as unsealed.
 #[test]

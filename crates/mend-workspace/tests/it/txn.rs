@@ -194,11 +194,48 @@ fn a_second_locker_times_out_with_a_clear_message() {
     let err = other.lock().unwrap_err();
     assert!(matches!(err, Error::Locked { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("another mend process is writing"), "{msg}");
+    assert!(msg.contains("another process is writing"), "{msg}");
     // The holder named itself in the lock file.
     let pid = format!("(pid {})", std::process::id());
     assert!(msg.contains(&pid), "{msg}");
     assert!(msg.contains("--lock-timeout"), "{msg}");
+}
+
+/// A lock held by something other than mend (a script's `flock`) while
+/// the lock file still names the last mend to take it, long exited: the
+/// refusal says another process holds it and that that mend has exited,
+/// never that the dead mend holds it.
+#[test]
+fn a_lock_held_by_another_process_does_not_name_the_last_mend() {
+    let (dir, ws) = workspace();
+    drop(ws.lock().unwrap());
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let recorded = format!("mend turn reject f.txt --hunk 7 (pid {})", gone.id());
+    let path = dir.path().join(".mend/lock");
+    std::fs::write(&path, format!("{recorded}\n")).unwrap();
+    let held = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    held.lock().unwrap();
+    let other = Workspace::open(
+        dir.path(),
+        Options {
+            lock_timeout: Duration::from_millis(50),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let msg = other.lock().unwrap_err().to_string();
+    assert!(
+        msg.contains(&format!(
+            "the last mend that held it, {recorded}, has exited"
+        )),
+        "{msg}"
+    );
+    assert!(!msg.contains(&format!(": {recorded} holds")), "{msg}");
+    if std::path::Path::new("/proc/locks").exists() {
+        let here = format!("another process (pid {}", std::process::id());
+        assert!(msg.contains(&here), "{msg}");
+    }
 }
 
 #[test]

@@ -150,6 +150,83 @@ fn row_a_busy_session_exits_1_and_a_busy_lock_elsewhere_2() {
     assert!(holder.wait_with_output().unwrap().status.success());
 }
 
+/// A planted or damaged state file is refused with the command that
+/// clears it, so it is a refusal (exit 1, kind `corrupt`), never an error.
+#[test]
+fn row_a_damaged_state_file_exits_1_as_corrupt() {
+    let dir = repo();
+    let d = dir.path();
+    assert_eq!(code(&mend(d, &["turn", "begin"])), Some(0));
+    std::fs::write(d.join(".mend/turn.json"), b"{}").unwrap();
+    for args in [&["turn", "status"][..], &["turn", "--json", "status"]] {
+        let out = mend(d, args);
+        assert_eq!(code(&out), Some(1), "{args:?}: {out:?}");
+        let all = format!("{out:?}");
+        assert!(all.contains("mend turn end"), "{all}");
+    }
+    let said: serde_json::Value =
+        serde_json::from_slice(&mend(d, &["turn", "--json", "status"]).stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "corrupt", "{said}");
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    assert_eq!(code(&mend(d, &["apply", "--pending", &r])), Some(0));
+    std::fs::write(d.join(".mend/pending/default/index.json"), b"garbage").unwrap();
+    for args in [&["pending", "status"][..], &["pending", "accept"]] {
+        let out = mend(d, args);
+        assert_eq!(code(&out), Some(1), "{args:?}: {out:?}");
+        let all = format!("{out:?}");
+        assert!(all.contains("mend pending drop default"), "{all}");
+    }
+    let said: serde_json::Value =
+        serde_json::from_slice(&mend(d, &["pending", "--json", "accept"]).stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "corrupt", "{said}");
+    assert_eq!(std::fs::read(d.join("f.txt")).unwrap(), b"one\ntwo\n");
+}
+
+/// The root's lock held by a process that is not mend (a script's
+/// `flock`), the lock file naming a mend long exited: apply, turn and
+/// checkpoint each give up after their `--lock-timeout` with exit 2, and
+/// none says the exited mend holds the lock.
+#[test]
+fn row_a_busy_root_lock_exits_2_after_lock_timeout_for_apply_turn_and_checkpoint() {
+    let dir = repo();
+    let d = dir.path();
+    assert_eq!(code(&mend(d, &["turn", "begin"])), Some(0));
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let recorded = format!("mend turn reject f.txt --hunk 7 (pid {})", gone.id());
+    std::fs::write(d.join(".mend/lock"), format!("{recorded}\n")).unwrap();
+    let held = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join(".mend/lock"))
+        .unwrap();
+    held.lock().unwrap();
+    let r = response(d, &search_replace("f.txt", "one", "ONE"));
+    for args in [
+        &["apply", "--lock-timeout", "0", &r][..],
+        &["turn", "--lock-timeout", "0", "reject", "f.txt"],
+        &["checkpoint", "--lock-timeout", "0", "create"],
+        &[
+            "checkpoint",
+            "create",
+            "--lock-timeout",
+            "0",
+            "--label",
+            "x",
+        ],
+        &["checkpoint", "--lock-timeout", "0", "restore", "HEAD"],
+    ] {
+        let start = Instant::now();
+        let out = mend(d, args);
+        assert_eq!(code(&out), Some(2), "{args:?}: {out:?}");
+        assert!(start.elapsed() < Duration::from_secs(20), "{args:?} waited");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("holds its lock"), "{args:?}: {said}");
+        assert!(said.contains("has exited"), "{args:?}: {said}");
+        assert!(!said.contains(&format!(": {recorded} holds")), "{said}");
+    }
+    assert_eq!(std::fs::read(d.join("f.txt")).unwrap(), b"one\ntwo\n");
+}
+
 #[test]
 fn row_no_such_session_exits_1() {
     let dir = repo();

@@ -21,6 +21,10 @@ pub(super) const ALL: &[(&str, Case)] = &[
         "planted_mend_with_a_shadow_checkpoint_not_adopted",
         planted_mend_with_a_shadow_checkpoint_not_adopted,
     ),
+    (
+        "copied_mend_not_adopted_a_moved_one_is",
+        copied_mend_not_adopted_a_moved_one_is,
+    ),
 ];
 
 fn turn(s: &Sandbox, args: &[&str]) -> Out {
@@ -160,6 +164,62 @@ fn planted_mend_with_a_shadow_checkpoint_not_adopted(s: &Sandbox) -> R {
     let begun = turn(s, &["begin"]);
     refused(&begun, "no owner mark")?;
     unchanged(s, "a.txt", b"the person's work\n")
+}
+
+/// A whole `.mend` mend made in another folder without git (owner mark
+/// included, with a checkpoint of other content) copied into this one: no
+/// command lists or restores its checkpoint, whether the original is still
+/// there or was removed after the copy. The original folder moved whole
+/// keeps its `.mend` and its checkpoint.
+fn copied_mend_not_adopted_a_moved_one_is(s: &Sandbox) -> R {
+    let other = s.outside.join("src");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("a.txt"), "evil\n").unwrap();
+    let other_root = other.to_string_lossy().into_owned();
+    let made = s.mend(
+        &["checkpoint", "--root", &other_root, "--json", "create"],
+        None,
+    );
+    ensure!(made.ok(), "{made:?}");
+    let v: Value = serde_json::from_str(&made.stdout).map_err(|e| e.to_string())?;
+    let id = v["id"].as_str().unwrap_or_default().to_owned();
+    s.write("a.txt", "the person's work\n");
+    copy_tree(&other.join(".mend"), &s.root.join(".mend"));
+    s.baseline();
+    let root = s.root_str();
+    for (why, remove) in [
+        ("is a copy of the one mend made for", false),
+        ("not the folder mend made there", true),
+    ] {
+        let moved = s.outside.join("moved");
+        if remove {
+            // The original moved away, as if deleted: the copy is still
+            // not the folder mend made.
+            std::fs::rename(&other, &moved).unwrap();
+            s.baseline();
+        }
+        let list = s.mend(&["checkpoint", "--root", &root, "list"], None);
+        refused(&list, why)?;
+        refused(&list, "mv .mend .mend.unknown")?;
+        ensure!(
+            !list.all().contains(&id),
+            "the copied checkpoint is listed: {list:?}"
+        );
+        let restore = s.mend(&["checkpoint", "--root", &root, "restore", &id], None);
+        refused(&restore, why)?;
+        unchanged(s, "a.txt", b"the person's work\n")?;
+        if remove {
+            let at = moved.to_string_lossy().into_owned();
+            let list = s.mend(&["checkpoint", "--root", &at, "list"], None);
+            ensure!(
+                list.ok() && list.stdout.contains(&id),
+                "the move lost it: {list:?}"
+            );
+            // Listing there marks the moved folder for its new place.
+            s.baseline();
+        }
+    }
+    Ok(())
 }
 
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
