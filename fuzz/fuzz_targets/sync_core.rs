@@ -55,6 +55,11 @@ fn input(b: &mut Bytes<'_>, timer: u64, jobs: &mut VecDeque<(BufferId, Job)>) ->
             text: b.text()?,
             dirty: b.byte()? % 2 == 0,
             version: Some(i64::from(b.byte()?)),
+            // The editor's `disk`, or the file read before the answer.
+            base: match b.byte()? % 2 {
+                0 => Some(b.text()?),
+                _ => None,
+            },
         },
         1 | 2 => Input::Report {
             path: b.path()?,

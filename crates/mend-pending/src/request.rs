@@ -135,36 +135,13 @@ fn wait_shared(
     timeout: Duration,
     session: &str,
 ) -> Result<(), Error> {
-    loop {
-        match file.try_lock_shared() {
-            Ok(()) => return Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() >= timeout => {
-                // The action holds the session's lock too, named there.
-                let said = dir
-                    .read(crate::store::LOCK, 4096)
-                    .ok()
-                    .flatten()
-                    .unwrap_or_default();
-                let holder = match String::from_utf8_lossy(&said).trim() {
-                    "" => "another process".to_owned(),
-                    h => h.to_owned(),
-                };
-                return Err(Error::Busy {
-                    session: session.to_owned(),
-                    holder,
-                    waited_ms: start.elapsed().as_millis(),
-                });
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(std::fs::TryLockError::Error(cause)) => {
-                return Err(Error::Io {
-                    context: format!("locking {}", dir.shown(REQUEST)),
-                    cause,
-                });
-            }
-        }
+    match crate::store::poll_lock(dir, (file, REQUEST), true, start, timeout)? {
+        None | Some(crate::store::Wait::Held(_)) => Ok(()),
+        Some(crate::store::Wait::Busy { holder, waited_ms }) => Err(Error::Busy {
+            session: session.to_owned(),
+            holder,
+            waited_ms,
+        }),
     }
 }
 

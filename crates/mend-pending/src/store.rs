@@ -468,8 +468,26 @@ fn wait_for(
     start: Instant,
     timeout: Duration,
 ) -> Result<Option<Wait>, Error> {
+    poll_lock(dir, (file, LOCK), false, start, timeout)
+}
+
+/// Polls for the lock of `file` (named `rel` in messages), shared or
+/// exclusive, until `timeout` has passed since `start`; `Some` says who
+/// holds the session's lock when that time is up (an action holds both).
+pub(crate) fn poll_lock(
+    dir: &PrivateDir,
+    (file, rel): (&std::fs::File, &str),
+    shared: bool,
+    start: Instant,
+    timeout: Duration,
+) -> Result<Option<Wait>, Error> {
     loop {
-        match file.try_lock() {
+        let tried = if shared {
+            file.try_lock_shared()
+        } else {
+            file.try_lock()
+        };
+        match tried {
             Ok(()) => return Ok(None),
             Err(std::fs::TryLockError::WouldBlock) if start.elapsed() >= timeout => {
                 let said = dir.read(LOCK, 4096).ok().flatten().unwrap_or_default();
@@ -487,7 +505,7 @@ fn wait_for(
             }
             Err(std::fs::TryLockError::Error(cause)) => {
                 return Err(Error::Io {
-                    context: format!("locking {}", dir.shown(LOCK)),
+                    context: format!("locking {}", dir.shown(rel)),
                     cause,
                 });
             }

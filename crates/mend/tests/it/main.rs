@@ -23,6 +23,7 @@ mod pending_fixes;
 mod pending_model;
 mod pending_request;
 mod races;
+mod rng;
 mod soak;
 mod tidy;
 mod transactions;

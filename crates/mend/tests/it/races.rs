@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::rng::Rng;
 use crate::{git, mend_bin};
 
 fn runs() -> usize {
@@ -39,33 +40,6 @@ fn runs() -> usize {
 
 fn bin() -> PathBuf {
     std::env::var_os("MEND_RACES_BIN").map_or_else(mend_bin, PathBuf::from)
-}
-
-/// A small xorshift generator, seeded from the clock and printed, so a
-/// failure can be replayed with `MEND_RACES_SEED`.
-struct Rng(u64);
-
-impl Rng {
-    fn new(name: &str) -> Rng {
-        let seed = std::env::var("MEND_RACES_SEED")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(1, |d| d.as_nanos() as u64)
-                    | 1
-            });
-        println!("{name}: seed {seed} (MEND_RACES_SEED replays it)");
-        Rng(seed)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
 }
 
 /// A repository with `f.txt` (forty lines, so the agent's change at the
@@ -242,7 +216,7 @@ fn response(from: &str, to: &str) -> String {
 #[test]
 fn apply_keeps_every_write_that_lands_while_it_writes() {
     let root = Root::new();
-    let (mut rng, mut tally) = (Rng::new("apply"), Tally::default());
+    let (mut rng, mut tally) = (Rng::from_env("MEND_RACES_SEED", "apply"), Tally::default());
     let input = root.state.path().join("response.md");
     for k in 0..runs() {
         let first = root.read().lines().next().unwrap_or_default().to_owned();
@@ -261,7 +235,10 @@ fn apply_keeps_every_write_that_lands_while_it_writes() {
 #[test]
 fn pending_accept_keeps_every_write_that_lands_while_it_writes() {
     let root = Root::new();
-    let (mut rng, mut tally) = (Rng::new("pending accept"), Tally::default());
+    let (mut rng, mut tally) = (
+        Rng::from_env("MEND_RACES_SEED", "pending accept"),
+        Tally::default(),
+    );
     let input = root.state.path().join("response.md");
     for k in 0..runs() {
         let first = root.read().lines().next().unwrap_or_default().to_owned();
@@ -280,7 +257,10 @@ fn pending_accept_keeps_every_write_that_lands_while_it_writes() {
 #[test]
 fn turn_reject_of_a_hunk_keeps_every_write_that_lands_while_it_writes() {
     let root = Root::new();
-    let (mut rng, mut tally) = (Rng::new("turn reject --hunk"), Tally::default());
+    let (mut rng, mut tally) = (
+        Rng::from_env("MEND_RACES_SEED", "turn reject --hunk"),
+        Tally::default(),
+    );
     for k in 0..runs() {
         root.must(&["turn", "begin"]);
         root.agent_edit(k);
@@ -295,7 +275,10 @@ fn turn_reject_of_a_hunk_keeps_every_write_that_lands_while_it_writes() {
 #[test]
 fn turn_reject_of_a_file_keeps_or_holds_every_write_that_lands_while_it_writes() {
     let root = Root::new();
-    let (mut rng, mut tally) = (Rng::new("turn reject"), Tally::default());
+    let (mut rng, mut tally) = (
+        Rng::from_env("MEND_RACES_SEED", "turn reject"),
+        Tally::default(),
+    );
     for k in 0..runs() {
         root.must(&["turn", "begin"]);
         root.agent_edit(k);
@@ -308,7 +291,10 @@ fn turn_reject_of_a_file_keeps_or_holds_every_write_that_lands_while_it_writes()
 #[test]
 fn checkpoint_restore_keeps_or_holds_every_write_that_lands_while_it_writes() {
     let root = Root::new();
-    let (mut rng, mut tally) = (Rng::new("checkpoint restore"), Tally::default());
+    let (mut rng, mut tally) = (
+        Rng::from_env("MEND_RACES_SEED", "checkpoint restore"),
+        Tally::default(),
+    );
     let made = root.must(&["checkpoint", "create", "--json"]);
     let made: serde_json::Value = serde_json::from_str(&made).unwrap();
     let id = made["id"].as_str().unwrap().to_owned();

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::rng::Rng;
 use crate::{git, mend_bin};
 
 fn kills() -> usize {
@@ -25,33 +26,6 @@ fn kills() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(25)
-}
-
-/// A small xorshift generator: the soak needs spread, not quality, and
-/// prints its seed so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn new() -> Rng {
-        let seed = std::env::var("MEND_SOAK_SEED")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(1, |d| d.as_nanos() as u64)
-                    | 1
-            });
-        println!("seed {seed} (MEND_SOAK_SEED replays it)");
-        Rng(seed)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
 }
 
 fn mend(root: &Path, state: &Path, args: &[&str]) -> Command {
@@ -171,7 +145,7 @@ impl Scenario<'_> {
     /// root still takes a checkpoint. The kill window is re-measured every
     /// 100 kills, as a restore slows while safety checkpoints pile up.
     fn soak(&self) {
-        let mut rng = Rng::new();
+        let mut rng = Rng::from_env("MEND_SOAK_SEED", "soak");
         let mut tally = Tally::default();
         let mut window = 0;
         for k in 0..kills() {
