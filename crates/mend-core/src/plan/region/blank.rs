@@ -264,7 +264,7 @@ impl Planner<'_, '_> {
         }
         let tw = self.style().tab_width;
         let Some(first) = anchor.core().iter().find(|l| !is_blank(l)) else {
-            return Ok(());
+            return inner_blank(content, edge, blank_start, which);
         };
         let depth = columns(indent_of(first), tw);
         // The content lines with text that stand for the anchor's own (as
@@ -282,7 +282,7 @@ impl Planner<'_, '_> {
             .into_iter()
             .find(|&k| columns(indent_of(&content[k]), tw) <= depth)
         else {
-            return Ok(());
+            return inner_blank(content, edge, blank_start, which);
         };
         Err(Failure::new(
             FailureKind::Ambiguous,
@@ -297,6 +297,38 @@ impl Planner<'_, '_> {
             ),
         ))
     }
+}
+
+/// Refuses `content` with a blank line inside it, besides its edge: that
+/// is a place the blank-only anchor could be read as well, so the region
+/// the model meant may end there or past it, however many blank runs the
+/// file's block shows (a blank end read at the first blank line after the
+/// start kept the lines after it twice).
+fn inner_blank(
+    content: &[String],
+    edge: usize,
+    blank_start: bool,
+    which: &str,
+) -> Result<(), Failure> {
+    let (inner, offset) = if blank_start {
+        (&content[edge..], edge)
+    } else {
+        (&content[..content.len() - edge], 0)
+    };
+    let Some(i) = inner.iter().position(|l| is_blank(l)) else {
+        return Ok(());
+    };
+    Err(Failure::new(
+        FailureKind::Ambiguous,
+        format!(
+            "The {which} anchor holds only blank lines, and content line {} is blank too, so mend cannot tell which blank lines the region is bounded by",
+            i + offset + 1
+        ),
+        format!(
+            "Give 1-4 lines of the file with text in `{which}`, the {} lines of the region, so mend need not guess where it ends.",
+            if blank_start { "first" } else { "last" }
+        ),
+    ))
 }
 
 /// The anchor with text that a blank-only anchor is read beside.
