@@ -104,18 +104,13 @@ pub(crate) fn apply(root: &Path, op: &Op) -> Result<(), String> {
 }
 
 /// Why a path is never written: a name that is empty, `.` or `..`, or a
-/// folder of git's or mend's.
+/// folder of git's or mend's under any spelling the workspace refuses.
 fn refused(path: &[u8]) -> Option<String> {
     for name in path.split(|b| *b == b'/') {
         if name.is_empty() || name == b"." || name == b".." {
             return Some("its path has an empty, `.` or `..` name".to_owned());
         }
-        let lower = name.to_ascii_lowercase();
-        let trimmed = lower
-            .iter()
-            .rposition(|b| *b != b'.' && *b != b' ')
-            .map_or(&lower[..0], |i| &lower[..=i]);
-        if trimmed == b".git" || trimmed == b".mend" {
+        if mend_workspace::reserved(&String::from_utf8_lossy(name)).is_some() {
             return Some("it is inside .git or .mend, which mend never writes".to_owned());
         }
     }

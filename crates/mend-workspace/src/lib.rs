@@ -75,6 +75,7 @@ pub use mend_core::ContentHash;
 pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
 pub use error::{Error, PathRule};
+pub use path::reserved;
 pub use private::{DAEMON_DIR, DAEMON_SOCKET};
 pub use trust::{Seal, Unsealed};
 pub use txn::{Became, Kept, Lost, Recovery, Why};

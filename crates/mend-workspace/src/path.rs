@@ -62,8 +62,9 @@ impl Root {
     }
 }
 
-/// Which of mend's protected folders a name reaches, if any.
-pub(crate) fn reserved(name: &str) -> Option<&'static str> {
+/// Which of mend's protected folders (`.git`, `.mend`) a name reaches
+/// under any spelling a filesystem may fold to it, if any.
+pub fn reserved(name: &str) -> Option<&'static str> {
     // Windows drops trailing dots and spaces and reads `name:stream` as the
     // file `name`; HFS+ ignores some zero-width characters; NTFS may answer
     // to an 8.3 short name.
