@@ -33,6 +33,14 @@ pub(crate) fn parse(lang: Language, text: &str) -> Option<Tree> {
     parser.parse(text, None)
 }
 
+/// The tree of `text`, reusing `old`: the tree of the text before, already
+/// told where it changed ([`Tree::edit`]).
+pub(crate) fn reparse(lang: Language, text: &str, old: &Tree) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()?).ok()?;
+    parser.parse(text, Some(old))
+}
+
 /// The errors of `tree`, the parse of `text`, in document order.
 pub(crate) fn errors_of(lang: Language, tree: &Tree, text: &str) -> Vec<Site> {
     let mut out = Vec::new();
