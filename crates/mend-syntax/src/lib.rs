@@ -109,6 +109,12 @@ impl Base {
     pub fn language(&self) -> Language {
         self.lang
     }
+
+    /// The length in bytes of the text it is the parse of (a tree takes
+    /// memory in proportion).
+    pub fn text_len(&self) -> usize {
+        self.len
+    }
 }
 
 /// [`check`], reaching the tree of `new` from `base`, the parse of `old` a
