@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::time::Duration;
 
-pub use mend_apply::Expected;
 use mend_apply::{ApplyError, ApplyOptions, BeforeWrite};
+pub use mend_apply::{Expected, keep_syntax_trees};
 use mend_checkpoint::{Checkpoint, Checkpoints, CreateOptions};
 use mend_core::ApplyReport;
 use mend_core::formats::Format;
