@@ -284,6 +284,14 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if matches!(
+        cli.command,
+        Command::Mcp { .. } | Command::Editor { .. } | Command::Daemon(_)
+    ) {
+        // A server applies edit after edit to the same files: each syntax
+        // check then reparses only what the edit changed.
+        mend_service::apply::keep_syntax_trees();
+    }
     let result = match cli.command {
         Command::Apply(args) => run_apply(&args),
         Command::Parse(args) => run_parse(&args),
