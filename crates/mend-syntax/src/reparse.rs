@@ -46,7 +46,7 @@ pub(crate) fn input_edits(old: &str, new: &str) -> Vec<InputEdit> {
     let hunks = if lines(old_mid).len().max(lines(new_mid).len()) > SPLIT_LINES {
         line_hunks(old_mid, new_mid)
     } else {
-        vec![(0..old_mid.len(), 0..new_mid.len())]
+        whole(old_mid, new_mid)
     };
     let mut out = Vec::with_capacity(hunks.len());
     // The point of `start` in both texts (they agree up to it), then
@@ -91,29 +91,68 @@ fn line_hunks(old: &[u8], new: &[u8]) -> Vec<(std::ops::Range<usize>, std::ops::
     };
     let (oa, ob) = (offsets(&a), offsets(&b));
     let mut hunks = Vec::new();
+    // Where the last operation left each side. A deletion's `new_index`
+    // and an insertion's `old_index` are not always where the other side
+    // stands, so those come from here.
+    let (mut o, mut n) = (0, 0);
     for op in line_ops(&a, &b) {
-        let (o, ol, n, nl) = match op {
-            DiffOp::Equal { .. } => continue,
+        let (ol, nl) = match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                (o, n) = (old_index + len, new_index + len);
+                continue;
+            }
             DiffOp::Delete {
-                old_index,
-                old_len,
-                new_index,
-            } => (old_index, old_len, new_index, 0),
+                old_index, old_len, ..
+            } => {
+                o = old_index;
+                (old_len, 0)
+            }
             DiffOp::Insert {
-                old_index,
-                new_index,
-                new_len,
-            } => (old_index, 0, new_index, new_len),
+                new_index, new_len, ..
+            } => {
+                n = new_index;
+                (0, new_len)
+            }
             DiffOp::Replace {
                 old_index,
                 old_len,
                 new_index,
                 new_len,
-            } => (old_index, old_len, new_index, new_len),
+            } => {
+                (o, n) = (old_index, new_index);
+                (old_len, new_len)
+            }
         };
-        hunks.push((oa[o]..oa[o + ol], ob[n]..ob[n + nl]));
+        let (Some(&o0), Some(&o1), Some(&n0), Some(&n1)) =
+            (oa.get(o), oa.get(o + ol), ob.get(n), ob.get(n + nl))
+        else {
+            return whole(old, new);
+        };
+        hunks.push((o0..o1, n0..n1));
+        (o, n) = (o + ol, n + nl);
+    }
+    // The hunks are used only if they are exactly the change: in order,
+    // and everything between them the same on both sides.
+    let (mut po, mut pn) = (0, 0);
+    for (ho, hn) in hunks
+        .iter()
+        .chain([&(old.len()..old.len(), new.len()..new.len())])
+    {
+        if ho.start < po || hn.start < pn || old[po..ho.start] != new[pn..hn.start] {
+            return whole(old, new);
+        }
+        (po, pn) = (ho.end, hn.end);
     }
     hunks
+}
+
+/// The one hunk that replaces all of `old` with all of `new`.
+fn whole(old: &[u8], new: &[u8]) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    vec![(0..old.len(), 0..new.len())]
 }
 
 /// The point after `text`, read from `at`: rows are lines, columns bytes,
@@ -171,6 +210,24 @@ mod tests {
         assert_eq!(replay(&old, &new, &e), new);
     }
 
+    /// A deletion next to an insertion, which the line diff reports with a
+    /// deletion's `new_index` past where the new side stands (seen on two
+    /// releases of one JavaScript file).
+    #[test]
+    fn a_deletion_beside_an_insertion() {
+        let old: String = (0..30).map(|i| format!("line {i}\n")).collect();
+        let mut new = old.replace("line 12\nline 13\n", "");
+        new = new.replace(
+            "line 14\n",
+            &(0..10).map(|i| format!("added {i}\n")).collect::<String>(),
+        );
+        new = new.replace("line 2\n", "line two\n");
+        for (a, b) in [(&old, &new), (&new, &old)] {
+            let e = input_edits(a, b);
+            assert_eq!(replay(a, b, &e), *b);
+        }
+    }
+
     #[test]
     fn text_added_or_removed_at_either_end() {
         for (old, new) in [
@@ -180,6 +237,19 @@ mod tests {
             ("b\n", "a\nb\n"),
         ] {
             assert_eq!(replay(old, new, &input_edits(old, new)), new);
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the two texts, the edits turn one into the other.
+        #[test]
+        fn the_edits_turn_old_into_new(
+            old in proptest::collection::vec(0..6u8, 0..60),
+            new in proptest::collection::vec(0..6u8, 0..60),
+        ) {
+            let text = |v: &[u8]| v.iter().map(|&i| ["a\n", "b\n", "cc\n", "\n", "d", "é\n"][usize::from(i)]).collect::<String>();
+            let (old, new) = (text(&old), text(&new));
+            proptest::prop_assert_eq!(replay(&old, &new, &input_edits(&old, &new)), new);
         }
     }
 }
