@@ -259,6 +259,17 @@ struct ParseArgs {
     input: Option<PathBuf>,
 }
 
+/// A server applies edit after edit to the same files: it keeps the syntax
+/// check's parses, so each check reparses only what the edit changed.
+fn keep_parses_in_servers(command: &Command) {
+    if matches!(
+        command,
+        Command::Mcp { .. } | Command::Editor { .. } | Command::Daemon(_)
+    ) {
+        mend_service::apply::keep_syntax_trees();
+    }
+}
+
 fn main() -> ExitCode {
     let parsed = Cli::try_parse();
     if let Err(e) = &parsed
@@ -284,14 +295,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    if matches!(
-        cli.command,
-        Command::Mcp { .. } | Command::Editor { .. } | Command::Daemon(_)
-    ) {
-        // A server applies edit after edit to the same files: each syntax
-        // check then reparses only what the edit changed.
-        mend_service::apply::keep_syntax_trees();
-    }
+    keep_parses_in_servers(&cli.command);
     let result = match cli.command {
         Command::Apply(args) => run_apply(&args),
         Command::Parse(args) => run_parse(&args),
