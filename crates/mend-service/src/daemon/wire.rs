@@ -6,6 +6,8 @@ use std::io::{BufRead, Write};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::failure::{Failure, Kind};
+
 /// The protocol's version, in every request and answer as `"v"`.
 pub const VERSION: u64 = 1;
 
@@ -64,6 +66,10 @@ pub struct WireError {
     /// refusal (`error`, or a turn's `no_turn`, `refused`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// For `refused` and `failed`: the failure in the shape every
+    /// front-end reports (its `kind` is the one above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
 }
 
 impl WireError {
@@ -73,13 +79,31 @@ impl WireError {
             code: code.to_owned(),
             message: message.into(),
             kind: None,
+            failure: None,
         }
     }
 
-    /// The error with the kind of refusal it is.
-    pub fn kind(mut self, kind: &str) -> WireError {
-        self.kind = Some(kind.to_owned());
+    /// The error carrying `failure`, and its kind.
+    pub fn failure(mut self, failure: Failure) -> WireError {
+        self.kind = Some(failure.kind.name().to_owned());
+        self.failure = Some(failure);
         self
+    }
+
+    /// The failure the daemon reported, or one made of the code and
+    /// message (a protocol error, or a daemon that sent none).
+    pub fn into_failure(self) -> Failure {
+        match self.failure {
+            Some(f) => f,
+            None => {
+                let kind = match self.code.as_str() {
+                    "refused" => self.kind.as_deref().and_then(Kind::named),
+                    "failed" => Some(Kind::Error),
+                    _ => Some(Kind::Protocol),
+                };
+                Failure::new(kind.unwrap_or(Kind::Error), self.message)
+            }
+        }
     }
 }
 

@@ -25,7 +25,7 @@ use mend_service::checkpoint::{CreateResult, ListResult};
 use mend_service::files::{ReadResult, Window};
 use mend_service::outcome::EditResult;
 use mend_service::stream::Streamed;
-use mend_service::{Roots, Watched};
+use mend_service::{Failure, Kind, Roots, Watched};
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -70,6 +70,12 @@ impl Call {
             syntax,
         }
     }
+}
+
+/// A response that could not be read as edits, as the service's error
+/// (kind `no_edits` or `parse`).
+fn parse_failed(e: mend_core::Error) -> mend_service::Error {
+    mend_apply::ApplyError::Parse(e).into()
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -275,8 +281,70 @@ struct CheckpointListArgs {
     root: Option<String>,
 }
 
-fn failure(s: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(s.into())])
+/// A failed call: `isError`, the failure as structured content (its
+/// `kind` for a client to act on), and its message as the text a model
+/// reads.
+fn failed(failure: Failure) -> CallToolResult {
+    let text = failure.message.clone();
+    let mut r = match serde_json::to_value(&failure) {
+        Ok(v) => CallToolResult::structured_error(v),
+        Err(_) => CallToolResult::error(Vec::new()),
+    };
+    r.content = vec![ContentBlock::text(text)];
+    r
+}
+
+/// A call refused for `kind`, with `message`.
+fn refused(kind: Kind, message: impl Into<String>) -> CallToolResult {
+    failed(Failure::new(kind, message))
+}
+
+/// A service error as a failed call, its message naming MCP tools where
+/// it names the CLI commands they stand for.
+fn service_failed(e: &mend_service::Error) -> CallToolResult {
+    let mut failure = e.failure();
+    failure.message = naming_tools(&failure.message);
+    failed(failure)
+}
+
+/// The CLI commands an MCP tool does the work of, as a model calls it.
+const TOOLS_FOR_COMMANDS: [(&str, &str); 9] = [
+    ("mend checkpoint list", "checkpoint_list"),
+    ("mend checkpoint create", "checkpoint_create"),
+    ("mend checkpoint restore", "checkpoint_restore"),
+    ("mend turn begin", "turn_begin"),
+    ("mend turn status", "turn_status"),
+    ("mend turn diff", "turn_diff"),
+    ("mend turn reject", "turn_reject"),
+    ("mend turn undo", "turn_undo"),
+    ("mend pending status", "pending_status"),
+];
+
+/// `message` with each quoted CLI command an MCP tool does the work of
+/// (`` `mend checkpoint list` ``, with any arguments) named as that tool
+/// (`` `checkpoint_list` ``): a model over MCP calls tools, and may have
+/// no shell. Commands with no tool (a person's `mend pending accept`)
+/// are kept.
+fn naming_tools(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        let quoted = &rest[open + 1..open + 1 + len];
+        let tool = TOOLS_FOR_COMMANDS.iter().find(|(command, _)| {
+            quoted
+                .strip_prefix(command)
+                .is_some_and(|args| args.is_empty() || args.starts_with(' '))
+        });
+        out.push_str(&rest[..open + 1]);
+        out.push_str(tool.map_or(quoted, |(_, t)| t));
+        out.push('`');
+        rest = &rest[open + len + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A successful result carrying `outcome` as structured content, and as
@@ -287,11 +355,17 @@ fn structured<T: serde::Serialize>(outcome: &T) -> CallToolResult {
         mend_service::to_json(outcome),
     ) {
         (Ok(v), Ok(t)) => (v, t),
-        (Err(e), _) | (_, Err(e)) => return failure(e.to_string()),
+        (Err(e), _) | (_, Err(e)) => return service_failed(&e),
     };
     let mut r = CallToolResult::structured(value);
     r.content = vec![ContentBlock::text(text)];
     r
+}
+
+/// A blocking task that did not finish (it panicked, or the runtime is
+/// shutting down).
+fn internal(e: &tokio::task::JoinError) -> CallToolResult {
+    refused(Kind::Error, format!("internal error: {e}"))
 }
 
 /// The answer of blocking work: its outcome, or its error as a failed
@@ -301,8 +375,8 @@ async fn answer<T: serde::Serialize>(
 ) -> CallToolResult {
     match work.await {
         Ok(Ok(v)) => structured(&v),
-        Ok(Err(e)) => failure(e.to_string()),
-        Err(e) => failure(format!("internal error: {e}")),
+        Ok(Err(e)) => service_failed(&e),
+        Err(e) => internal(&e),
     }
 }
 
@@ -388,10 +462,10 @@ impl MendServer {
         match work.await {
             Ok(Ok(applied)) => match EditResult::of(applied) {
                 Ok(result) => structured(&result),
-                Err(why) => failure(why),
+                Err(why) => refused(Kind::EditFailed, why),
             },
-            Ok(Err(e)) => failure(e.to_string()),
-            Err(e) => failure(format!("internal error: {e}")),
+            Ok(Err(e)) => service_failed(&e),
+            Err(e) => internal(&e),
         }
     }
 
@@ -429,7 +503,7 @@ impl MendServer {
     ) -> CallToolResult {
         let (ws, rel) = match self.roots.locate(&a.path) {
             Ok((ws, rel)) => (ws.clone(), rel),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         let pending = self.pending.clone();
         let window = Window {
@@ -459,10 +533,10 @@ impl MendServer {
     ) -> CallToolResult {
         let (ws, rel) = match self.roots.locate(&a.path) {
             Ok((ws, rel)) => (ws.clone(), rel),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         if let Err(e) = schema::non_empty("edits", a.edits.len()) {
-            return failure(e);
+            return refused(Kind::Usage, e);
         }
         let edits = a
             .edits
@@ -487,13 +561,13 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<ModifyFileArgs>>,
     ) -> CallToolResult {
         if let Err(e) = schema::non_empty("changes", a.changes.len()) {
-            return failure(e);
+            return refused(Kind::Usage, e);
         }
         let mut edits = Vec::with_capacity(a.changes.len());
         for (i, c) in a.changes.into_iter().enumerate() {
             match c.into_op() {
                 Ok(op) => edits.push(Self::edit(&a.path, op, Format::Anchored)),
-                Err(e) => return failure(format!("changes[{i}].{e}")),
+                Err(e) => return refused(Kind::Usage, format!("changes[{i}].{e}")),
             }
         }
         self.apply_routed(Ok(Self::parsed(edits)), Call::new(a.dry_run, a.syntax))
@@ -525,7 +599,7 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<ApplyPatchArgs>>,
     ) -> CallToolResult {
-        let parsed = formats::parse(&a.patch, Format::ApplyPatch).map_err(|e| e.to_string());
+        let parsed = formats::parse(&a.patch, Format::ApplyPatch).map_err(parse_failed);
         self.apply_routed(parsed, Call::new(a.dry_run, a.syntax))
             .await
     }
@@ -541,9 +615,9 @@ impl MendServer {
         let format = match a.format.as_deref().map(str::parse::<Format>) {
             None => Format::Auto,
             Some(Ok(f)) => f,
-            Some(Err(e)) => return failure(e.to_string()),
+            Some(Err(e)) => return refused(Kind::Usage, e.to_string()),
         };
-        let parsed = formats::parse(&a.text, format).map_err(|e| e.to_string());
+        let parsed = formats::parse(&a.text, format).map_err(parse_failed);
         self.apply_routed(parsed, Call::new(a.dry_run, a.syntax))
             .await
     }
@@ -579,7 +653,7 @@ impl MendServer {
     ) -> CallToolResult {
         let ws = match self.roots.pick(a.root.as_deref()) {
             Ok(ws) => ws.clone(),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         let session = self
             .pending
@@ -687,7 +761,7 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<TurnRejectArgs>>,
     ) -> CallToolResult {
         if self.pending.is_some() {
-            return failure(NO_TURN_REJECT_IN_REVIEW);
+            return refused(Kind::Refused, NO_TURN_REJECT_IN_REVIEW);
         }
         let action = mend_service::turn::Action::Reject(mend_checkpoint::turn::Selection {
             paths: a.paths.unwrap_or_default(),
@@ -706,7 +780,7 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<TurnUndoArgs>>,
     ) -> CallToolResult {
         if self.pending.is_some() {
-            return failure(NO_TURN_UNDO_IN_REVIEW);
+            return refused(Kind::Refused, NO_TURN_UNDO_IN_REVIEW);
         }
         let action = mend_service::turn::Action::Undo;
         self.turn_watched(a.root.as_deref(), action).await
@@ -719,7 +793,7 @@ impl MendServer {
     async fn turn(&self, root: Option<&str>, action: mend_service::turn::Action) -> CallToolResult {
         let root = match self.roots.pick(root) {
             Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         let timeout = std::time::Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
         answer(tokio::task::spawn_blocking(move || {
@@ -729,11 +803,14 @@ impl MendServer {
     }
 
     /// Routes parsed edits to their root, then applies them.
-    async fn apply_routed(&self, parsed: Result<Parsed, String>, call: Call) -> CallToolResult {
-        let routed = parsed.and_then(|p| self.roots.route(p).map_err(|e| e.to_string()));
-        match routed {
+    async fn apply_routed(
+        &self,
+        parsed: Result<Parsed, mend_service::Error>,
+        call: Call,
+    ) -> CallToolResult {
+        match parsed.and_then(|p| self.roots.route(p)) {
             Ok((ws, p)) => self.apply(ws, p, HashMap::new(), call).await,
-            Err(e) => failure(e),
+            Err(e) => service_failed(&e),
         }
     }
 }
@@ -748,7 +825,7 @@ impl MendServer {
     ) -> CallToolResult {
         let root = match self.roots.pick(root) {
             Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         let (held, watch) = (Arc::clone(&self.watched), self.watch);
         answer(tokio::task::spawn_blocking(move || {
@@ -792,7 +869,7 @@ impl MendServer {
     ) -> CallToolResult {
         let root = match self.roots.pick(root) {
             Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         answer(tokio::task::spawn_blocking(move || {
             work(mend_checkpoint::Checkpoints::open(&root)?)

@@ -93,9 +93,12 @@ fn row_a_file_changed_while_apply_writes_exits_1_as_changed() {
     let out = raced_at_the_rename(d, &["apply", "--json", &r]);
     assert_eq!(code(&out), Some(1), "{out:?}");
     let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "changed", "{said}");
+    assert_eq!(said["error"]["path"], "f.txt", "{said}");
+    // The field that said it before every failure had a kind stays.
     assert_eq!(said["kind"], "changed", "{said}");
     assert!(
-        said["error"]
+        said["error"]["message"]
             .as_str()
             .unwrap()
             .contains("f.txt: changed while mend was writing"),
