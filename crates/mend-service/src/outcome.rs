@@ -11,8 +11,8 @@ use mend_pending::StatusReport;
 use serde::Serialize;
 
 use crate::Error;
-use crate::failure::{Failure, Kind};
 use crate::apply::{Applied, Held};
+use crate::failure::{Failure, Kind};
 
 pub use crate::failure::Failed;
 

@@ -127,10 +127,7 @@ fn a_response_without_edits_is_refused_in_both_destinations() {
     )
     .unwrap_err();
     assert!(e.is_refusal());
-    expect(
-        "no_edits_refused",
-        &json(&ApplyRefused::of(&e, None)),
-    );
+    expect("no_edits_refused", &json(&ApplyRefused::of(&e, None)));
     let e = apply(&ws, SESSION, ApplyRequest::default(), "prose only\n").unwrap_err();
     assert!(e.is_refusal());
     let pending = ApplyRefused::of(&e, Some("s"));

@@ -28,12 +28,23 @@ use mend_service::stream::Streamed;
 use mend_service::{Failure, Kind, Roots, Watched};
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use strict::{Strict, saturating};
 
 use mend_core::report::syntax::SyntaxPolicy;
+
+/// What the server tells a client about when to use which tool.
+const INSTRUCTIONS: &str = "mend edits this project's files and reviews what changed. Use its tools instead of shell edits (sed, heredocs) and built-in file writes: a match must be unique or the edit is refused, never guessed, every call writes all its edits or none, and line endings, BOMs and encodings are kept.
+
+Reading and editing: read_file returns a file and its `version`. edit_file replaces exact text (pass the read's version as `expected_version` to be refused if the file changed since); modify_file replaces regions between anchor lines; write_file writes a new file or a whole rewrite; apply_patch takes a `*** Begin Patch` envelope; apply_edits takes edits in any format mend reads (SEARCH/REPLACE blocks, unified diffs, whole files in fences, edit JSON), even mixed. Every writing tool takes `dry_run` to see the diff first.
+
+Undoing: checkpoint_create snapshots the project before risky work; checkpoint_list shows the ids; checkpoint_restore goes back to one (the state before is checkpointed first). turn_begin at the start of a task; turn_status and turn_diff then show every change made since, by any tool or command; turn_reject puts back files or numbered hunks; turn_undo undoes the last reject.
+
+Review mode (`mend mcp --pending`): writing tools hold their changes for a person instead of writing; pending_status lists them.
+
+A failed call is an error result whose text says what to send or do instead, and whose structured content is {kind, message, path?, session?, holder?}: `edit_failed` (fix the edits as the text says), `changed` (read the file again), `busy` (try again shortly), `no_turn`, `no_checkpoint`, `usage` and others (see docs/exit-codes.md).";
 
 /// What names this server in a session's lock in review mode.
 const HOLDER: &str = "mend mcp --pending";
@@ -495,6 +506,7 @@ impl MendServer {
 impl MendServer {
     #[tool(
         description = "Read a text file. Returns its content (or the lines from `offset`, 1-based, for `limit` lines) and its `version`, a content hash: pass it as `expected_version` to edit_file so an edit is refused if the file changed since you read it.",
+        annotations(read_only_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<ReadResult>()
     )]
     async fn read_file(
@@ -525,6 +537,7 @@ impl MendServer {
 
     #[tool(
         description = "Replace exact text in a file. Each `old_string` must be copied exactly from the file and occur once (or set replace_all); whitespace, quote and indentation drift is tolerated only when the match stays unique. All edits apply or none. Returns the diff and the new version; on failure, the closest match and what to send instead.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn edit_file(
@@ -554,6 +567,7 @@ impl MendServer {
 
     #[tool(
         description = "Replace regions of a file located by anchors: each change's `start` (1-4 lines copied from the file) through its optional `end`, replaced by `content` exactly (repeat an anchor in `content` to keep it). Anchors must match once. All changes apply or none.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn modify_file(
@@ -576,6 +590,7 @@ impl MendServer {
 
     #[tool(
         description = "Write the entire content of a file (a new file, or a full rewrite). The existing file's line endings and BOM are kept.",
+        annotations(read_only_hint = false, idempotent_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn write_file(
@@ -593,6 +608,7 @@ impl MendServer {
 
     #[tool(
         description = "Apply a Codex-style patch: `*** Begin Patch`, then `*** Add File: p` (+ lines), `*** Delete File: p`, or `*** Update File: p` (optional `*** Move to: q`) with chunks of ` `, `-`, `+` lines after `@@ <context line>`; `*** End Patch`. Ambiguous chunks are refused.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn apply_patch(
@@ -606,6 +622,7 @@ impl MendServer {
 
     #[tool(
         description = "Apply edits written in any format mend reads (SEARCH/REPLACE blocks, ««« EDIT blocks, patches, unified diffs, whole files in fences, or edit JSON), even mixed in one text; prose around them is ignored. All edits apply or none.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn apply_edits(
@@ -624,6 +641,7 @@ impl MendServer {
 
     #[tool(
         description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id. With dry_run, reports what it would hold instead.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<CreateResult>()
     )]
     async fn checkpoint_create(
@@ -645,6 +663,7 @@ impl MendServer {
 
     #[tool(
         description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, ? cannot be read as text now, with a `reason`; blank unchanged). A person accepts or rejects them with `mend pending`.",
+        annotations(read_only_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_pending::StatusReport>()
     )]
     async fn pending_status(
@@ -667,6 +686,7 @@ impl MendServer {
     }
 
     #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.",
+        annotations(read_only_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<ListResult>()
     )]
     async fn checkpoint_list(
@@ -681,6 +701,7 @@ impl MendServer {
 
     #[tool(
         description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them. In review mode (`mend mcp --pending`) a restore is refused, since it would write the worktree directly; a dry run still works.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::Restored>()
     )]
     async fn checkpoint_restore(
@@ -711,6 +732,7 @@ const NO_TURN_REJECT_IN_REVIEW: &str = "turn_reject is refused in review mode (`
 impl MendServer {
     #[tool(
         description = "Begin a turn: checkpoint the whole project as the turn's start and return the turn's id. Every change made after it, by any tool or shell command (sed, formatters, generators, git checkout, rm, mv), is then listed by turn_status and can be rejected hunk by hunk. A turn already open is ended first (its start stays a checkpoint).",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::Begun>()
     )]
     async fn turn_begin(
@@ -728,6 +750,7 @@ impl MendServer {
 
     #[tool(
         description = "List what changed since the turn began, whoever changed it: one entry per file with its letter (M modified, A added, D deleted, R renamed, found by content, with `from`; T type or mode changed, with `change`), its size, whether it is binary or large (no diff), its number of hunks and its `version`. Says when HEAD moved during the turn.",
+        annotations(read_only_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnStatus>()
     )]
     async fn turn_status(
@@ -742,6 +765,7 @@ impl MendServer {
 
     #[tool(
         description = "The unified diff of each file changed since the turn began, its hunks numbered (`@@ … @@ hunk 2`) as turn_reject's `hunks` takes them; binary and large files get one line instead.",
+        annotations(read_only_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnDiff>()
     )]
     async fn turn_diff(
@@ -754,6 +778,7 @@ impl MendServer {
 
     #[tool(
         description = "Put back the turn-start content of files (an added file is removed, a deleted one recreated, a renamed one renamed back), or of some hunks of one file, touching no other byte. A safety checkpoint is made first: its id is returned; turn_undo undoes the reject, keeping every change made after it. Refused, with nothing written, when a hunk changed since turn_diff showed it. Refused in review mode.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnRejected>()
     )]
     async fn turn_reject(
@@ -773,6 +798,7 @@ impl MendServer {
 
     #[tool(
         description = "Undo the turn's last reject (turn_reject) or accept (`mend turn accept`, the editor) exactly, path by path: each path still as the reject left it gets back what it held before; a path changed since is left as it is and listed with why, and every other change made after the reject is kept (where checkpoint_restore would rewind the whole project). A reject's undo checkpoints first. Refused in review mode.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnUndone>()
     )]
     async fn turn_undo(
@@ -882,7 +908,19 @@ impl MendServer {
 impl ServerHandler for MendServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("mend", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
     }
+}
+
+/// The most detailed log level on stderr: warnings by default (a client
+/// shows a server's stderr to its user, and a notice on each start is
+/// noise), or what `MEND_LOG` names (`error`, `warn`, `info`, `debug`,
+/// `trace`).
+fn log_level(asked: Option<&str>) -> tracing::Level {
+    asked
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(tracing::Level::WARN)
 }
 
 /// Runs the server on stdio until standard input closes; calls in flight
@@ -897,6 +935,7 @@ pub(crate) fn run(
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .with_max_level(log_level(std::env::var("MEND_LOG").ok().as_deref()))
         .init();
     let server = MendServer::new(roots, tools, pending, syntax, watch)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -905,8 +944,12 @@ pub(crate) fn run(
     rt.block_on(async move {
         tracing::info!(roots = ?roots, "mend mcp serving on stdio");
         let io = stdio::transport();
+        // The filter bounds lines at its own limit and answers a longer
+        // one; rmcp's own (smaller) bound would drop it unanswered.
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new(io.input, io.output)
+            .with_max_line_length(usize::MAX);
         let served = async {
-            server.serve((io.input, io.output)).await?.waiting().await?;
+            server.serve(transport).await?.waiting().await?;
             anyhow::Ok(())
         }
         .await;
