@@ -225,6 +225,20 @@ mod tests {
         assert_eq!(names.len(), Kind::ALL.len());
     }
 
+    /// `docs/exit-codes.md` tables every kind, in [`Kind::ALL`]'s order.
+    #[test]
+    fn the_docs_table_every_kind() {
+        let doc = include_str!("../../../docs/exit-codes.md");
+        let kinds = doc.split("\n## Kinds\n").nth(1).expect("a Kinds section");
+        let kinds = kinds.split("\n## ").next().unwrap_or_default();
+        let tabled: Vec<&str> = kinds
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+            .collect();
+        let all: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(tabled, all);
+    }
+
     #[test]
     fn a_failure_prints_only_what_it_concerns() {
         let f = Failure::new(Kind::NoSession, "there is no pending session `x`").session("x");

@@ -259,19 +259,20 @@ fn plain_create(command: &CheckpointCommand) -> Option<(CreateOptions, bool)> {
 
 /// Runs `mend checkpoint …`. A refusal (a home directory or filesystem
 /// root, too many files for a first checkpoint) exits 1, as refusals do
-/// everywhere; nothing was written. With --json, every failure is also
-/// its JSON document, `{"error": Failure}`.
+/// everywhere; nothing was written. With --json, a refusal is also its
+/// JSON document, `{"error": Failure}` (an error's is printed by `main`).
 pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
     let e = match run_command(args) {
         Err(e) => e,
         done => return done,
     };
     let classified = crate::failure::classify(&e);
-    if args.json {
-        crate::failure::print_json(&mut std::io::stdout().lock(), classified.failure.clone())?;
-    }
+    // An error's JSON is printed where every command's is.
     if !classified.refusal {
         return Err(e);
+    }
+    if args.json {
+        crate::failure::print_json(&mut std::io::stdout().lock(), classified.failure)?;
     }
     let _ = writeln!(std::io::stderr(), "mend: {e:#}");
     Ok(crate::EXIT_FAILED)

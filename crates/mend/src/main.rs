@@ -329,8 +329,24 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::from(EXIT_OK),
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "mend: {e:#}");
+            // A command that answers in JSON answers its errors too.
+            if let Some(command) = json_errors() {
+                let _ = error_json(&mut std::io::stdout().lock(), &e, command == "apply");
+            }
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+/// An error that ended a `--json` command, as its one JSON document.
+fn error_json(out: &mut impl std::io::Write, e: &anyhow::Error, apply: bool) -> anyhow::Result<()> {
+    let failure = failure::classify(e).failure;
+    if apply {
+        let refused = ApplyRefused::failed(failure);
+        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
+        Ok(())
+    } else {
+        failure::print_json(out, failure)
     }
 }
 
