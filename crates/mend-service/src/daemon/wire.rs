@@ -205,6 +205,27 @@ mod tests {
         }
     }
 
+    /// A refusal carries the failure whole; an answer from a daemon that
+    /// sent none, or a kind this mend does not know, still reads as one.
+    #[test]
+    fn an_error_carries_its_failure_across_the_wire() {
+        let failure = Failure::new(Kind::NoTurn, "no turn is open");
+        let sent = WireError::new("refused", "no turn is open").failure(failure.clone());
+        let text = serde_json::to_string(&Answer::to(Value::Null, Err(sent))).unwrap();
+        let got: Answer = serde_json::from_str(&text).unwrap();
+        let error = got.error.unwrap();
+        assert_eq!(error.kind.as_deref(), Some("no_turn"));
+        assert_eq!(error.into_failure(), failure);
+        let old = r#"{"code":"refused","message":"m","kind":"corrupt"}"#;
+        let old: WireError = serde_json::from_str(old).unwrap();
+        assert_eq!(old.into_failure(), Failure::new(Kind::Corrupt, "m"));
+        let newer = r#"{"code":"refused","message":"m","failure":{"kind":"from_the_future","message":"m"}}"#;
+        let newer: WireError = serde_json::from_str(newer).unwrap();
+        assert_eq!(newer.into_failure().kind, Kind::Error);
+        let bad = WireError::new("bad_params", "x").into_failure();
+        assert_eq!(bad.kind, Kind::Protocol);
+    }
+
     #[test]
     fn lines_are_bounded_and_a_long_one_is_skipped_to_its_end() {
         let got = lines(b"abc\n0123456789\nxy\n\nlast", 5);
