@@ -69,7 +69,8 @@ pub struct WireError {
     /// For `refused` and `failed`: the failure in the shape every
     /// front-end reports (its `kind` is the one above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure: Option<Failure>,
+    // Boxed: an error stays small where it is passed by value.
+    pub failure: Option<Box<Failure>>,
 }
 
 impl WireError {
@@ -86,7 +87,7 @@ impl WireError {
     /// The error carrying `failure`, and its kind.
     pub fn failure(mut self, failure: Failure) -> WireError {
         self.kind = Some(failure.kind.name().to_owned());
-        self.failure = Some(failure);
+        self.failure = Some(Box::new(failure));
         self
     }
 
@@ -94,7 +95,7 @@ impl WireError {
     /// message (a protocol error, or a daemon that sent none).
     pub fn into_failure(self) -> Failure {
         match self.failure {
-            Some(f) => f,
+            Some(f) => *f,
             None => {
                 let kind = match self.code.as_str() {
                     "refused" => self.kind.as_deref().and_then(Kind::named),

@@ -295,9 +295,9 @@ struct CheckpointListArgs {
 /// A failed call: `isError`, the failure as structured content (its
 /// `kind` for a client to act on), and its message as the text a model
 /// reads.
-fn failed(failure: Failure) -> CallToolResult {
+fn failed(failure: &Failure) -> CallToolResult {
     let text = failure.message.clone();
-    let mut r = match serde_json::to_value(&failure) {
+    let mut r = match serde_json::to_value(failure) {
         Ok(v) => CallToolResult::structured_error(v),
         Err(_) => CallToolResult::error(Vec::new()),
     };
@@ -307,7 +307,7 @@ fn failed(failure: Failure) -> CallToolResult {
 
 /// A call refused for `kind`, with `message`.
 fn refused(kind: Kind, message: impl Into<String>) -> CallToolResult {
-    failed(Failure::new(kind, message))
+    failed(&Failure::new(kind, message))
 }
 
 /// A service error as a failed call, its message naming MCP tools where
@@ -315,7 +315,7 @@ fn refused(kind: Kind, message: impl Into<String>) -> CallToolResult {
 fn service_failed(e: &mend_service::Error) -> CallToolResult {
     let mut failure = e.failure();
     failure.message = naming_tools(&failure.message);
-    failed(failure)
+    failed(&failure)
 }
 
 /// The CLI commands an MCP tool does the work of, as a model calls it.

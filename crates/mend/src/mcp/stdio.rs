@@ -51,7 +51,7 @@ pub(super) fn reject(line: &str) -> Option<Value> {
     if line.len() > MAX_LINE {
         let mut id = IdScan::default();
         id.feed(line.as_bytes());
-        return Some(too_long(line.len(), id.found.unwrap_or(Value::Null)));
+        return Some(too_long(line.len(), &id.found.unwrap_or(Value::Null)));
     }
     let value: Value = match serde_json::from_str(line) {
         Ok(v) => v,
@@ -157,7 +157,7 @@ async fn filter_input(mut to_server: DuplexStream, errors: mpsc::UnboundedSender
         let refused = match &line {
             Line::Text(text) if text.trim().is_empty() => continue,
             Line::Text(text) => reject(text),
-            Line::TooLong(n, id) => Some(too_long(*n, id.clone())),
+            Line::TooLong(n, id) => Some(too_long(*n, id)),
             Line::NotUtf8 => Some(
                 json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: the line is not UTF-8"}}),
             ),
@@ -179,7 +179,7 @@ async fn filter_input(mut to_server: DuplexStream, errors: mpsc::UnboundedSender
 
 /// The refusal of a message of `len` bytes, over [`MAX_LINE`], answering
 /// request `id`.
-fn too_long(len: usize, id: Value) -> Value {
+fn too_long(len: usize, id: &Value) -> Value {
     let message = format!(
         "the message is {len} bytes, over mend mcp's limit of {MAX_LINE} bytes a message; nothing was done. Send the change in smaller calls (edit_file with only the changed lines, not a whole file)"
     );
@@ -376,7 +376,7 @@ mod tests {
                 json!(12),
             ),
             (
-                format!(r#"{{"idx":3,"params":["id",{{"id":4}}],"id":-2}}"#),
+                r#"{"idx":3,"params":["id",{"id":4}],"id":-2}"#.to_owned(),
                 json!(-2),
             ),
         ] {

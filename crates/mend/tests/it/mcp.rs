@@ -868,19 +868,17 @@ impl Raw {
     }
 
     fn request(&mut self, id: u64, method: &str, params: serde_json::Value) -> serde_json::Value {
-        self.send(
-            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
-        );
+        let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method});
+        msg["params"] = params;
+        self.send(&msg);
         self.reply(id)
     }
 
     /// A tool call's result.
     fn call(&mut self, id: u64, tool: &str, args: serde_json::Value) -> serde_json::Value {
-        let reply = self.request(
-            id,
-            "tools/call",
-            serde_json::json!({"name": tool, "arguments": args}),
-        );
+        let mut params = serde_json::json!({"name": tool});
+        params["arguments"] = args;
+        let reply = self.request(id, "tools/call", params);
         assert!(reply.get("error").is_none(), "{tool}: {reply}");
         reply["result"].clone()
     }
