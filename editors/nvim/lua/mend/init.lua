@@ -163,6 +163,8 @@ function M.commands()
   })
   cmd('MendDiffLocal', function() review().diff_local() end,
     { desc = 'mend: diff this file against its pending output', force = true })
+  cmd('MendDismiss', function() require('mend.sync').dismiss(vim.api.nvim_get_current_buf()) end,
+    { desc = 'mend: clear the highlight of regions a merge resolver settled', force = true })
 end
 
 --- Defines the highlight groups as default links, so a colorscheme or the
@@ -170,6 +172,7 @@ end
 function M.highlights()
   local function define()
     vim.api.nvim_set_hl(0, 'MendConflict', { link = 'DiffText', default = true })
+    vim.api.nvim_set_hl(0, 'MendResolved', { link = 'DiffChange', default = true })
   end
   define()
   vim.api.nvim_create_autocmd('ColorScheme', {

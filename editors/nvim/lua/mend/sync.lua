@@ -8,6 +8,8 @@ local undo = require('mend.undo')
 local M = {}
 
 local ns = vim.api.nvim_create_namespace('mend')
+--- Regions a merge resolver settled where git would have conflicted.
+local resolved_ns = vim.api.nvim_create_namespace('mend.resolved')
 local group = vim.api.nvim_create_augroup('mend', { clear = true })
 
 --- Attached buffers: bufnr -> { path (the buffer's name), rel (relative to
@@ -200,6 +202,45 @@ local function leave_conflict(buf)
   set_winbars(buf, false)
 end
 
+-- Settled regions ------------------------------------------------------
+
+--- Highlights the regions a resolver settled (`--merge safe`), which git
+--- would have left as conflicts: mend decided them, so the person sees
+--- them until they save or dismiss them. Each line gets its own mark, so
+--- the highlight moves with the person's edits.
+local function mark_resolved(buf, regions)
+  if type(regions) ~= 'table' or #regions == 0 then
+    return
+  end
+  local last = vim.api.nvim_buf_line_count(buf)
+  local by = {}
+  for _, r in ipairs(regions) do
+    -- A region that ends the file without a newline still has its last line.
+    for row = r.start, math.min(math.max(r['end'], r.start + 1), last) - 1 do
+      vim.api.nvim_buf_set_extmark(buf, resolved_ns, row, 0, { line_hl_group = 'MendResolved', priority = 150 })
+    end
+    by[r.resolver] = (by[r.resolver] or 0) + 1
+  end
+  local names = {}
+  for name, n in pairs(by) do
+    table.insert(names, n .. ' by ' .. name)
+  end
+  table.sort(names)
+  vim.b[buf].mend_resolved = (vim.b[buf].mend_resolved or 0) + #regions
+  vim.notify('mend: ' .. bufs[buf].rel .. ': settled ' .. table.concat(names, ', ')
+    .. ' where git would conflict; check the highlighted lines, then :w or :MendDismiss',
+    vim.log.levels.WARN)
+end
+
+--- Clears the settled-region highlights of a buffer (after a save, or when
+--- the person dismisses them).
+function M.dismiss(buf)
+  if vim.api.nvim_buf_is_valid(buf) then
+    vim.api.nvim_buf_clear_namespace(buf, resolved_ns, 0, -1)
+    vim.b[buf].mend_resolved = nil
+  end
+end
+
 function M.statusline(buf)
   local b = bufs[buf]
   if b and b.conflict and b.held then
@@ -208,6 +249,8 @@ function M.statusline(buf)
     return '[mend: conflict]'
   elseif b and b.deleted then
     return '[mend: deleted]'
+  elseif b and (vim.b[buf].mend_resolved or 0) > 0 then
+    return '[mend: ' .. vim.b[buf].mend_resolved .. ' settled]'
   end
   return ''
 end
@@ -523,6 +566,7 @@ local function on_change(kind)
       vim.notify('mend: ' .. params.path .. ' changed on disk where you edited it; '
         .. 'resolve the conflict markers and :w', vim.log.levels.WARN)
     end
+    mark_resolved(buf, params.resolved)
     b.disk = params.disk_sha256
     -- A merge names the file's bytes it took (`disk`); a reload's are its
     -- text.
@@ -697,6 +741,7 @@ function M.attach(buf)
       return
     end
     leave_conflict(buf)
+    M.dismiss(buf)
     b.deleted = false
     b.held = false
     vim.b[buf].mend_deleted = false
