@@ -426,7 +426,8 @@ fn readme_synopsis_matches_help() {
 
 /// The README stays a front door (issue 42): at most 250 lines, with the
 /// install command and an MCP configuration in its first 60; its test
-/// command is the one `.ci/run` runs; ARCHITECTURE.md stays within 300 lines.
+/// command is the one `.ci/run` runs; the version its install output shows
+/// is the one `mend --version` prints; ARCHITECTURE.md stays within 300 lines.
 #[test]
 fn readme_is_a_front_door() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -459,6 +460,20 @@ fn readme_is_a_front_door() {
         ci.lines().any(|l| l.trim() == test_command.trim()),
         ".ci/run does not run README.md's test command `{test_command}`"
     );
+    // What install prints is this crate's version, as `mend --version` says.
+    let version = env!("CARGO_PKG_VERSION");
+    let out = crate::run_mend(&root, &["--version"], None);
+    let printed = String::from_utf8(out.stdout).expect("--version is UTF-8");
+    assert_eq!(printed.trim(), format!("mend {version}"));
+    for shown in [
+        format!("$ mend --version\nmend {version}\n"),
+        format!("Installed package `mend v{version} ("),
+    ] {
+        assert!(
+            readme.contains(&shown),
+            "README.md does not show `{shown}`: bring its install output up to date"
+        );
+    }
     let architecture =
         std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let count = architecture.lines().count();
