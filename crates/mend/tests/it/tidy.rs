@@ -274,56 +274,6 @@ fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
-/// The formats modules depend one way: the leaves (`block`, `event`,
-/// `format`, `json`, `schema`) → the format modules → `stream` → the
-/// facade (`mod.rs`). A format module that reached back into `stream` or
-/// the facade would close a circle.
-#[test]
-fn formats_depend_one_way() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mend-core/src/formats");
-    let leaves = ["block", "event", "format", "json", "schema"];
-    let mut found = Vec::new();
-    let mut checked = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .path();
-        let name = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        if name == "mod" || name == "stream" {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}.rs: {e}"));
-        // Test modules may use the facade, as any caller does.
-        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-        checked += 1;
-        for (n, line) in code.lines().enumerate() {
-            let back = line.contains("super::stream")
-                || line.contains("crate::formats::")
-                || line.contains("super::{")
-                || line.contains("super::Format")
-                || line.contains("super::Entry")
-                || line.contains("super::Event")
-                || line.contains("super::parse");
-            let leaf_reaches_up = leaves.contains(&name.as_str())
-                && line.contains("super::")
-                && !leaves.iter().any(|l| line.contains(&format!("super::{l}")));
-            if back || leaf_reaches_up {
-                found.push(format!("formats/{name}.rs:{}: {}", n + 1, line.trim()));
-            }
-        }
-    }
-    assert!(checked >= 10, "only {checked} format modules found");
-    assert!(
-        found.is_empty(),
-        "imports against the formats graph:\n{}",
-        found.join("\n")
-    );
-}
-
 /// The subcommands `mend --help` lists, `help` left out.
 fn help_subcommands(root: &Path) -> Vec<String> {
     let out = crate::run_mend(root, &["--help"], None);
@@ -480,5 +430,55 @@ fn readme_is_a_front_door() {
     assert!(
         count <= 300,
         "ARCHITECTURE.md has {count} lines; at most 300"
+    );
+}
+
+/// The formats modules depend one way: the leaves (`block`, `event`,
+/// `format`, `json`, `schema`) → the format modules → `stream` → the
+/// facade (`mod.rs`). A format module that reached back into `stream` or
+/// the facade would close a circle.
+#[test]
+fn formats_depend_one_way() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mend-core/src/formats");
+    let leaves = ["block", "event", "format", "json", "schema"];
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .path();
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        if name == "mod" || name == "stream" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}.rs: {e}"));
+        // Test modules may use the facade, as any caller does.
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        checked += 1;
+        for (n, line) in code.lines().enumerate() {
+            let back = line.contains("super::stream")
+                || line.contains("crate::formats::")
+                || line.contains("super::{")
+                || line.contains("super::Format")
+                || line.contains("super::Entry")
+                || line.contains("super::Event")
+                || line.contains("super::parse");
+            let leaf_reaches_up = leaves.contains(&name.as_str())
+                && line.contains("super::")
+                && !leaves.iter().any(|l| line.contains(&format!("super::{l}")));
+            if back || leaf_reaches_up {
+                found.push(format!("formats/{name}.rs:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} format modules found");
+    assert!(
+        found.is_empty(),
+        "imports against the formats graph:\n{}",
+        found.join("\n")
     );
 }
