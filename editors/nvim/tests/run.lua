@@ -571,6 +571,48 @@ function cases.the_default_merge_settles_nothing()
   eq(nil, vim.b[buf].mend_resolved, 'b:mend_resolved')
 end
 
+function cases.mend_command_completes_and_dispatches()
+  local notes = capture_notes()
+  start(numbered(3))
+  eq({ 'difflocal', 'dismiss', 'review', 'status', 'turn' }, vim.fn.getcompletion('Mend ', 'cmdline'),
+    'subcommands')
+  eq({ 'difflocal', 'dismiss' }, vim.fn.getcompletion('Mend d', 'cmdline'), 'subcommands after d')
+  eq({ 'turn' }, vim.fn.getcompletion('Mend review ', 'cmdline'), 'after review')
+  vim.cmd('Mend bogus')
+  expect_in(notes[#notes].msg, ':Mend takes a subcommand: difflocal, dismiss, review, status, turn', 'the refusal')
+  vim.cmd('Mend status')
+  for _, c in ipairs({ 'MendStatus', 'MendReview', 'MendDiffLocal', 'MendDismiss' }) do
+    eq(2, vim.fn.exists(':' .. c), 'the alias :' .. c)
+  end
+end
+
+function cases.b_mend_status_follows_the_buffer()
+  local path, buf = enter_conflict()
+  eq('[mend: conflict]', vim.b[buf].mend_status, 'b:mend_status in conflict')
+  eq(require('mend').statusline(), vim.b[buf].mend_status, 'the same as statusline()')
+  vim.api.nvim_buf_set_lines(buf, 0, -1, true, numbered(10))
+  vim.cmd.write()
+  eq('', vim.b[buf].mend_status, 'b:mend_status after :w')
+  local _ = path
+end
+
+function cases.root_defaults_to_the_worktree()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. '/sub', 'p')
+  sh('cd "$1" && git init -q', dir)
+  vim.cmd.cd(dir .. '/sub')
+  require('mend').setup({ cmd = { mend_bin, 'editor' } })
+  client = require('mend.client')
+  wait_for('the server to start', function() return client.initialized end)
+  eq(vim.fn.resolve(dir), vim.fn.resolve(client.root), 'the root')
+end
+
+function cases.errors_name_their_kind()
+  client = require('mend.client')
+  eq('busy here [busy]', client.describe({ message = 'busy here', data = { kind = 'busy' } }), 'with a kind')
+  eq('plain', client.describe({ message = 'plain' }), 'without')
+end
+
 --- The plugin's autocommands (their groups are named mend...).
 local function mend_autocmds()
   return vim.tbl_filter(function(a) return (a.group_name or ''):match('^mend') ~= nil end,
