@@ -311,8 +311,16 @@ fn every_kind_the_cli_reports_exits_as_its_row() {
         "grows.md",
         &search_replace("f.txt", "one", &"long ".repeat(20)),
     );
-    let rows: [(&str, &[&str]); 13] = [
+    let onto = "*** Begin Patch\n*** Update File: f.txt\n*** Move to: g.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+    let onto = named("onto.txt", onto);
+    let cut = named("cut.json", r#"{"path": "#);
+    let rows: [(&str, &[&str]); 15] = [
         ("no_edits", &["apply", "--json", &prose]),
+        (
+            "parse",
+            &["apply", "--json", "--format", "str-replace", &cut],
+        ),
+        ("collision", &["apply", "--json", &onto]),
         ("usage", &["apply", "--json", "--no-such-flag", &ok]),
         ("error", &["apply", "--json", "--root", "f.txt", &ok]),
         (
@@ -374,4 +382,5 @@ fn every_kind_the_cli_reports_exits_as_its_row() {
     );
     // Nothing any of them refused was written.
     assert_eq!(std::fs::read(d.join("f.txt")).unwrap(), b"one\ntwo\n");
+    assert_eq!(std::fs::read(d.join("g.txt")).unwrap(), b"three\n");
 }
