@@ -963,3 +963,29 @@ pub(crate) fn run(
     drop(rt);
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::naming_tools;
+
+    #[test]
+    fn quoted_commands_a_tool_does_are_named_as_the_tool() {
+        assert_eq!(
+            naming_tools("no checkpoint `x`; `mend checkpoint list` shows the ids"),
+            "no checkpoint `x`; `checkpoint_list` shows the ids"
+        );
+        assert_eq!(
+            naming_tools("(`mend turn diff src/a.rs` numbers them), or `mend turn end`"),
+            "(`turn_diff` numbers them), or `mend turn end`"
+        );
+        // A person's command, a longer command's prefix and an unclosed
+        // quote are kept.
+        for kept in [
+            "`mend pending accept` it",
+            "`mend turn diffs`",
+            "a `mend turn begin",
+        ] {
+            assert_eq!(naming_tools(kept), kept);
+        }
+    }
+}
