@@ -181,7 +181,15 @@ fn near_miss(search_lines: usize, kind: &str) {
 
 #[test]
 fn a_400_line_search_that_does_not_match() {
-    near_miss(400 * scale(), "ambiguous");
+    // Weighed in full, it nearly matches two places, twins. Ten times
+    // larger (a release build) it passes the similarity pass's budget,
+    // and is not found.
+    let kind = if scale() == 1 {
+        "ambiguous"
+    } else {
+        "not_found"
+    };
+    near_miss(400 * scale(), kind);
 }
 
 #[test]
