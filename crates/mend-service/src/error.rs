@@ -55,6 +55,16 @@ pub enum Error {
     /// serving it refused the work (the message is its refusal).
     #[error("{0}")]
     Refused(String),
+    /// The daemon serving the root refused the work a command asked it
+    /// for, after its wait for the lock: the command's own refusal, with
+    /// the kind the daemon gave it (as this error's report would).
+    #[error("{message}")]
+    ByDaemon {
+        /// The refusal's kind (`error`, or a turn's `no_turn`, …).
+        kind: String,
+        /// The daemon's message.
+        message: String,
+    },
     /// Reading or writing a file outside the workspace (`mend merge`,
     /// `mend diff`, the daemon's socket) failed (the cause is the
     /// error's source).
@@ -78,7 +88,7 @@ impl Error {
             Error::Apply(e) => e.is_refusal(),
             Error::Workspace(e) => e.is_refusal(),
             Error::Checkpoint(e) => e.is_refusal(),
-            Error::Refused(_) => true,
+            Error::Refused(_) | Error::ByDaemon { .. } => true,
             Error::Usage(_)
             | Error::Input(_)
             | Error::Roots(_)
@@ -110,6 +120,12 @@ impl Error {
         match self {
             Error::Pending(e) => e.report(),
             Error::Usage(message) => usage(message),
+            Error::ByDaemon { kind, message } => ErrorReport {
+                kind: kind.clone(),
+                message: message.clone(),
+                session: None,
+                path: None,
+            },
             Error::Checkpoint(e) if e.turn_kind().is_some() => ErrorReport {
                 kind: e.turn_kind().unwrap_or("error").into(),
                 message: e.to_string(),
