@@ -27,14 +27,14 @@ pub mod files;
 pub mod merge;
 pub mod outcome;
 pub mod pending;
-mod roots;
+pub mod roots;
 pub mod stream;
 pub mod turn;
 pub mod watched;
 
 pub use error::{Error, chain, usage};
-pub use roots::Roots;
-pub use watched::{ScanKind, Watched};
+pub use roots::{Roots, root};
+pub use watched::{Call, Note, Registry, ScanKind, Watched};
 
 use mend_workspace::{Lock, Recovery, Workspace};
 

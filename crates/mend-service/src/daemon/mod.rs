@@ -11,6 +11,7 @@
 //! itself with a full scan ([`Client`]); so does one whose daemon goes
 //! silent at work ([`SILENCE`]) or dies there.
 
+pub(crate) mod ask;
 mod client;
 mod place;
 mod serve;

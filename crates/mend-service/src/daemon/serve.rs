@@ -18,7 +18,7 @@ use super::client::{Begin, Create, Status};
 use super::place::Place;
 use super::wire::{self, Answer, Line, Request, WireError};
 use crate::Error;
-use crate::watched::Watched;
+use crate::watched::{Call, Registry, Watched};
 
 /// Connections served at once; more are answered `busy` and closed.
 const MAX_CONNECTIONS: usize = 32;
@@ -52,7 +52,7 @@ pub struct Daemon {
 
 /// What every connection's thread shares.
 struct Shared {
-    watched: Watched,
+    watched: Arc<Watched>,
     /// This run of the daemon: tokens of another run mean nothing here.
     instance: String,
     started: u64,
@@ -67,8 +67,8 @@ impl Daemon {
     /// watching and binds the socket.
     pub fn start(root: &Path) -> Result<Daemon, Error> {
         let ws = Workspace::open(root, mend_workspace::Options::default())?;
-        let watched = Watched::watching(ws.root());
-        watched.with(None, |_| Ok(()))?;
+        let watched = Registry::daemon().get(ws.root());
+        watched.with_waiting(None, None, |_| Ok(()))?;
         let place = Place::create(&ws)?;
         let lock = place.lock()?;
         // Under the lock, whatever is at the socket's name was left by a
@@ -307,7 +307,8 @@ fn method(state: &Shared, name: &str, p: Value, beats: Beats<'_>) -> Result<Valu
             };
             let wait = p.lock_timeout_ms.map(Duration::from_millis);
             during(p.progress, &mut |tick| {
-                let made = watched.create_waiting(wait, &opts, p.dry_run, &mut |n| tick(n));
+                let mut call = Call::new(None, wait).progress(tick);
+                let made = watched.create(&mut call, &opts, &Default::default(), p.dry_run);
                 value(&made.map_err(|e| failed(&e))?)
             })
         }
@@ -322,9 +323,12 @@ fn method(state: &Shared, name: &str, p: Value, beats: Beats<'_>) -> Result<Valu
             };
             let wait = p.lock_timeout_ms.map(Duration::from_millis);
             during(p.progress, &mut |tick| {
-                let (begun, scan) = watched
-                    .with_waiting(None, wait, |t| Ok(t.begin(&opts, &mut |n| tick(n))?))
-                    .map_err(|e| failed(&e))?;
+                let mut call = Call::new(None, wait).progress(tick);
+                let action = crate::turn::Action::Begin(opts.clone());
+                let (outcome, scan) = watched.turn(&mut call, &action).map_err(|e| failed(&e))?;
+                let crate::turn::Outcome::Begun(begun) = outcome else {
+                    return Err(WireError::new("failed", "a begin did not begin a turn"));
+                };
                 value(&json!({"begun": begun, "scan": scan}))
             })
         }

@@ -41,7 +41,7 @@ pub(super) struct Context {
     pub ws: Workspace,
     /// The pending session named at `initialize`.
     pub pending: String,
-    pub watched: Watched,
+    pub watched: Arc<Watched>,
     pub watcher: Arc<Watcher>,
 }
 
@@ -106,7 +106,7 @@ impl Context {
         if req.method.starts_with("pending/") {
             let mut opts = self.ws.options().clone();
             opts.lock_timeout = wait;
-            let ws = crate::prepared(Workspace::open(self.ws.root(), opts)?);
+            let ws = crate::prepared(mend_service::roots::open(self.ws.root(), opts)?);
             pending::dispatch(&ws, &self.pending, &req)
         } else if req.method == "checkpoint/create" {
             turn::checkpoint(&self.watched, &self.watcher, wait, &req)

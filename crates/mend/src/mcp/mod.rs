@@ -25,7 +25,7 @@ use mend_service::checkpoint::{CreateResult, ListResult};
 use mend_service::files::{ReadResult, Window};
 use mend_service::outcome::EditResult;
 use mend_service::stream::Streamed;
-use mend_service::{Roots, Watched};
+use mend_service::{Registry, Roots, Watched};
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -49,11 +49,9 @@ pub(crate) struct MendServer {
     /// The syntax check of calls that do not choose one.
     syntax: SyntaxPolicy,
     /// Each root's checkpoints and the watcher that narrows their
-    /// snapshots, made at the first call that checkpoints there.
-    watched: Arc<std::sync::Mutex<HashMap<PathBuf, Arc<Watched>>>>,
-    /// Watch the roots (`--no-watch` says not to: every checkpoint scans
-    /// in full).
-    watch: bool,
+    /// snapshots (unless `--no-watch`), made at the first turn or
+    /// checkpoint call there; a daemon serving the root is asked first.
+    watched: Arc<Registry>,
 }
 
 /// A writing call's options.
@@ -322,7 +320,7 @@ impl MendServer {
         };
         let mut ws = roots
             .iter()
-            .map(|r| Workspace::open(r, Options::default()).map(crate::prepared))
+            .map(|r| mend_service::roots::open(r, Options::default()).map(crate::prepared))
             .collect::<Result<Vec<_>, _>>()?;
         let first = ws.remove(0);
         let mut tool_router = Self::tool_router() + Self::turn_router();
@@ -344,15 +342,14 @@ impl MendServer {
         }
         if let Some(name) = pending {
             // A bad name fails at start, not on the first call.
-            mend_pending::Session::open(&first, name)?;
+            mend_service::apply::open_session(&first, name)?;
         }
         Ok(MendServer {
             roots: Arc::new(Roots::new(first, ws)),
             tool_router,
             pending: pending.map(Arc::from),
             syntax,
-            watched: Arc::default(),
-            watch,
+            watched: Arc::new(Registry::new(watch)),
         })
     }
 
@@ -564,7 +561,12 @@ impl MendServer {
                 ..Default::default()
             };
             let dry_run = a.dry_run.unwrap_or(false);
-            w.create(None, &opts, dry_run, &mut |_| {})
+            w.create(
+                &mut mend_service::Call::new(None, None),
+                &opts,
+                &Default::default(),
+                dry_run,
+            )
         })
         .await
     }
@@ -599,8 +601,11 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointListArgs>>,
     ) -> CallToolResult {
-        self.checkpoints(a.root.as_deref(), |cps| {
-            mend_service::checkpoint::list(&cps)
+        self.through_watched(a.root.as_deref(), |w| {
+            w.checkpoints(
+                &mend_service::Call::new(None, None),
+                mend_service::checkpoint::list,
+            )
         })
         .await
     }
@@ -621,7 +626,7 @@ impl MendServer {
                 prune_later: a.prune_later.unwrap_or(false),
                 force: a.force.unwrap_or(false),
             };
-            w.restore(None, &a.id, &opts, review)
+            w.restore(&mend_service::Call::new(None, None), &a.id, &opts, review)
         })
         .await
     }
@@ -649,7 +654,7 @@ impl MendServer {
             agent: Some("mcp".into()),
             force: false,
         });
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 
     #[tool(
@@ -694,7 +699,7 @@ impl MendServer {
             hunks: a.hunks.unwrap_or_default(),
             seen: a.seen,
         });
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 
     #[tool(
@@ -709,22 +714,18 @@ impl MendServer {
             return failure(NO_TURN_UNDO_IN_REVIEW);
         }
         let action = mend_service::turn::Action::Undo;
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 }
 
 impl MendServer {
     /// Runs a turn action for the named root (default the first) on the
-    /// blocking pool; its outcome becomes the result.
+    /// blocking pool, through the root's holder; its outcome becomes the
+    /// result.
     async fn turn(&self, root: Option<&str>, action: mend_service::turn::Action) -> CallToolResult {
-        let root = match self.roots.pick(root) {
-            Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
-        };
-        let timeout = std::time::Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
-        answer(tokio::task::spawn_blocking(move || {
-            mend_service::turn::act(&root, &action, timeout, &mut |_| {})
-        }))
+        self.through_watched(root, move |w| {
+            Ok(w.turn(&mut mend_service::Call::new(None, None), &action)?.0)
+        })
         .await
     }
 
@@ -739,8 +740,8 @@ impl MendServer {
 }
 
 impl MendServer {
-    /// Runs work that checkpoints on the blocking pool, through the named
-    /// root's holder (made, and its watcher started, on first use).
+    /// Runs turn or checkpoint work on the blocking pool, through the
+    /// named root's holder (made, and its watcher started, on first use).
     async fn through_watched<T: serde::Serialize + Send + 'static>(
         &self,
         root: Option<&str>,
@@ -750,54 +751,8 @@ impl MendServer {
             Ok(ws) => ws.root().to_path_buf(),
             Err(e) => return failure(e.to_string()),
         };
-        let (held, watch) = (Arc::clone(&self.watched), self.watch);
-        answer(tokio::task::spawn_blocking(move || {
-            let w = {
-                let mut all = held
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let w = all.entry(root.clone()).or_insert_with(|| {
-                    Arc::new(if watch {
-                        Watched::watching(&root)
-                    } else {
-                        Watched::new(&root, None)
-                    })
-                });
-                Arc::clone(w)
-            };
-            work(&w)
-        }))
-        .await
-    }
-
-    /// A turn action that checkpoints (`begin`, `reject`), through the
-    /// root's holder.
-    async fn turn_watched(
-        &self,
-        root: Option<&str>,
-        action: mend_service::turn::Action,
-    ) -> CallToolResult {
-        self.through_watched(root, move |w| Ok(w.turn(None, &action, &mut |_| {})?.0))
-            .await
-    }
-
-    /// Runs checkpoint work for the named root (default the first) on the
-    /// blocking pool; its outcome becomes the result.
-    async fn checkpoints<T: serde::Serialize + Send + 'static>(
-        &self,
-        root: Option<&str>,
-        work: impl FnOnce(mend_checkpoint::Checkpoints) -> Result<T, mend_service::Error>
-        + Send
-        + 'static,
-    ) -> CallToolResult {
-        let root = match self.roots.pick(root) {
-            Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
-        };
-        answer(tokio::task::spawn_blocking(move || {
-            work(mend_checkpoint::Checkpoints::open(&root)?)
-        }))
-        .await
+        let held = Arc::clone(&self.watched);
+        answer(tokio::task::spawn_blocking(move || work(&held.get(&root)))).await
     }
 }
 
