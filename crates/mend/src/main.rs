@@ -135,8 +135,8 @@ enum Command {
     /// buffer, merge the change into one with unsaved edits, or write
     /// conflict markers. See docs/editor-protocol.md.
     Editor {
-        /// Workspace root when `initialize` names none (default: the
-        /// current directory).
+        /// Workspace root when `initialize` names none (default: the git
+        /// worktree holding the current folder, else the current folder).
         #[arg(long)]
         root: Option<PathBuf>,
         /// How dirty buffers are merged with the file: `git` (git's merge
@@ -149,8 +149,9 @@ enum Command {
     /// Serve mend's tools to an agent over the Model Context Protocol
     /// (stdio).
     Mcp {
-        /// Project roots the tools may touch (default: the current
-        /// directory); relative paths resolve against the first.
+        /// Project roots the tools may touch (default: the git worktree
+        /// holding the current folder, else the current folder); relative
+        /// paths resolve against the first.
         #[arg(long)]
         root: Vec<PathBuf>,
         /// Serve only these tools (comma-separated), hiding the rest from

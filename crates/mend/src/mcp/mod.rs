@@ -314,7 +314,8 @@ impl MendServer {
         watch: bool,
     ) -> anyhow::Result<Self> {
         let roots = if roots.is_empty() {
-            vec![PathBuf::from(".")]
+            // The one root rule: the worktree holding the current folder.
+            vec![mend_service::root(None)]
         } else {
             roots.to_vec()
         };
