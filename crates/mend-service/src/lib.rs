@@ -19,6 +19,7 @@
 //! ([`choice`]), so a variant added to a library reaches every front-end.
 
 pub mod apply;
+mod call;
 pub mod checkpoint;
 pub mod choice;
 pub mod daemon;
@@ -32,9 +33,10 @@ pub mod stream;
 pub mod turn;
 pub mod watched;
 
+pub use call::{Call, Note, ScanKind};
 pub use error::{Error, chain, usage};
 pub use roots::{Roots, root};
-pub use watched::{Call, Note, Registry, ScanKind, Watched};
+pub use watched::{Registry, Watched};
 
 use mend_workspace::{Lock, Recovery, Workspace};
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::client::{CONNECT_WAIT, Client, Fallback, Found, SILENCE};
 use crate::Error;
-use crate::watched::{Call, ScanKind};
+use crate::call::{Call, ScanKind};
 
 /// What became of work asked of a daemon, when the daemon did not do it.
 pub(crate) struct Here {

@@ -17,5 +17,6 @@ mod place;
 mod serve;
 pub mod wire;
 
-pub use client::{CONNECT_WAIT, Client, Fallback, Found, SILENCE, Status, lock_holder};
+pub use client::{CONNECT_WAIT, Client, Fallback, Found, SILENCE, lock_holder};
 pub use serve::Daemon;
+pub use wire::Status;

@@ -14,11 +14,13 @@ use mend_workspace::Workspace;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::client::{Begin, Create, Status};
 use super::place::Place;
-use super::wire::{self, Answer, Line, Request, WireError};
+use super::wire::{
+    self, Answer, Began, Begin, Create, Line, Request, Status, WireError, same_user,
+};
 use crate::Error;
-use crate::watched::{Call, Registry, Watched};
+use crate::call::Call;
+use crate::watched::{Registry, Watched};
 
 /// Connections served at once; more are answered `busy` and closed.
 const MAX_CONNECTIONS: usize = 32;
@@ -198,12 +200,6 @@ fn connection(state: &Shared, stream: &UnixStream, socket: &Path) {
     state.connections.fetch_sub(1, Ordering::SeqCst);
 }
 
-/// Whether the peer runs as this process's user.
-pub(super) fn same_user(stream: &UnixStream) -> bool {
-    rustix::net::sockopt::socket_peercred(stream)
-        .is_ok_and(|cred| cred.uid == rustix::process::getuid())
-}
-
 /// One request line's answer; `out` carries progress while it works.
 fn request(state: &Shared, text: &[u8], out: &UnixStream) -> Answer {
     let req: Request = match serde_json::from_slice(text) {
@@ -329,7 +325,7 @@ fn method(state: &Shared, name: &str, p: Value, beats: Beats<'_>) -> Result<Valu
                 let crate::turn::Outcome::Begun(begun) = outcome else {
                     return Err(WireError::new("failed", "a begin did not begin a turn"));
                 };
-                value(&json!({"begun": begun, "scan": scan}))
+                value(&Began { begun, scan })
             })
         }
         "stop" => {
