@@ -9,8 +9,7 @@ use mend_service::{Call, Watched};
 use mend_watch::Watcher;
 use serde::Deserialize;
 
-use super::worker::refused;
-use super::{Answer, Failure, Request, params};
+use super::{Answer, Failure, Request, params, refused};
 
 #[derive(Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
