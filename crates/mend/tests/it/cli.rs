@@ -228,7 +228,10 @@ fn apply_in_a_subfolder_acts_on_the_worktree() {
     );
     assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"new\n");
     assert_eq!(std::fs::read(sub.join("b.txt")).unwrap(), b"old\n");
-    assert!(!sub.join("a.txt").exists(), "a.txt was made in the subfolder");
+    assert!(
+        !sub.join("a.txt").exists(),
+        "a.txt was made in the subfolder"
+    );
     assert!(!sub.join(".mend").exists(), "sub/.mend was made");
 
     let edit_b = EDIT.replace("a.txt", "b.txt");
