@@ -560,3 +560,61 @@ mod modules {
         assert_eq!(got, want);
     }
 }
+
+/// Binary files still to be routed through the service's review model
+/// (issue 42, part 2): listed one by one so that no other file opens a
+/// store; a listed file that no longer does fails the test.
+const STORES_TO_ROUTE: &[&str] = &["crates/mend/src/review/mod.rs"];
+
+/// The binary is glue: outside tests it opens no store, reads no project
+/// file and names no path under `.mend`; the service does those, with
+/// the one root rule.
+#[test]
+fn the_binary_opens_no_store() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let banned = [
+        "Workspace::open",
+        "Session::existing",
+        "Session::open",
+        "Checkpoints::open",
+        "Turns::open",
+        "std::fs::",
+        "\".mend/",
+    ];
+    let mut found = Vec::new();
+    let mut still = Vec::new();
+    let mut checked = 0;
+    for path in library_sources(&root) {
+        let name = relative(&root, &path);
+        if !name.starts_with("crates/mend/src/") {
+            continue;
+        }
+        checked += 1;
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let hits: Vec<String> = code
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim_start().starts_with("//"))
+            .filter(|(_, l)| banned.iter().any(|b| l.contains(b)))
+            .map(|(n, l)| format!("{name}:{}: {}", n + 1, l.trim()))
+            .collect();
+        if STORES_TO_ROUTE.contains(&name.as_str()) {
+            if hits.is_empty() {
+                still.push(name);
+            }
+        } else {
+            found.extend(hits);
+        }
+    }
+    assert!(checked >= 10, "only {checked} binary sources found");
+    assert!(
+        still.is_empty(),
+        "these files open no store any more; take them off STORES_TO_ROUTE: {still:?}"
+    );
+    assert!(
+        found.is_empty(),
+        "the binary opens stores itself; call the service instead:\n{}",
+        found.join("\n")
+    );
+}
