@@ -163,7 +163,19 @@ impl Watched {
         lock_timeout: Option<Duration>,
         work: impl FnOnce(&Turns) -> Result<T, Error>,
     ) -> Result<(T, Option<ScanKind>), Error> {
-        let watcher = lent.or(self.watcher.as_ref());
+        self.held_work(lent, lock_timeout, true, work)
+    }
+
+    /// [`Watched::with_waiting`]; the watcher is settled for a hint only
+    /// when the work may `snapshot` (a settle can take [`SETTLE`]).
+    fn held_work<T>(
+        &self,
+        lent: Option<&Watcher>,
+        lock_timeout: Option<Duration>,
+        snapshot: bool,
+        work: impl FnOnce(&Turns) -> Result<T, Error>,
+    ) -> Result<(T, Option<ScanKind>), Error> {
+        let watcher = lent.or(self.watcher.as_ref()).filter(|_| snapshot);
         let mut held = self.held();
         let held = &mut *held;
         let (turns, last) = held.open(&self.root, lock_timeout)?;
@@ -193,7 +205,9 @@ impl Watched {
         call: &Call<'_>,
         work: impl FnOnce(&Checkpoints) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let (t, _) = self.with_waiting(call.lent, call.lock_timeout, |t| work(t.checkpoints()))?;
+        let (t, _) = self.held_work(call.lent, call.lock_timeout, false, |t| {
+            work(t.checkpoints())
+        })?;
         Ok(t)
     }
 }
@@ -271,7 +285,7 @@ impl Watched {
             _ => {}
         }
         let progress = &mut *call.progress;
-        self.with_waiting(call.lent, lock_timeout, |t| {
+        self.held_work(call.lent, lock_timeout, snapshots(action), |t| {
             crate::turn::run(t, action, progress)
         })
     }
@@ -290,6 +304,14 @@ impl Watched {
         })?;
         Ok(restored)
     }
+}
+
+/// Whether a turn action takes a snapshot: a begin (the turn's start), a
+/// reject and an undo (their safety checkpoints). Only these settle the
+/// watcher for a hint.
+fn snapshots(action: &crate::turn::Action) -> bool {
+    use crate::turn::Action;
+    matches!(action, Action::Begin(_) | Action::Reject(_) | Action::Undo)
 }
 
 /// Whether `open` allows a first checkpoint no more than the defaults,

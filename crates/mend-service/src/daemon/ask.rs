@@ -37,9 +37,9 @@ pub(crate) fn by_daemon<T>(
         lock_timeout: lock_timeout.saturating_sub(asked.elapsed()),
     };
     let mut client = match find(root, call) {
-        Some(Ok(c)) => c,
-        None => return Ok(Err(here(None))),
-        Some(Err(())) => return Ok(Err(here(Some(ScanKind::Full)))),
+        Asked::Daemon(c) => c,
+        Asked::None => return Ok(Err(here(None))),
+        Asked::Silent => return Ok(Err(here(Some(ScanKind::Full)))),
     };
     let done = work(&mut client, lock_timeout, &mut *call.progress);
     let pid = client.status().pid;
@@ -69,23 +69,32 @@ pub(crate) fn by_daemon<T>(
     Ok(Err(here(Some(ScanKind::Full))))
 }
 
-/// The daemon serving `root`: `None` when there is none, `Some(Err)`
-/// when one is there but does not answer in time; said (verbosely) when
-/// there is none behind a socket, or one that does not answer.
-fn find(root: &Path, call: &mut Call<'_>) -> Option<Result<Client, ()>> {
+/// What a call that would snapshot found at its root.
+enum Asked {
+    /// A daemon, to do the work.
+    Daemon(Client),
+    /// No daemon at all: the caller does what it always did.
+    None,
+    /// A daemon, but no answer in time: a full scan, said.
+    Silent,
+}
+
+/// Looks for the daemon serving `root`; says (verbosely) when there is
+/// none behind a socket, or one that does not answer.
+fn find(root: &Path, call: &mut Call<'_>) -> Asked {
     match Client::connect(root, CONNECT_WAIT) {
-        Ok(Found::Serving(c)) => Some(Ok(c)),
-        Ok(Found::Absent) | Err(_) => None,
+        Ok(Found::Serving(c)) => Asked::Daemon(c),
+        Ok(Found::Absent) | Err(_) => Asked::None,
         Ok(Found::Stale) => {
             call.verbose("no daemon is running (a stopped one left its socket); scanning in full");
-            None
+            Asked::None
         }
         Ok(Found::Silent) => {
             call.verbose(&format!(
                 "the daemon did not answer in {} ms; scanning in full",
                 CONNECT_WAIT.as_millis()
             ));
-            Some(Err(()))
+            Asked::Silent
         }
     }
 }
