@@ -126,3 +126,24 @@ pub fn root(given: Option<&Path>) -> PathBuf {
 pub fn open(root: &Path, opts: mend_workspace::Options) -> Result<Workspace, Error> {
     Ok(Workspace::open(root, opts)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_of_a_folder_is_its_worktree_or_itself_outside_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        let sub = repo.join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::create_dir_all(plain.join("c")).unwrap();
+        git2::Repository::init(&repo).unwrap();
+        let same = |a: &Path, b: &Path| a.canonicalize().unwrap() == b.canonicalize().unwrap();
+        assert!(same(&worktree_of(&sub), &repo));
+        assert!(same(&worktree_of(&repo), &repo));
+        assert_eq!(worktree_of(&plain.join("c")), plain.join("c"));
+        assert_eq!(root(Some(&sub)), sub, "--root overrides");
+    }
+}
