@@ -89,6 +89,14 @@ pub struct Held {
     pub held: Option<StatusReport>,
 }
 
+/// Opens pending session `session` of `ws`, made when missing: a server
+/// in review mode (`mend mcp --pending`) checks its name at start, not
+/// at its first call.
+pub fn open_session(ws: &Workspace, session: &str) -> Result<(), Error> {
+    mend_pending::Session::open(ws, session)?;
+    Ok(())
+}
+
 /// `--expect PATH=HASH` arguments, by normalized path. A `HASH` that is
 /// not one mend gave out is refused as stale when the file is planned,
 /// as a wrong one is.
