@@ -85,6 +85,30 @@ pub fn parse(lang: Language, text: &str) -> Option<Parsed> {
     Some(Parsed { tree, clean })
 }
 
+/// [`parse`] of `new`, reached from `from`, the parse of `old`, by
+/// incremental reparse: only what differs between the texts is parsed
+/// again. A reparse with any error is done again from scratch, so `clean`
+/// and every tree it reports clean are the from-scratch parse's (as in
+/// [`check_from`]).
+pub fn parse_from(lang: Language, old: &str, from: &Parsed, new: &str) -> Option<Parsed> {
+    if new.len() > MAX_BYTES || languages::unreadable(lang, new).is_some() {
+        return None;
+    }
+    let mut tree = from.tree.clone();
+    for e in reparse::input_edits(old, new) {
+        tree.edit(&e);
+    }
+    if let Some(t) = sites::reparse(lang, new, &tree)
+        && sites::errors_of(lang, &t, new).is_empty()
+    {
+        return Some(Parsed {
+            tree: t,
+            clean: true,
+        });
+    }
+    parse(lang, new)
+}
+
 /// Checks the planned text `new` of `path` against `old`, the text before
 /// the edits (`None` for a file the edits create).
 pub fn check(path: &str, old: Option<&str>, new: &str, edits: &[EditSpan]) -> Check {
