@@ -132,7 +132,12 @@ pub fn git_changes(old: &str, new: &str) -> Vec<LineHunk> {
 pub fn unified(old_path: Option<&str>, new_path: Option<&str>, old: &str, new: &str) -> String {
     let from = old_path.or(new_path).unwrap_or_default();
     let to = new_path.or(old_path).unwrap_or_default();
-    render_file((from, old_path.map(|_| old)), (to, new_path.map(|_| new)), false).text()
+    render_file(
+        (from, old_path.map(|_| old)),
+        (to, new_path.map(|_| new)),
+        false,
+    )
+    .text()
 }
 
 /// One hunk of a shown diff: its number (from 1, what `--hunk` takes),

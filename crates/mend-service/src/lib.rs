@@ -9,7 +9,8 @@
 //! transaction first ([`lock_recovered`]), routing paths to project roots
 //! ([`Roots`]), applying or proposing with expectations, a checkpoint
 //! before the write and the git stage list ([`apply`]), reading back
-//! versions ([`files`]), the pending actions ([`pending`]), checkpoints
+//! versions ([`files`]), the pending actions ([`pending`]), the one review model both
+//! pending sessions and turns are shown in ([`review`]), checkpoints
 //! ([`checkpoint`]), turns and agents' hooks ([`turn`]), merges and diffs ([`merge`]), checkpoints
 //! narrowed by a watcher ([`Watched`]) and the daemon that keeps one
 //! ([`daemon`]), and which errors are refusals a caller can act on
@@ -27,6 +28,7 @@ pub mod files;
 pub mod merge;
 pub mod outcome;
 pub mod pending;
+pub mod review;
 mod roots;
 pub mod stream;
 pub mod turn;
@@ -36,7 +38,14 @@ pub use error::{Error, chain, usage};
 pub use roots::Roots;
 pub use watched::{ScanKind, Watched};
 
-use mend_workspace::{Lock, Recovery, Workspace};
+use mend_workspace::{Lock, Options, Recovery, Workspace};
+
+/// Opens the workspace at `root` with `options`: the one place a
+/// front-end's request for a workspace becomes one, so the pending
+/// commands and the review screen open no store themselves.
+pub fn open_workspace(root: &std::path::Path, options: Options) -> Result<Workspace, Error> {
+    Ok(Workspace::open(root, options)?)
+}
 
 /// Takes the workspace lock, which finishes an interrupted transaction
 /// first, and returns what that recovery did (also told to the

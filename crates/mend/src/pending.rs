@@ -9,7 +9,8 @@ use anyhow::Context as _;
 use mend_core::text::escape_controls as esc;
 use mend_pending::{Against, ErrorReport};
 use mend_service::choice::parser;
-use mend_service::pending::{Action, Actor, Hunks, Outcome};
+use mend_service::pending::{Action, Actor, Outcome};
+use mend_service::review::Selection;
 use mend_workspace::{Options, Workspace};
 
 /// `mend pending` arguments.
@@ -140,7 +141,7 @@ pub(crate) fn run(args: &PendingArgs) -> anyhow::Result<u8> {
         lock_timeout: Duration::from_secs(args.lock_timeout),
         ..Options::default()
     };
-    let result = Workspace::open(&args.root, opts)
+    let result = mend_service::open_workspace(&args.root, opts)
         .map(crate::prepared)
         .with_context(|| format!("cannot open {}", args.root.display()))
         .and_then(|mut ws| {
@@ -218,8 +219,9 @@ fn classify(e: &anyhow::Error) -> Option<(bool, ErrorReport, String)> {
 
 /// The subcommand as a service action.
 fn action(command: &PendingCommand) -> Action {
-    let hunks = |numbers: &[usize], seen: &Option<String>| Hunks {
-        numbers: numbers.to_vec(),
+    let selection = |paths: &[String], numbers: &[usize], seen: &Option<String>| Selection {
+        paths: paths.to_vec(),
+        hunks: numbers.to_vec(),
         seen: seen.clone(),
     };
     match command {
@@ -231,18 +233,14 @@ fn action(command: &PendingCommand) -> Action {
             seen,
             markers,
         } => Action::Accept {
-            paths: paths.clone(),
-            hunks: hunks(numbers, seen),
+            selection: selection(paths, numbers, seen),
             markers: *markers,
         },
         PendingCommand::Reject {
             paths,
             hunks: numbers,
             seen,
-        } => Action::Reject {
-            paths: paths.clone(),
-            hunks: hunks(numbers, seen),
-        },
+        } => Action::Reject(selection(paths, numbers, seen)),
         PendingCommand::Sync { paths } => Action::Sync(paths.clone()),
         PendingCommand::Diff { paths, against } => Action::Diff {
             paths: paths.clone(),
@@ -315,7 +313,7 @@ fn print(out: &mut impl std::io::Write, outcome: &Outcome) -> anyhow::Result<()>
 
 fn status(
     out: &mut impl std::io::Write,
-    report: &mend_pending::StatusReport,
+    report: &mend_service::pending::Status,
 ) -> anyhow::Result<()> {
     for f in &report.files {
         let to =

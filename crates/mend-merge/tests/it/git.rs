@@ -543,8 +543,12 @@ fn shown_case() -> impl proptest::strategy::Strategy<Value = (String, String)> {
     ];
     let lines = move || prop::collection::vec(line.clone(), 0..40);
     let edit = (any::<prop::sample::Index>(), 0usize..5, lines());
-    (lines(), prop::collection::vec(edit, 0..4), any::<(bool, bool)>()).prop_map(
-        |(base, edits, (nl_old, nl_new))| {
+    (
+        lines(),
+        prop::collection::vec(edit, 0..4),
+        any::<(bool, bool)>(),
+    )
+        .prop_map(|(base, edits, (nl_old, nl_new))| {
             let mut new = base.clone();
             for (at, len, put) in edits {
                 let a = at.index(new.len() + 1);
@@ -559,8 +563,7 @@ fn shown_case() -> impl proptest::strategy::Strategy<Value = (String, String)> {
                 s
             };
             (join(&base, nl_old), join(&new, nl_new))
-        },
-    )
+        })
 }
 
 proptest::proptest! {
