@@ -85,6 +85,7 @@ pub struct FileStatus {
     pub hunks: usize,
     /// The version of its proposal, which hunk actions take back as
     /// `seen` ([`HunkGuard::Version`]); `None` without a numbered diff.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
 }
 

@@ -38,18 +38,9 @@ pub struct ReviewFile {
     /// For a rename, the path it gets.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
-    /// A turn's type or mode change: `file → link`, … (turns only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub change: Option<String>,
-    /// Bytes now (turns only; for a deletion, at the start).
-    pub size: Option<u64>,
-    /// Bytes at the start, when its size changed (turns only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size_before: Option<u64>,
-    /// Not text: listed without a diff (turns only).
-    pub binary: bool,
-    /// Too large for a diff (turns only).
-    pub large: bool,
+    /// What a turn knows of the file's content (turns only).
+    #[serde(flatten)]
+    pub content: Option<Content>,
     /// How many numbered hunks its diff has (0: it is taken whole).
     pub hunks: usize,
     /// The version of its change as shown: accept and reject take it back
@@ -64,6 +55,24 @@ pub struct ReviewFile {
     /// clients).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+/// What a turn says of a changed file's content: a type change, its
+/// sizes, and whether it has no text diff (binary or large).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Content {
+    /// A type or mode change: `file → link`, `file → executable file`, …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+    /// Bytes now (for a deletion, at the start).
+    pub size: Option<u64>,
+    /// Bytes at the start, when its size changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_before: Option<u64>,
+    /// Not text: listed without a diff.
+    pub binary: bool,
+    /// Too large for a diff.
+    pub large: bool,
 }
 
 /// One file's diff: the file, its unified text and its hunks as data.
@@ -95,11 +104,13 @@ impl From<&TurnFile> for ReviewFile {
             status: f.status,
             from: f.from.clone(),
             to: f.from.as_ref().map(|_| f.path.clone()),
-            change: f.change.clone(),
-            size: f.size,
-            size_before: f.size_before,
-            binary: f.binary,
-            large: f.large,
+            content: Some(Content {
+                change: f.change.clone(),
+                size: f.size,
+                size_before: f.size_before,
+                binary: f.binary,
+                large: f.large,
+            }),
             hunks: f.hunks,
             version: Some(f.version.clone()),
             note,
@@ -125,11 +136,7 @@ impl From<mend_pending::FileStatus> for ReviewFile {
             path: f.path,
             status: f.status,
             to: f.to,
-            change: None,
-            size: None,
-            size_before: None,
-            binary: false,
-            large: false,
+            content: None,
             hunks: f.hunks,
             version: f.version,
             note: f.reason.clone(),

@@ -232,12 +232,13 @@ pub fn file_line(f: &ReviewFile) -> String {
         let _ = write!(line, " (from {})", esc(from));
     }
     let mut notes = Vec::new();
-    if let Some(c) = &f.change {
+    let content = f.content.as_ref();
+    if let Some(c) = content.and_then(|c| c.change.as_ref()) {
         notes.push(c.clone());
     }
-    if f.binary || f.large {
-        let what = if f.large { "large" } else { "binary" };
-        notes.push(match (f.size_before, f.size) {
+    if let Some(c) = content.filter(|c| c.binary || c.large) {
+        let what = if c.large { "large" } else { "binary" };
+        notes.push(match (c.size_before, c.size) {
             (Some(b), Some(n)) => format!("{what}, {b} → {n} bytes"),
             (_, Some(n)) => format!("{what}, {n} bytes"),
             _ => what.to_owned(),

@@ -64,7 +64,7 @@ fn note(f: &ReviewFile) -> String {
             mend_core::text::escape_controls(from)
         ));
     }
-    if let Some(change) = &f.change {
+    if let Some(change) = f.content.as_ref().and_then(|c| c.change.as_ref()) {
         note.push_str(&format!("{change}; x undoes it\n"));
     }
     note
