@@ -60,19 +60,21 @@ impl ReviewArgs {
     }
 }
 
+/// The workspace at `root`, whose lock waits at most `wait` seconds.
+fn open(root: &std::path::Path, wait: u64) -> anyhow::Result<Workspace> {
+    let options = Options {
+        lock_timeout: Duration::from_secs(wait),
+        ..Options::default()
+    };
+    mend_service::open_workspace(root, options)
+        .with_context(|| format!("cannot open {}", root.display()))
+}
+
 /// Runs the review screen until `q`, Esc or Ctrl-C.
 pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
     let root = args.root()?;
-    let open = |wait: u64| {
-        let options = Options {
-            lock_timeout: Duration::from_secs(wait),
-            ..Options::default()
-        };
-        mend_service::open_workspace(&root, options)
-            .with_context(|| format!("cannot open {}", root.display()))
-    };
     // Actions wait up to --lock-timeout; reloads never wait.
-    let (ws, quick) = (open(args.lock_timeout)?, open(0)?);
+    let (ws, quick) = (open(&root, args.lock_timeout)?, open(&root, 0)?);
     // Fail before taking over the terminal, as `mend pending` does.
     let first = if args.turn {
         let mut s = State::turn();
@@ -320,7 +322,7 @@ fn seen_of(action: &Action) -> Option<&Seen> {
 /// Why the action must not run: the file's diff or merge preview is no
 /// longer what the screen showed when the key was pressed.
 fn changed_since(s: &Session<'_>, seen: &Seen) -> Result<Option<String>, mend_pending::Error> {
-    let now = on_screen(pending::shown(s, &seen.path)?);
+    let now = on_screen(&pending::shown(s, &seen.path)?);
     Ok((now != seen.shown).then(|| {
         format!(
             "not done: {} changed since it was shown (another command, or an edit); look again",
@@ -331,7 +333,7 @@ fn changed_since(s: &Session<'_>, seen: &Seen) -> Result<Option<String>, mend_pe
 
 /// The diff pane's content for one file: its diff from the context and,
 /// when accepting it would merge with local changes, the merge preview.
-fn on_screen(now: pending::Shown) -> Shown {
+fn on_screen(now: &pending::Shown) -> Shown {
     let (diff, cut, version) = match &now.diff {
         Some(d) => (
             d.diff.as_str(),
@@ -370,7 +372,7 @@ fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Resu
     let shown = match s.path() {
         Some(p) => {
             let got = match s.reviewed {
-                Reviewed::Session => pending::show(ws, &s.session, p).map(on_screen),
+                Reviewed::Session => pending::show(ws, &s.session, p).map(|now| on_screen(&now)),
                 Reviewed::Turn => turn::shown(ws, p),
             };
             got.unwrap_or_else(|e| {
