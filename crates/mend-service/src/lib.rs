@@ -20,6 +20,7 @@
 //! ([`choice`]), so a variant added to a library reaches every front-end.
 
 pub mod apply;
+mod call;
 pub mod checkpoint;
 pub mod choice;
 pub mod daemon;
@@ -30,24 +31,18 @@ pub mod merge;
 pub mod outcome;
 pub mod pending;
 pub mod review;
-mod roots;
+pub mod roots;
 pub mod stream;
 pub mod turn;
 pub mod watched;
 
+pub use call::{Call, Note, ScanKind};
 pub use error::{Error, chain, classify, usage};
 pub use failure::{Failure, Kind};
-pub use roots::Roots;
-pub use watched::{ScanKind, Watched};
+pub use roots::{Roots, root};
+pub use watched::{Registry, Watched};
 
-use mend_workspace::{Lock, Options, Recovery, Workspace};
-
-/// Opens the workspace at `root` with `options`: the one place a
-/// front-end's request for a workspace becomes one, so the pending
-/// commands and the review screen open no store themselves.
-pub fn open_workspace(root: &std::path::Path, options: Options) -> Result<Workspace, Error> {
-    Ok(Workspace::open(root, options)?)
-}
+use mend_workspace::{Lock, Recovery, Workspace};
 
 /// Takes the workspace lock, which finishes an interrupted transaction
 /// first, and returns what that recovery did (also told to the

@@ -110,14 +110,10 @@ pub struct TurnDiff {
     pub files: Vec<FileDiff>,
 }
 
-/// The root of a turn command run in `dir` without `--root`: the git
-/// worktree holding `dir`, so one worktree has one turn wherever in it a
-/// command runs (agents' hooks find it the same way); `dir` outside git.
+/// The root of a turn command run in `dir` without `--root`: the one
+/// root rule's (see [`crate::roots::worktree_of`]).
 pub fn default_root(dir: &Path) -> std::path::PathBuf {
-    git2::Repository::discover(dir)
-        .ok()
-        .and_then(|r| r.workdir().map(Path::to_path_buf))
-        .unwrap_or_else(|| dir.to_path_buf())
+    crate::roots::worktree_of(dir)
 }
 
 /// The open turn's state file of `root`, which every turn action that

@@ -9,8 +9,7 @@ use mend_service::review::Selection;
 use mend_workspace::Workspace;
 use serde::Deserialize;
 
-use super::worker::refused;
-use super::{Answer, Failure, Request, params};
+use super::{Answer, Failure, Request, params, refused};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
