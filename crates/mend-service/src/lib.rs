@@ -9,7 +9,8 @@
 //! transaction first ([`lock_recovered`]), routing paths to project roots
 //! ([`Roots`]), applying or proposing with expectations, a checkpoint
 //! before the write and the git stage list ([`apply`]), reading back
-//! versions ([`files`]), the pending actions ([`pending`]), checkpoints
+//! versions ([`files`]), the pending actions ([`pending`]), the one review model both
+//! pending sessions and turns are shown in ([`review`]), checkpoints
 //! ([`checkpoint`]), turns and agents' hooks ([`turn`]), merges and diffs ([`merge`]), checkpoints
 //! narrowed by a watcher ([`Watched`]) and the daemon that keeps one
 //! ([`daemon`]), and which errors are refusals a caller can act on
@@ -29,6 +30,7 @@ pub mod files;
 pub mod merge;
 pub mod outcome;
 pub mod pending;
+pub mod review;
 pub mod roots;
 pub mod stream;
 pub mod turn;

@@ -8,7 +8,8 @@ use mend_core::formats::Format;
 use mend_service::apply::{Applier, ApplyRequest, Destination};
 use mend_service::files::Window;
 use mend_service::outcome::{ApplyJson, ApplyRefused, EditResult};
-use mend_service::pending::{Action, Actor, Hunks};
+use mend_service::pending::{Action, Actor};
+use mend_service::review::Selection;
 use mend_service::stream::Streamed;
 use mend_workspace::{Options, Workspace};
 
@@ -159,16 +160,15 @@ fn a_proposal_is_held_and_every_pending_action_answers_its_shape() {
     expect("pending_diff", &diff);
     expect(
         "pending_reject",
-        &act(Action::Reject {
+        &act(Action::Reject(Selection {
             paths: vec!["b.txt".into()],
-            hunks: Hunks::default(),
-        }),
+            ..Selection::default()
+        })),
     );
     expect(
         "pending_accept",
         &act(Action::Accept {
-            paths: Vec::new(),
-            hunks: Hunks::default(),
+            selection: Selection::default(),
             markers: false,
         }),
     );
@@ -198,8 +198,7 @@ fn a_busy_session_lock_is_a_refusal_with_kind_busy() {
         merge: None,
     };
     let accept = Action::Accept {
-        paths: Vec::new(),
-        hunks: Hunks::default(),
+        selection: Selection::default(),
         markers: false,
     };
     let e = mend_service::pending::act(&ws, &who, accept).unwrap_err();

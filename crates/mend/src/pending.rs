@@ -9,7 +9,8 @@ use anyhow::Context as _;
 use mend_core::text::escape_controls as esc;
 use mend_pending::Against;
 use mend_service::choice::parser;
-use mend_service::pending::{Action, Actor, Hunks, Outcome};
+use mend_service::pending::{Action, Actor, Outcome};
+use mend_service::review::Selection;
 use mend_workspace::{Options, Workspace};
 
 /// `mend pending` arguments.
@@ -186,8 +187,9 @@ pub(crate) fn fail(
 
 /// The subcommand as a service action.
 fn action(command: &PendingCommand) -> Action {
-    let hunks = |numbers: &[usize], seen: &Option<String>| Hunks {
-        numbers: numbers.to_vec(),
+    let selection = |paths: &[String], numbers: &[usize], seen: &Option<String>| Selection {
+        paths: paths.to_vec(),
+        hunks: numbers.to_vec(),
         seen: seen.clone(),
     };
     match command {
@@ -199,18 +201,14 @@ fn action(command: &PendingCommand) -> Action {
             seen,
             markers,
         } => Action::Accept {
-            paths: paths.clone(),
-            hunks: hunks(numbers, seen),
+            selection: selection(paths, numbers, seen),
             markers: *markers,
         },
         PendingCommand::Reject {
             paths,
             hunks: numbers,
             seen,
-        } => Action::Reject {
-            paths: paths.clone(),
-            hunks: hunks(numbers, seen),
-        },
+        } => Action::Reject(selection(paths, numbers, seen)),
         PendingCommand::Sync { paths } => Action::Sync(paths.clone()),
         PendingCommand::Diff { paths, against } => Action::Diff {
             paths: paths.clone(),
@@ -283,7 +281,7 @@ fn print(out: &mut impl std::io::Write, outcome: &Outcome) -> anyhow::Result<()>
 
 fn status(
     out: &mut impl std::io::Write,
-    report: &mend_pending::StatusReport,
+    report: &mend_service::pending::Status,
 ) -> anyhow::Result<()> {
     for f in &report.files {
         let to =

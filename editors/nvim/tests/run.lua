@@ -336,6 +336,34 @@ function cases.diff_local_opens_a_diff_split()
   eq(true, vim.wo[local_win].diff and vim.wo[out_win].diff, 'both windows in diff mode')
 end
 
+function cases.turn_panel_reverts_the_hunk_under_the_cursor()
+  local path = start(numbered(20))
+  require('mend').commands()
+  local dir = vim.fn.fnamemodify(path, ':h')
+  sh('cd "$1" && "$2" turn begin >/dev/null', dir, mend_bin)
+  local changed = numbered(20)
+  changed[2], changed[18] = 'agent 2', 'agent 18'
+  write_file(path, text_of(changed))
+  vim.cmd('MendReview turn')
+  local panel = vim.api.nvim_get_current_buf()
+  local want = {
+    'M  file.txt',
+    '@@ -1,5 +1,5 @@ hunk 1', ' line 1', '-line 2', '+agent 2', ' line 3', ' line 4', ' line 5',
+    '@@ -15,6 +15,6 @@ hunk 2', ' line 15', ' line 16', ' line 17', '-line 18', '+agent 18',
+    ' line 19', ' line 20',
+  }
+  wait_for('the panel to show both hunks', function()
+    return vim.deep_equal(vim.api.nvim_buf_get_lines(panel, 0, -1, false), want)
+  end)
+  -- On a line of hunk 2, `r` reverts that hunk alone.
+  vim.api.nvim_win_set_cursor(0, { 14, 0 })
+  vim.api.nvim_feedkeys('r', 'x', false)
+  changed[18] = 'line 18'
+  wait_for('hunk 2 to be reverted', function()
+    return vim.deep_equal(vim.fn.readfile(path), changed)
+  end)
+end
+
 -- Setup, health and the server's state ---------------------------------
 
 local function errors_in(notes)

@@ -28,8 +28,15 @@ pub(crate) mod state;
 mod undo;
 
 pub use act::Selection;
+
+/// Where the open turn's state file of `root` is, for a screen that
+/// watches its metadata to know when to look again (nothing reads it by
+/// this path: [`Turns`] reads it through the workspace).
+pub fn state_path(root: &Path) -> std::path::PathBuf {
+    root.join(".mend").join(state::FILE)
+}
 pub use report::{
-    Acted, Begun, Ended, FileDiff, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
+    Acted, Begun, ChangeDiff, Ended, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
     TurnInfo, TurnRejected, TurnStatus, TurnSummary, TurnUndone,
 };
 

@@ -667,7 +667,7 @@ impl MendServer {
     #[tool(
         description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, ? cannot be read as text now, with a `reason`; blank unchanged). A person accepts or rejects them with `mend pending`.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_pending::StatusReport>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::pending::Status>()
     )]
     async fn pending_status(
         &self,
@@ -757,7 +757,7 @@ impl MendServer {
     #[tool(
         description = "List what changed since the turn began, whoever changed it: one entry per file with its letter (M modified, A added, D deleted, R renamed, found by content, with `from`; T type or mode changed, with `change`), its size, whether it is binary or large (no diff), its number of hunks and its `version`. Says when HEAD moved during the turn.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnStatus>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::turn::TurnStatus>()
     )]
     async fn turn_status(
         &self,
@@ -772,7 +772,7 @@ impl MendServer {
     #[tool(
         description = "The unified diff of each file changed since the turn began, its hunks numbered (`@@ … @@ hunk 2`) as turn_reject's `hunks` takes them; binary and large files get one line instead.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnDiff>()
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::turn::TurnDiff>()
     )]
     async fn turn_diff(
         &self,

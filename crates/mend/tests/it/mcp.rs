@@ -508,7 +508,7 @@ fn mcp_review_mode_reads_and_edits_a_rename_target() {
     assert_eq!(results[3][0]["structured"]["content"], "ONE\nTWO\n");
     assert_eq!(
         results[4][0]["structured"]["files"],
-        serde_json::json!([{"path": "f.txt", "status": "R", "to": "moved.txt"}])
+        serde_json::json!([{"path": "f.txt", "status": "R", "from": "f.txt", "to": "moved.txt", "hunks": 0}])
     );
     assert!(!d.join("moved.txt").exists());
 }
@@ -540,11 +540,16 @@ fn mcp_pending_status_survives_an_unreadable_file() {
     );
     let s = &status[0][0];
     assert_eq!(s["error"], false, "{s}");
+    // The readable file keeps its hunk count and version; the other says
+    // why in its note (and `reason`, as older clients read it).
+    let version = s["structured"]["files"][0]["version"].clone();
+    assert!(version.is_string(), "{s}");
+    let why = "it is a directory, not a regular file";
     assert_eq!(
         s["structured"]["files"],
         serde_json::json!([
-            {"path": "a.txt", "status": "M"},
-            {"path": "b.txt", "status": "?", "reason": "it is a directory, not a regular file"},
+            {"path": "a.txt", "status": "M", "hunks": 1, "version": version},
+            {"path": "b.txt", "status": "?", "hunks": 0, "note": why, "reason": why},
         ])
     );
     let cli = crate::run_mend(
@@ -555,9 +560,14 @@ fn mcp_pending_status_survives_an_unreadable_file() {
     let cli: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
     assert_eq!(cli, s["structured"]);
     // What a call held is in the same shape.
+    let held = &results[1][0]["structured"]["held"];
+    let version = held["files"][0]["version"].clone();
+    assert!(version.is_string(), "{held}");
     assert_eq!(
-        results[1][0]["structured"]["held"],
-        serde_json::json!({"session": "review", "files": [{"path": "b.txt", "status": "M"}]})
+        *held,
+        serde_json::json!({"session": "review", "files": [
+            {"path": "b.txt", "status": "M", "hunks": 1, "version": version}
+        ]})
     );
 }
 

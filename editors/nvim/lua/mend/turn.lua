@@ -25,22 +25,36 @@ local function file_line(f)
   return line
 end
 
---- Each file's line, then its diff from the first hunk on (or the line
---- saying why it has none); `panel.lines[i]` is `{ file, hunk }`, hunk
---- nil on a file's line.
+--- Each file's line, the lines naming what else changed (a rename, a
+--- mode), then its hunks as the server cut them (`diff_hunks`: number,
+--- header, lines); a file without a text diff gets the line saying why.
+--- `panel.lines[i]` is `{ file, hunk }`, hunk nil outside a hunk.
 local function render(res)
   local lines, at = {}, {}
+  local function put(line, f, hunk)
+    table.insert(lines, line)
+    table.insert(at, { file = f, hunk = hunk })
+  end
   for _, f in ipairs(res.files) do
-    table.insert(lines, file_line(f))
-    table.insert(at, { file = f })
-    local hunk, started = nil, false
-    for _, l in ipairs(vim.split(f.diff, '\n', { plain = true, trimempty = true })) do
-      if vim.startswith(l, '@@ ') then
-        hunk, started = (hunk or 0) + 1, true
+    put(file_line(f), f)
+    local hunks = f.diff_hunks or {}
+    -- The hunks are the diff's last lines; the ones before them name
+    -- the file.
+    local text = vim.split(f.diff, '\n', { plain = true, trimempty = true })
+    local body = 0
+    for _, h in ipairs(hunks) do
+      body = body + 1 + #h.lines
+    end
+    for i = 1, #text - body do
+      local l = text[i]
+      if #hunks == 0 or not (vim.startswith(l, '--- ') or vim.startswith(l, '+++ ')) then
+        put(l, f)
       end
-      if started or not (vim.startswith(l, '--- ') or vim.startswith(l, '+++ ')) then
-        table.insert(lines, l)
-        table.insert(at, { file = f, hunk = hunk })
+    end
+    for _, h in ipairs(hunks) do
+      put(h.header .. ' hunk ' .. h.number, f, h.number)
+      for _, l in ipairs(h.lines) do
+        put(l, f, h.number)
       end
     end
   end
