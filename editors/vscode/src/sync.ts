@@ -1,0 +1,405 @@
+// Buffer sync: every open document under a server's root is reported to it
+// (text, version, dirty state), and what it sends back (reload, merge,
+// conflict, delete, rename) is applied as a WorkspaceEdit from its hunks,
+// so the cursor and selections outside them stay.
+
+import { createHash } from 'crypto';
+import { promises as fs, realpathSync } from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { editsFor, splitBom } from './hunks';
+import { errorOf, Server } from './server';
+import { ChangeParams, DocState } from './state';
+
+interface Entry {
+  doc: vscode.TextDocument;
+  st: DocState;
+  /** Notifications for this document, applied one at a time. */
+  queue: Promise<void>;
+  /** The file's modification time (ms) when VS Code last read or wrote it,
+   *  as far as the extension saw. */
+  knownMtime: number | undefined;
+}
+
+type Kind = 'reload' | 'merged' | 'conflict';
+
+export function sha256(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** The path with links resolved (its folder's, for a file not there yet). */
+export function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(p)), path.basename(p));
+    } catch {
+      return p;
+    }
+  }
+}
+
+export class Sync implements vscode.Disposable {
+  private entries = new Map<string, Entry>();
+  private resolvedDeco = vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor('diffEditor.insertedLineBackground'),
+    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.addedForeground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Left,
+  });
+  /** Called when a document's conflict or resolved state changes. */
+  onDidChange: () => void = () => {};
+
+  constructor(
+    readonly server: Server,
+    private log: (line: string) => void,
+  ) {
+    server.on('buffer/reload', (p) => this.change('reload', p));
+    server.on('buffer/merged', (p) => this.change('merged', p));
+    server.on('buffer/conflict', (p) => this.change('conflict', p));
+    server.on('buffer/deleted', (p) => this.deleted(p));
+    server.on('buffer/renamed', (p) => this.renamed(p));
+    server.on('buffer/replaced', (p) => this.replaced(p));
+    server.on('buffer/skipped', (p) => this.skipped(p));
+    server.on('root/lost', () => server.rootLost(true));
+    server.on('root/restored', () => server.rootLost(false));
+  }
+
+  /** The document's path relative to the root, or undefined when this
+   *  server does not keep it (another scheme, outside the root, inside
+   *  `.git` or `.mend`). */
+  relative(doc: vscode.TextDocument): string | undefined {
+    if (doc.uri.scheme !== 'file') {
+      return undefined;
+    }
+    const root = this.server.canonicalRoot;
+    const p = real(doc.uri.fsPath);
+    if (!p.startsWith(root + path.sep)) {
+      return undefined;
+    }
+    const rel = p.slice(root.length + 1);
+    const first = rel.split(path.sep)[0];
+    return first === '.git' || first === '.mend' ? undefined : rel;
+  }
+
+  /** Whether this server keeps the document. */
+  has(doc: vscode.TextDocument): boolean {
+    return this.entries.has(doc.uri.toString());
+  }
+
+  /** Documents in conflict mode, and those with highlighted resolutions. */
+  counts(): { conflicts: number; resolved: number } {
+    let conflicts = 0;
+    let resolved = 0;
+    for (const e of this.entries.values()) {
+      conflicts += e.st.conflict ? 1 : 0;
+      resolved += e.st.resolved.length > 0 ? 1 : 0;
+    }
+    return { conflicts, resolved };
+  }
+
+  /** Reports a document the editor opened (or every one, to a server just
+   *  started: a document with unsaved edits names the text it derives
+   *  from, so whatever the file gained meanwhile is merged into it). */
+  async open(doc: vscode.TextDocument): Promise<void> {
+    const key = doc.uri.toString();
+    if (!this.server.running || this.has(doc) || this.opening.has(key)) {
+      return;
+    }
+    const rel = this.relative(doc);
+    if (rel === undefined) {
+      return;
+    }
+    this.opening.add(key);
+    const kept = this.kept.get(key);
+    const st = kept?.rel === rel ? kept : new DocState(rel);
+    st.id = undefined;
+    st.seq = undefined;
+    const e: Entry = { doc, st, queue: Promise.resolve(), knownMtime: undefined };
+    const disk = await fs.readFile(doc.uri.fsPath).catch(() => undefined);
+    if (disk !== undefined && !doc.isDirty) {
+      st.bom = splitBom(disk.toString('utf8')).bom;
+      st.base = disk.toString('utf8');
+      st.diskSha = sha256(disk);
+      e.knownMtime = await mtime(doc.uri.fsPath);
+    }
+    this.opening.delete(key);
+    if (doc.isClosed || !this.server.running) {
+      return;
+    }
+    // From here on every change is reported after this open.
+    this.entries.set(key, e);
+    const params: Record<string, unknown> = { ...st.report(doc.getText(), doc.isDirty, doc.version, true) };
+    delete params.applied;
+    if (doc.isDirty && st.base !== undefined) {
+      params.disk = st.base;
+    }
+    try {
+      const r = await this.server.request<{ buffer: number; path: string }>('buffer/open', params);
+      st.id = r.buffer;
+      st.rel = r.path;
+    } catch (err) {
+      this.entries.delete(key);
+      this.log(`${rel}: ${errorOf(err).describe()}`);
+    }
+  }
+
+  private opening = new Set<string>();
+
+  /** What each document and a server agreed on, kept across a restart. */
+  private kept = new Map<string, DocState>();
+
+  /** Forgets every document (the server died); they are opened again,
+   *  against what they last agreed on, when it is back. */
+  reset(): void {
+    for (const [key, e] of this.entries) {
+      this.kept.set(key, e.st);
+    }
+    this.entries.clear();
+  }
+
+  /** Reports a change of the document. */
+  changed(ev: vscode.TextDocumentChangeEvent): void {
+    const e = this.entries.get(ev.document.uri.toString());
+    if (!e || e.st.applying) {
+      return;
+    }
+    this.report(e, 'buffer/changed', false);
+    if (!ev.document.isDirty && ev.contentChanges.length > 0) {
+      // VS Code read the file again on its own.
+      void mtime(ev.document.uri.fsPath).then((m) => (e.knownMtime = m));
+    }
+  }
+
+  private report(e: Entry, method: string, force: boolean): void {
+    const params = e.st.report(e.doc.getText(), e.doc.isDirty, e.doc.version, force);
+    if (params) {
+      this.server.request(method, params).catch((err) => this.log(`${e.st.rel}: ${errorOf(err).describe()}`));
+    }
+  }
+
+  /** Before VS Code writes a document a merge changed: VS Code's record of
+   *  the file is older than the file, so it would refuse ("the content of
+   *  the file is newer"). When the file still holds exactly the bytes the
+   *  document took from the server, nothing on disk would be lost: the
+   *  file's time is set back to the one VS Code knows, so the write goes
+   *  through. Otherwise the file has a change the document has not taken
+   *  yet: VS Code asks as usual, and the server is asked to merge it. */
+  async willSave(doc: vscode.TextDocument): Promise<void> {
+    const e = this.entries.get(doc.uri.toString());
+    if (!e || !e.st.merged || e.knownMtime === undefined || !this.server.running) {
+      return;
+    }
+    const file = doc.uri.fsPath;
+    const bytes = await fs.readFile(file).catch(() => undefined);
+    if (bytes === undefined) {
+      return;
+    }
+    if (sha256(bytes) !== e.st.diskSha) {
+      this.report(e, 'buffer/resync', true);
+      return;
+    }
+    const before = await fs.stat(file);
+    const back = new Date(Math.min(e.knownMtime, before.mtimeMs));
+    await fs.utimes(file, before.atime, back);
+    const again = await fs.readFile(file).catch(() => undefined);
+    if (again === undefined || sha256(again) !== e.st.diskSha) {
+      // Written meanwhile: its time is now again, and VS Code asks.
+      const now = new Date();
+      await fs.utimes(file, now, now).catch(() => {});
+      this.report(e, 'buffer/resync', true);
+    }
+  }
+
+  /** Reports a save: the file now holds what VS Code wrote. */
+  async saved(doc: vscode.TextDocument): Promise<void> {
+    const e = this.entries.get(doc.uri.toString());
+    if (!e) {
+      return;
+    }
+    const bytes = await fs.readFile(doc.uri.fsPath).catch(() => undefined);
+    const text = bytes ? bytes.toString('utf8') : (e.st.bom ? '\ufeff' : '') + doc.getText();
+    e.st.saved(text, sha256(bytes ?? text));
+    e.knownMtime = await mtime(doc.uri.fsPath);
+    e.st.sent = e.st.version(doc.version);
+    this.decorate(doc);
+    this.onDidChange();
+    this.server
+      .request('buffer/saved', { path: e.st.rel, text, version: e.st.sent })
+      .catch((err) => this.log(`${e.st.rel}: ${errorOf(err).describe()}`));
+  }
+
+  closed(doc: vscode.TextDocument): void {
+    const key = doc.uri.toString();
+    const e = this.entries.get(key);
+    this.kept.delete(key);
+    if (!e) {
+      return;
+    }
+    this.entries.delete(key);
+    this.server.request('buffer/close', { path: e.st.rel }).catch(() => {});
+    this.onDidChange();
+  }
+
+  /** The entry a notification is about: by the server's buffer number,
+   *  else by path. */
+  private find(p: { buffer?: number; path?: string }): Entry | undefined {
+    for (const e of this.entries.values()) {
+      if (p.buffer !== undefined && e.st.id !== undefined ? e.st.id === p.buffer : e.st.rel === p.path) {
+        return e;
+      }
+    }
+    return undefined;
+  }
+
+  private change(kind: Kind, p: ChangeParams): void {
+    const e = this.find(p);
+    if (!e) {
+      return;
+    }
+    e.queue = e.queue.then(() => this.apply(kind, e, p)).catch((err) => this.log(`${p.path}: ${errorOf(err).describe()}`));
+  }
+
+  /** Applies a notification, or answers `buffer/resync` when the document
+   *  moved on since the server computed it. Either way the server hears
+   *  from the document before anything else changes it. */
+  private async apply(kind: Kind, e: Entry, p: ChangeParams): Promise<void> {
+    const doc = e.doc;
+    if (doc.isClosed || this.entries.get(doc.uri.toString()) !== e) {
+      return;
+    }
+    if (!e.st.fits(p.version, doc.version)) {
+      this.report(e, 'buffer/resync', true);
+      return;
+    }
+    const target = splitBom(p.text).body;
+    const edits = editsFor(doc.getText(), p.hunks, target);
+    e.st.applying = true;
+    let ok = true;
+    try {
+      if (edits.length > 0) {
+        const we = new vscode.WorkspaceEdit();
+        for (const ed of edits) {
+          we.replace(doc.uri, new vscode.Range(doc.positionAt(ed.start), doc.positionAt(ed.end)), ed.text);
+        }
+        // Refused when the document changed meanwhile (VS Code checks its
+        // version), so a hunk never lands on lines that moved.
+        ok = await vscode.workspace.applyEdit(we);
+      }
+    } finally {
+      e.st.applying = false;
+    }
+    if (!ok) {
+      this.report(e, 'buffer/resync', true);
+      return;
+    }
+    e.st.took(kind, p);
+    this.report(e, 'buffer/changed', true);
+    if (kind === 'reload' && doc.isDirty && doc.getText() === target) {
+      // The document is the file again, but modified to VS Code. Saving it
+      // writes nothing (VS Code finds the file holds the same bytes) and
+      // makes it unmodified, with VS Code's record of the file renewed.
+      await doc.save();
+    }
+    if (kind === 'conflict') {
+      void vscode.window.showWarningMessage(
+        `mend: ${p.path} changed on disk where you edited it; resolve the conflict markers and save`,
+      );
+    }
+    this.decorate(doc);
+    this.onDidChange();
+  }
+
+  private deleted(p: { buffer: number; path: string }): void {
+    const e = this.find(p);
+    if (!e) {
+      return;
+    }
+    e.st.deleted = true;
+    void vscode.window.showWarningMessage(`mend: ${p.path} was deleted on disk; saving recreates it`);
+  }
+
+  private async renamed(p: { buffer: number; path: string; to: string; to_abspath: string }): Promise<void> {
+    const e = this.find(p);
+    if (!e) {
+      return;
+    }
+    const old = e.doc;
+    const text = old.getText();
+    const dirty = old.isDirty;
+    // The server keeps the buffer under its new name: the old document is
+    // no longer reported, and the new one is opened to it as any document.
+    this.entries.delete(old.uri.toString());
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(p.to_abspath));
+    if (dirty && doc.getText() !== text) {
+      const we = new vscode.WorkspaceEdit();
+      we.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), text);
+      await vscode.workspace.applyEdit(we);
+    }
+    const shown = vscode.window.visibleTextEditors.some((ed) => ed.document === old);
+    if (shown) {
+      await vscode.window.showTextDocument(doc, { preview: false });
+    }
+    void vscode.window.showInformationMessage(`mend: ${p.path} was renamed to ${p.to}`);
+  }
+
+  private replaced(p: { buffer: number; path: string; by: string }): void {
+    const e = this.find(p);
+    if (!e) {
+      return;
+    }
+    this.entries.delete(e.doc.uri.toString());
+    void vscode.window.showWarningMessage(
+      `mend: ${p.by} was moved onto ${p.path}; this document keeps its text but is no longer synced`,
+    );
+  }
+
+  private skipped(p: { buffer: number; path: string; reason: string; message?: string }): void {
+    const e = this.find(p);
+    if (e && p.reason === 'conflict') {
+      e.st.held = true;
+      this.onDidChange();
+    }
+    void vscode.window.showWarningMessage(`mend: ${p.path}: ${p.message ?? p.reason}`);
+  }
+
+  /** Highlights the regions a resolver settled, until the document is saved. */
+  decorate(doc: vscode.TextDocument): void {
+    const e = this.entries.get(doc.uri.toString());
+    const ranges = (e?.st.resolved ?? []).map(
+      (r) => new vscode.Range(r.start, 0, Math.max(r.start, r.end - 1), 0),
+    );
+    for (const ed of vscode.window.visibleTextEditors) {
+      if (ed.document === doc) {
+        ed.setDecorations(this.resolvedDeco, ranges);
+      }
+    }
+  }
+
+  /** Drops the resolved highlights of every document. */
+  dismissResolved(): void {
+    for (const e of this.entries.values()) {
+      e.st.resolved = [];
+      this.decorate(e.doc);
+    }
+    this.onDidChange();
+  }
+
+  /** The server's number of a document (the tests ask). */
+  state(doc: vscode.TextDocument): DocState | undefined {
+    return this.entries.get(doc.uri.toString())?.st;
+  }
+
+  dispose(): void {
+    this.resolvedDeco.dispose();
+  }
+}
+
+async function mtime(file: string): Promise<number | undefined> {
+  try {
+    return Math.floor((await fs.stat(file)).mtimeMs);
+  } catch {
+    return undefined;
+  }
+}
