@@ -33,10 +33,24 @@ function worktree(folder: string): Promise<string> {
   });
 }
 
-function config(): { command: string; merge: string } {
+function config(): { command: string; merge: string; trace: boolean } {
   const c = vscode.workspace.getConfiguration('mend');
-  return { command: c.get<string>('path') || 'mend', merge: c.get<string>('merge') || 'git' };
+  return {
+    command: c.get<string>('path') || 'mend',
+    merge: c.get<string>('merge') || 'git',
+    trace: c.get<boolean>('trace') ?? false,
+  };
 }
+
+/** Folder changes and restarts, one at a time: two of them interleaved
+ *  could start two servers for one root. */
+let setup: Promise<void> = Promise.resolve();
+function serially(fn: () => Promise<void> | void): void {
+  setup = setup.then(fn).catch((e) => log(`setup: ${errorOf(e).describe()}`));
+}
+
+/** The settings the servers were started with. */
+let started = '';
 
 async function addFolder(folder: vscode.WorkspaceFolder): Promise<void> {
   if (folder.uri.scheme !== 'file') {
@@ -48,21 +62,20 @@ async function addFolder(folder: vscode.WorkspaceFolder): Promise<void> {
     existing.folders.add(folder.uri.toString());
     return;
   }
-  const { command, merge } = config();
-  const server = new Server({ command, root: rootPath, merge, log: (l) => log(`[${rootPath}] ${l}`) });
+  const { command, merge, trace } = config();
+  const server = new Server({ command, root: rootPath, merge, trace, log: (l) => log(`[${rootPath}] ${l}`) });
   const sync = new Sync(server, (l) => log(`[${rootPath}] ${l}`));
   const root: Root = { server, sync, folders: new Set([folder.uri.toString()]) };
   roots.set(rootPath, root);
-  sync.onDidChange = () => {
-    updateStatus();
-    void review.refresh();
-  };
+  sync.onDidChange = () => updateStatus();
+  sync.onDidApply = () => void review.refresh();
   server.onState = (s) => {
     if (s === 'dead') {
       sync.reset();
     }
     updateStatus();
   };
+  server.onSpawnError = (m) => void vscode.window.showErrorMessage(`mend: ${m}`);
   server.onStarted = () => {
     log(`[${rootPath}] watching ${server.canonicalRoot}`);
     for (const doc of vscode.workspace.textDocuments) {
@@ -124,7 +137,7 @@ function updateStatus(): void {
     status.command = 'mend.restart';
     status.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
   } else if (s === 'starting') {
-    status.text = '$(sync~spin) mend';
+    status.text = '$(sync~spin) mend: starting';
     status.tooltip = 'mend is starting';
     status.command = 'mend.reviewTurn';
   } else if (s === 'lost') {
@@ -200,14 +213,16 @@ export function activate(ctx: vscode.ExtensionContext): void {
   sub(vscode.workspace.registerTextDocumentContentProvider(SCHEME, review));
 
   sub(vscode.workspace.onDidOpenTextDocument((d) => void openDoc(d)));
-  sub(vscode.workspace.onDidChangeTextDocument((ev) => rootOf(ev.document)?.sync.changed(ev)));
+  // Only the root that keeps a document has it; no path is resolved per key.
+  const keeper = (d: vscode.TextDocument) => [...roots.values()].find((r) => r.sync.has(d));
+  sub(vscode.workspace.onDidChangeTextDocument((ev) => keeper(ev.document)?.sync.changed(ev)));
   sub(vscode.workspace.onWillSaveTextDocument((ev) => {
-    const r = rootOf(ev.document);
+    const r = keeper(ev.document);
     if (r) {
       ev.waitUntil(r.sync.willSave(ev.document).catch((e) => log(`save: ${errorOf(e).describe()}`)));
     }
   }));
-  sub(vscode.workspace.onDidSaveTextDocument((d) => void rootOf(d)?.sync.saved(d)));
+  sub(vscode.workspace.onDidSaveTextDocument((d) => void keeper(d)?.sync.saved(d)));
   sub(vscode.workspace.onDidCloseTextDocument((d) => {
     for (const r of roots.values()) {
       r.sync.closed(d);
@@ -216,16 +231,18 @@ export function activate(ctx: vscode.ExtensionContext): void {
   sub(vscode.window.onDidChangeActiveTextEditor(() => updateStatus()));
   sub(vscode.window.onDidChangeVisibleTextEditors((eds) => {
     for (const ed of eds) {
-      rootOf(ed.document)?.sync.decorate(ed.document);
+      keeper(ed.document)?.sync.decorate(ed.document);
     }
   }));
   sub(vscode.workspace.onDidChangeWorkspaceFolders((ev) => {
-    ev.removed.forEach(removeFolder);
-    ev.added.forEach((f) => void addFolder(f));
+    serially(() => ev.removed.forEach(removeFolder));
+    ev.added.forEach((f) => serially(() => addFolder(f)));
   }));
   sub(vscode.workspace.onDidChangeConfiguration((ev) => {
-    if (ev.affectsConfiguration('mend')) {
-      restartAll();
+    // Settings may arrive after activation (code-server reads the user's
+    // from the browser): the servers start again only when they changed.
+    if (ev.affectsConfiguration('mend') && JSON.stringify(config()) !== started) {
+      serially(restartAll);
     }
   }));
 
@@ -257,23 +274,25 @@ export function activate(ctx: vscode.ExtensionContext): void {
       await review.refresh();
     }
   });
-  command('mend.restart', () => restartAll());
+  command('mend.restart', () => serially(restartAll));
   command('mend.dismissResolved', () => roots.forEach((r) => r.sync.dismissResolved()));
 
-  for (const f of vscode.workspace.workspaceFolders ?? []) {
-    void addFolder(f);
-  }
+  serially(restartAll);
 }
 
-function restartAll(): void {
-  const folders = vscode.workspace.workspaceFolders ?? [];
+/** Stops every server and starts one per root of the workspace folders. */
+async function restartAll(): Promise<void> {
   for (const r of roots.values()) {
     r.server.stop();
     r.sync.reset();
     r.sync.dispose();
   }
   roots.clear();
-  folders.forEach((f) => void addFolder(f));
+  started = JSON.stringify(config());
+  for (const f of vscode.workspace.workspaceFolders ?? []) {
+    await addFolder(f);
+  }
+  updateStatus();
 }
 
 export function deactivate(): void {

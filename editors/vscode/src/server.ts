@@ -32,6 +32,8 @@ export interface ServerOptions {
   command: string;
   root: string;
   merge: string;
+  /** Log every message. */
+  trace: boolean;
   log: (line: string) => void;
 }
 
@@ -48,6 +50,8 @@ export class Server {
   private timer: NodeJS.Timeout | undefined;
   /** Called after every start, once `initialize` is answered. */
   onStarted: () => void = () => {};
+  /** Called when the binary cannot be run at all. */
+  onSpawnError: (message: string) => void = () => {};
   /** Called on every change of `state`. */
   onState: (s: State) => void = () => {};
 
@@ -81,9 +85,16 @@ export class Server {
       });
     }
     child.stderr!.on('data', (d: Buffer) => this.opts.log(d.toString().trimEnd()));
-    child.on('error', (e) => this.opts.log(`cannot run ${this.opts.command}: ${e.message}`));
+    child.on('error', (e) => {
+      this.opts.log(`cannot run ${this.opts.command}: ${e.message}`);
+      this.onSpawnError(`cannot run ${this.opts.command} (the mend.path setting): ${e.message}`);
+      this.exited(child, null, null);
+    });
     child.on('exit', (code, signal) => this.exited(child, code, signal));
     conn.onError(([e]) => this.opts.log(`protocol error: ${e.message}`));
+    if (this.opts.trace) {
+      void conn.trace(rpc.Trace.Verbose, { log: (m: string, d?: string) => this.opts.log(d ? `${m} ${d}` : m) });
+    }
     conn.listen();
     conn
       .sendRequest('initialize', { root: this.opts.root, merge: this.opts.merge })

@@ -4,7 +4,7 @@
 // so the cursor and selections outside them stay.
 
 import { createHash } from 'crypto';
-import { promises as fs, realpathSync } from 'fs';
+import { promises as fs, readFileSync, realpathSync } from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { editsFor, splitBom } from './hunks';
@@ -50,6 +50,8 @@ export class Sync implements vscode.Disposable {
   });
   /** Called when a document's conflict or resolved state changes. */
   onDidChange: () => void = () => {};
+  /** Called when a notification changed a document (its file changed). */
+  onDidApply: () => void = () => {};
 
   constructor(
     readonly server: Server,
@@ -130,9 +132,9 @@ export class Sync implements vscode.Disposable {
     }
     // From here on every change is reported after this open.
     this.entries.set(key, e);
-    const params: Record<string, unknown> = { ...st.report(doc.getText(), doc.isDirty, doc.version, true) };
+    const params: Record<string, unknown> = { ...st.report(doc.getText(), this.dirty(e), doc.version, true) };
     delete params.applied;
-    if (doc.isDirty && st.base !== undefined) {
+    if (params.dirty && st.base !== undefined) {
       params.disk = st.base;
     }
     try {
@@ -165,15 +167,38 @@ export class Sync implements vscode.Disposable {
     if (!e || e.st.applying) {
       return;
     }
+    const conflict = e.st.conflict;
     this.report(e, 'buffer/changed', false);
+    if (conflict !== e.st.conflict) {
+      this.onDidChange();
+    }
     if (!ev.document.isDirty && ev.contentChanges.length > 0) {
       // VS Code read the file again on its own.
       void mtime(ev.document.uri.fsPath).then((m) => (e.knownMtime = m));
     }
   }
 
+  /** Whether the document has unsaved edits. VS Code's `isDirty` is set
+   *  only after the change event of a first edit, so a clean document whose
+   *  text left the one it derives from is dirty unless the file holds that
+   *  text (VS Code read the file again on its own). */
+  private dirty(e: Entry): boolean {
+    if (e.doc.isDirty) {
+      return true;
+    }
+    const text = (e.st.bom ? '\ufeff' : '') + e.doc.getText();
+    if (e.st.base === undefined || text === e.st.base) {
+      return false;
+    }
+    try {
+      return readFileSync(e.doc.uri.fsPath, 'utf8') !== text;
+    } catch {
+      return true;
+    }
+  }
+
   private report(e: Entry, method: string, force: boolean): void {
-    const params = e.st.report(e.doc.getText(), e.doc.isDirty, e.doc.version, force);
+    const params = e.st.report(e.doc.getText(), this.dirty(e), e.doc.version, force);
     if (params) {
       this.server.request(method, params).catch((err) => this.log(`${e.st.rel}: ${errorOf(err).describe()}`));
     }
@@ -296,7 +321,7 @@ export class Sync implements vscode.Disposable {
     }
     e.st.took(kind, p);
     this.report(e, 'buffer/changed', true);
-    if (kind === 'reload' && doc.isDirty && doc.getText() === target) {
+    if (kind === 'reload' && doc.getText() === target) {
       // The document is the file again, but modified to VS Code. Saving it
       // writes nothing (VS Code finds the file holds the same bytes) and
       // makes it unmodified, with VS Code's record of the file renewed.
