@@ -132,6 +132,10 @@ export class Review
       params.hunks = [t.hunk];
     }
     const what = t.hunk !== undefined ? `hunk ${t.hunk} of ${t.path}` : t.path;
+    // The file's lenses go until the review is loaded again: their numbers
+    // and version are no longer what the server would act on.
+    this.files = this.files.map((f) => (f.path === t.path ? { ...f, hunks: [] } : f));
+    this.lensesChanged.fire();
     try {
       await this.server.request(`${this.mode}/${t.action}`, params);
       vscode.window.setStatusBarMessage(`mend: ${t.action}ed ${what}`, 4000);

@@ -59,6 +59,9 @@ export class DocState {
   resolved: Resolved[] = [];
   /** A notification is being applied: its own change is not reported. */
   applying = false;
+  /** The file's modification time (ms) when VS Code last read or wrote it,
+   *  as far as the extension saw. */
+  knownMtime: number | undefined;
   /** Whether the file starts with a byte-order mark (VS Code keeps it out of
    *  the document's text; the server's text has it). */
   bom = false;

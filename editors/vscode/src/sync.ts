@@ -16,12 +16,13 @@ interface Entry {
   st: DocState;
   /** Notifications for this document, applied one at a time. */
   queue: Promise<void>;
-  /** The file's modification time (ms) when VS Code last read or wrote it,
-   *  as far as the extension saw. */
-  knownMtime: number | undefined;
 }
 
 type Kind = 'reload' | 'merged' | 'conflict';
+
+/** How long a reload waits for VS Code to read a clean document's file
+ *  again itself (ms). */
+const RELOAD_WAIT = 1500;
 
 export function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
@@ -118,13 +119,13 @@ export class Sync implements vscode.Disposable {
     const st = kept?.rel === rel ? kept : new DocState(rel);
     st.id = undefined;
     st.seq = undefined;
-    const e: Entry = { doc, st, queue: Promise.resolve(), knownMtime: undefined };
+    const e: Entry = { doc, st, queue: Promise.resolve() };
     const disk = await fs.readFile(doc.uri.fsPath).catch(() => undefined);
     if (disk !== undefined && !doc.isDirty) {
       st.bom = splitBom(disk.toString('utf8')).bom;
       st.base = disk.toString('utf8');
       st.diskSha = sha256(disk);
-      e.knownMtime = await mtime(doc.uri.fsPath);
+      e.st.knownMtime = await mtime(doc.uri.fsPath);
     }
     this.opening.delete(key);
     if (doc.isClosed || !this.server.running) {
@@ -174,7 +175,7 @@ export class Sync implements vscode.Disposable {
     }
     if (!ev.document.isDirty && ev.contentChanges.length > 0) {
       // VS Code read the file again on its own.
-      void mtime(ev.document.uri.fsPath).then((m) => (e.knownMtime = m));
+      void mtime(ev.document.uri.fsPath).then((m) => (e.st.knownMtime = m));
     }
   }
 
@@ -213,7 +214,7 @@ export class Sync implements vscode.Disposable {
    *  yet: VS Code asks as usual, and the server is asked to merge it. */
   async willSave(doc: vscode.TextDocument): Promise<void> {
     const e = this.entries.get(doc.uri.toString());
-    if (!e || !e.st.merged || e.knownMtime === undefined || !this.server.running) {
+    if (!e || !e.st.merged || !this.server.running) {
       return;
     }
     const file = doc.uri.fsPath;
@@ -226,7 +227,9 @@ export class Sync implements vscode.Disposable {
       return;
     }
     const before = await fs.stat(file);
-    const back = new Date(Math.min(e.knownMtime, before.mtimeMs));
+    // VS Code's record of the file is at least as new as the last time the
+    // extension saw VS Code read or write it (unknown: any time will do).
+    const back = new Date(Math.min(e.st.knownMtime ?? 0, before.mtimeMs));
     await fs.utimes(file, before.atime, back);
     const again = await fs.readFile(file).catch(() => undefined);
     if (again === undefined || sha256(again) !== e.st.diskSha) {
@@ -234,7 +237,15 @@ export class Sync implements vscode.Disposable {
       const now = new Date();
       await fs.utimes(file, now, now).catch(() => {});
       this.report(e, 'buffer/resync', true);
+      return;
     }
+    // Should the save not happen after all, the file gets its time back.
+    const saves = e.st.saves;
+    setTimeout(() => {
+      if (e.st.saves === saves) {
+        void restoreTime(file, back, before.atime, before.mtime);
+      }
+    }, 5000);
   }
 
   /** Reports a save: the file now holds what VS Code wrote. */
@@ -246,7 +257,7 @@ export class Sync implements vscode.Disposable {
     const bytes = await fs.readFile(doc.uri.fsPath).catch(() => undefined);
     const text = bytes ? bytes.toString('utf8') : (e.st.bom ? '\ufeff' : '') + doc.getText();
     e.st.saved(text, sha256(bytes ?? text));
-    e.knownMtime = await mtime(doc.uri.fsPath);
+    e.st.knownMtime = await mtime(doc.uri.fsPath);
     e.st.sent = e.st.version(doc.version);
     this.decorate(doc);
     this.onDidChange();
@@ -294,39 +305,24 @@ export class Sync implements vscode.Disposable {
     if (doc.isClosed || this.entries.get(doc.uri.toString()) !== e) {
       return;
     }
-    if (!e.st.fits(p.version, doc.version)) {
-      this.report(e, 'buffer/resync', true);
-      return;
-    }
     const target = splitBom(p.text).body;
-    const edits = editsFor(doc.getText(), p.hunks, target);
-    e.st.applying = true;
-    let ok = true;
-    try {
-      if (edits.length > 0) {
-        const we = new vscode.WorkspaceEdit();
-        for (const ed of edits) {
-          we.replace(doc.uri, new vscode.Range(doc.positionAt(ed.start), doc.positionAt(ed.end)), ed.text);
-        }
-        // Refused when the document changed meanwhile (VS Code checks its
-        // version), so a hunk never lands on lines that moved.
-        ok = await vscode.workspace.applyEdit(we);
-      }
-    } finally {
-      e.st.applying = false;
+    if (kind === 'reload' && !this.dirty(e) && (await this.reloadedByVSCode(e, target))) {
+      e.st.took(kind, p);
+      this.report(e, 'buffer/changed', true);
+      return;
     }
-    if (!ok) {
+    if (!e.st.fits(p.version, doc.version) || doc.isClosed) {
       this.report(e, 'buffer/resync', true);
       return;
     }
-    e.st.took(kind, p);
-    this.report(e, 'buffer/changed', true);
-    if (kind === 'reload' && doc.getText() === target) {
-      // The document is the file again, but modified to VS Code. Saving it
-      // writes nothing (VS Code finds the file holds the same bytes) and
-      // makes it unmodified, with VS Code's record of the file renewed.
-      await doc.save();
+    if (!(await this.edit(e, target, p.hunks))) {
+      this.report(e, 'buffer/resync', true);
+      return;
     }
+    // A reload applied here leaves the document modified (equal to the
+    // file): its save goes through willSave as a merge's does.
+    e.st.took(kind === 'reload' ? 'merged' : kind, p);
+    this.report(e, 'buffer/changed', true);
     if (kind === 'conflict') {
       void vscode.window.showWarningMessage(
         `mend: ${p.path} changed on disk where you edited it; resolve the conflict markers and save`,
@@ -334,6 +330,52 @@ export class Sync implements vscode.Disposable {
     }
     this.decorate(doc);
     this.onDidChange();
+    this.onDidApply();
+  }
+
+  /** A document without unsaved edits: VS Code reads its file again on its
+   *  own (keeping the cursor), and the document stays unmodified, which an
+   *  edit from here could not do. Waits a moment for that; false when the
+   *  document did not come to hold `target` (the person typed, or VS Code
+   *  does not watch the file), and the notification is applied as any. */
+  private async reloadedByVSCode(e: Entry, target: string): Promise<boolean> {
+    const start = e.doc.version;
+    for (let waited = 0; waited < RELOAD_WAIT; waited += 10) {
+      if (e.doc.isClosed) {
+        return false;
+      }
+      if (e.doc.getText() === target && !e.doc.isDirty) {
+        this.onDidApply();
+        return true;
+      }
+      if (e.doc.version !== start && e.doc.isDirty) {
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return false;
+  }
+
+  /** Makes the document hold `target`, from the hunks when they give it,
+   *  as one WorkspaceEdit; false when VS Code refused it because the
+   *  document changed meanwhile (it checks the version), so a hunk never
+   *  lands on lines that moved. */
+  private async edit(e: Entry, target: string, hunks: ChangeParams['hunks']): Promise<boolean> {
+    const doc = e.doc;
+    const edits = editsFor(doc.getText(), hunks, target);
+    if (edits.length === 0) {
+      return true;
+    }
+    const we = new vscode.WorkspaceEdit();
+    for (const ed of edits) {
+      we.replace(doc.uri, new vscode.Range(doc.positionAt(ed.start), doc.positionAt(ed.end)), ed.text);
+    }
+    e.st.applying = true;
+    try {
+      return await vscode.workspace.applyEdit(we);
+    } finally {
+      e.st.applying = false;
+    }
   }
 
   private deleted(p: { buffer: number; path: string }): void {
@@ -426,5 +468,16 @@ async function mtime(file: string): Promise<number | undefined> {
     return Math.floor((await fs.stat(file)).mtimeMs);
   } catch {
     return undefined;
+  }
+}
+
+/** Gives a file its time back, if it still has the one it was set to. */
+async function restoreTime(file: string, set: Date, atime: Date, mtime: Date): Promise<void> {
+  try {
+    if ((await fs.stat(file)).mtimeMs === set.getTime()) {
+      await fs.utimes(file, atime, mtime);
+    }
+  } catch {
+    // Gone: nothing to give back.
   }
 }

@@ -226,15 +226,19 @@ export class Window {
     );
   }
 
-  /** Clicks the `n`th CodeLens link titled `title` in the active editor. */
+  /** Clicks the `n`th CodeLens link titled `title` in the active editor
+   *  (again if the lenses were drawn anew meanwhile). */
   async clickLens(title, n = 0) {
-    const links = await this.page.$$('.editor-group-container.active .codelens-decoration a');
-    const matching = [];
-    for (const l of links) {
-      if ((await l.evaluate((a) => a.textContent)) === title) matching.push(l);
-    }
-    if (!matching[n]) throw new Error(`no CodeLens ${title} number ${n + 1}`);
-    await matching[n].click();
+    await until(`CodeLens ${title} number ${n + 1} to take a click`, async () => {
+      const links = await this.page.$$('.editor-group-container.active .codelens-decoration a');
+      const matching = [];
+      for (const l of links) {
+        if ((await l.evaluate((a) => a.textContent)) === title) matching.push(l);
+      }
+      if (!matching[n]) return false;
+      await matching[n].click();
+      return true;
+    });
   }
 
   async screenshot(file) {
