@@ -233,6 +233,7 @@ export function activate(ctx: vscode.ExtensionContext): void {
     for (const ed of eds) {
       keeper(ed.document)?.sync.decorate(ed.document);
     }
+    review.decorate(eds);
   }));
   sub(vscode.workspace.onDidChangeWorkspaceFolders((ev) => {
     serially(() => ev.removed.forEach(removeFolder));

@@ -191,3 +191,22 @@ export function original(now: string, hunks: readonly ReviewHunk[]): string | un
   out.push(...lines.slice(at));
   return out.join('\n') + (hadFinal ? '\n' : '');
 }
+
+/** The 0-based lines of the file a hunk changes: on its `new` side the
+ *  lines it adds (a turn: the file now), on its `old` side the lines it
+ *  removes (a pending proposal: the file the output would replace). */
+export function changedLines(h: ReviewHunk, side: 'new' | 'old'): number[] {
+  const mark = side === 'new' ? '+' : '-';
+  const skip = side === 'new' ? '-' : '+';
+  let line = (side === 'new' ? h.newStart : h.oldStart) - 1;
+  const out: number[] = [];
+  for (const l of h.lines) {
+    if (l.startsWith(mark)) {
+      out.push(line);
+    }
+    if (!l.startsWith(skip) && !l.startsWith('\\')) {
+      line++;
+    }
+  }
+  return out;
+}

@@ -7,7 +7,7 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { lensLine, original, pendingFiles, ReviewFile, turnFiles } from './model';
+import { changedLines, lensLine, original, pendingFiles, ReviewFile, turnFiles } from './model';
 import { errorOf, Server } from './server';
 
 export type Mode = 'turn' | 'pending';
@@ -36,6 +36,15 @@ export class Review
   readonly onDidChange = this.contentChanged.event;
   /** Texts of the diff views' virtual sides, by URI. */
   private texts = new Map<string, string>();
+  /** The lines a hunk adds (a turn) or would replace (a pending proposal). */
+  private added = vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor('diffEditor.insertedLineBackground'),
+  });
+  private removed = vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor('diffEditor.removedLineBackground'),
+  });
 
   constructor(private log: (line: string) => void) {}
 
@@ -69,11 +78,25 @@ export class Review
   private changed(): void {
     this.treeChanged.fire();
     this.lensesChanged.fire();
+    this.decorate(vscode.window.visibleTextEditors);
+  }
+
+  /** Highlights, in each editor of a file under review, the lines its
+   *  hunks change. */
+  decorate(editors: readonly vscode.TextEditor[]): void {
+    const side = this.mode === 'pending' ? 'old' : 'new';
+    for (const ed of editors) {
+      const f = this.fileOf(ed.document);
+      const lines = (f?.hunks ?? []).flatMap((h) => changedLines(h, side));
+      const ranges = lines.map((l) => new vscode.Range(l, 0, l, 0));
+      ed.setDecorations(side === 'new' ? this.added : this.removed, ranges);
+      ed.setDecorations(side === 'new' ? this.removed : this.added, []);
+    }
   }
 
   getTreeItem(f: ReviewFile): vscode.TreeItem {
     const item = new vscode.TreeItem(`${f.letter.padEnd(2)} ${f.path}`);
-    const notes = [f.from && `from ${f.from}`, f.to && `to ${f.to}`, f.note, `${f.hunks.length} hunk(s)`];
+    const notes = [f.from && `from ${f.from}`, f.to && `to ${f.to}`, f.note, hunks(f.hunks.length)];
     item.description = notes.filter(Boolean).join(' · ');
     item.tooltip = `${f.path} (${f.letter})`;
     item.contextValue = 'mendFile';
@@ -136,6 +159,7 @@ export class Review
     // and version are no longer what the server would act on.
     this.files = this.files.map((f) => (f.path === t.path ? { ...f, hunks: [] } : f));
     this.lensesChanged.fire();
+    this.decorate(vscode.window.visibleTextEditors);
     try {
       await this.server.request(`${this.mode}/${t.action}`, params);
       vscode.window.setStatusBarMessage(`mend: ${t.action}ed ${what}`, 4000);
@@ -186,8 +210,14 @@ export class Review
   }
 
   dispose(): void {
+    this.added.dispose();
+    this.removed.dispose();
     this.treeChanged.dispose();
     this.lensesChanged.dispose();
     this.contentChanged.dispose();
   }
+}
+
+function hunks(n: number): string {
+  return n === 1 ? '1 hunk' : `${n} hunks`;
 }

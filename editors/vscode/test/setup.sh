@@ -13,6 +13,8 @@ log() { echo "vscode setup: $*" >&2; }
 
 # Debian packages: only the missing ones, with sudo when not root.
 want=(chromium build-essential pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev)
+# npm fetches Node 24 itself; any npm will do for that.
+command -v npm >/dev/null || want+=(npm)
 missing=()
 for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

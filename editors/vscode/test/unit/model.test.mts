@@ -2,7 +2,7 @@
 // pending/diff results; hunks given as data are taken as they are.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lensLine, original, parseHunks, pendingFiles, turnFiles } from '../../src/model.ts';
+import { changedLines, lensLine, original, parseHunks, pendingFiles, turnFiles } from '../../src/model.ts';
 
 const TWO = '--- a/b.py\n+++ b/b.py\n@@ -1,4 +1,4 @@ hunk 1\n a\n-b\n+B\n c\n d\n@@ -10,3 +10,3 @@ hunk 2\n j\n-k\n+K\n l\n';
 
@@ -59,4 +59,10 @@ test('the text before a change is the hunks taken back out', () => {
   assert.equal(original(now, parseHunks(TWO)), 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n');
   // A file that moved on since the diff: no guess.
   assert.equal(original('z\n', parseHunks(TWO)), undefined);
+});
+
+test('the lines a hunk changes, on either side', () => {
+  const [h] = parseHunks('@@ -2,4 +2,5 @@\n a\n-b\n+B\n+B2\n c\n-d\n+D\n');
+  assert.deepEqual(changedLines(h, 'new'), [2, 3, 5]);
+  assert.deepEqual(changedLines(h, 'old'), [2, 4]);
 });
