@@ -269,6 +269,7 @@ async function bench(vs, dir, n) {
 
 async function main() {
   fs.rmSync(path.join(out, 'e2e'), { recursive: true, force: true });
+  fs.rmSync(screens, { recursive: true, force: true });
   fs.mkdirSync(path.join(out, 'e2e'), { recursive: true });
   const vs = await VSCode.start({
     codeServer: process.env.MEND_CODE_SERVER,
