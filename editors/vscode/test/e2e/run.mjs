@@ -199,6 +199,43 @@ const scenarios = {
     return w;
   },
 
+  /** The turn's commands from the palette: Begin Turn, a whole file
+   *  rejected from the review view, Undo Last Reject, End Turn. */
+  async 'turn-commands'(vs, dir) {
+    const start = lines(20);
+    dir = repo(dir, { 'b.py': start });
+    const w = await vs.open(dir);
+    const turnOpen = () => {
+      try {
+        return JSON.parse(mendIn(dir, 'turn', 'status', '--json')).turn != null;
+      } catch {
+        return false;
+      }
+    };
+    await w.command('mend: Begin Turn');
+    await until('a turn to begin', turnOpen);
+    const edited = start.replace('line 2\n', 'line two\n').replace('line 15\n', 'line fifteen\n');
+    fs.writeFileSync(path.join(dir, 'b.py'), edited);
+    await w.command('mend: Review Turn');
+    await until('two Reject CodeLenses', async () => (await w.lenses()).filter((t) => t === 'Reject').length === 2);
+    // The whole file, from the button on its row in the review view.
+    const row = await until('the review row of b.py', async () => {
+      for (const r of await w.page.$$('.monaco-list-row')) {
+        if ((await r.evaluate((e) => e.textContent)).includes('b.py') && (await r.$('.action-label'))) return r;
+      }
+      return undefined;
+    });
+    await row.hover();
+    const reject = await until('the Reject File button', () => row.$('.action-label[aria-label="Reject File"]'));
+    await reject.click();
+    await expectFile(dir, 'b.py', start);
+    await w.command('mend: Undo Last Reject');
+    await expectFile(dir, 'b.py', edited);
+    await w.command('mend: End Turn');
+    await until('the turn to end', () => !turnOpen());
+    return w;
+  },
+
   /** A file renamed on disk with unsaved edits open: the document under the
    *  new name holds them, and saving writes them there. */
   async 'rename-follows'(vs, dir) {
