@@ -1,5 +1,5 @@
-//! Three-way merge of 120,000-line files with scattered edits on both sides,
-//! against `git merge-file` in the same run.
+//! Three-way merge of 120,000- and 200,000-line files with scattered edits on
+//! both sides, against `git merge-file` in the same run.
 //!
 //! - `mend_in_process`: `merge` + `render`, as a library caller pays.
 //! - `mend_safe_policy`: the same with the safe resolvers on (adjacent,
@@ -26,7 +26,8 @@ fn main() {
     divan::main();
 }
 
-const LINES: usize = 120_000;
+/// The file sizes measured, in lines.
+const SIZES: [usize; 2] = [120_000, 200_000];
 
 struct Inputs {
     _dir: tempfile::TempDir,
@@ -36,7 +37,7 @@ struct Inputs {
     theirs: Vec<u8>,
 }
 
-fn inputs() -> Inputs {
+fn inputs(lines: usize) -> Inputs {
     let mut seed: u64 = 0x1234_5678;
     let mut next = |n: u64| {
         seed ^= seed << 13;
@@ -44,7 +45,7 @@ fn inputs() -> Inputs {
         seed ^= seed << 17;
         seed % n
     };
-    let base: Vec<String> = (0..LINES)
+    let base: Vec<String> = (0..lines)
         .map(|i| {
             format!(
                 "    let value_{i} = compute({}, \"{}\");",
@@ -58,16 +59,16 @@ fn inputs() -> Inputs {
     // An edit every ~400 lines on each side; now and then both sides touch
     // the same lines (conflicts).
     let mut i = 0;
-    while i < LINES {
+    while i < lines {
         i += 200 + next(400) as usize;
-        if i >= LINES {
+        if i >= lines {
             break;
         }
         ours[i] = format!("    let value_{i} = ours_changed({});", next(10));
         let j = if next(20) == 0 {
             i
         } else {
-            (i + 100).min(LINES - 1)
+            (i + 100).min(lines - 1)
         };
         theirs[j] = format!("    let value_{j} = theirs_changed({});", next(10));
     }
@@ -92,18 +93,18 @@ fn mend_binary() -> Option<PathBuf> {
     root.exists().then_some(root)
 }
 
-#[divan::bench]
-fn mend_in_process(bencher: divan::Bencher<'_, '_>) {
-    let i = inputs();
+#[divan::bench(args = SIZES)]
+fn mend_in_process(bencher: divan::Bencher<'_, '_>, lines: usize) {
+    let i = inputs(lines);
     bencher.bench(|| {
         let m = merge(&i.base, &i.ours, &i.theirs, &Options::default());
         m.render(&Labels::default(), Style::Merge, 7)
     });
 }
 
-#[divan::bench]
-fn mend_safe_policy(bencher: divan::Bencher<'_, '_>) {
-    let i = inputs();
+#[divan::bench(args = SIZES)]
+fn mend_safe_policy(bencher: divan::Bencher<'_, '_>, lines: usize) {
+    let i = inputs(lines);
     let opts = Options::for_path("src/values.rs", Policy::Safe);
     bencher.bench(|| {
         let m = merge(&i.base, &i.ours, &i.theirs, &opts);
@@ -111,9 +112,9 @@ fn mend_safe_policy(bencher: divan::Bencher<'_, '_>) {
     });
 }
 
-#[divan::bench]
-fn mend_adjacent_only(bencher: divan::Bencher<'_, '_>) {
-    let i = inputs();
+#[divan::bench(args = SIZES)]
+fn mend_adjacent_only(bencher: divan::Bencher<'_, '_>, lines: usize) {
+    let i = inputs(lines);
     let opts = Options {
         adjacent: mend_merge::Adjacent::Merge,
         ..Options::default()
@@ -124,9 +125,9 @@ fn mend_adjacent_only(bencher: divan::Bencher<'_, '_>) {
     });
 }
 
-#[divan::bench]
-fn git_merge_file(bencher: divan::Bencher<'_, '_>) {
-    let i = inputs();
+#[divan::bench(args = SIZES)]
+fn git_merge_file(bencher: divan::Bencher<'_, '_>, lines: usize) {
+    let i = inputs(lines);
     bencher.bench(|| {
         Command::new("git")
             .current_dir(&i.dir)
@@ -136,12 +137,12 @@ fn git_merge_file(bencher: divan::Bencher<'_, '_>) {
     });
 }
 
-#[divan::bench]
-fn mend_merge_cli(bencher: divan::Bencher<'_, '_>) {
+#[divan::bench(args = SIZES)]
+fn mend_merge_cli(bencher: divan::Bencher<'_, '_>, lines: usize) {
     let Some(bin) = mend_binary() else {
         return;
     };
-    let i = inputs();
+    let i = inputs(lines);
     bencher.bench(|| {
         Command::new(&bin)
             .current_dir(&i.dir)

@@ -20,6 +20,44 @@ pub struct Accepted {
     /// `deleted`, `already deleted`, `renamed to PATH`, or `nothing to
     /// write` (the file already holds what the output makes it).
     pub how: String,
+    /// The regions git's merge would have left in conflict that a resolver
+    /// settled (`--merge safe` on a file changed since its context), each
+    /// with its resolver and its lines in the file as written. Left out
+    /// when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settled: Vec<Settled>,
+}
+
+/// One region a merge resolver settled where git's merge conflicts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Settled {
+    /// The resolver (`adjacent`, `contained`, `structured`).
+    pub resolver: &'static str,
+    /// Its first line in the file as written, from 1.
+    pub start: usize,
+    /// Its last line, inclusive; `start - 1` when the settled region left
+    /// no line (both sides removed it).
+    pub end: usize,
+}
+
+impl Settled {
+    fn from_resolution(r: &mend_merge::Resolution) -> Self {
+        Settled {
+            resolver: r.resolver,
+            start: r.lines.start + 1,
+            end: r.lines.end,
+        }
+    }
+
+    /// `lines 4-5 (adjacent)`, `line 9 (structured)`, `at line 3 (…)`.
+    fn describe(&self) -> String {
+        let at = match self.end.cmp(&self.start) {
+            std::cmp::Ordering::Less => format!("at line {}, removed", self.start),
+            std::cmp::Ordering::Equal => format!("line {}", self.start),
+            std::cmp::Ordering::Greater => format!("lines {}-{}", self.start, self.end),
+        };
+        format!("{at} ({})", self.resolver)
+    }
 }
 
 /// What a sync did.
@@ -43,6 +81,7 @@ struct Plan {
     changes: Vec<Change>,
     updates: Vec<Update>,
     how: String,
+    settled: Vec<Settled>,
 }
 
 /// What syncing does to one file.
@@ -117,6 +156,7 @@ impl Session<'_> {
             done.push(Accepted {
                 path: rel,
                 how: plan.how,
+                settled: plan.settled,
             });
         }
         self.store.save(&index)?;
@@ -242,6 +282,7 @@ impl Session<'_> {
                 ),
             ],
             how: format!("renamed to {to}"),
+            settled: Vec::new(),
         })
     }
 
@@ -261,6 +302,7 @@ impl Session<'_> {
         let local_hash = local.text().map(|f| f.hash);
         let unchanged = local_hash == entry.context.as_ref().map(|c| c.hash);
         let encoding = local.text().map_or(text.encoding, |f| f.encoding);
+        let mut settled = Vec::new();
         let (new, how) = if !picked.is_empty() {
             if !unchanged {
                 return Err(Error::Diverged {
@@ -283,7 +325,8 @@ impl Session<'_> {
                 (_, true) => "merged with conflict markers".to_owned(),
                 (n, false) => return Err(conflict(rel, &m.text, n)),
             };
-            (m.text, how + &resolved_note(&m.resolved))
+            settled = m.resolved.iter().map(Settled::from_resolution).collect();
+            (m.text, how + &resolved_note(&settled))
         };
         let context = self.store.put(&new, encoding)?;
         // Hunks left out of a partial accept stay proposed.
@@ -301,6 +344,7 @@ impl Session<'_> {
                     },
                 )],
                 how: "nothing to write".into(),
+                settled,
             });
         }
         Ok(Plan {
@@ -320,6 +364,7 @@ impl Session<'_> {
                 },
             )],
             how,
+            settled,
         })
     }
 
@@ -658,9 +703,9 @@ pub(crate) struct Merged3 {
     pub text: String,
     /// How many conflicts it has.
     pub conflicts: usize,
-    /// The resolver of each conflict git would have left and a resolver
-    /// settled.
-    pub resolved: Vec<&'static str>,
+    /// Each conflict git would have left and a resolver settled, with
+    /// its lines in `text`.
+    pub resolved: Vec<mend_merge::Resolution>,
 }
 
 /// `ours` and `theirs` merged three ways from `base` (git's merge, then
@@ -689,34 +734,19 @@ pub(crate) fn merge3(
     Merged3 {
         text,
         conflicts: m.conflicts(),
-        resolved: marked.resolved.iter().map(|r| r.resolver).collect(),
+        resolved: marked.resolved,
     }
 }
 
-/// How an accept report names the resolvers that settled what git would
-/// have left in conflict: `; 1 conflict git leaves was settled by the
-/// adjacent resolver`, `; 2 conflicts git leaves were settled: adjacent 1,
-/// structured 1`, or nothing.
-pub(crate) fn resolved_note(resolved: &[&str]) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for r in resolved {
-        match counts.iter_mut().find(|(n, _)| n == r) {
-            Some((_, c)) => *c += 1,
-            None => counts.push((r, 1)),
-        }
+/// How an accept report names the regions resolvers settled where git's
+/// merge conflicts: `; settled where git conflicts: lines 4-5 (adjacent)`,
+/// or nothing.
+pub(crate) fn resolved_note(settled: &[Settled]) -> String {
+    if settled.is_empty() {
+        return String::new();
     }
-    match counts.as_slice() {
-        [] => String::new(),
-        [(name, 1)] => format!("; 1 conflict git leaves was settled by the {name} resolver"),
-        _ => {
-            let each: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
-            format!(
-                "; {} conflicts git leaves were settled: {}",
-                resolved.len(),
-                each.join(", ")
-            )
-        }
-    }
+    let each: Vec<String> = settled.iter().map(Settled::describe).collect();
+    format!("; settled where git conflicts: {}", each.join(", "))
 }
 
 /// Where the conflicts of a merged text start, as line numbers.
@@ -747,6 +777,7 @@ fn accept_delete(rel: &str, entry: &Entry, local: &Snapshot) -> Result<Plan, Err
             changes: Vec::new(),
             updates: vec![Update::Remove(rel.to_owned())],
             how: "already deleted".into(),
+            settled: Vec::new(),
         });
     }
     let Some(base) = base_if_unchanged(entry, local) else {
@@ -762,6 +793,7 @@ fn accept_delete(rel: &str, entry: &Entry, local: &Snapshot) -> Result<Plan, Err
         }],
         updates: vec![Update::Remove(rel.to_owned())],
         how: "deleted".into(),
+        settled: Vec::new(),
     })
 }
 

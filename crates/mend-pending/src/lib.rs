@@ -55,7 +55,7 @@ use mend_merge::hunks;
 use mend_workspace::{Encoding, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 
-pub use act::{Accepted, Synced};
+pub use act::{Accepted, Settled, Synced};
 pub use error::{Error, ErrorReport};
 pub use propose::{Proposal, Propose, Recorder, Streamed};
 pub use request::Request;

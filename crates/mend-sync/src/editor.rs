@@ -26,7 +26,7 @@
 //!   taken, on the path its file had last, and is told of the deletion.
 //!
 //! Decided together, a swap (`a`→`t`, `b`→`a`, `t`→`b`) ends with each
-//! buffer on its own file's new path. `tests/rename_model.rs` checks these
+//! buffer on its own file's new path. `tests/it/rename_model.rs` checks these
 //! rules against random sequences of renames, swaps, saves, deletes and
 //! writes.
 

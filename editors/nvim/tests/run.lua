@@ -495,7 +495,7 @@ function cases.setup_defines_the_commands()
   -- plugin/mend.lua is not sourced here (the runtimepath grew after startup).
   eq(0, vim.fn.exists(':MendStatus'), ':MendStatus before setup')
   start(numbered(3))
-  for _, c in ipairs({ 'MendStatus', 'MendReview', 'MendDiffLocal' }) do
+  for _, c in ipairs({ 'MendStatus', 'MendReview', 'MendDiffLocal', 'MendDismiss' }) do
     eq(2, vim.fn.exists(':' .. c), ':' .. c .. ' after setup')
   end
 end
@@ -516,6 +516,101 @@ function cases.conflict_highlight_is_a_default_link()
   vim.cmd.colorscheme('default')
   eq({ default = true, link = 'DiffText' }, vim.api.nvim_get_hl(0, { name = 'MendConflict' }),
     'MendConflict after :colorscheme')
+end
+
+--- With `--merge safe`, a write next to the person's edit is settled by
+--- a resolver; the settled lines are highlighted until the person saves.
+function cases.settled_region_is_highlighted_until_saved()
+  local notes = capture_notes()
+  local path, buf = start(numbered(8), false, 'safe')
+  edit_line(buf, 4, 'user 4')
+  local agent = numbered(8)
+  agent[5] = 'agent 5'
+  write_file(path, text_of(agent))
+  wait_for('the merge', function() return buf_lines()[5] == 'agent 5' end)
+  local want = numbered(8)
+  want[4], want[5] = 'user 4', 'agent 5'
+  eq(want, buf_lines(), 'buffer after the settled merge')
+  local rns = vim.api.nvim_create_namespace('mend.resolved')
+  local rows = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, rns, 0, -1, { details = true })) do
+    eq('MendResolved', m[4].line_hl_group, 'highlight of a settled line')
+    table.insert(rows, m[2])
+  end
+  eq({ 3, 4 }, rows, 'settled rows (0-based)')
+  eq(1, vim.b[buf].mend_resolved, 'b:mend_resolved')
+  eq('[mend: 1 settled]', sync.statusline(buf), 'statusline')
+  eq({ default = true, link = 'DiffChange' }, vim.api.nvim_get_hl(0, { name = 'MendResolved' }), 'MendResolved')
+  expect_in(notes[#notes].msg, 'settled 1 by adjacent', 'the notice')
+  vim.cmd.write()
+  eq({}, vim.api.nvim_buf_get_extmarks(buf, rns, 0, -1, {}), 'marks after :w')
+  eq(nil, vim.b[buf].mend_resolved, 'b:mend_resolved after :w')
+end
+
+function cases.settled_region_highlight_is_dismissed()
+  local path, buf = start(numbered(8), false, 'safe')
+  edit_line(buf, 4, 'user 4')
+  local agent = numbered(8)
+  agent[5] = 'agent 5'
+  write_file(path, text_of(agent))
+  wait_for('the highlight', function() return vim.b[buf].mend_resolved == 1 end)
+  vim.cmd('MendDismiss')
+  local rns = vim.api.nvim_create_namespace('mend.resolved')
+  eq({}, vim.api.nvim_buf_get_extmarks(buf, rns, 0, -1, {}), 'marks after :MendDismiss')
+  eq(true, vim.bo[buf].modified, 'still unsaved')
+end
+
+--- With git's merge (the default) the same write is a conflict, never settled.
+function cases.the_default_merge_settles_nothing()
+  local path, buf = start(numbered(8))
+  edit_line(buf, 4, 'user 4')
+  local agent = numbered(8)
+  agent[5] = 'agent 5'
+  write_file(path, text_of(agent))
+  wait_for('the conflict', function() return vim.b[buf].mend_conflict == true end)
+  eq(nil, vim.b[buf].mend_resolved, 'b:mend_resolved')
+end
+
+function cases.mend_command_completes_and_dispatches()
+  local notes = capture_notes()
+  start(numbered(3))
+  eq({ 'difflocal', 'dismiss', 'review', 'status', 'turn' }, vim.fn.getcompletion('Mend ', 'cmdline'),
+    'subcommands')
+  eq({ 'difflocal', 'dismiss' }, vim.fn.getcompletion('Mend d', 'cmdline'), 'subcommands after d')
+  eq({ 'turn' }, vim.fn.getcompletion('Mend review ', 'cmdline'), 'after review')
+  vim.cmd('Mend bogus')
+  expect_in(notes[#notes].msg, ':Mend takes a subcommand: difflocal, dismiss, review, status, turn', 'the refusal')
+  vim.cmd('Mend status')
+  for _, c in ipairs({ 'MendStatus', 'MendReview', 'MendDiffLocal', 'MendDismiss' }) do
+    eq(2, vim.fn.exists(':' .. c), 'the alias :' .. c)
+  end
+end
+
+function cases.b_mend_status_follows_the_buffer()
+  local path, buf = enter_conflict()
+  eq('[mend: conflict]', vim.b[buf].mend_status, 'b:mend_status in conflict')
+  eq(require('mend').statusline(), vim.b[buf].mend_status, 'the same as statusline()')
+  vim.api.nvim_buf_set_lines(buf, 0, -1, true, numbered(10))
+  vim.cmd.write()
+  eq('', vim.b[buf].mend_status, 'b:mend_status after :w')
+  local _ = path
+end
+
+function cases.root_defaults_to_the_worktree()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. '/sub', 'p')
+  sh('cd "$1" && git init -q', dir)
+  vim.cmd.cd(dir .. '/sub')
+  require('mend').setup({ cmd = { mend_bin, 'editor' } })
+  client = require('mend.client')
+  wait_for('the server to start', function() return client.initialized end)
+  eq(vim.fn.resolve(dir), vim.fn.resolve(client.root), 'the root')
+end
+
+function cases.errors_name_their_kind()
+  client = require('mend.client')
+  eq('busy here [busy]', client.describe({ message = 'busy here', data = { kind = 'busy' } }), 'with a kind')
+  eq('plain', client.describe({ message = 'plain' }), 'without')
 end
 
 --- The plugin's autocommands (their groups are named mend...).

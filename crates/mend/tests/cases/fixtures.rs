@@ -3,9 +3,10 @@
 //! one `mend apply` run.
 //!
 //! Inputs: `input/` (the tree), `edit.txt` or `edit.json` (the model's
-//! response), and optionally `args` (extra flags, one per line),
-//! `stdout.has` (lines the output must contain) and `stdout.lacks` (lines
-//! it must not).
+//! response), and optionally `args` (extra flags, one per line) and
+//! `stdout.lacks` (lines the output must not hold). `stdout.has` is for
+//! cases whose output is not compared whole (the response cases); here it
+//! is refused as redundant.
 //!
 //! Expected outputs, compared byte for byte (`MEND_BLESS=1` rewrites
 //! them): `expected.exit` (the exit code), `expected.stdout` and
@@ -69,6 +70,11 @@ pub fn apply_case(case: &Path, response: &Path, streams: Streams) -> Result<Outp
     let work_path = path(work.path());
     let stdout = placeholder(&out.stdout, &work_path);
     let stderr = placeholder(&out.stderr, &work_path);
+    if streams == Streams::Compared && case.join("stdout.has").exists() {
+        return Err(
+            "stdout.has is redundant: expected.stdout compares the whole output; remove it".into(),
+        );
+    }
     lines_in(case, "stdout.has", &stdout, true)?;
     lines_in(case, "stdout.lacks", &stdout, false)?;
     let code = out.status.code().map_or("killed".into(), |c| c.to_string());

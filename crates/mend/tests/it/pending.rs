@@ -272,7 +272,21 @@ fn accept_settles_neighbouring_changes_and_names_the_resolver() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
         text(&out),
-        "accepted f.py (merged; 1 conflict git leaves was settled by the adjacent resolver)\n"
+        "accepted f.py (merged; settled where git conflicts: lines 4-5 (adjacent))\n"
+    );
+    // The JSON names each settled region, with its resolver and lines.
+    let again = setup("g.py");
+    let json = run_mend(
+        again.path(),
+        &["pending", "accept", "--merge", "safe", "--json"],
+        None,
+    );
+    assert_eq!(json.status.code(), Some(0), "{}", text(&json));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        v["accepted"][0]["settled"],
+        serde_json::json!([{"resolver": "adjacent", "start": 4, "end": 5}]),
+        "{v}"
     );
     assert_eq!(
         file(d, "f.py"),

@@ -274,6 +274,165 @@ fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// The subcommands `mend --help` lists, `help` left out.
+fn help_subcommands(root: &Path) -> Vec<String> {
+    let out = crate::run_mend(root, &["--help"], None);
+    assert!(out.status.success(), "mend --help failed: {out:?}");
+    let help = String::from_utf8(out.stdout).expect("--help is UTF-8");
+    let listed: Vec<String> = help
+        .lines()
+        .skip_while(|l| l.trim() != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        // A subcommand's line starts with two spaces and its name; a wrapped
+        // description's lines are indented further.
+        .filter(|l| l.starts_with("  ") && l[2..].starts_with(|c: char| c.is_ascii_lowercase()))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        listed.len() >= 10,
+        "too few subcommands parsed from:\n{help}"
+    );
+    listed
+}
+
+/// The code in a Markdown text: fenced blocks whole, and the inline spans
+/// between backticks. Prose ("mend applies…") is left out, and so is a
+/// `markdown` fence, which holds prose (an instruction for an agent).
+fn markdown_code(text: &str) -> Vec<&str> {
+    let mut code = Vec::new();
+    // `None` outside a fence, else whether the fence holds code.
+    let mut fence: Option<bool> = None;
+    for line in text.lines() {
+        if let Some(info) = line.trim_start().strip_prefix("```") {
+            fence = match fence {
+                Some(_) => None,
+                None => Some(!matches!(info.trim(), "markdown" | "md")),
+            };
+        } else if let Some(holds_code) = fence {
+            if holds_code {
+                code.push(line);
+            }
+        } else {
+            code.extend(line.split('`').skip(1).step_by(2));
+        }
+    }
+    code
+}
+
+/// Every word that follows `mend ` in `code` as a subcommand would: `mend`
+/// standing alone (not `crates/mend`, `"mend"`, `mend-0.1.vsix`), then a
+/// space and a lowercase word (not `--version`, `0.0.0` or `v0.0.0`).
+fn named_subcommands(code: &[&str]) -> Vec<String> {
+    let mut named = Vec::new();
+    for line in code {
+        for (at, _) in line.match_indices("mend ") {
+            let before = line[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || "/.-_'\"".contains(c)) {
+                continue;
+            }
+            let word = line[at + 5..]
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches([')', ',', ';', ':', '.']);
+            if word.starts_with(|c: char| c.is_ascii_lowercase())
+                && word.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+            {
+                named.push(word.to_owned());
+            }
+        }
+    }
+    named
+}
+
+/// The README is the front door, and its synopsis is the binary's: every
+/// `mend <subcommand>` it names is one `mend --help` lists, and every
+/// subcommand `--help` lists is named there (its command table and feature
+/// map link the rest to `docs/`).
+#[test]
+fn readme_synopsis_matches_help() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let listed = help_subcommands(&root);
+    let named = named_subcommands(&markdown_code(&readme));
+    assert!(
+        named.len() >= listed.len(),
+        "too few commands found in README.md: {named:?}"
+    );
+    let unknown: Vec<&String> = named.iter().filter(|n| !listed.contains(n)).collect();
+    assert!(
+        unknown.is_empty(),
+        "README.md names subcommands `mend --help` does not list: {unknown:?} (listed: {listed:?})"
+    );
+    let missing: Vec<&String> = listed.iter().filter(|l| !named.contains(l)).collect();
+    assert!(
+        missing.is_empty(),
+        "README.md does not name these subcommands of `mend --help`: {missing:?}"
+    );
+}
+
+/// The README stays a front door (issue 42): at most 250 lines, with the
+/// install command and an MCP configuration in its first 60; its test
+/// command is the one `.ci/run` runs; the version its install output shows
+/// is the one `mend --version` prints; ARCHITECTURE.md stays within 300 lines.
+#[test]
+fn readme_is_a_front_door() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let lines: Vec<&str> = readme.lines().collect();
+    assert!(
+        lines.len() <= 250,
+        "README.md has {} lines; move detail to docs/",
+        lines.len()
+    );
+    let head = lines[..lines.len().min(60)].join("\n");
+    assert!(
+        head.contains("cargo install --locked --path crates/mend"),
+        "the install command is not in README.md's first 60 lines"
+    );
+    assert!(
+        head.contains("\"mcpServers\""),
+        "no MCP configuration in README.md's first 60 lines"
+    );
+    // The test command is the first line of the first code block after the
+    // sentence that introduces it.
+    let test_command = lines
+        .iter()
+        .skip_while(|l| !l.contains("whole test suite"))
+        .skip_while(|l| !l.starts_with("```"))
+        .nth(1)
+        .expect("README.md has no test command after \"whole test suite\"");
+    let ci = std::fs::read_to_string(root.join(".ci/run")).expect(".ci/run");
+    assert!(
+        ci.lines().any(|l| l.trim() == test_command.trim()),
+        ".ci/run does not run README.md's test command `{test_command}`"
+    );
+    // What install prints is this crate's version, as `mend --version` says.
+    let version = env!("CARGO_PKG_VERSION");
+    let out = crate::run_mend(&root, &["--version"], None);
+    let printed = String::from_utf8(out.stdout).expect("--version is UTF-8");
+    assert_eq!(printed.trim(), format!("mend {version}"));
+    for shown in [
+        format!("$ mend --version\nmend {version}\n"),
+        format!("Installed package `mend v{version} ("),
+    ] {
+        assert!(
+            readme.contains(&shown),
+            "README.md does not show `{shown}`: bring its install output up to date"
+        );
+    }
+    let architecture =
+        std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let count = architecture.lines().count();
+    assert!(
+        count <= 300,
+        "ARCHITECTURE.md has {count} lines; at most 300"
+    );
+}
+
 /// The formats modules depend one way: the leaves (`block`, `event`,
 /// `format`, `json`, `schema`) → the format modules → `stream` → the
 /// facade (`mod.rs`). A format module that reached back into `stream` or
