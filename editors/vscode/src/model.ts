@@ -72,12 +72,37 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** Hunks given as data (a future result's shape), else read from `diff`. */
+/** Hunks given as data (`hunks`, or `diff.hunks`: the shape the review
+ *  model is moving to), else read from the unified text (`diff`, or
+ *  `diff.text`). */
 function hunksOf(f: Record<string, unknown>): ReviewHunk[] {
-  if (Array.isArray(f.hunks)) {
-    return f.hunks as ReviewHunk[];
+  const diff = f.diff as Record<string, unknown> | string | undefined;
+  const given = Array.isArray(f.hunks) ? f.hunks : typeof diff === 'object' && Array.isArray(diff?.hunks) ? diff.hunks : undefined;
+  if (given) {
+    return given.map((h, i) => fromData(h as Record<string, unknown>, i));
   }
-  return typeof f.diff === 'string' ? parseHunks(f.diff) : [];
+  const text = typeof diff === 'string' ? diff : typeof diff?.text === 'string' ? diff.text : '';
+  return parseHunks(text);
+}
+
+/** A hunk given as data, its numbers taken from its fields (camelCase or
+ *  snake_case) or else from its header. */
+function fromData(h: Record<string, unknown>, i: number): ReviewHunk {
+  const header = String(h.header ?? '');
+  const m = HEADER.exec(header);
+  const num = (a: string, b: string, fallback: string | undefined, dflt: number) => {
+    const v = h[a] ?? h[b];
+    return typeof v === 'number' ? v : fallback === undefined ? dflt : Number(fallback);
+  };
+  return {
+    number: typeof h.number === 'number' ? h.number : i + 1,
+    header,
+    oldStart: num('oldStart', 'old_start', m?.[1], 1),
+    oldCount: num('oldCount', 'old_count', m?.[2], 1),
+    newStart: num('newStart', 'new_start', m?.[3], 1),
+    newCount: num('newCount', 'new_count', m?.[4], 1),
+    lines: Array.isArray(h.lines) ? h.lines.map(String) : [],
+  };
 }
 
 function str(v: unknown): string | undefined {
@@ -115,7 +140,7 @@ export function pendingFiles(
       to: str(f.to),
       version: versions[path],
       note: str(f.note) ?? str(f.reason),
-      hunks: Array.isArray(f.hunks) ? (f.hunks as ReviewHunk[]) : parseHunks(sections.get(path) ?? ''),
+      hunks: Array.isArray(f.hunks) ? hunksOf(f) : parseHunks(sections.get(path) ?? ''),
     };
   });
 }

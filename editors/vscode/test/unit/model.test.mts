@@ -66,3 +66,14 @@ test('the lines a hunk changes, on either side', () => {
   assert.deepEqual(changedLines(h, 'new'), [2, 3, 5]);
   assert.deepEqual(changedLines(h, 'old'), [2, 4]);
 });
+
+test('hunks as data without their numbers take them from the header', () => {
+  const [f] = turnFiles({
+    files: [{ path: 'x', status: 'M', diff: { text: TWO, hunks: [{ number: 2, header: '@@ -10,3 +10,3 @@ hunk 2', lines: [' j', '-k', '+K', ' l'] }] } }],
+  });
+  assert.equal(f.hunks.length, 1);
+  assert.deepEqual([f.hunks[0].number, f.hunks[0].newStart, f.hunks[0].oldCount], [2, 10, 3]);
+  assert.equal(lensLine(f.hunks[0]), 10);
+  const [g] = turnFiles({ files: [{ path: 'y', status: 'M', diff: { text: TWO } }] });
+  assert.equal(g.hunks.length, 2);
+});
