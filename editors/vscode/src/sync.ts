@@ -408,6 +408,14 @@ export class Sync implements vscode.Disposable {
     if (shown) {
       await vscode.window.showTextDocument(doc, { preview: false });
     }
+    if (!dirty) {
+      // Nothing unsaved under the old name: its tabs go (one with unsaved
+      // edits stays, marked deleted, until the person closes it).
+      const tabs = vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === old.uri.toString());
+      await vscode.window.tabGroups.close(tabs, true);
+    }
     void vscode.window.showInformationMessage(`mend: ${p.path} was renamed to ${p.to}`);
   }
 
