@@ -188,17 +188,6 @@ impl Error {
                 | Error::LinkedFolder { .. }
         )
     }
-
-    /// A turn error's kind, as JSON reports name it (`no_turn`,
-    /// `refused`, `corrupt`); `None` for the other errors.
-    pub fn turn_kind(&self) -> Option<&'static str> {
-        match self {
-            Error::NoTurn => Some("no_turn"),
-            Error::TurnRefused(_) => Some("refused"),
-            Error::TurnCorrupt { .. } => Some("corrupt"),
-            _ => None,
-        }
-    }
 }
 
 fn git(context: impl Into<String>) -> impl FnOnce(git2::Error) -> Error {

@@ -56,7 +56,7 @@ use mend_workspace::{Encoding, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 
 pub use act::{Accepted, Settled, Synced};
-pub use error::{Error, ErrorReport};
+pub use error::Error;
 pub use propose::{Proposal, Propose, Recorder, Streamed};
 pub use request::Request;
 use store::{Entry, Index, Output, Store, Text};

@@ -23,6 +23,7 @@ pub mod checkpoint;
 pub mod choice;
 pub mod daemon;
 mod error;
+pub mod failure;
 pub mod files;
 pub mod merge;
 pub mod outcome;
@@ -32,7 +33,8 @@ pub mod stream;
 pub mod turn;
 pub mod watched;
 
-pub use error::{Error, chain, usage};
+pub use error::{Error, chain, classify, usage};
+pub use failure::{Failure, Kind};
 pub use roots::Roots;
 pub use watched::{ScanKind, Watched};
 

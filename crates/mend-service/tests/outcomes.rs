@@ -112,7 +112,7 @@ fn a_stale_expectation_is_refused_with_nothing_written() {
     assert!(!bad.is_refusal());
     expect(
         "usage_refused",
-        &json(&ApplyRefused::usage(&bad.to_string())),
+        &json(&ApplyRefused::failed(mend_service::usage(&bad.to_string()))),
     );
 }
 
@@ -127,13 +127,10 @@ fn a_response_without_edits_is_refused_in_both_destinations() {
     )
     .unwrap_err();
     assert!(e.is_refusal());
-    expect(
-        "no_edits_refused",
-        &json(&ApplyRefused::of(&e, None).unwrap()),
-    );
+    expect("no_edits_refused", &json(&ApplyRefused::of(&e, None)));
     let e = apply(&ws, SESSION, ApplyRequest::default(), "prose only\n").unwrap_err();
     assert!(e.is_refusal());
-    let pending = ApplyRefused::of(&e, Some("s")).unwrap();
+    let pending = ApplyRefused::of(&e, Some("s"));
     expect("no_edits_refused_pending", &json(&pending));
 }
 
@@ -207,7 +204,7 @@ fn a_busy_session_lock_is_a_refusal_with_kind_busy() {
     };
     let e = mend_service::pending::act(&ws, &who, accept).unwrap_err();
     assert!(e.is_refusal(), "{e}");
-    assert_eq!(e.report().kind, "busy");
+    assert_eq!(e.failure().kind, mend_service::Kind::Busy);
     // A plain apply waits for the lock as an error, not a refusal.
     let e = apply(
         &ws,
@@ -317,5 +314,5 @@ fn every_turn_action_answers_its_shape() {
     expect("turn_end", &plain(json(&run(Turn::End))));
     let refused = act(d, &Turn::Status { ignored: false }, wait, &mut |_| {}).unwrap_err();
     assert!(refused.is_refusal(), "{refused}");
-    expect("turn_refused", &json(&refused.report()));
+    expect("turn_refused", &json(&refused.failure()));
 }

@@ -259,31 +259,23 @@ fn plain_create(command: &CheckpointCommand) -> Option<(CreateOptions, bool)> {
 
 /// Runs `mend checkpoint …`. A refusal (a home directory or filesystem
 /// root, too many files for a first checkpoint) exits 1, as refusals do
-/// everywhere; nothing was written.
+/// everywhere; nothing was written. With --json, a refusal is also its
+/// JSON document, `{"error": Failure}` (an error's is printed by `main`).
 pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
-    match run_command(args) {
-        Err(e) if is_refusal(&e) => {
-            // With --json, a service's refusal is also its JSON document
-            // (a restore refused as `changed`, say).
-            if args.json
-                && let Some(s) = e.downcast_ref::<mend_service::Error>()
-            {
-                let failed = mend_service::outcome::Failed { error: s.report() };
-                json(&mut std::io::stdout().lock(), &failed)?;
-            }
-            let _ = writeln!(std::io::stderr(), "mend: {e:#}");
-            Ok(crate::EXIT_FAILED)
-        }
-        result => result,
+    let e = match run_command(args) {
+        Err(e) => e,
+        done => return done,
+    };
+    let classified = crate::failure::classify(&e);
+    // An error's JSON is printed where every command's is.
+    if !classified.refusal {
+        return Err(e);
     }
-}
-
-/// Whether a checkpoint command's error is a refusal, not a failure.
-fn is_refusal(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<mend_checkpoint::Error>()
-        .is_some_and(mend_checkpoint::Error::is_refusal)
-        || e.downcast_ref::<mend_service::Error>()
-            .is_some_and(mend_service::Error::is_refusal)
+    if args.json {
+        crate::failure::print_json(&mut std::io::stdout().lock(), classified.failure)?;
+    }
+    let _ = writeln!(std::io::stderr(), "mend: {e:#}");
+    Ok(crate::EXIT_FAILED)
 }
 
 fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
@@ -375,6 +367,9 @@ fn create_asking(args: &CheckpointArgs, opts: &CreateOptions, verbose: bool) -> 
         }
         ByDaemon::Refused(e) => {
             let _ = writeln!(std::io::stderr(), "mend: {}", e.message);
+            if args.json {
+                crate::failure::print_json(&mut std::io::stdout().lock(), e.into_failure())?;
+            }
             return Ok(crate::EXIT_FAILED);
         }
         ByDaemon::Here { scan, lock_timeout } => (scan, lock_timeout),

@@ -6,6 +6,7 @@
 mod checkpoint;
 mod daemon;
 mod editor;
+mod failure;
 mod mcp;
 mod merge;
 mod pending;
@@ -328,14 +329,30 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::from(EXIT_OK),
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "mend: {e:#}");
+            // A command that answers in JSON answers its errors too.
+            if let Some(command) = json_errors() {
+                let _ = error_json(&mut std::io::stdout().lock(), &e, command == "apply");
+            }
             ExitCode::from(EXIT_USAGE)
         }
     }
 }
 
+/// An error that ended a `--json` command, as its one JSON document.
+fn error_json(out: &mut impl std::io::Write, e: &anyhow::Error, apply: bool) -> anyhow::Result<()> {
+    let failure = failure::classify(e).failure;
+    if apply {
+        let refused = ApplyRefused::failed(failure);
+        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
+        Ok(())
+    } else {
+        failure::print_json(out, failure)
+    }
+}
+
 /// Which command asks for every outcome as JSON, so that its usage
-/// errors are JSON too: `mend pending … --json` and `mend apply --pending
-/// --json`.
+/// errors are JSON too: `mend pending … --json`, `mend turn … --json`,
+/// `mend checkpoint … --json` and `mend apply --json`.
 fn json_errors() -> Option<&'static str> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let has = |flag: &str| args.iter().any(|a| a == flag);
@@ -344,28 +361,30 @@ fn json_errors() -> Option<&'static str> {
         .find(|a| !a.to_string_lossy().starts_with('-'))?;
     if !has("--json") {
         None
-    } else if command == "pending" || command == "turn" {
+    } else if command == "pending" || command == "turn" || command == "checkpoint" {
         Some("pending")
-    } else if command == "apply" && has("--pending") {
+    } else if command == "apply" {
         Some("apply")
     } else {
         None
     }
 }
 
-/// A usage error as the one JSON document of `mend pending --json` and
-/// `mend apply --pending --json`: `{"error": {"kind": "usage", …}}`, with
-/// `"ok": false, "written": false` for `apply`.
+/// A usage error as the one JSON document of a command's `--json`:
+/// `{"error": {"kind": "usage", …}}`, with `"ok": false, "written":
+/// false` for `apply`.
 fn usage_json(out: &mut impl std::io::Write, message: &str, apply: bool) -> anyhow::Result<()> {
-    let text = if apply {
-        mend_service::to_json(&ApplyRefused::usage(message))?
+    let usage = mend_service::usage(message);
+    if apply {
+        writeln!(
+            out,
+            "{}",
+            mend_service::to_json(&ApplyRefused::failed(usage))?
+        )?;
+        Ok(())
     } else {
-        mend_service::to_json(&mend_service::outcome::Failed {
-            error: mend_service::usage(message),
-        })?
-    };
-    writeln!(out, "{text}")?;
-    Ok(())
+        failure::print_json(out, usage)
+    }
 }
 
 /// Text from files, made safe for a terminal: when standard output is
@@ -614,36 +633,41 @@ fn destination(args: &ApplyArgs) -> Destination<'_> {
 }
 
 /// A failed `mend apply`: a refusal (no usable edits, a refused change
-/// set, a session's refusal) exits 1 with its message on standard output,
-/// or its JSON; anything else is an error (2). With `--pending --json`,
-/// every failure is one JSON document.
+/// set, a session's refusal) exits 1 with its message on standard output;
+/// anything else is an error (2). With `--json`, every failure is one JSON
+/// document, `{"ok": false, "written": false, "error": Failure, …}`.
 fn apply_failed(
     out: &mut impl std::io::Write,
     args: &ApplyArgs,
     e: anyhow::Error,
 ) -> anyhow::Result<u8> {
     let pending = args.pending.then_some(args.session.as_str());
-    let Some(service) = e.downcast_ref::<mend_service::Error>() else {
-        return pending::fail(out, args.json && args.pending, e, true);
-    };
-    if let mend_service::Error::Usage(message) = service
-        && args.json
-        && args.pending
-    {
-        usage_json(out, message, true)?;
-        return Ok(EXIT_USAGE);
+    if args.json {
+        let classified = failure::classify(&e);
+        let service = e
+            .chain()
+            .find_map(|c| c.downcast_ref::<mend_service::Error>());
+        let code = classified.code();
+        let refused = match service {
+            Some(s) => {
+                // The message as classified: an error's whole chain.
+                let mut refused = ApplyRefused::of(s, pending);
+                refused.error.message = classified.failure.message;
+                refused
+            }
+            None => ApplyRefused::failed(classified.failure),
+        };
+        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
+        return Ok(code);
     }
+    let Some(service) = e.downcast_ref::<mend_service::Error>() else {
+        return pending::fail(out, false, e, true);
+    };
     let code = if service.is_refusal() {
         EXIT_FAILED
     } else {
         EXIT_USAGE
     };
-    if args.json
-        && let Some(refused) = ApplyRefused::of(service, pending)
-    {
-        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
-        return Ok(code);
-    }
     match service {
         mend_service::Error::Apply(mend_apply::ApplyError::Commit(c))
             if code == EXIT_FAILED && pending.is_none() =>

@@ -262,14 +262,7 @@ fn begin_by_daemon(
         ByDaemon::Here { lock_timeout, .. } => return Ok(Err(lock_timeout)),
         ByDaemon::Refused(e) => {
             if json {
-                let error = mend_pending::ErrorReport {
-                    kind: e.kind.unwrap_or_else(|| "error".into()),
-                    message: e.message,
-                    session: None,
-                    path: None,
-                };
-                let failed = mend_service::outcome::Failed { error };
-                writeln!(out, "{}", mend_service::to_json(&failed)?)?;
+                crate::failure::print_json(&mut out, e.into_failure())?;
             } else {
                 writeln!(out, "mend: {}", e.message)?;
             }

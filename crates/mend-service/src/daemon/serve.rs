@@ -243,13 +243,11 @@ fn params<P: for<'de> Deserialize<'de> + Default>(method: &str, v: Value) -> Res
         .map_err(|e| WireError::new("bad_params", format!("{method}: {e}; see docs/daemon.md")))
 }
 
+/// A failed request's error, carrying the failure as the CLI's JSON
+/// gives it.
 fn failed(e: &Error) -> WireError {
-    if e.is_refusal() {
-        // The kind the CLI's JSON gives the same refusal.
-        WireError::new("refused", crate::chain(e)).kind(&e.report().kind)
-    } else {
-        WireError::new("failed", crate::chain(e))
-    }
+    let code = if e.is_refusal() { "refused" } else { "failed" };
+    WireError::new(code, crate::chain(e)).failure(e.failure())
 }
 
 fn value(v: &impl serde::Serialize) -> Result<Value, WireError> {

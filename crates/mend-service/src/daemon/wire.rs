@@ -6,6 +6,8 @@ use std::io::{BufRead, Write};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::failure::{Failure, Kind};
+
 /// The protocol's version, in every request and answer as `"v"`.
 pub const VERSION: u64 = 1;
 
@@ -64,6 +66,11 @@ pub struct WireError {
     /// refusal (`error`, or a turn's `no_turn`, `refused`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// For `refused` and `failed`: the failure in the shape every
+    /// front-end reports (its `kind` is the one above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Boxed: an error stays small where it is passed by value.
+    pub failure: Option<Box<Failure>>,
 }
 
 impl WireError {
@@ -73,13 +80,31 @@ impl WireError {
             code: code.to_owned(),
             message: message.into(),
             kind: None,
+            failure: None,
         }
     }
 
-    /// The error with the kind of refusal it is.
-    pub fn kind(mut self, kind: &str) -> WireError {
-        self.kind = Some(kind.to_owned());
+    /// The error carrying `failure`, and its kind.
+    pub fn failure(mut self, failure: Failure) -> WireError {
+        self.kind = Some(failure.kind.name().to_owned());
+        self.failure = Some(Box::new(failure));
         self
+    }
+
+    /// The failure the daemon reported, or one made of the code and
+    /// message (a protocol error, or a daemon that sent none).
+    pub fn into_failure(self) -> Failure {
+        match self.failure {
+            Some(f) => *f,
+            None => {
+                let kind = match self.code.as_str() {
+                    "refused" => self.kind.as_deref().and_then(Kind::named),
+                    "failed" => Some(Kind::Error),
+                    _ => Some(Kind::Protocol),
+                };
+                Failure::new(kind.unwrap_or(Kind::Error), self.message)
+            }
+        }
     }
 }
 
@@ -179,6 +204,27 @@ mod tests {
                 l => out.push(l),
             }
         }
+    }
+
+    /// A refusal carries the failure whole; an answer from a daemon that
+    /// sent none, or a kind this mend does not know, still reads as one.
+    #[test]
+    fn an_error_carries_its_failure_across_the_wire() {
+        let failure = Failure::new(Kind::NoTurn, "no turn is open");
+        let sent = WireError::new("refused", "no turn is open").failure(failure.clone());
+        let text = serde_json::to_string(&Answer::to(Value::Null, Err(sent))).unwrap();
+        let got: Answer = serde_json::from_str(&text).unwrap();
+        let error = got.error.unwrap();
+        assert_eq!(error.kind.as_deref(), Some("no_turn"));
+        assert_eq!(error.into_failure(), failure);
+        let old = r#"{"code":"refused","message":"m","kind":"corrupt"}"#;
+        let old: WireError = serde_json::from_str(old).unwrap();
+        assert_eq!(old.into_failure(), Failure::new(Kind::Corrupt, "m"));
+        let newer = r#"{"code":"refused","message":"m","failure":{"kind":"from_the_future","message":"m"}}"#;
+        let newer: WireError = serde_json::from_str(newer).unwrap();
+        assert_eq!(newer.into_failure().kind, Kind::Error);
+        let bad = WireError::new("bad_params", "x").into_failure();
+        assert_eq!(bad.kind, Kind::Protocol);
     }
 
     #[test]

@@ -138,29 +138,15 @@ fn waiting(req: &Request) -> Result<(Duration, Request), Failure> {
     Ok((wait, req))
 }
 
-/// A service error as the editor answers it: refused, with the error's
-/// report as `data` (`{"kind", "message", "session"?, "path"?}`); a lock
-/// held past the wait is kind `busy`, whichever lock it was.
+/// A service error as the editor answers it: refused, with its failure
+/// as `data` (`{"kind", "message", "session"?, "path"?, "holder"?}`); a
+/// lock held past the wait is kind `busy`, whichever lock it was.
 pub(super) fn refused(e: &mend_service::Error) -> Failure {
-    let mut report = e.report();
-    if locked(e) {
-        report.kind = "busy".into();
-    }
-    let data = serde_json::to_value(&report).unwrap_or_else(|_| json!({"kind": "error"}));
+    let failure = e.failure();
+    let data = serde_json::to_value(&failure).unwrap_or_else(|_| json!({"kind": "error"}));
     Failure {
         code: REFUSED,
-        message: report.message,
+        message: failure.message,
         data: Some(data),
     }
-}
-
-/// Whether `e` is the workspace lock held by another process.
-fn locked(e: &mend_service::Error) -> bool {
-    use mend_workspace::Error::Locked;
-    matches!(
-        e,
-        mend_service::Error::Workspace(Locked { .. })
-            | mend_service::Error::Checkpoint(mend_checkpoint::Error::Workspace(Locked { .. }))
-            | mend_service::Error::Pending(mend_pending::Error::Workspace(Locked { .. }))
-    )
 }

@@ -475,7 +475,9 @@ fn a_daemon_checkpoints_in_the_store_the_cli_opens_now() {
     std::fs::create_dir(d.join(".git")).unwrap();
     let out = run_mend(d, &["checkpoint", "create", "--json"], None);
     assert_ne!(out.status.code(), Some(0), "{out:?}");
-    assert!(out.stdout.is_empty(), "{out:?}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "error", "{said}");
+    assert!(said.get("id").is_none(), "{said}");
 }
 
 /// What a fake daemon does with the work it is asked for.
