@@ -4,7 +4,7 @@
 // to it again.
 
 import { ChildProcess, spawn } from 'child_process';
-import * as rpc from 'vscode-jsonrpc/node';
+import * as rpc from 'vscode-jsonrpc/node.js';
 
 /** The server's state, as the status bar shows it. */
 export type State = 'starting' | 'watching' | 'lost' | 'dead';
