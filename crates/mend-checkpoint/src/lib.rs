@@ -65,7 +65,7 @@ use git2::{Commit, Delta, DiffFormat, DiffOptions, ObjectType, Oid, Repository, 
 use mend_core::report::Status;
 use serde::Serialize;
 
-const REF_PREFIX: &str = "refs/mend/checkpoints/";
+use store::REF_PREFIX;
 
 /// Why a checkpoint operation could not proceed.
 #[derive(Debug, thiserror::Error)]

@@ -55,6 +55,11 @@ pub enum Error {
     /// serving it refused the work (the message is its refusal).
     #[error("{0}")]
     Refused(String),
+    /// The daemon serving the root refused the work a command asked it
+    /// for, after its wait for the lock: the command's own refusal, the
+    /// failure the daemon sent (its kind kept).
+    #[error("{}", .0.message)]
+    ByDaemon(Box<Failure>),
     /// Reading or writing a file outside the workspace (`mend merge`,
     /// `mend diff`, the daemon's socket) failed (the cause is the
     /// error's source).
@@ -78,7 +83,7 @@ impl Error {
             Error::Apply(e) => e.is_refusal(),
             Error::Workspace(e) => e.is_refusal(),
             Error::Checkpoint(e) => e.is_refusal(),
-            Error::Refused(_) => true,
+            Error::Refused(_) | Error::ByDaemon(_) => true,
             Error::Usage(_)
             | Error::Input(_)
             | Error::Roots(_)
@@ -99,6 +104,7 @@ impl Error {
             Error::Roots(_) => Kind::Roots,
             Error::NotFound(_) => Kind::NotFound,
             Error::Refused(_) => Kind::Refused,
+            Error::ByDaemon(f) => return (**f).clone(),
             _ => match self.lib() {
                 Some(lib) => return lib.failure(chain(self)),
                 None => Kind::Error,

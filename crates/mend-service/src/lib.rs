@@ -19,6 +19,7 @@
 //! ([`choice`]), so a variant added to a library reaches every front-end.
 
 pub mod apply;
+mod call;
 pub mod checkpoint;
 pub mod choice;
 pub mod daemon;
@@ -28,15 +29,16 @@ pub mod files;
 pub mod merge;
 pub mod outcome;
 pub mod pending;
-mod roots;
+pub mod roots;
 pub mod stream;
 pub mod turn;
 pub mod watched;
 
+pub use call::{Call, Note, ScanKind};
 pub use error::{Error, chain, classify, usage};
 pub use failure::{Failure, Kind};
-pub use roots::Roots;
-pub use watched::{ScanKind, Watched};
+pub use roots::{Roots, root};
+pub use watched::{Registry, Watched};
 
 use mend_workspace::{Lock, Recovery, Workspace};
 

@@ -83,14 +83,10 @@ pub enum Outcome {
     Ended(Ended),
 }
 
-/// The root of a turn command run in `dir` without `--root`: the git
-/// worktree holding `dir`, so one worktree has one turn wherever in it a
-/// command runs (agents' hooks find it the same way); `dir` outside git.
+/// The root of a turn command run in `dir` without `--root`: the one
+/// root rule's (see [`crate::roots::worktree_of`]).
 pub fn default_root(dir: &Path) -> std::path::PathBuf {
-    git2::Repository::discover(dir)
-        .ok()
-        .and_then(|r| r.workdir().map(Path::to_path_buf))
-        .unwrap_or_else(|| dir.to_path_buf())
+    crate::roots::worktree_of(dir)
 }
 
 /// Runs `action` on the turn of `root`, waiting at most `lock_timeout`

@@ -10,6 +10,7 @@ mod failure;
 mod mcp;
 mod merge;
 mod pending;
+mod progress;
 mod review;
 mod turn;
 
@@ -70,17 +71,19 @@ enum Command {
     /// Finish a transaction that a killed mend left unfinished (every
     /// command that writes does this first).
     Recover {
-        /// Workspace root.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
+        /// Workspace root [default: the git worktree holding the current
+        /// folder, else the current folder].
+        #[arg(long)]
+        root: Option<PathBuf>,
     },
     /// Print the content hash of files, to pass back later as
     /// `apply --expect PATH=HASH`; mend remembers the content so a stale
     /// edit can be shown what changed.
     Hash {
-        /// Workspace root.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
+        /// Workspace root [default: the git worktree holding the current
+        /// folder, else the current folder].
+        #[arg(long)]
+        root: Option<PathBuf>,
         /// Files, relative to the root.
         #[arg(required = true)]
         paths: Vec<String>,
@@ -133,8 +136,8 @@ enum Command {
     /// buffer, merge the change into one with unsaved edits, or write
     /// conflict markers. See docs/editor-protocol.md.
     Editor {
-        /// Workspace root when `initialize` names none (default: the
-        /// current directory).
+        /// Workspace root when `initialize` names none (default: the git
+        /// worktree holding the current folder, else the current folder).
         #[arg(long)]
         root: Option<PathBuf>,
         /// How dirty buffers are merged with the file: `git` (git's merge
@@ -147,8 +150,9 @@ enum Command {
     /// Serve mend's tools to an agent over the Model Context Protocol
     /// (stdio).
     Mcp {
-        /// Project roots the tools may touch (default: the current
-        /// directory); relative paths resolve against the first.
+        /// Project roots the tools may touch (default: the git worktree
+        /// holding the current folder, else the current folder); relative
+        /// paths resolve against the first.
         #[arg(long)]
         root: Vec<PathBuf>,
         /// Serve only these tools (comma-separated), hiding the rest from
@@ -192,9 +196,11 @@ enum Command {
 
 #[derive(clap::Args, Debug)]
 struct ApplyArgs {
-    /// Workspace root; every path in the edits is relative to it.
-    #[arg(long, default_value = ".")]
-    root: PathBuf,
+    /// Workspace root; every path in the edits is relative to it
+    /// [default: the git worktree holding the current folder, else the
+    /// current folder].
+    #[arg(long)]
+    root: Option<PathBuf>,
     /// Edit format of the input; `auto` decides per block.
     #[arg(long, value_parser = parser::<Format>(), default_value = "auto")]
     format: Format,
@@ -260,6 +266,17 @@ struct ParseArgs {
     input: Option<PathBuf>,
 }
 
+/// A server applies edit after edit to the same files: it keeps the syntax
+/// check's parses, so each check reparses only what the edit changed.
+fn keep_parses_in_servers(command: &Command) {
+    if matches!(
+        command,
+        Command::Mcp { .. } | Command::Editor { .. } | Command::Daemon(_)
+    ) {
+        mend_service::apply::keep_syntax_trees();
+    }
+}
+
 fn main() -> ExitCode {
     let parsed = Cli::try_parse();
     if let Err(e) = &parsed
@@ -285,12 +302,13 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    keep_parses_in_servers(&cli.command);
     let result = match cli.command {
         Command::Apply(args) => run_apply(&args),
         Command::Parse(args) => run_parse(&args),
         Command::Prompt { format } => print(&formats::prompt::prompt(format)).map(|()| EXIT_OK),
         Command::Schema { format } => run_schema(format),
-        Command::Recover { root } => run_recover(&root),
+        Command::Recover { root } => run_recover(&mend_service::root(root.as_deref())),
         Command::Merge(args) => {
             return match merge::run_merge(&args) {
                 Ok(code) => ExitCode::from(code),
@@ -319,7 +337,7 @@ fn main() -> ExitCode {
             syntax,
             !no_watch,
         ),
-        Command::Hash { root, paths } => run_hash(&root, &paths),
+        Command::Hash { root, paths } => run_hash(&mend_service::root(root.as_deref()), &paths),
         Command::Editor { root, merge } => editor::run(root.as_deref(), merge),
     };
     match result {
@@ -423,11 +441,7 @@ fn decode(bytes: Vec<u8>) -> anyhow::Result<String> {
 
 fn open_input(input: Option<&PathBuf>) -> anyhow::Result<Box<dyn Read>> {
     match input {
-        Some(p) if p.as_os_str() != "-" => {
-            Ok(Box::new(std::fs::File::open(p).with_context(|| {
-                format!("cannot read input {}", p.display())
-            })?))
-        }
+        Some(p) if p.as_os_str() != "-" => Ok(Box::new(mend_service::stream::open_response(p)?)),
         _ => {
             let stdin = std::io::stdin();
             if stdin.is_terminal() {
@@ -478,7 +492,7 @@ fn run_parse(args: &ParseArgs) -> anyhow::Result<u8> {
 }
 
 fn open_workspace(root: &std::path::Path, opts: Options) -> anyhow::Result<Workspace> {
-    Workspace::open(root, opts)
+    mend_service::roots::open(root, opts)
         .map(prepared)
         .with_context(|| format!("cannot open root {}", root.display()))
 }
@@ -504,7 +518,7 @@ pub(crate) fn prepared(mut ws: Workspace) -> Workspace {
 
 fn run_recover(root: &std::path::Path) -> anyhow::Result<u8> {
     // Told on standard output below, not by a reporter.
-    let ws = Workspace::open(root, Options::default())
+    let ws = mend_service::roots::open(root, Options::default())
         .with_context(|| format!("cannot open root {}", root.display()))?;
     let (_lock, recovered) = mend_service::lock_recovered(&ws)?;
     let msg = match recovered {
@@ -542,7 +556,7 @@ fn run_hash(root: &std::path::Path, paths: &[String]) -> anyhow::Result<u8> {
 
 fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     let mut ws = open_workspace(
-        &args.root,
+        &mend_service::root(args.root.as_deref()),
         Options {
             max_bytes: args.max_bytes,
             lock_timeout: std::time::Duration::from_secs(args.lock_timeout),
@@ -563,7 +577,7 @@ fn commit_step_delay(ms: Option<u64>) -> Option<std::time::Duration> {
 
 /// `mend apply`: argument mapping, one service call, the report printed.
 fn apply(ws: &Workspace, args: &ApplyArgs, out: &mut impl std::io::Write) -> anyhow::Result<u8> {
-    let progress = checkpoint::Progress::default();
+    let progress = progress::Progress::default();
     let made = |cp: &mend_checkpoint::Checkpoint| {
         progress.clear();
         let _ = writeln!(

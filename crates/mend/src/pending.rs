@@ -15,9 +15,10 @@ use mend_workspace::{Options, Workspace};
 /// `mend pending` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct PendingArgs {
-    /// Workspace root.
-    #[arg(long, default_value = ".", global = true)]
-    root: PathBuf,
+    /// Workspace root [default: the git worktree holding the current
+    /// folder, else the current folder].
+    #[arg(long, global = true)]
+    root: Option<PathBuf>,
     /// The session (default `default`).
     #[arg(long, default_value = mend_pending::DEFAULT_SESSION, global = true)]
     session: String,
@@ -140,9 +141,10 @@ pub(crate) fn run(args: &PendingArgs) -> anyhow::Result<u8> {
         lock_timeout: Duration::from_secs(args.lock_timeout),
         ..Options::default()
     };
-    let result = Workspace::open(&args.root, opts)
+    let root = mend_service::root(args.root.as_deref());
+    let result = mend_service::roots::open(&root, opts)
         .map(crate::prepared)
-        .with_context(|| format!("cannot open {}", args.root.display()))
+        .with_context(|| format!("cannot open {}", root.display()))
         .and_then(|mut ws| {
             ws.pause_commits(args.commit_step_delay_ms.map(Duration::from_millis));
             act(&ws, args, &mut out)

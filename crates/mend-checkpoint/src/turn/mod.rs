@@ -42,9 +42,7 @@ use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, git};
 use changes::Entry;
 use state::{Held, State};
 
-/// Where an open turn's hold ref lives (see `Turns::hold`), beside the
-/// checkpoints' refs and never listed among them.
-pub(crate) const HOLD_PREFIX: &str = "refs/mend/turns/";
+use crate::store::HOLD_PREFIX;
 
 /// Files larger than this are listed with their sizes, never diffed.
 pub const DIFF_LIMIT: u64 = 1024 * 1024;

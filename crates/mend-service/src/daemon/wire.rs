@@ -3,9 +3,11 @@
 
 use std::io::{BufRead, Write};
 
+use mend_checkpoint::turn::Begun;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::call::ScanKind;
 use crate::failure::{Failure, Kind};
 
 /// The protocol's version, in every request and answer as `"v"`.
@@ -17,6 +19,62 @@ pub const MAX_REQUEST: usize = 64 * 1024;
 
 /// The longest answer line a client reads.
 pub const MAX_ANSWER: usize = 64 << 20;
+
+/// `status`'s answer.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Status {
+    /// The daemon's process id.
+    pub pid: u32,
+    /// The root it serves (canonical).
+    pub root: String,
+    /// This run of the daemon (tokens of `changes` belong to it).
+    pub instance: String,
+    /// When it started, in seconds since the Unix epoch.
+    pub started: u64,
+    /// The watcher's change token, when the root is watched.
+    pub token: Option<u64>,
+    /// Whether the root is watched (otherwise checkpoints scan in full).
+    pub watching: bool,
+}
+
+/// `checkpoint`'s parameters.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Create {
+    pub(crate) label: Option<String>,
+    pub(crate) anchor: Option<String>,
+    pub(crate) max_file_bytes: Option<u64>,
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+    /// Send progress lines while working.
+    #[serde(default)]
+    pub(crate) progress: bool,
+    /// How long to wait for the workspace lock (default 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lock_timeout_ms: Option<u64>,
+}
+
+/// `turn_begin`'s parameters.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Begin {
+    pub(crate) label: Option<String>,
+    pub(crate) session: Option<String>,
+    pub(crate) agent: Option<String>,
+    /// Send progress lines while working.
+    #[serde(default)]
+    pub(crate) progress: bool,
+    /// How long to wait for the workspace lock (default 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lock_timeout_ms: Option<u64>,
+}
+
+/// `turn_begin`'s answer.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Began {
+    pub(crate) begun: Begun,
+    pub(crate) scan: Option<ScanKind>,
+}
 
 /// A request: `{"v": 1, "id": any, "method": "...", "params": {...}}`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -189,6 +247,13 @@ pub fn write_line(w: &mut impl Write, value: &impl Serialize) -> std::io::Result
     text.push(b'\n');
     w.write_all(&text)?;
     w.flush()
+}
+
+/// Whether the peer runs as this process's user: the daemon serves its
+/// own user only, and a client trusts no other user's daemon.
+pub(crate) fn same_user(stream: &std::os::unix::net::UnixStream) -> bool {
+    rustix::net::sockopt::socket_peercred(stream)
+        .is_ok_and(|cred| cred.uid == rustix::process::getuid())
 }
 
 #[cfg(test)]

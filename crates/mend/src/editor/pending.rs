@@ -8,8 +8,7 @@ use mend_service::pending::{Action, Actor, Hunks};
 use mend_workspace::Workspace;
 use serde::Deserialize;
 
-use super::worker::refused;
-use super::{Answer, Failure, Request, params};
+use super::{Answer, Failure, Request, params, refused};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

@@ -25,7 +25,7 @@ use mend_service::checkpoint::{CreateResult, ListResult};
 use mend_service::files::{ReadResult, Window};
 use mend_service::outcome::EditResult;
 use mend_service::stream::Streamed;
-use mend_service::{Failure, Kind, Roots, Watched};
+use mend_service::{Failure, Kind, Registry, Roots, Watched};
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
@@ -60,11 +60,9 @@ pub(crate) struct MendServer {
     /// The syntax check of calls that do not choose one.
     syntax: SyntaxPolicy,
     /// Each root's checkpoints and the watcher that narrows their
-    /// snapshots, made at the first call that checkpoints there.
-    watched: Arc<std::sync::Mutex<HashMap<PathBuf, Arc<Watched>>>>,
-    /// Watch the roots (`--no-watch` says not to: every checkpoint scans
-    /// in full).
-    watch: bool,
+    /// snapshots (unless `--no-watch`), made at the first turn or
+    /// checkpoint call there; a daemon serving the root is asked first.
+    watched: Arc<Registry>,
 }
 
 /// A writing call's options.
@@ -401,13 +399,14 @@ impl MendServer {
         watch: bool,
     ) -> anyhow::Result<Self> {
         let roots = if roots.is_empty() {
-            vec![PathBuf::from(".")]
+            // The one root rule: the worktree holding the current folder.
+            vec![mend_service::root(None)]
         } else {
             roots.to_vec()
         };
         let mut ws = roots
             .iter()
-            .map(|r| Workspace::open(r, Options::default()).map(crate::prepared))
+            .map(|r| mend_service::roots::open(r, Options::default()).map(crate::prepared))
             .collect::<Result<Vec<_>, _>>()?;
         let first = ws.remove(0);
         let mut tool_router = Self::tool_router() + Self::turn_router();
@@ -429,15 +428,14 @@ impl MendServer {
         }
         if let Some(name) = pending {
             // A bad name fails at start, not on the first call.
-            mend_pending::Session::open(&first, name)?;
+            mend_service::apply::open_session(&first, name)?;
         }
         Ok(MendServer {
             roots: Arc::new(Roots::new(first, ws)),
             tool_router,
             pending: pending.map(Arc::from),
             syntax,
-            watched: Arc::default(),
-            watch,
+            watched: Arc::new(Registry::new(watch)),
         })
     }
 
@@ -656,7 +654,12 @@ impl MendServer {
                 ..Default::default()
             };
             let dry_run = a.dry_run.unwrap_or(false);
-            w.create(None, &opts, dry_run, &mut |_| {})
+            w.create(
+                &mut mend_service::Call::new(None, None),
+                &opts,
+                &Default::default(),
+                dry_run,
+            )
         })
         .await
     }
@@ -693,8 +696,11 @@ impl MendServer {
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointListArgs>>,
     ) -> CallToolResult {
-        self.checkpoints(a.root.as_deref(), |cps| {
-            mend_service::checkpoint::list(&cps)
+        self.through_watched(a.root.as_deref(), |w| {
+            w.checkpoints(
+                &mend_service::Call::new(None, None),
+                mend_service::checkpoint::list,
+            )
         })
         .await
     }
@@ -716,7 +722,7 @@ impl MendServer {
                 prune_later: a.prune_later.unwrap_or(false),
                 force: a.force.unwrap_or(false),
             };
-            w.restore(None, &a.id, &opts, review)
+            w.restore(&mend_service::Call::new(None, None), &a.id, &opts, review)
         })
         .await
     }
@@ -745,7 +751,7 @@ impl MendServer {
             agent: Some("mcp".into()),
             force: false,
         });
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 
     #[tool(
@@ -793,7 +799,7 @@ impl MendServer {
             hunks: a.hunks.unwrap_or_default(),
             seen: a.seen,
         });
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 
     #[tool(
@@ -809,22 +815,18 @@ impl MendServer {
             return refused(Kind::Refused, NO_TURN_UNDO_IN_REVIEW);
         }
         let action = mend_service::turn::Action::Undo;
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 }
 
 impl MendServer {
     /// Runs a turn action for the named root (default the first) on the
-    /// blocking pool; its outcome becomes the result.
+    /// blocking pool, through the root's holder; its outcome becomes the
+    /// result.
     async fn turn(&self, root: Option<&str>, action: mend_service::turn::Action) -> CallToolResult {
-        let root = match self.roots.pick(root) {
-            Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return service_failed(&e),
-        };
-        let timeout = std::time::Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
-        answer(tokio::task::spawn_blocking(move || {
-            mend_service::turn::act(&root, &action, timeout, &mut |_| {})
-        }))
+        self.through_watched(root, move |w| {
+            Ok(w.turn(&mut mend_service::Call::new(None, None), &action)?.0)
+        })
         .await
     }
 
@@ -842,8 +844,8 @@ impl MendServer {
 }
 
 impl MendServer {
-    /// Runs work that checkpoints on the blocking pool, through the named
-    /// root's holder (made, and its watcher started, on first use).
+    /// Runs turn or checkpoint work on the blocking pool, through the
+    /// named root's holder (made, and its watcher started, on first use).
     async fn through_watched<T: serde::Serialize + Send + 'static>(
         &self,
         root: Option<&str>,
@@ -853,54 +855,8 @@ impl MendServer {
             Ok(ws) => ws.root().to_path_buf(),
             Err(e) => return service_failed(&e),
         };
-        let (held, watch) = (Arc::clone(&self.watched), self.watch);
-        answer(tokio::task::spawn_blocking(move || {
-            let w = {
-                let mut all = held
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let w = all.entry(root.clone()).or_insert_with(|| {
-                    Arc::new(if watch {
-                        Watched::watching(&root)
-                    } else {
-                        Watched::new(&root, None)
-                    })
-                });
-                Arc::clone(w)
-            };
-            work(&w)
-        }))
-        .await
-    }
-
-    /// A turn action that checkpoints (`begin`, `reject`), through the
-    /// root's holder.
-    async fn turn_watched(
-        &self,
-        root: Option<&str>,
-        action: mend_service::turn::Action,
-    ) -> CallToolResult {
-        self.through_watched(root, move |w| Ok(w.turn(None, &action, &mut |_| {})?.0))
-            .await
-    }
-
-    /// Runs checkpoint work for the named root (default the first) on the
-    /// blocking pool; its outcome becomes the result.
-    async fn checkpoints<T: serde::Serialize + Send + 'static>(
-        &self,
-        root: Option<&str>,
-        work: impl FnOnce(mend_checkpoint::Checkpoints) -> Result<T, mend_service::Error>
-        + Send
-        + 'static,
-    ) -> CallToolResult {
-        let root = match self.roots.pick(root) {
-            Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return service_failed(&e),
-        };
-        answer(tokio::task::spawn_blocking(move || {
-            work(mend_checkpoint::Checkpoints::open(&root)?)
-        }))
-        .await
+        let held = Arc::clone(&self.watched);
+        answer(tokio::task::spawn_blocking(move || work(&held.get(&root)))).await
     }
 }
 

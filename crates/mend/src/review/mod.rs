@@ -26,8 +26,8 @@ const POLL: Duration = Duration::from_millis(200);
 /// `mend review` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct ReviewArgs {
-    /// Workspace root [default: the current folder; with --turn, the git
-    /// worktree holding it, as for `mend turn`].
+    /// Workspace root [default: the git worktree holding the current
+    /// folder, else the current folder].
     #[arg(long)]
     root: Option<PathBuf>,
     /// The session to review.
@@ -48,14 +48,10 @@ pub(crate) struct ReviewArgs {
 }
 
 impl ReviewArgs {
-    /// `--root`, else the current folder, or for a turn the git worktree
-    /// holding it.
+    /// The one root rule: `--root`, else the git worktree holding the
+    /// current folder, else the current folder.
     fn root(&self) -> anyhow::Result<PathBuf> {
-        Ok(match (&self.root, self.turn) {
-            (Some(r), _) => r.clone(),
-            (None, false) => PathBuf::from("."),
-            (None, true) => mend_service::turn::default_root(&std::env::current_dir()?),
-        })
+        Ok(mend_service::root(self.root.as_deref()))
     }
 }
 
