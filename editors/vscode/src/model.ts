@@ -1,9 +1,8 @@
 // The review model the extension shows: files with their letters, and
 // their diffs as numbered hunks. Built from the editor protocol's
-// `turn/diff`, `pending/status` and `pending/diff` results. Today these
-// carry each diff as unified text, so this module (and only this one) reads
-// hunks out of it; where a result carries hunks as data, those are taken
-// as they are. Pure (no `vscode`), so the unit tests run it in plain Node.
+// `turn/diff`, `pending/status` and `pending/diff` results, which carry
+// each file's hunks as data (`diff_hunks`, the service's review model);
+// only a server older than that model has its unified text read here. Pure (no `vscode`), so the unit tests run it in plain Node.
 
 /** One hunk of a file's diff, numbered as the server numbered it. */
 export interface ReviewHunk {
@@ -72,12 +71,18 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-/** Hunks given as data (`hunks`, or `diff.hunks`: the shape the review
- *  model is moving to), else read from the unified text (`diff`, or
- *  `diff.text`). */
+/** Hunks given as data (the review model's `diff_hunks`; `hunks` or
+ *  `diff.hunks` as arrays), else, from a server older than the review
+ *  model, read from the unified text (`diff`, or `diff.text`). */
 function hunksOf(f: Record<string, unknown>): ReviewHunk[] {
   const diff = f.diff as Record<string, unknown> | string | undefined;
-  const given = Array.isArray(f.hunks) ? f.hunks : typeof diff === 'object' && Array.isArray(diff?.hunks) ? diff.hunks : undefined;
+  const given = Array.isArray(f.diff_hunks)
+    ? f.diff_hunks
+    : Array.isArray(f.hunks)
+      ? f.hunks
+      : typeof diff === 'object' && Array.isArray(diff?.hunks)
+        ? diff.hunks
+        : undefined;
   if (given) {
     return given.map((h, i) => fromData(h as Record<string, unknown>, i));
   }
@@ -127,12 +132,25 @@ export function turnFiles(result: { files?: Record<string, unknown>[] }): Review
  *  ID` line) and its version. */
 export function pendingFiles(
   status: { files?: Record<string, unknown>[] },
-  diff: { diff?: string; versions?: Record<string, string> },
+  diff: { diff?: string; versions?: Record<string, string>; files?: Record<string, unknown>[] },
 ): ReviewFile[] {
   const versions = diff.versions ?? {};
-  const sections = splitPending(diff.diff ?? '', versions);
+  const given = new Map((diff.files ?? []).map((d) => [String(d.path), d]));
+  const sections = given.size > 0 ? new Map<string, string>() : splitPending(diff.diff ?? '', versions);
   return (status.files ?? []).map((f) => {
     const path = String(f.path);
+    const d = given.get(path);
+    if (d !== undefined) {
+      return {
+        path,
+        letter: String(f.letter ?? f.status ?? '').trim(),
+        from: str(f.from),
+        to: str(f.to),
+        version: versions[path] ?? str(d.version),
+        note: str(f.note) ?? str(f.reason),
+        hunks: hunksOf(d),
+      };
+    }
     return {
       path,
       letter: String(f.letter ?? f.status ?? '').trim(),

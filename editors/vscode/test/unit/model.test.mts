@@ -77,3 +77,17 @@ test('hunks as data without their numbers take them from the header', () => {
   const [g] = turnFiles({ files: [{ path: 'y', status: 'M', diff: { text: TWO } }] });
   assert.equal(g.hunks.length, 2);
 });
+
+test('the review model\'s diff_hunks are taken as data, for turns and pending files', () => {
+  const h = { number: 2, header: '@@ -4,3 +4,3 @@', lines: [' c', '-d', '+D', ' e'] };
+  const [t] = turnFiles({ files: [{ path: 'a', status: 'M', hunks: 1, version: 'v1', diff: 'not parsed', diff_hunks: [h] }] });
+  assert.equal(t.hunks.length, 1);
+  assert.equal(t.hunks[0].number, 2);
+  assert.equal(t.hunks[0].newStart, 4);
+  const [p] = pendingFiles(
+    { files: [{ path: 'b', status: 'M', hunks: 1 }] },
+    { diff: '', versions: { b: 'v9' }, files: [{ path: 'b', diff: 'not parsed', diff_hunks: [h] }] },
+  );
+  assert.equal(p.version, 'v9');
+  assert.deepEqual(p.hunks[0].lines, [' c', '-d', '+D', ' e']);
+});
