@@ -364,6 +364,48 @@ function cases.turn_panel_reverts_the_hunk_under_the_cursor()
   end)
 end
 
+--- Keys come from setup({ keys }), and the panel colours letters and
+--- hunk headers.
+function cases.turn_panel_keys_are_configurable_and_highlighted()
+  local path = start(numbered(20))
+  require('mend').setup({ cmd = { mend_bin, 'editor' }, root = client.root, keys = { reject = 'X', accept_file = false } })
+  local dir = vim.fn.fnamemodify(path, ':h')
+  sh('cd "$1" && "$2" turn begin >/dev/null', dir, mend_bin)
+  local changed = numbered(20)
+  changed[2], changed[18] = 'agent 2', 'agent 18'
+  write_file(path, text_of(changed))
+  vim.cmd('Mend turn')
+  local panel = vim.api.nvim_get_current_buf()
+  wait_for('the panel', function() return #vim.api.nvim_buf_get_lines(panel, 0, -1, false) > 10 end)
+  local maps = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_keymap(panel, 'n')) do
+    maps[m.lhs] = true
+  end
+  eq(true, maps.X, 'the configured reject key')
+  eq(nil, maps.r, 'the default reject key is gone')
+  eq(nil, maps.p, 'accept_file = false has no key')
+  eq(true, maps.a, 'other defaults stay')
+  local groups = {}
+  local ns = vim.api.nvim_create_namespace('mend.panel')
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(panel, ns, 0, -1, { details = true })) do
+    groups[m[2]] = m[4].hl_group
+  end
+  eq({ [0] = 'MendLetterM', [1] = 'MendHunkHeader', [8] = 'MendHunkHeader' }, groups, 'highlights by row')
+  eq({ default = true, link = 'DiffChange' }, vim.api.nvim_get_hl(0, { name = 'MendLetterM' }), 'MendLetterM')
+  vim.api.nvim_win_set_cursor(0, { 14, 0 })
+  vim.api.nvim_feedkeys('X', 'x', false)
+  changed[18] = 'line 18'
+  wait_for('hunk 2 to be reverted by X', function()
+    return vim.deep_equal(vim.fn.readfile(path), changed)
+  end)
+end
+
+function cases.bad_keys_are_refused_by_setup()
+  local notes = capture_notes()
+  eq(false, require('mend').setup({ cmd = { mend_bin, 'editor' }, keys = { nonsense = 'z' } }), 'setup')
+  eq(true, notes[#notes].msg:find('keys', 1, true) ~= nil, 'the message names keys: ' .. notes[#notes].msg)
+end
+
 -- Setup, health and the server's state ---------------------------------
 
 local function errors_in(notes)

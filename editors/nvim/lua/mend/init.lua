@@ -8,8 +8,9 @@ local M = {}
 ---@field root string? The workspace root (default: the git worktree holding the current directory, or the directory itself outside git).
 ---@field session string? The pending-changes session for :MendReview.
 ---@field timeout integer? Milliseconds before an unanswered request marks the server hung (default 5000).
+---@field keys table<string, string|false>? The review panels' keys by action (see :help mend-keys).
 local defaults = { cmd = { 'mend', 'editor' }, timeout = 5000 }
-local known = { cmd = true, root = true, session = true, timeout = true }
+local known = { cmd = true, root = true, session = true, timeout = true, keys = true }
 
 M.config = vim.deepcopy(defaults)
 
@@ -48,6 +49,22 @@ local function is_timeout(v)
   return v == nil or (type(v) == 'number' and v > 0)
 end
 
+local function is_keys(v)
+  if v == nil then
+    return true
+  end
+  if type(v) ~= 'table' then
+    return false
+  end
+  local actions = require('mend.panel').default_keys
+  for action, key in pairs(v) do
+    if actions[action] == nil or not (type(key) == 'string' and key ~= '' or key == false) then
+      return false
+    end
+  end
+  return true
+end
+
 --- Raises an error naming the first bad option.
 local function validate(opts)
   if type(opts) ~= 'table' then
@@ -55,13 +72,15 @@ local function validate(opts)
   end
   for key in pairs(opts) do
     if not known[key] then
-      error('unknown option ' .. vim.inspect(key) .. '; the options are cmd, root, session and timeout', 0)
+      error('unknown option ' .. vim.inspect(key) .. '; the options are cmd, root, session, timeout and keys', 0)
     end
   end
   check('cmd', opts.cmd, is_cmd, 'a non-empty list of strings, such as { "mend", "editor" }')
   check('root', opts.root, 'string')
   check('session', opts.session, 'string')
   check('timeout', opts.timeout, is_timeout, 'a number of milliseconds above 0')
+  check('keys', opts.keys, is_keys, 'a table of action = key (a string, or false for none); actions: '
+    .. table.concat(vim.tbl_keys(require('mend.panel').default_keys), ', '))
 end
 
 --- Why `root` cannot be the workspace root, or nil when it can.
@@ -217,6 +236,13 @@ function M.highlights()
   local function define()
     vim.api.nvim_set_hl(0, 'MendConflict', { link = 'DiffText', default = true })
     vim.api.nvim_set_hl(0, 'MendResolved', { link = 'DiffChange', default = true })
+    for group, link in pairs({
+      MendLetterM = 'DiffChange', MendLetterA = 'DiffAdd', MendLetterD = 'DiffDelete',
+      MendLetterR = 'DiffText', MendLetterT = 'WarningMsg', MendLetterOther = 'Comment',
+      MendHunkHeader = 'Statement',
+    }) do
+      vim.api.nvim_set_hl(0, group, { link = link, default = true })
+    end
   end
   define()
   vim.api.nvim_create_autocmd('ColorScheme', {

@@ -63,6 +63,15 @@ local function render(res)
   end
   panel.lines = at
   panels.set_lines(panel.buf, lines)
+  local kinds = {}
+  for i, a in ipairs(at) do
+    if a.hunk == nil and lines[i] == file_line(a.file) then
+      kinds[i] = 'file'
+    elseif a.hunk ~= nil and vim.startswith(lines[i], '@@') and (i == 1 or at[i - 1].hunk ~= a.hunk) then
+      kinds[i] = 'hunk'
+    end
+  end
+  panels.highlight(panel.buf, lines, kinds)
 end
 
 --- Loads the turn's diffs into the panel (they are recorded as shown).
@@ -95,7 +104,7 @@ local function act(method, hunk, verb)
     end
     client.request(method, params, function(err, res)
       if err then
-        say(err.message, vim.log.levels.WARN)
+        say(client.describe(err), vim.log.levels.WARN)
         return M.refresh()
       end
       local undo = ''
@@ -118,11 +127,11 @@ function M.open()
   end
   if not (panel.buf and vim.api.nvim_buf_is_valid(panel.buf)) then
     panel.buf = panels.create('mend://turn', 'diff', {
-      { 'a', act('turn/accept', true, 'accepted'), 'mend: accept the hunk (reviewed)' },
-      { 'r', act('turn/reject', true, 'reverted'), 'mend: revert the hunk to the turn\'s start' },
-      { 'p', act('turn/accept', false, 'accepted'), 'mend: accept the file (reviewed)' },
-      { 'x', act('turn/reject', false, 'reverted'), 'mend: revert the file to the turn\'s start' },
-      { 'R', M.refresh, 'mend: refresh' },
+      { 'accept', act('turn/accept', true, 'accepted'), 'mend: accept the hunk (reviewed)' },
+      { 'reject', act('turn/reject', true, 'reverted'), 'mend: revert the hunk to the turn\'s start' },
+      { 'accept_file', act('turn/accept', false, 'accepted'), 'mend: accept the file (reviewed)' },
+      { 'reject_file', act('turn/reject', false, 'reverted'), 'mend: revert the file to the turn\'s start' },
+      { 'refresh', M.refresh, 'mend: refresh' },
     })
   end
   panels.show(panel.buf, 60)
