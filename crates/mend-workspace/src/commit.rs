@@ -336,12 +336,16 @@ impl Workspace {
             mode_from,
             executable,
             link,
-            replace,
+            replace: _,
         } = content;
         let meta = fs::symlink_metadata(&target)
             .ok()
             .filter(fs::Metadata::is_file);
-        let in_place = !link && !replace && meta.as_ref().is_some_and(hard_linked);
+        // A file with other hard links gets a new inode like any other:
+        // its other names may be under `.git` or outside the root, where
+        // nothing may be written, and finding them would take a scan of
+        // every filesystem. They keep their bytes, as after git's checkout.
+        let in_place = false;
         let perms = match mode_from {
             Some(src) => fs::metadata(self.resolve(src)?)
                 .ok()

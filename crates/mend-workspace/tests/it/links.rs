@@ -53,20 +53,29 @@ fn symlink_inside_the_root_is_written_through() {
     );
 }
 
+/// An edit of a file with another hard link gives it a new inode: the
+/// other name keeps its bytes, wherever it is (under `.git`, outside the
+/// root), as after git's checkout.
 #[test]
-fn hard_links_keep_their_identity() {
+fn an_edit_leaves_a_hard_links_other_name_alone() {
     let (dir, ws) = workspace();
     put(dir.path(), "a.txt", b"shared\n");
-    std::fs::hard_link(dir.path().join("a.txt"), dir.path().join("b.txt")).unwrap();
-    let ino = std::fs::metadata(dir.path().join("a.txt")).unwrap().ino();
+    std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    let hook = dir.path().join(".git/hooks/pre-commit");
+    std::fs::hard_link(dir.path().join("a.txt"), &hook).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let copy = outside.path().join("backup.txt");
+    std::fs::hard_link(dir.path().join("a.txt"), &copy).unwrap();
     write(&ws, "a.txt", "changed\n");
     assert_eq!(
-        std::fs::metadata(dir.path().join("a.txt")).unwrap().ino(),
-        ino
-    );
-    assert_eq!(
-        std::fs::read(dir.path().join("b.txt")).unwrap(),
+        std::fs::read(dir.path().join("a.txt")).unwrap(),
         b"changed\n"
+    );
+    assert_eq!(std::fs::read(&hook).unwrap(), b"shared\n");
+    assert_eq!(std::fs::read(&copy).unwrap(), b"shared\n");
+    assert_eq!(
+        std::fs::metadata(dir.path().join("a.txt")).unwrap().nlink(),
+        1
     );
 }
 

@@ -70,3 +70,38 @@ fn pending_accept_refuses_one_file_under_two_names() {
         }
     }
 }
+
+/// A hard link whose other name is under `.git` or outside the root: an
+/// edit (apply, and a turn's hunk reject) reaches only the named file,
+/// never the hook or the outside file.
+#[test]
+fn a_hard_link_into_git_or_outside_is_never_written_through() {
+    let dir = crate::tree(&[("h.sh", "#!/bin/sh\necho hi\n")]);
+    let d = dir.path();
+    std::fs::create_dir_all(d.join(".git/hooks")).unwrap();
+    let hook = d.join(".git/hooks/pre-commit");
+    std::fs::hard_link(d.join("h.sh"), &hook).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let copy = outside.path().join("kept.sh");
+    std::fs::hard_link(d.join("h.sh"), &copy).unwrap();
+    let edit = sr("h.sh", "echo hi", "echo PWNED");
+    let out = run_mend(d, &["apply"], Some(edit.as_bytes()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("h.sh")).unwrap(),
+        "#!/bin/sh\necho PWNED\n"
+    );
+    for other in [&hook, &copy] {
+        assert_eq!(
+            std::fs::read_to_string(other).unwrap(),
+            "#!/bin/sh\necho hi\n",
+            "{}",
+            other.display()
+        );
+    }
+}
