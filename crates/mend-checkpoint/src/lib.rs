@@ -1143,6 +1143,13 @@ impl Checkpoints {
         self.drop_ref(id)
     }
 
+    /// Whether other worktrees share this repository's checkpoint refs (it
+    /// has linked worktrees, or is one).
+    fn shared_with_worktrees(&self) -> bool {
+        !self.shadow
+            && (self.repo.is_worktree() || self.repo.worktrees().is_ok_and(|w| !w.is_empty()))
+    }
+
     /// The commit of the open turn's start, which `drop`, `gc` and a
     /// restore's pruning keep (none when no turn is open or its state is
     /// unreadable).
@@ -1165,7 +1172,8 @@ impl Checkpoints {
 
     /// Drops all but the newest `keep` checkpoints and those older than
     /// `older_than`, then frees what no checkpoint holds any more. The
-    /// open turn's start is kept.
+    /// open turn's start is kept, and in a repository with linked
+    /// worktrees every turn start (another worktree's turn may be open).
     pub fn gc(
         &self,
         keep: Option<usize>,
@@ -1186,8 +1194,19 @@ impl Checkpoints {
         let now = now();
         let mut dropped = Vec::new();
         let start = self.open_turn_start();
+        let shared = self.shared_with_worktrees();
         for (k, c) in self.list()?.into_iter().enumerate() {
             if start.as_deref() == Some(c.commit.as_str()) {
+                continue;
+            }
+            // Another worktree's open turn may start here: its state is in
+            // that worktree's `.mend`, out of reach, so every turn start
+            // is kept (`checkpoint drop` still drops one by name).
+            if shared
+                && c.label
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with("turn start"))
+            {
                 continue;
             }
             let too_many = keep.is_some_and(|n| k >= n);

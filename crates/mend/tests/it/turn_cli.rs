@@ -147,3 +147,35 @@ fn undo_gives_back_a_file_whose_name_is_spelled() {
     assert!(restored.contains("M a\\\\x41.txt"), "{restored}");
     assert_eq!(read(), "orig\nAGENT\n");
 }
+
+/// Linked worktrees share the repository's checkpoint refs: a gc in one
+/// keeps the start of the turn open in another, which then still rejects
+/// back to what it had (an untracked file's bytes included).
+#[test]
+fn gc_in_one_worktree_keeps_another_worktrees_turn_start() {
+    let dir = repo(&[("x.txt", "x\n")]);
+    let main = dir.path();
+    let other = tempfile::tempdir().unwrap();
+    let linked = other.path().join("wt");
+    let made = std::process::Command::new("git")
+        .current_dir(main)
+        .args(["worktree", "add", "-q"])
+        .arg(&linked)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    put(&linked, "notes.txt", "my untracked notes\n");
+    ok(&linked, &["turn", "begin"]);
+    put(&linked, "notes.txt", "agent clobbered\n");
+    ok(main, &["checkpoint", "create"]);
+    ok(main, &["checkpoint", "gc", "--keep", "1"]);
+    ok(&linked, &["turn", "reject"]);
+    assert_eq!(
+        std::fs::read_to_string(linked.join("notes.txt")).unwrap(),
+        "my untracked notes\n"
+    );
+}
