@@ -320,9 +320,8 @@ impl Workspace {
 
     /// The journal's `Put` of `content` at `target` through the temporary
     /// file `temp`, and what to stage there: the mode comes from the file
-    /// replaced (or the one `mode_from` names), and a target with other
-    /// hard links is overwritten in place so they keep seeing the edit
-    /// (a restore replaces it instead).
+    /// replaced (or the one `mode_from` names); a target with other hard
+    /// links is replaced too, never written through.
     fn plan_put(
         &self,
         content: Content<'_>,
@@ -336,7 +335,6 @@ impl Workspace {
             mode_from,
             executable,
             link,
-            replace: _,
         } = content;
         let meta = fs::symlink_metadata(&target)
             .ok()
@@ -482,10 +480,6 @@ struct Content<'c> {
     executable: Option<bool>,
     /// `bytes` is a link's target, to be made a link.
     link: bool,
-    /// A restore: the file there is replaced, never written through, so
-    /// its other hard links (a `cp -al` backup, a name outside the root)
-    /// keep their bytes, as after git's checkout.
-    replace: bool,
 }
 
 impl<'c> Content<'c> {
@@ -520,7 +514,6 @@ impl<'c> Content<'c> {
             mode_from,
             executable,
             link,
-            replace: matches!(change, Change::Restore { .. }),
         })
     }
 }
