@@ -303,6 +303,24 @@ fn failed(failure: &Failure) -> CallToolResult {
     r
 }
 
+/// A failed result without a failure (the router's own, for arguments
+/// that do not deserialize) as one of kind `usage`, keeping its text.
+fn with_failure_shape(r: CallToolResult) -> CallToolResult {
+    if r.is_error != Some(true) || r.structured_content.is_some() {
+        return r;
+    }
+    let text: Vec<String> = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect();
+    let message = format!(
+        "{}; see the tool's input schema (tools/list) for its arguments",
+        text.join("\n")
+    );
+    failed(&Failure::new(Kind::Usage, message))
+}
+
 /// A call refused for `kind`, with `message`.
 fn refused(kind: Kind, message: impl Into<String>) -> CallToolResult {
     failed(&Failure::new(kind, message))
@@ -862,6 +880,22 @@ impl MendServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for MendServer {
+    /// A call through the tool router; a failure the router made itself
+    /// (arguments that do not fit the tool's schema) gets the failure
+    /// shape every other failure has, kind `usage`.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let answer = self.tool_router.call(tcc).await?;
+        Ok(match answer {
+            rmcp::model::CallToolResponse::Complete(r) => with_failure_shape(r).into(),
+            other => other,
+        })
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("mend", env!("CARGO_PKG_VERSION")))

@@ -1017,6 +1017,18 @@ fn mcp_failures_carry_their_kind_as_structured_content() {
             "nope",
         ),
         (
+            "read_file",
+            serde_json::json!({"path": "f0.txt", "offset": -1}),
+            "usage",
+            "input schema",
+        ),
+        (
+            "read_file",
+            serde_json::json!({}),
+            "usage",
+            "failed to deserialize parameters",
+        ),
+        (
             "edit_file",
             serde_json::json!({"path": "f0.txt", "edits": []}),
             "usage",
