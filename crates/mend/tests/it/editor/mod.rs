@@ -281,7 +281,16 @@ fn pending_session_is_served() {
     let mut c = Client::start(dir.path());
     open(&mut c, "a.txt", "one\n", false, 1);
     let s = c.request("pending/status", json!({})).unwrap();
-    assert_eq!(s["files"], json!([{"path": "a.txt", "status": "M"}]));
+    // A file of the review model: letter, hunk count, the version hunks
+    // are numbered against.
+    let f = &s["files"][0];
+    assert_eq!(
+        (&f["path"], &f["status"], &f["hunks"]),
+        (&json!("a.txt"), &json!("M"), &json!(1)),
+        "{s}"
+    );
+    assert!(f["version"].is_string(), "{s}");
+    assert_eq!(s["files"].as_array().map(Vec::len), Some(1), "{s}");
     let d = c
         .request("pending/diff", json!({"paths": ["a.txt"]}))
         .unwrap();
