@@ -131,6 +131,25 @@ pub enum Error {
     /// changed since it was shown); nothing was written.
     #[error("{0}")]
     TurnRefused(String),
+    /// A turn action named hunks or a version of a file whose change is
+    /// not the one shown any more (or was never shown); nothing was
+    /// written.
+    #[error("{message}")]
+    TurnUnseen {
+        /// The file.
+        path: String,
+        /// What to do.
+        message: String,
+    },
+    /// A turn action named a hunk the file's diff does not have; nothing
+    /// was written.
+    #[error("{message}")]
+    TurnNoHunk {
+        /// The file.
+        path: String,
+        /// What to do.
+        message: String,
+    },
     /// The root is a home directory or a filesystem root, and has no
     /// checkpoint yet.
     #[error(
@@ -182,6 +201,8 @@ impl Error {
                 | Error::NotFound(_)
                 | Error::Ambiguous { .. }
                 | Error::TurnRefused(_)
+                | Error::TurnUnseen { .. }
+                | Error::TurnNoHunk { .. }
                 | Error::UnsafeRoot { .. }
                 | Error::TooManyFiles { .. }
                 | Error::Unheld { .. }

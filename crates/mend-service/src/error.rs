@@ -173,6 +173,10 @@ impl<'a> Lib<'a> {
     fn failure(self, message: String) -> Failure {
         let (session, path) = match self {
             Lib::Pending(e) => concerns(e),
+            Lib::Checkpoint(
+                mend_checkpoint::Error::TurnUnseen { path, .. }
+                | mend_checkpoint::Error::TurnNoHunk { path, .. },
+            ) => (None, Some(path.clone())),
             _ => (None, None),
         };
         Failure {
@@ -259,6 +263,8 @@ fn checkpoint_kind(e: &mend_checkpoint::Error) -> Kind {
         C::NoTurn => Kind::NoTurn,
         C::TurnCorrupt { .. } => Kind::Corrupt,
         C::NotFound(_) | C::Ambiguous { .. } => Kind::NoCheckpoint,
+        C::TurnUnseen { .. } => Kind::Unseen,
+        C::TurnNoHunk { .. } => Kind::NoHunk,
         _ if e.is_refusal() => Kind::Refused,
         _ => Kind::Error,
     }

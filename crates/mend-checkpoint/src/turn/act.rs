@@ -37,6 +37,22 @@ fn refuse(message: impl Into<String>) -> Error {
     Error::TurnRefused(message.into())
 }
 
+/// A refusal of a version or hunk numbers of `e` that were not shown.
+fn unseen(e: &Entry, message: String) -> Error {
+    Error::TurnUnseen {
+        path: e.path.clone(),
+        message,
+    }
+}
+
+/// A refusal of a hunk number `e`'s diff does not have.
+fn no_hunk(e: &Entry, message: String) -> Error {
+    Error::TurnNoHunk {
+        path: e.path.clone(),
+        message,
+    }
+}
+
 /// A whole-file action given `--seen`: the one file named must still be
 /// at that version, or nothing is done.
 fn check_seen(chosen: &[&Entry], seen: Option<&str>) -> Result<(), Error> {
@@ -54,9 +70,12 @@ fn check_seen(chosen: &[&Entry], seen: Option<&str>) -> Result<(), Error> {
         return Ok(());
     }
     let path = mend_core::text::escape_controls(&e.path);
-    Err(refuse(format!(
-        "{path} changed since version {seen} was shown; nothing was written. Run `mend turn status` or `mend turn diff {path}` again (version {now})"
-    )))
+    Err(unseen(
+        e,
+        format!(
+            "{path} changed since version {seen} was shown; nothing was written. Run `mend turn status` or `mend turn diff {path}` again (version {now})"
+        ),
+    ))
 }
 
 /// The entries under `paths` (every entry when none is given); a path
@@ -101,38 +120,50 @@ impl Turns {
         let again = format!("Run `mend turn diff {path}` again and pick the hunks it numbers");
         if let Some(seen) = &sel.seen {
             if *seen != version(e) {
-                return Err(refuse(format!(
-                    "{path} changed since version {seen} was shown; nothing was written. {again} (version {})",
-                    version(e)
-                )));
+                return Err(unseen(
+                    e,
+                    format!(
+                        "{path} changed since version {seen} was shown; nothing was written. {again} (version {})",
+                        version(e)
+                    ),
+                ));
             }
             return match sel.hunks.iter().find(|k| **k == 0 || **k > now.len()) {
-                Some(k) => Err(refuse(format!(
-                    "{path} has {}; there is no hunk {k}",
-                    count(now.len())
-                ))),
+                Some(k) => Err(no_hunk(
+                    e,
+                    format!("{path} has {}; there is no hunk {k}", count(now.len())),
+                )),
                 None => Ok(sel.hunks.clone()),
             };
         }
         let Some(shown) = st.shown.get(&e.path) else {
-            return Err(refuse(format!(
-                "no diff of {path} was shown in this turn, so hunk numbers name nothing yet; run `mend turn diff {path}` first"
-            )));
+            return Err(unseen(
+                e,
+                format!(
+                    "no diff of {path} was shown in this turn, so hunk numbers name nothing yet; run `mend turn diff {path}` first"
+                ),
+            ));
         };
         let mut out = Vec::new();
         for k in &sel.hunks {
             let Some(fp) = k.checked_sub(1).and_then(|i| shown.get(i)) else {
-                return Err(refuse(format!(
-                    "the last diff of {path} showed {}; there is no hunk {k}",
-                    count(shown.len())
-                )));
+                return Err(no_hunk(
+                    e,
+                    format!(
+                        "the last diff of {path} showed {}; there is no hunk {k}",
+                        count(shown.len())
+                    ),
+                ));
             };
             match now.iter().position(|n| n == fp) {
                 Some(i) => out.push(i + 1),
                 None => {
-                    return Err(refuse(format!(
-                        "hunk {k} of {path} changed since `mend turn diff` showed it; nothing was written. {again}"
-                    )));
+                    return Err(unseen(
+                        e,
+                        format!(
+                            "hunk {k} of {path} changed since `mend turn diff` showed it; nothing was written. {again}"
+                        ),
+                    ));
                 }
             }
         }

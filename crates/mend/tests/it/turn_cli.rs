@@ -179,3 +179,43 @@ fn gc_in_one_worktree_keeps_another_worktrees_turn_start() {
         "my untracked notes\n"
     );
 }
+
+/// A turn's hunk refusals have the review model's kinds, as pending's do:
+/// a hunk the diff does not have is `no_hunk`, a version or hunk that
+/// changed since it was shown is `unseen`, each naming the file; exit 1.
+#[test]
+fn turn_hunk_refusals_are_unseen_and_no_hunk() {
+    let lines: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let dir = repo(&[("f.txt", lines.as_str())]);
+    let d = dir.path();
+    ok(d, &["turn", "begin"]);
+    let edited = lines
+        .replace("line 2\n", "agent 2\n")
+        .replace("line 18\n", "agent 18\n");
+    put(d, "f.txt", &edited);
+    let shown: serde_json::Value =
+        serde_json::from_str(&ok(d, &["turn", "diff", "--json"])).unwrap();
+    let version = shown["files"][0]["version"].as_str().unwrap().to_owned();
+    let refusal = |args: &[&str]| {
+        let out = run_mend(d, args, None);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            v["error"]["kind"].as_str().unwrap_or("").to_owned(),
+            v["error"]["path"].as_str().unwrap_or("").to_owned(),
+        )
+    };
+    let hunk9 = ["turn", "reject", "--json", "f.txt", "--hunk", "9"];
+    assert_eq!(refusal(&hunk9), ("no_hunk".into(), "f.txt".into()));
+    put(d, "f.txt", &edited.replace("line 4\n", "person 4\n"));
+    let hunk1 = ["turn", "reject", "--json", "f.txt", "--hunk", "1"];
+    assert_eq!(refusal(&hunk1), ("unseen".into(), "f.txt".into()));
+    let seen = [
+        "turn", "reject", "--json", "f.txt", "--hunk", "1", "--seen", &version,
+    ];
+    assert_eq!(refusal(&seen), ("unseen".into(), "f.txt".into()));
+    assert_eq!(
+        std::fs::read_to_string(d.join("f.txt")).unwrap(),
+        edited.replace("line 4\n", "person 4\n")
+    );
+}
