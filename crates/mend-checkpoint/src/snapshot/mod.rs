@@ -48,11 +48,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use std::io::Read as _;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd as _, BorrowedFd, OwnedFd};
 
 use git2::{ObjectType, Oid, Repository, Tree};
 use rayon::prelude::*;
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, openat, readlinkat, statat};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, openat, readlinkat, statat};
 
 use crate::{Error, Skipped, git};
 use objects::{Loose, Store};
@@ -240,6 +240,9 @@ const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOFOLLOW)
     .union(OFlags::NONBLOCK);
 
+/// The buffer one folder is listed through (`getdents64`).
+const LISTING_BYTES: usize = 64 * 1024;
+
 /// The bytes of the file `name` in the folder `dirfd`, or a link's target.
 fn read_at(dirfd: BorrowedFd<'_>, name: &OsStr, link: bool) -> std::io::Result<Vec<u8>> {
     if link {
@@ -342,33 +345,45 @@ impl<'a> Ctx<'a> {
 
     /// Lists a folder (open as `fd`) and walks it, subfolders in
     /// parallel. Everything below is reached relative to the folder's
-    /// descriptor, so the kernel never walks a whole path again.
+    /// descriptor, so the kernel never walks a whole path again. `None`
+    /// for a nested repository: a folder below the root whose listing
+    /// has a `.git` (found in the listing, so a folder costs no `lstat`
+    /// of a `.git` that is almost never there).
     fn dir(
         &self,
         rel: &[u8],
         fd: OwnedFd,
         abs: &Path,
         rules: &Rules,
-    ) -> Result<Listing<'a>, Error> {
+    ) -> Result<Option<Listing<'a>>, Error> {
         // Over the limit: every branch of the walk stops where it is.
         if self.over.load(Ordering::Relaxed) {
             return Err(self.too_many());
         }
         let listing_err = || io(format!("listing {}", abs.display()));
-        let mut dir = Dir::new(fd).map_err(|e| listing_err()(e.into()))?;
         // Every name in one buffer: one allocation per folder, not per file.
         let mut buf = Vec::new();
         let mut names = Vec::new();
-        while let Some(e) = dir.read() {
-            let e = e.map_err(|e| listing_err()(e.into()))?;
-            let n = e.file_name().to_bytes();
-            if n != b"." && n != b".." {
-                names.push((buf.len()..buf.len() + n.len(), e.file_type()));
-                buf.extend_from_slice(n);
+        {
+            // Room for a few thousand entries per `getdents`, so a usual
+            // folder is listed in one call and the empty one that ends it.
+            let mut space = Vec::with_capacity(LISTING_BYTES);
+            let mut dir = RawDir::new(&fd, space.spare_capacity_mut());
+            while let Some(e) = dir.next() {
+                let e = e.map_err(|e| listing_err()(e.into()))?;
+                let n = e.file_name().to_bytes();
+                if n != b"." && n != b".." {
+                    names.push((buf.len()..buf.len() + n.len(), e.file_type()));
+                    buf.extend_from_slice(n);
+                }
             }
         }
-        let dirfd = dir.fd().map_err(|e| listing_err()(e.into()))?;
-        let has_rules = names.iter().any(|(n, _)| &buf[n.clone()] == b".gitignore");
+        let named = |name: &[u8]| names.iter().any(|(n, _)| &buf[n.clone()] == name);
+        if !rel.is_empty() && named(b".git") {
+            return Ok(None);
+        }
+        let has_rules = named(b".gitignore");
+        let dirfd = fd.as_fd();
         let rules = if !rel.is_empty() && has_rules {
             rules.child(abs)
         } else {
@@ -402,7 +417,7 @@ impl<'a> Ctx<'a> {
                 None => {}
             }
         }
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// One entry of a folder; `path` is a buffer to spell its path in.
@@ -447,18 +462,17 @@ impl<'a> Ctx<'a> {
                 let Ok(fd) = openat(dirfd, os, flags, Mode::empty()) else {
                     return Ok(None);
                 };
-                if statat(&fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
-                    return Ok(Some(Err(Skipped {
+                match self.dir(child_rel, fd, &child_abs(), rules)? {
+                    Some(dir) => Ok(Some(Ok(Item::Dir {
+                        name: name.to_vec(),
+                        dir,
+                    }))),
+                    None => Ok(Some(Err(Skipped {
                         path: shown(child_rel),
                         reason: "nested repository".into(),
                         stamp: None,
-                    })));
+                    }))),
                 }
-                let dir = self.dir(child_rel, fd, &child_abs(), rules)?;
-                Ok(Some(Ok(Item::Dir {
-                    name: name.to_vec(),
-                    dir,
-                })))
             }
             FileType::RegularFile | FileType::Symlink => {
                 if !rules.is_empty() && rules.is_ignored(&child_abs(), false) {
@@ -886,6 +900,35 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
     })
 }
 
+/// Files per walking thread, and the most threads: git's preloaded index
+/// takes the same figures for its parallel `lstat` (one thread per 500
+/// entries, at most 20).
+const FILES_PER_THREAD: usize = 500;
+const MAX_WALK_THREADS: usize = 20;
+
+/// The pool that walks a tree of about `known` files, when it should have
+/// more threads than the global pool's one per core: an `lstat` mostly
+/// waits (on the disk, or for a core on a busy machine), so a large tree
+/// is walked by more threads than there are cores, as git does. Built
+/// once per process, the first time a tree is that large; `None` when it
+/// cannot be built or the tree is small. A later, larger tree in the
+/// same process keeps the first pool.
+fn walk_pool(known: usize) -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    let wanted = (known / FILES_PER_THREAD).min(MAX_WALK_THREADS);
+    if wanted <= rayon::current_num_threads() {
+        return None;
+    }
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(wanted)
+            .thread_name(|i| format!("mend-walk-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 /// Both phases' result: the root's tree, the files and folders seen, and
 /// what was skipped.
 type Built<'a> = (Oid, Seen<'a, Record>, Seen<'a, DirRecord>, Vec<Skipped>);
@@ -897,7 +940,18 @@ fn trees<'a>(w: &Walk<'_>, ctx: &'a Ctx<'a>) -> Result<Built<'a>, Error> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
-    let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
+    let known = ctx
+        .prev
+        .files
+        .len()
+        .max(ctx.hint.as_ref().map_or(0, |h| h.entries.len()));
+    let walk = || ctx.dir(b"", fd, &ctx.root, &rules);
+    // The root is never a nested repository: its listing is always one.
+    let listing = match walk_pool(known) {
+        Some(pool) => pool.install(walk),
+        None => walk(),
+    }?
+    .unwrap_or_default();
     let mut trees = Trees {
         repo,
         ctx,
@@ -943,6 +997,20 @@ fn next_state(mut prev: State, files: Delta<Record>, dirs: Delta<DirRecord>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_tree_is_walked_by_more_threads_than_cores() {
+        // git's preload figures: a thread per 500 files, at most 20.
+        let cores = rayon::current_num_threads();
+        assert!(walk_pool(cores * FILES_PER_THREAD).is_none());
+        let pool = walk_pool(200_000);
+        if cores >= MAX_WALK_THREADS {
+            assert!(pool.is_none());
+        } else {
+            let pool = pool.expect("a pool for a large tree");
+            assert_eq!(pool.current_num_threads(), MAX_WALK_THREADS);
+        }
+    }
 
     #[test]
     fn racy_is_within_a_tick_of_now() {
