@@ -102,7 +102,11 @@ fn main() {
         run(d, &mend, &["turn", "status"]);
         run(d, &mend, &["checkpoint", "create"]);
     }
-    let names = ["git status --porcelain", "mend turn status", "mend checkpoint create"];
+    let names = [
+        "git status --porcelain",
+        "mend turn status",
+        "mend checkpoint create",
+    ];
     let mut samples: [Vec<Duration>; 3] = Default::default();
     for round in 0..rounds {
         for k in 0..3 {
