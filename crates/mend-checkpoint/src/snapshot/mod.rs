@@ -900,35 +900,6 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
     })
 }
 
-/// Files per walking thread, and the most threads: git's preloaded index
-/// takes the same figures for its parallel `lstat` (one thread per 500
-/// entries, at most 20).
-const FILES_PER_THREAD: usize = 500;
-const MAX_WALK_THREADS: usize = 20;
-
-/// The pool that walks a tree of about `known` files, when it should have
-/// more threads than the global pool's one per core: an `lstat` mostly
-/// waits (on the disk, or for a core on a busy machine), so a large tree
-/// is walked by more threads than there are cores, as git does. Built
-/// once per process, the first time a tree is that large; `None` when it
-/// cannot be built or the tree is small. A later, larger tree in the
-/// same process keeps the first pool.
-fn walk_pool(known: usize) -> Option<&'static rayon::ThreadPool> {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    let wanted = (known / FILES_PER_THREAD).min(MAX_WALK_THREADS);
-    if wanted <= rayon::current_num_threads() {
-        return None;
-    }
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(wanted)
-            .thread_name(|i| format!("mend-walk-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
-}
-
 /// Both phases' result: the root's tree, the files and folders seen, and
 /// what was skipped.
 type Built<'a> = (Oid, Seen<'a, Record>, Seen<'a, DirRecord>, Vec<Skipped>);
@@ -940,18 +911,8 @@ fn trees<'a>(w: &Walk<'_>, ctx: &'a Ctx<'a>) -> Result<Built<'a>, Error> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
-    let known = ctx
-        .prev
-        .files
-        .len()
-        .max(ctx.hint.as_ref().map_or(0, |h| h.entries.len()));
-    let walk = || ctx.dir(b"", fd, &ctx.root, &rules);
     // The root is never a nested repository: its listing is always one.
-    let listing = match walk_pool(known) {
-        Some(pool) => pool.install(walk),
-        None => walk(),
-    }?
-    .unwrap_or_default();
+    let listing = ctx.dir(b"", fd, &ctx.root, &rules)?.unwrap_or_default();
     let mut trees = Trees {
         repo,
         ctx,
@@ -997,20 +958,6 @@ fn next_state(mut prev: State, files: Delta<Record>, dirs: Delta<DirRecord>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_large_tree_is_walked_by_more_threads_than_cores() {
-        // git's preload figures: a thread per 500 files, at most 20.
-        let cores = rayon::current_num_threads();
-        assert!(walk_pool(cores * FILES_PER_THREAD).is_none());
-        let pool = walk_pool(200_000);
-        if cores >= MAX_WALK_THREADS {
-            assert!(pool.is_none());
-        } else {
-            let pool = pool.expect("a pool for a large tree");
-            assert_eq!(pool.current_num_threads(), MAX_WALK_THREADS);
-        }
-    }
 
     #[test]
     fn racy_is_within_a_tick_of_now() {
