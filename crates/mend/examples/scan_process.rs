@@ -9,8 +9,12 @@
 //!
 //! ```text
 //! cargo build --release -p mend
-//! cargo run --release -p mend --example scan_process -- [--files N] [--rounds R] [--changed C]
+//! cargo run --release -p mend --example scan_process -- [--files N] [--rounds R] [--changed C] [--baseline PATH]
 //! ```
+//!
+//! With `--baseline PATH`, a second `mend` binary (say, one built from an
+//! earlier commit) runs the same two commands in the same rounds, so a
+//! change is measured against what it changed on one tree, at one load.
 //!
 //! The tree goes under the system's temporary folder and is removed at the
 //! end (200,000 files take about 1 GB there).
@@ -84,48 +88,64 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// One timed command: its label, program and arguments.
+type Job = (String, PathBuf, [&'static str; 2]);
+
+/// `git status --porcelain`, then each binary's `turn status` and
+/// `checkpoint create`.
+fn jobs(mend: &Path, baseline: Option<&Path>) -> Vec<Job> {
+    let mut jobs: Vec<Job> = vec![(
+        "git status --porcelain".into(),
+        "git".into(),
+        ["status", "--porcelain"],
+    )];
+    let bins = std::iter::once(("mend", mend)).chain(baseline.map(|b| ("baseline", b)));
+    for (who, bin) in bins {
+        jobs.push((format!("{who} turn status"), bin.into(), ["turn", "status"]));
+        let create = ["checkpoint", "create"];
+        jobs.push((format!("{who} checkpoint create"), bin.into(), create));
+    }
+    jobs
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n = arg(&args, "--files", 20_000);
     let rounds = arg(&args, "--rounds", 21);
     let changed = arg(&args, "--changed", 3);
+    let baseline = args
+        .iter()
+        .position(|a| a == "--baseline")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
     println!("building {n} files…");
     let dir = build(n);
     let d = dir.path();
-    let mend = mend_bin();
-    let git_bin = PathBuf::from("git");
-    run(d, &mend, &["turn", "begin"]);
+    let jobs = jobs(&mend_bin(), baseline.as_deref());
+    run(d, &mend_bin(), &["turn", "begin"]);
     change(d, n, changed, 0);
     // Warm every cache (page cache, git's index refresh, mend's state).
     for _ in 0..2 {
-        run(d, &git_bin, &["status", "--porcelain"]);
-        run(d, &mend, &["turn", "status"]);
-        run(d, &mend, &["checkpoint", "create"]);
+        for (_, program, args) in &jobs {
+            run(d, program, args);
+        }
     }
-    let names = [
-        "git status --porcelain",
-        "mend turn status",
-        "mend checkpoint create",
-    ];
-    let mut samples: [Vec<Duration>; 3] = Default::default();
+    // Each round starts one command later, so none always runs first.
+    let mut samples = vec![Vec::new(); jobs.len()];
     for round in 0..rounds {
-        for k in 0..3 {
-            let which = (round + k) % 3;
-            let took = match which {
-                0 => run(d, &git_bin, &["status", "--porcelain"]),
-                1 => run(d, &mend, &["turn", "status"]),
-                _ => run(d, &mend, &["checkpoint", "create"]),
-            };
-            samples[which].push(took);
+        for k in 0..jobs.len() {
+            let which = (round + k) % jobs.len();
+            let (_, program, args) = &jobs[which];
+            samples[which].push(run(d, program, args));
         }
     }
     let ms = |t: Duration| t.as_secs_f64() * 1000.0;
     let base = median(&mut samples[0]);
     println!("{n} files, {changed} changed, {rounds} alternating rounds");
-    for (name, s) in names.iter().zip(samples.iter_mut()) {
+    for ((name, _, _), s) in jobs.iter().zip(samples.iter_mut()) {
         let m = median(s);
         println!(
-            "{name:<24} median {:>8.2} ms   min {:>8.2} ms   {:.2}×",
+            "{name:<28} median {:>8.2} ms   min {:>8.2} ms   {:.2}×",
             ms(m),
             ms(s[0]),
             m.as_secs_f64() / base.as_secs_f64()
