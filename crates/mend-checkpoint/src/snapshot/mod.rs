@@ -48,7 +48,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use std::io::Read as _;
-use std::os::fd::{AsFd as _, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd as _, BorrowedFd};
 
 use git2::{ObjectType, Oid, Repository, Tree};
 use rayon::prelude::*;
@@ -352,7 +352,7 @@ impl<'a> Ctx<'a> {
     fn dir(
         &self,
         rel: &[u8],
-        fd: OwnedFd,
+        fd: BorrowedFd<'_>,
         abs: &Path,
         rules: &Rules,
     ) -> Result<Option<Listing<'a>>, Error> {
@@ -368,7 +368,7 @@ impl<'a> Ctx<'a> {
             // Room for a few thousand entries per `getdents`, so a usual
             // folder is listed in one call and the empty one that ends it.
             let mut space = Vec::with_capacity(LISTING_BYTES);
-            let mut dir = RawDir::new(&fd, space.spare_capacity_mut());
+            let mut dir = RawDir::new(fd, space.spare_capacity_mut());
             while let Some(e) = dir.next() {
                 let e = e.map_err(|e| listing_err()(e.into()))?;
                 let n = e.file_name().to_bytes();
@@ -383,7 +383,7 @@ impl<'a> Ctx<'a> {
             return Ok(None);
         }
         let has_rules = named(b".gitignore");
-        let dirfd = fd.as_fd();
+        let dirfd = fd;
         let rules = if !rel.is_empty() && has_rules {
             rules.child(abs)
         } else {
@@ -462,7 +462,7 @@ impl<'a> Ctx<'a> {
                 let Ok(fd) = openat(dirfd, os, flags, Mode::empty()) else {
                     return Ok(None);
                 };
-                match self.dir(child_rel, fd, &child_abs(), rules)? {
+                match self.dir(child_rel, fd.as_fd(), &child_abs(), rules)? {
                     Some(dir) => Ok(Some(Ok(Item::Dir {
                         name: name.to_vec(),
                         dir,
@@ -912,7 +912,9 @@ fn trees<'a>(w: &Walk<'_>, ctx: &'a Ctx<'a>) -> Result<Built<'a>, Error> {
     let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
     // The root is never a nested repository: its listing is always one.
-    let listing = ctx.dir(b"", fd, &ctx.root, &rules)?.unwrap_or_default();
+    let listing = ctx
+        .dir(b"", fd.as_fd(), &ctx.root, &rules)?
+        .unwrap_or_default();
     let mut trees = Trees {
         repo,
         ctx,
