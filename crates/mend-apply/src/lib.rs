@@ -23,7 +23,9 @@ use mend_core::{
 use mend_workspace::{Base, Change, ContentHash, Lock, Snapshot, Workspace};
 
 mod incremental;
+mod trees;
 pub use incremental::run_text;
+pub use trees::keep_syntax_trees;
 
 /// A step run under the apply's lock right before it writes (a
 /// checkpoint); an error stops the apply before anything is written.
@@ -391,7 +393,7 @@ fn check_syntax(
         };
         // A renamed file is checked as what it becomes.
         let path = plan.new_path.as_deref().unwrap_or(&snap.rel);
-        match mend_syntax::check(path, old, new, edits) {
+        match check_kept(path, snap, new, edits) {
             mend_syntax::Check::Clean { .. } => {}
             mend_syntax::Check::Findings(f) => findings.extend(f),
             mend_syntax::Check::Unchecked(reason) => unchecked.push(SyntaxUnchecked {
@@ -401,6 +403,38 @@ fn check_syntax(
         }
     }
     (findings, unchecked)
+}
+
+/// The syntax check of `new`, planned from `snap`: reparsed from the kept
+/// parse of the text before when the process keeps parses (see
+/// [`keep_syntax_trees`]), and keeping the parse of `new` for the next edit.
+fn check_kept(
+    path: &str,
+    snap: &Snapshot,
+    new: &str,
+    edits: &[mend_syntax::EditSpan],
+) -> mend_syntax::Check {
+    let old = snap.text();
+    let Some((kept, lang)) = trees::kept().zip(mend_syntax::language_for(path)) else {
+        return mend_syntax::check(path, old.map(|f| f.text.as_str()), new, edits);
+    };
+    let lock = |k: &'static std::sync::Mutex<trees::Trees>| {
+        // A panic elsewhere while it was held leaves only a cache behind.
+        k.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    // Parses are kept by the hash of their text; a UTF-8 file's hash is
+    // that of its text already (its BOM stays in the text).
+    let text_hash = |f: &mend_workspace::TextFile| match f.encoding {
+        mend_workspace::Encoding::Utf8 => f.hash,
+        _ => ContentHash::of(f.text.as_bytes()),
+    };
+    let base = old.and_then(|f| lock(kept).get(&text_hash(f), lang));
+    let old = old.map(|f| f.text.as_str());
+    let (check, parsed) = mend_syntax::check_from(path, old, base.as_ref(), new, edits);
+    if let Some(p) = parsed {
+        lock(kept).put(ContentHash::of(new.as_bytes()), p);
+    }
+    check
 }
 
 /// Edits grouped by normalized path (input order kept within a path), the

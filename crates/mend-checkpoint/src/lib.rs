@@ -65,7 +65,7 @@ use git2::{Commit, Delta, DiffFormat, DiffOptions, ObjectType, Oid, Repository, 
 use mend_core::report::Status;
 use serde::Serialize;
 
-const REF_PREFIX: &str = "refs/mend/checkpoints/";
+use store::REF_PREFIX;
 
 /// Why a checkpoint operation could not proceed.
 #[derive(Debug, thiserror::Error)]
@@ -187,17 +187,6 @@ impl Error {
                 | Error::Unheld { .. }
                 | Error::LinkedFolder { .. }
         )
-    }
-
-    /// A turn error's kind, as JSON reports name it (`no_turn`,
-    /// `refused`, `corrupt`); `None` for the other errors.
-    pub fn turn_kind(&self) -> Option<&'static str> {
-        match self {
-            Error::NoTurn => Some("no_turn"),
-            Error::TurnRefused(_) => Some("refused"),
-            Error::TurnCorrupt { .. } => Some("corrupt"),
-            _ => None,
-        }
     }
 }
 

@@ -342,7 +342,7 @@ impl Checkpoints {
         if head.is_some_and(at) {
             return true;
         }
-        [crate::REF_PREFIX, crate::turn::HOLD_PREFIX]
+        [crate::store::REF_PREFIX, crate::store::HOLD_PREFIX]
             .iter()
             .any(|prefix| {
                 let refs = self.repo.references_glob(&format!("{prefix}*"));

@@ -11,6 +11,14 @@ use std::path::Path;
 
 use crate::Checkpoints;
 
+/// Where checkpoints' refs live, in the store: one per checkpoint, named
+/// by its short id.
+pub(crate) const REF_PREFIX: &str = "refs/mend/checkpoints/";
+
+/// Where an open turn's hold ref lives (see `Turns::hold`), beside the
+/// checkpoints' refs and never listed among them.
+pub(crate) const HOLD_PREFIX: &str = "refs/mend/turns/";
+
 /// The most of a `.git` file (a worktree's `gitdir: …` link) compared.
 const GIT_FILE_BYTES: u64 = 4096;
 

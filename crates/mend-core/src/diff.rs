@@ -111,46 +111,117 @@ pub fn changes<T: Hash + Eq + Ord>(old: &[T], new: &[T]) -> Vec<LineHunk> {
 /// exist on that side).
 pub type Side<'a> = (&'a str, Option<&'a str>);
 
-/// A unified diff from `old` to `new` by [`line_ops`], with git-style
-/// `a/` and `b/` headers; `None` for a missing side renders as
-/// `/dev/null`. Empty when nothing changes. See [`render`].
-pub fn unified(old_path: Option<&str>, new_path: Option<&str>, old: &str, new: &str) -> String {
-    let (a, b) = (lines(old), lines(new));
-    let from = old_path.or(new_path).unwrap_or_default();
-    let to = new_path.or(old_path).unwrap_or_default();
-    render(
-        (from, old_path.map(|_| old)),
-        (to, new_path.map(|_| new)),
-        &changes(&a, &b),
-        false,
-    )
+/// The changed runs from `old` to `new` as git's diff finds them
+/// ([`crate::xdiff`]): what every diff shown to a person is cut from.
+pub fn git_changes(old: &str, new: &str) -> Vec<LineHunk> {
+    let old: Vec<&[u8]> = lines(old).into_iter().map(str::as_bytes).collect();
+    let new: Vec<&[u8]> = lines(new).into_iter().map(str::as_bytes).collect();
+    crate::xdiff::diff(&old, &new)
+        .iter()
+        .map(|c| LineHunk {
+            start: c.b,
+            end: c.b + c.blen,
+            text: c.s..c.s + c.slen,
+        })
+        .collect()
 }
 
-/// The diff from `from` to `to` whose changed runs are `changes` (from
-/// whichever line diff the caller counts hunks by): its hunks with up to
-/// three lines of context, each saying its number (`hunk k`, from 1, as
-/// [`grouped`] counts them) when `numbered`. A rename has git's `rename
-/// from`/`rename to` lines; a file created or deleted empty, which has no
-/// hunks, git's `new file`/`deleted file` lines, so every output shows
-/// and `git apply` takes it. Nothing when nothing changes.
-///
-/// This is the one unified-diff renderer: dry runs, stale-file errors,
-/// `mend diff` and pending sessions all write their diffs here.
-pub fn render(from: Side<'_>, to: Side<'_>, changes: &[LineHunk], numbered: bool) -> String {
+/// A unified diff from `old` to `new` by git's diff, with git-style
+/// `a/` and `b/` headers; `None` for a missing side renders as
+/// `/dev/null`. Empty when nothing changes. See [`render_file`].
+pub fn unified(old_path: Option<&str>, new_path: Option<&str>, old: &str, new: &str) -> String {
+    let from = old_path.or(new_path).unwrap_or_default();
+    let to = new_path.or(old_path).unwrap_or_default();
+    render_file(
+        (from, old_path.map(|_| old)),
+        (to, new_path.map(|_| new)),
+        false,
+    )
+    .text()
+}
+
+/// One hunk of a shown diff: its number (from 1, what `--hunk` takes),
+/// its `@@` header and its lines as the unified text has them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DiffHunk {
+    /// Its number, from 1, as [`grouped`] counts them.
+    pub number: usize,
+    /// Its header, `@@ -a,b +c,d @@`, without the number.
+    pub header: String,
+    /// Its lines without their endings, each starting with ` `, `-` or
+    /// `+`, or `\` for git's `\ No newline at end of file`.
+    pub lines: Vec<String>,
+}
+
+/// A file's diff, cut into hunks: the lines before the first hunk (git's
+/// `diff --git`, rename and `---`/`+++` lines) and the hunks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// The lines before the first hunk, each with its ending.
+    pub head: String,
+    /// The hunks, in order.
+    pub hunks: Vec<DiffHunk>,
+    /// Whether the text says each hunk's number after its header.
+    pub numbered: bool,
+}
+
+impl Rendered {
+    /// The unified text: the head, then each hunk's header (with ` hunk k`
+    /// when numbered) and lines.
+    pub fn text(&self) -> String {
+        let mut out = self.head.clone();
+        for h in &self.hunks {
+            out.push_str(&h.header);
+            if self.numbered {
+                out.push_str(&format!(" hunk {}", h.number));
+            }
+            out.push('\n');
+            for l in &h.lines {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// A file's diff from `from` to `to` by git's diff ([`git_changes`]),
+/// hunks cut as git cuts them ([`grouped`]). This is the one diff mend
+/// shows: dry runs, stale-file errors, `mend diff`, pending sessions and
+/// turns all write their diffs here, so a hunk and its number are the
+/// same in each and in `git diff`.
+pub fn render_file(from: Side<'_>, to: Side<'_>, numbered: bool) -> Rendered {
+    let all = git_changes(from.1.unwrap_or(""), to.1.unwrap_or(""));
+    render(from, to, &all, numbered)
+}
+
+/// The diff from `from` to `to` whose changed runs are `changes`: its
+/// hunks with up to three lines of context, each saying its number (`hunk
+/// k`, from 1, as [`grouped`] counts them) in the text when `numbered`. A
+/// rename has git's `rename from`/`rename to` lines; a file created or
+/// deleted empty, which has no hunks, git's `new file`/`deleted file`
+/// lines, so every output shows and `git apply` takes it. Nothing when
+/// nothing changes.
+pub fn render(from: Side<'_>, to: Side<'_>, changes: &[LineHunk], numbered: bool) -> Rendered {
     let git = format!("diff --git a/{} b/{}\n", from.0, to.0);
-    let mut out = String::new();
+    let mut out = Rendered {
+        numbered,
+        ..Rendered::default()
+    };
     match (from.1, to.1) {
         (Some(_), Some(_)) if from.0 != to.0 => {
-            out.push_str(&git);
-            out.push_str(&format!("rename from {}\nrename to {}\n", from.0, to.0));
+            out.head.push_str(&git);
+            out.head
+                .push_str(&format!("rename from {}\nrename to {}\n", from.0, to.0));
         }
         (None, Some(_)) if changes.is_empty() => {
-            return git + "new file mode 100644\n";
+            out.head = git + "new file mode 100644\n";
+            return out;
         }
         (Some(_), None) if changes.is_empty() => {
-            return git + "deleted file mode 100644\n";
+            out.head = git + "deleted file mode 100644\n";
+            return out;
         }
-        _ if changes.is_empty() => return String::new(),
         _ => {}
     }
     if changes.is_empty() {
@@ -160,7 +231,7 @@ pub fn render(from: Side<'_>, to: Side<'_>, changes: &[LineHunk], numbered: bool
         Some(_) => format!("{prefix}/{}", side.0),
         None => "/dev/null".to_owned(),
     };
-    out.push_str(&format!(
+    out.head.push_str(&format!(
         "--- {}\n+++ {}\n",
         label(from, "a"),
         label(to, "b")
@@ -174,22 +245,23 @@ pub fn render(from: Side<'_>, to: Side<'_>, changes: &[LineHunk], numbered: bool
             1 => start.to_string(),
             n => format!("{start},{n}"),
         };
-        out.push_str(&format!(
-            "@@ -{} +{} @@",
-            side(h.old_start, h.old_lines),
-            side(h.new_start, h.new_lines)
-        ));
-        if numbered {
-            out.push_str(&format!(" hunk {}", k + 1));
-        }
-        out.push('\n');
+        let mut lines = Vec::with_capacity(h.lines.len());
         for l in &h.lines {
-            out.push(l.tag);
-            out.push_str(&l.text);
-            if !l.text.ends_with('\n') {
-                out.push_str("\n\\ No newline at end of file\n");
+            let text = l.text.strip_suffix('\n');
+            lines.push(format!("{}{}", l.tag, text.unwrap_or(&l.text)));
+            if text.is_none() {
+                lines.push("\\ No newline at end of file".to_owned());
             }
         }
+        out.hunks.push(DiffHunk {
+            number: k + 1,
+            header: format!(
+                "@@ -{} +{} @@",
+                side(h.old_start, h.old_lines),
+                side(h.new_start, h.new_lines)
+            ),
+            lines,
+        });
     }
     out
 }
@@ -250,7 +322,7 @@ pub fn grouped(changes: &[LineHunk]) -> Vec<&[LineHunk]> {
 /// The hunks of [`unified`]'s diff (three lines of context) as data.
 pub fn hunks(old: &str, new: &str) -> Vec<Hunk> {
     let (a, b) = (lines(old), lines(new));
-    context_hunks(&a, &b, &changes(&a, &b))
+    context_hunks(&a, &b, &git_changes(old, new))
 }
 
 /// The hunks of `changes` between the lines `a` and `b`, with context.

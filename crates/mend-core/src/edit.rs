@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::formats::{BlockKind, Format};
+use crate::formats::format::{BlockKind, Format};
 
 /// One requested change to one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

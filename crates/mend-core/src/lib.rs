@@ -39,6 +39,7 @@ pub mod plan;
 pub mod report;
 pub mod similarity;
 pub mod text;
+pub mod xdiff;
 
 pub use edit::{Edit, EditOp, Hints, Origin, Replace, Target};
 pub use error::Error;

@@ -8,11 +8,11 @@
 
 use std::ops::Range;
 
-use mend_core::diff::{LineHunk, Side, grouped, lines, render};
+use mend_core::diff::{LineHunk, Side, grouped, lines};
 
 /// The changed runs from `base` to `output`, by git's diff.
 fn changes(base: &str, output: &str) -> Vec<LineHunk> {
-    crate::line_hunks(base.as_bytes(), output.as_bytes())
+    mend_core::diff::git_changes(base, output)
 }
 
 /// How many hunks a diff from `base` to `output` has.
@@ -56,10 +56,9 @@ pub fn regions(base: &str, output: &str) -> Vec<(Range<usize>, Range<usize>)> {
 
 /// A file's diff from `from` (its path and text, `None` when it does not
 /// exist) to `to`, by git's diff, each hunk saying its number as `--hunk`
-/// counts them when `numbered` (see [`render`]).
+/// counts them when `numbered` (see [`mend_core::diff::render_file`]).
 pub fn render_file(from: Side<'_>, to: Side<'_>, numbered: bool) -> String {
-    let all = changes(from.1.unwrap_or(""), to.1.unwrap_or(""));
-    render(from, to, &all, numbered)
+    mend_core::diff::render_file(from, to, numbered).text()
 }
 
 #[cfg(test)]

@@ -35,7 +35,6 @@ pub mod hunks;
 mod render;
 mod resolve;
 mod walk;
-mod xdiff;
 
 use std::ops::Range;
 
@@ -221,15 +220,7 @@ pub(crate) fn split_lines(text: &[u8]) -> Vec<&[u8]> {
     out
 }
 
-/// One change of a side against the base: base lines `base.0..base.0+base.1`
-/// became side lines `side.0..side.0+side.1`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Change {
-    pub b: usize,
-    pub blen: usize,
-    pub s: usize,
-    pub slen: usize,
-}
+pub(crate) use mend_core::xdiff::Change;
 
 /// The two-way line diff the merge uses (Myers with git's slider
 /// compaction): lines of `before` and the lines of `after` that replace
@@ -248,7 +239,7 @@ pub fn line_hunks(before: &[u8], after: &[u8]) -> Vec<LineHunk> {
 
 /// git's Myers diff with its slider compaction, as a list of changes.
 pub(crate) fn diff_lines(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
-    xdiff::diff(before, after)
+    mend_core::xdiff::diff(before, after)
 }
 
 /// How a merge step was resolved, before regions are laid out. Mirrors the

@@ -2,7 +2,6 @@
 //! never advise a step that could lose a person's or a model's work.
 
 use mend_core::text::escape_controls as esc;
-use serde::Serialize;
 
 /// Why a pending-changes action could not proceed.
 #[derive(Debug, thiserror::Error)]
@@ -225,65 +224,20 @@ fn unsyncable(files: &[(String, String)]) -> String {
         .join("; ")
 }
 
-/// An error as JSON: what `--json` prints as `{"error": …}`, and what the
-/// editor protocol and MCP review mode report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct ErrorReport {
-    /// What kind of refusal or error (`busy`, `conflict`, `no_hunk`, …).
-    pub kind: String,
-    /// The message, as the text output prints it.
-    pub message: String,
-    /// The session, when the error concerns one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
-    /// The file, when the error concerns one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-}
-
 impl Error {
-    /// The kind of a workspace error a person can act on: its lock is
-    /// busy, the change set writes one file under two names, or a file
-    /// changed while it was being written.
-    fn workspace_refusal(&self) -> Option<&'static str> {
-        match self {
-            Error::Workspace(mend_workspace::Error::Locked { .. }) => Some("busy"),
-            Error::Workspace(mend_workspace::Error::Conflict { .. }) => Some("collision"),
-            // A file changed after the action read it, while it was being
-            // written: the change is kept and nothing was written.
-            Error::Workspace(
-                mend_workspace::Error::Changed { .. } | mend_workspace::Error::Stale { .. },
-            )
-            | Error::Apply(mend_apply::ApplyError::Commit(
-                mend_workspace::Error::Changed { .. } | mend_workspace::Error::Stale { .. },
-            )) => Some("changed"),
-            _ => None,
-        }
-    }
-
-    /// A short name for the kind of error, stable for scripts.
-    pub fn kind(&self) -> &'static str {
-        if let Some(kind) = self.workspace_refusal() {
-            return kind;
-        }
-        match self {
-            Error::BadSession(_) => "bad_session",
-            Error::NoSession(_) | Error::Dropped(_) => "no_session",
-            Error::Busy { .. } | Error::Streaming { .. } => "busy",
-            Error::Nothing { .. } => "nothing",
-            Error::HunksOfOneFile { .. } => "hunks_of_one_file",
-            Error::Diverged { .. } => "diverged",
-            Error::Conflict { .. } => "conflict",
-            Error::Unsyncable { .. } => "unsyncable",
-            Error::NoHunk { .. } => "no_hunk",
-            Error::Unreadable { .. } => "unreadable",
-            Error::Collision { .. } | Error::RenameOnto { .. } => "collision",
-            Error::Unseen { .. } => "unseen",
-            Error::Corrupt { .. } | Error::Damaged { .. } => "corrupt",
-            Error::Workspace(_) => "workspace",
-            Error::Apply(_) => "apply",
-            Error::Io { .. } => "io",
-        }
+    /// Whether this is a workspace error a person can act on: its lock
+    /// is busy, the change set writes one file under two names, or a file
+    /// changed while it was being written (the change is kept and nothing
+    /// was written). `mend-service` names each one's kind.
+    fn workspace_refusal(&self) -> bool {
+        use mend_workspace::Error::{Changed, Conflict, Locked, Stale};
+        matches!(
+            self,
+            Error::Workspace(Locked { .. } | Conflict { .. } | Changed { .. } | Stale { .. })
+                | Error::Apply(mend_apply::ApplyError::Commit(
+                    Changed { .. } | Stale { .. }
+                ))
+        )
     }
 
     /// Whether this is a refusal a person can act on (the CLI exits 1),
@@ -291,40 +245,12 @@ impl Error {
     /// planted session is one: its message names the command that clears
     /// it (`mend pending drop`, or `reject` for one file).
     pub fn is_refusal(&self) -> bool {
-        if self.workspace_refusal().is_some() {
+        if self.workspace_refusal() {
             return true;
         }
         !matches!(
             self,
             Error::BadSession(_) | Error::Workspace(_) | Error::Apply(_) | Error::Io { .. }
         )
-    }
-
-    /// The error as JSON.
-    pub fn report(&self) -> ErrorReport {
-        let (session, path) = match self {
-            Error::BadSession(s) | Error::NoSession(s) | Error::Dropped(s) => {
-                (Some(s.clone()), None)
-            }
-            Error::Busy { session, .. }
-            | Error::Streaming { session, .. }
-            | Error::Corrupt { session, .. } => (Some(session.clone()), None),
-            Error::Damaged { session, path, .. } => (Some(session.clone()), Some(path.clone())),
-            Error::Nothing { path, .. }
-            | Error::Diverged { path, .. }
-            | Error::Conflict { path, .. }
-            | Error::NoHunk { path, .. }
-            | Error::Unreadable { path, .. }
-            | Error::Unseen { path, .. }
-            | Error::RenameOnto { path, .. }
-            | Error::Collision { path, .. } => (None, Some(path.clone())),
-            _ => (None, None),
-        };
-        ErrorReport {
-            kind: self.kind().to_owned(),
-            message: self.to_string(),
-            session,
-            path,
-        }
     }
 }

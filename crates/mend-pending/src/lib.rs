@@ -56,7 +56,7 @@ use mend_workspace::{Encoding, Snapshot, TextFile, Workspace};
 use serde::Serialize;
 
 pub use act::{Accepted, Settled, Synced};
-pub use error::{Error, ErrorReport};
+pub use error::Error;
 pub use propose::{Proposal, Propose, Recorder, Streamed};
 pub use request::Request;
 use store::{Entry, Index, Output, Store, Text};
@@ -80,6 +80,13 @@ pub struct FileStatus {
     /// Why a `?` file cannot be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// How many numbered hunks its diff from the context has (0 for a
+    /// deletion, a rename or no output: those are taken whole).
+    pub hunks: usize,
+    /// The version of its proposal, which hunk actions take back as
+    /// `seen` ([`HunkGuard::Version`]); `None` without a numbered diff.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// A session's files and their letters: what `mend pending status --json`,
@@ -110,9 +117,9 @@ pub enum Against {
     Local,
 }
 
-/// One file of a diff, as [`Session::diff_files`] makes it.
+/// One output's diff, as [`Session::diff_files`] makes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileDiff {
+pub struct OutputDiff {
     /// The file.
     pub path: String,
     /// The version of the file's proposal whose hunks are numbered here
@@ -121,6 +128,8 @@ pub struct FileDiff {
     /// Its unified diff, or a `# PATH: reason` line when the file cannot
     /// be read.
     pub text: String,
+    /// Its hunks as data, numbered as `text` shows them.
+    pub hunks: Vec<mend_core::diff::DiffHunk>,
 }
 
 /// How an action on hunks knows their numbers are the ones the person saw.
@@ -388,6 +397,8 @@ impl<'w> Session<'w> {
             status,
             to: to.clone(),
             reason,
+            hunks: 0,
+            version: None,
         };
         let local = match self.ws.read(path) {
             Ok(local) => local,
@@ -419,7 +430,18 @@ impl<'w> Session<'w> {
             (Some(Output::Delete), false) => Status::Deleted,
             (Some(Output::Rename { .. }), false) => Status::Renamed,
         };
-        line(status, None)
+        let mut line = line(status, None);
+        if let Some(Output::Write { text }) = &entry.output {
+            // Counted as `diff` numbers them: from the context to the
+            // output. A text that cannot be read leaves the count at 0;
+            // `diff` then says why.
+            let context = self.text_of(path, entry.context.as_ref());
+            if let (Ok(context), Ok(output)) = (context, self.blob(path, text)) {
+                line.hunks = hunks::count(context.as_deref().unwrap_or(""), &output);
+                line.version = (line.hunks > 0).then(|| version(entry));
+            }
+        }
+        line
     }
 
     /// A unified diff of each output (all files when `paths` is empty),
@@ -442,7 +464,7 @@ impl<'w> Session<'w> {
         paths: &[String],
         against: Against,
         record: bool,
-    ) -> Result<Vec<FileDiff>, Error> {
+    ) -> Result<Vec<OutputDiff>, Error> {
         let (_held, index) = self.locked()?;
         let mut out = Vec::new();
         for rel in select(&index, &self.name, self.ws, paths)? {
@@ -472,7 +494,7 @@ impl<'w> Session<'w> {
         index: &Index,
         rel: &str,
         against: Against,
-    ) -> Result<Option<FileDiff>, Error> {
+    ) -> Result<Option<OutputDiff>, Error> {
         let entry = &index.files[rel];
         let Some(output) = &entry.output else {
             return Ok(None);
@@ -487,10 +509,11 @@ impl<'w> Session<'w> {
                     (local.file.map(|f| f.text), same)
                 }
                 Err(e) => {
-                    return Ok(Some(FileDiff {
+                    return Ok(Some(OutputDiff {
                         path: rel.to_owned(),
                         version: None,
                         text: format!("# {}: {}\n", esc(rel), unreadable(&e)),
+                        hunks: Vec::new(),
                     }));
                 }
             },
@@ -500,16 +523,18 @@ impl<'w> Session<'w> {
             Output::Rename { to, text } => (to.clone(), Some(self.blob(rel, text)?), false),
             Output::Delete => (rel.to_owned(), None, false),
         };
-        let text = hunks::render_file(
+        let shown = mend_core::diff::render_file(
             (rel, from.as_deref()),
             (&to_path, to_text.as_deref()),
             numbered,
         );
+        let text = shown.text();
         let version = (numbered && !text.is_empty()).then(|| version(entry));
-        Ok(Some(FileDiff {
+        Ok(Some(OutputDiff {
             path: rel.to_owned(),
             version,
             text,
+            hunks: shown.hunks,
         }))
     }
 

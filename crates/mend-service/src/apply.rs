@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::time::Duration;
 
-pub use mend_apply::Expected;
 use mend_apply::{ApplyError, ApplyOptions, BeforeWrite};
+pub use mend_apply::{Expected, keep_syntax_trees};
 use mend_checkpoint::{Checkpoint, Checkpoints, CreateOptions};
 use mend_core::ApplyReport;
 use mend_core::formats::Format;
@@ -87,6 +87,14 @@ pub struct Held {
     /// The files the proposal holds outputs for, with their letters;
     /// `null` when it failed or was a dry run.
     pub held: Option<StatusReport>,
+}
+
+/// Opens pending session `session` of `ws`, made when missing: a server
+/// in review mode (`mend mcp --pending`) checks its name at start, not
+/// at its first call.
+pub fn open_session(ws: &Workspace, session: &str) -> Result<(), Error> {
+    mend_pending::Session::open(ws, session)?;
+    Ok(())
 }
 
 /// `--expect PATH=HASH` arguments, by normalized path. A `HASH` that is

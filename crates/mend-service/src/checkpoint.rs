@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use mend_checkpoint::{Checkpoint, Checkpoints, CreateOptions, Preview, RestoreOptions, Restored};
+use mend_checkpoint::{
+    Checkpoint, Checkpoints, CreateOptions, FileChange, Preview, RestoreOptions, Restored,
+};
 use mend_core::ApplyReport;
 use serde::Serialize;
 
@@ -80,6 +82,24 @@ pub fn list(cps: &Checkpoints) -> Result<ListResult, Error> {
     Ok(ListResult {
         checkpoints: cps.list()?,
     })
+}
+
+/// The files checkpoint `id` (or a unique prefix) changed compared with
+/// the one before it.
+pub fn show(cps: &Checkpoints, id: &str) -> Result<Vec<FileChange>, Error> {
+    Ok(cps.show(id)?)
+}
+
+/// A unified diff from checkpoint `id` to the worktree now.
+pub fn diff(cps: &Checkpoints, id: &str) -> Result<DiffResult, Error> {
+    Ok(DiffResult {
+        diff: cps.diff(id)?,
+    })
+}
+
+/// Deletes checkpoint `id`; returns it.
+pub fn drop(cps: &Checkpoints, id: &str) -> Result<Checkpoint, Error> {
+    Ok(cps.drop(id)?)
 }
 
 /// Why a restore is refused in review mode.

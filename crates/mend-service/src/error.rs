@@ -1,6 +1,6 @@
 //! The service's one error type, and how a front-end classifies it.
 
-use mend_pending::ErrorReport;
+use crate::failure::{Failure, Kind};
 
 /// Why an operation could not produce its outcome. A failed edit is not
 /// an error: it is part of the outcome (its report says what to send
@@ -55,6 +55,11 @@ pub enum Error {
     /// serving it refused the work (the message is its refusal).
     #[error("{0}")]
     Refused(String),
+    /// The daemon serving the root refused the work a command asked it
+    /// for, after its wait for the lock: the command's own refusal, the
+    /// failure the daemon sent (its kind kept).
+    #[error("{}", .0.message)]
+    ByDaemon(Box<Failure>),
     /// Reading or writing a file outside the workspace (`mend merge`,
     /// `mend diff`, the daemon's socket) failed (the cause is the
     /// error's source).
@@ -78,7 +83,7 @@ impl Error {
             Error::Apply(e) => e.is_refusal(),
             Error::Workspace(e) => e.is_refusal(),
             Error::Checkpoint(e) => e.is_refusal(),
-            Error::Refused(_) => true,
+            Error::Refused(_) | Error::ByDaemon(_) => true,
             Error::Usage(_)
             | Error::Input(_)
             | Error::Roots(_)
@@ -90,76 +95,224 @@ impl Error {
         }
     }
 
-    /// The error as the one JSON shape every front-end prints:
-    /// `{"kind", "message", "session"?, "path"?}`. A pending session's
-    /// errors keep their own kinds, and a turn's (`no_turn`, `refused`,
-    /// `corrupt`); a usage error is `usage`; anything else is `error`,
-    /// with the whole chain of causes.
-    pub fn report(&self) -> ErrorReport {
-        if let Some(path) = self.changed() {
-            return ErrorReport {
-                kind: "changed".into(),
-                message: self.to_string(),
-                session: match self {
-                    Error::Pending(e) => e.report().session,
-                    _ => None,
-                },
-                path: Some(path.to_owned()),
-            };
-        }
-        match self {
-            Error::Pending(e) => e.report(),
-            Error::Usage(message) => usage(message),
-            Error::Checkpoint(e) if e.turn_kind().is_some() => ErrorReport {
-                kind: e.turn_kind().unwrap_or("error").into(),
-                message: e.to_string(),
-                session: None,
-                path: None,
+    /// The error as the one failure shape every front-end reports (see
+    /// [`Failure`]): its kind, its message with the whole chain of causes,
+    /// and the session, path and lock holder it concerns.
+    pub fn failure(&self) -> Failure {
+        let kind = match self {
+            Error::Usage(_) => Kind::Usage,
+            Error::Roots(_) => Kind::Roots,
+            Error::NotFound(_) => Kind::NotFound,
+            Error::Refused(_) => Kind::Refused,
+            Error::ByDaemon(f) => return (**f).clone(),
+            _ => match self.lib() {
+                Some(lib) => return lib.failure(chain(self)),
+                None => Kind::Error,
             },
-            other => ErrorReport {
-                kind: "error".into(),
-                message: chain(other),
-                session: None,
-                path: None,
-            },
-        }
+        };
+        Failure::new(kind, chain(self))
     }
-}
 
-impl Error {
+    /// The library error this wraps, when it does.
+    fn lib(&self) -> Option<Lib<'_>> {
+        Some(match self {
+            Error::Workspace(e) => Lib::Workspace(e),
+            Error::Apply(e) => Lib::Apply(e),
+            Error::Pending(e) => Lib::Pending(e),
+            Error::Checkpoint(e) => Lib::Checkpoint(e),
+            _ => return None,
+        })
+    }
+
     /// The target that changed while mend was writing, when that is why a
     /// commit was refused (kind `changed`), whichever operation made it.
     pub fn changed(&self) -> Option<&str> {
-        use mend_apply::ApplyError::Commit;
-        let (Error::Workspace(ws)
-        | Error::Apply(Commit(ws))
-        | Error::Checkpoint(mend_checkpoint::Error::Workspace(ws))
-        | Error::Pending(mend_pending::Error::Workspace(ws))
-        | Error::Pending(mend_pending::Error::Apply(Commit(ws)))) = self
-        else {
-            return None;
+        self.lib().and_then(Lib::changed)
+    }
+}
+
+/// The failure `e` is, and whether it is a refusal, when it is the
+/// service's error or a library's the service wraps (a front-end that
+/// called a library directly, or an error with context around it).
+pub fn classify(e: &(dyn std::error::Error + 'static)) -> Option<(Failure, bool)> {
+    if let Some(s) = e.downcast_ref::<Error>() {
+        return Some((s.failure(), s.is_refusal()));
+    }
+    let lib = if let Some(e) = e.downcast_ref::<mend_pending::Error>() {
+        Lib::Pending(e)
+    } else if let Some(e) = e.downcast_ref::<mend_checkpoint::Error>() {
+        Lib::Checkpoint(e)
+    } else if let Some(e) = e.downcast_ref::<mend_apply::ApplyError>() {
+        Lib::Apply(e)
+    } else {
+        Lib::Workspace(e.downcast_ref::<mend_workspace::Error>()?)
+    };
+    Some((lib.failure(chain(e)), lib.is_refusal()))
+}
+
+/// A library's error, borrowed, as the service classifies it.
+#[derive(Clone, Copy)]
+enum Lib<'a> {
+    Workspace(&'a mend_workspace::Error),
+    Apply(&'a mend_apply::ApplyError),
+    Pending(&'a mend_pending::Error),
+    Checkpoint(&'a mend_checkpoint::Error),
+}
+
+impl<'a> Lib<'a> {
+    fn is_refusal(self) -> bool {
+        match self {
+            Lib::Workspace(e) => e.is_refusal(),
+            Lib::Apply(e) => e.is_refusal(),
+            Lib::Pending(e) => e.is_refusal(),
+            Lib::Checkpoint(e) => e.is_refusal(),
+        }
+    }
+
+    /// The failure, with `message`.
+    fn failure(self, message: String) -> Failure {
+        let (session, path) = match self {
+            Lib::Pending(e) => concerns(e),
+            _ => (None, None),
         };
-        match ws {
+        Failure {
+            kind: self.kind(),
+            message,
+            session,
+            path: self.changed().map(str::to_owned).or(path),
+            holder: self.holder(),
+        }
+    }
+
+    /// The workspace error under this one, if any.
+    fn workspace(self) -> Option<&'a mend_workspace::Error> {
+        use mend_apply::ApplyError::Commit;
+        match self {
+            Lib::Workspace(ws)
+            | Lib::Apply(Commit(ws))
+            | Lib::Checkpoint(mend_checkpoint::Error::Workspace(ws))
+            | Lib::Pending(mend_pending::Error::Workspace(ws))
+            | Lib::Pending(mend_pending::Error::Apply(Commit(ws))) => Some(ws),
+            _ => None,
+        }
+    }
+
+    /// The target that changed while mend was writing.
+    fn changed(self) -> Option<&'a str> {
+        match self.workspace()? {
             mend_workspace::Error::Changed { path } => Some(path),
             // A restore's or a reject's base is what its safety checkpoint
             // saw under the same lock: a file that differs at the commit
             // changed while mend was writing.
-            mend_workspace::Error::Stale { path, .. } if matches!(self, Error::Checkpoint(_)) => {
+            mend_workspace::Error::Stale { path, .. } if matches!(self, Lib::Checkpoint(_)) => {
                 Some(path)
             }
             _ => None,
         }
     }
+
+    /// What holds the lock this error waited for, when that is why it
+    /// failed: the root's lock, or a pending session's (several requests
+    /// streaming in are named together).
+    fn holder(self) -> Option<String> {
+        match (self, self.workspace()) {
+            (_, Some(mend_workspace::Error::Locked { holder, .. }))
+            | (Lib::Pending(mend_pending::Error::Busy { holder, .. }), _) => Some(holder.clone()),
+            (Lib::Pending(mend_pending::Error::Streaming { holders, .. }), _) => {
+                Some(holders.join(" and "))
+            }
+            _ => None,
+        }
+    }
+
+    fn kind(self) -> Kind {
+        if let Some(kind) = self.workspace().and_then(workspace_kind) {
+            return kind;
+        }
+        match self {
+            Lib::Pending(e) => pending_kind(e),
+            Lib::Checkpoint(e) => checkpoint_kind(e),
+            Lib::Apply(mend_apply::ApplyError::Parse(mend_core::Error::NoEdits)) => Kind::NoEdits,
+            Lib::Apply(mend_apply::ApplyError::Parse(_)) => Kind::Parse,
+            _ => Kind::Error,
+        }
+    }
 }
 
-/// A usage error's report.
-pub fn usage(message: &str) -> ErrorReport {
-    ErrorReport {
-        kind: "usage".into(),
-        message: message.to_owned(),
-        session: None,
-        path: None,
+/// The kind of a workspace error that refused the change set as asked,
+/// or waited for a lock.
+fn workspace_kind(e: &mend_workspace::Error) -> Option<Kind> {
+    use mend_workspace::Error as W;
+    match e {
+        W::Changed { .. } | W::Stale { .. } => Some(Kind::Changed),
+        W::Conflict { .. } => Some(Kind::Collision),
+        W::WouldBeTooLarge { .. } => Some(Kind::TooLarge),
+        W::Locked { .. } => Some(Kind::Busy),
+        _ => None,
     }
+}
+
+/// The kind of a checkpoint's or a turn's error.
+fn checkpoint_kind(e: &mend_checkpoint::Error) -> Kind {
+    use mend_checkpoint::Error as C;
+    match e {
+        C::NoTurn => Kind::NoTurn,
+        C::TurnCorrupt { .. } => Kind::Corrupt,
+        C::NotFound(_) | C::Ambiguous { .. } => Kind::NoCheckpoint,
+        _ if e.is_refusal() => Kind::Refused,
+        _ => Kind::Error,
+    }
+}
+
+/// The kind of a pending session's error (its workspace's refusals are
+/// [`workspace_kind`]'s).
+fn pending_kind(e: &mend_pending::Error) -> Kind {
+    use mend_pending::Error as P;
+    match e {
+        P::BadSession(_) => Kind::BadSession,
+        P::NoSession(_) | P::Dropped(_) => Kind::NoSession,
+        P::Busy { .. } | P::Streaming { .. } => Kind::Busy,
+        P::Nothing { .. } => Kind::Nothing,
+        P::HunksOfOneFile { .. } => Kind::HunksOfOneFile,
+        P::Diverged { .. } => Kind::Diverged,
+        P::Conflict { .. } => Kind::Conflict,
+        P::Unsyncable { .. } => Kind::Unsyncable,
+        P::NoHunk { .. } => Kind::NoHunk,
+        P::Unreadable { .. } => Kind::Unreadable,
+        P::Collision { .. } | P::RenameOnto { .. } => Kind::Collision,
+        P::Unseen { .. } => Kind::Unseen,
+        P::Corrupt { .. } | P::Damaged { .. } => Kind::Corrupt,
+        P::Workspace(_) => Kind::Workspace,
+        P::Apply(_) => Kind::Apply,
+        P::Io { .. } => Kind::Io,
+        _ => Kind::Error,
+    }
+}
+
+/// The session and the path a pending session's error concerns.
+fn concerns(e: &mend_pending::Error) -> (Option<String>, Option<String>) {
+    use mend_pending::Error as P;
+    match e {
+        P::BadSession(s) | P::NoSession(s) | P::Dropped(s) => (Some(s.clone()), None),
+        P::Busy { session, .. } | P::Streaming { session, .. } | P::Corrupt { session, .. } => {
+            (Some(session.clone()), None)
+        }
+        P::Damaged { session, path, .. } => (Some(session.clone()), Some(path.clone())),
+        P::Nothing { path, .. }
+        | P::Diverged { path, .. }
+        | P::Conflict { path, .. }
+        | P::NoHunk { path, .. }
+        | P::Unreadable { path, .. }
+        | P::Unseen { path, .. }
+        | P::RenameOnto { path, .. }
+        | P::Collision { path, .. } => (None, Some(path.clone())),
+        _ => (None, None),
+    }
+}
+
+/// A usage error's failure.
+pub fn usage(message: &str) -> Failure {
+    Failure::new(Kind::Usage, message)
 }
 
 /// An error and its causes, `outer: inner: …` (as `anyhow` prints them

@@ -9,7 +9,8 @@
 //! transaction first ([`lock_recovered`]), routing paths to project roots
 //! ([`Roots`]), applying or proposing with expectations, a checkpoint
 //! before the write and the git stage list ([`apply`]), reading back
-//! versions ([`files`]), the pending actions ([`pending`]), checkpoints
+//! versions ([`files`]), the pending actions ([`pending`]), the one review model both
+//! pending sessions and turns are shown in ([`review`]), checkpoints
 //! ([`checkpoint`]), turns and agents' hooks ([`turn`]), merges and diffs ([`merge`]), checkpoints
 //! narrowed by a watcher ([`Watched`]) and the daemon that keeps one
 //! ([`daemon`]), and which errors are refusals a caller can act on
@@ -19,22 +20,27 @@
 //! ([`choice`]), so a variant added to a library reaches every front-end.
 
 pub mod apply;
+mod call;
 pub mod checkpoint;
 pub mod choice;
 pub mod daemon;
 mod error;
+pub mod failure;
 pub mod files;
 pub mod merge;
 pub mod outcome;
 pub mod pending;
-mod roots;
+pub mod review;
+pub mod roots;
 pub mod stream;
 pub mod turn;
 pub mod watched;
 
-pub use error::{Error, chain, usage};
-pub use roots::Roots;
-pub use watched::{ScanKind, Watched};
+pub use call::{Call, Note, ScanKind};
+pub use error::{Error, chain, classify, usage};
+pub use failure::{Failure, Kind};
+pub use roots::{Roots, root};
+pub use watched::{Registry, Watched};
 
 use mend_workspace::{Lock, Recovery, Workspace};
 

@@ -7,11 +7,14 @@ use std::collections::BTreeMap;
 use mend_core::ApplyReport;
 use mend_core::report::syntax::{SyntaxFinding, SyntaxUnchecked, render_findings};
 use mend_core::report::{CAPS, Omitted, cap_text};
-use mend_pending::{ErrorReport, StatusReport};
+use mend_pending::StatusReport;
 use serde::Serialize;
 
 use crate::Error;
 use crate::apply::{Applied, Held};
+use crate::failure::{Failure, Kind};
+
+pub use crate::failure::Failed;
 
 /// `mend apply --json`: the report, its edits capped at the listing cap
 /// (`omitted` counts the rest), and for `--pending` the session and what
@@ -37,8 +40,8 @@ impl ApplyJson {
 }
 
 /// `mend apply --json` when the apply produced no report: the response
-/// held no edits or could not be parsed, the change set was refused, or
-/// (with `--pending`) the session refused.
+/// held no edits or could not be parsed, the change set was refused, (with
+/// `--pending`) the session refused, or the command failed.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ApplyRefused {
     /// Always false.
@@ -49,80 +52,54 @@ pub struct ApplyRefused {
     /// and `held: null`.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub held: Option<Held>,
-    /// What went wrong: the message (a plain apply), or with `--pending`
-    /// `{"kind", "message", "session"?, "path"?}`.
-    pub error: Refusal,
+    /// What went wrong, in the shape every failure has.
+    pub error: Failure,
     /// Whether the response held no edits at all (a parse failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_edits: Option<bool>,
     /// `changed` when a file changed while mend was writing (the change
-    /// there was kept, nothing was written).
+    /// there was kept, nothing was written): `error.kind`, as this field
+    /// said it before every failure had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
 }
 
-/// An [`ApplyRefused`]'s error.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-#[serde(untagged)]
-pub enum Refusal {
-    /// A plain apply's message.
-    Text(String),
-    /// A pending apply's (or a usage error's) report.
-    Report(ErrorReport),
-}
-
 impl ApplyRefused {
-    /// The JSON of an apply that failed with `e`, when it has one: with
-    /// `pending` (the session) every error has; without, a response that
-    /// could not be used and a refused change set have, other errors are
-    /// not the response's fault and have none.
-    pub fn of(e: &Error, pending: Option<&str>) -> Option<ApplyRefused> {
+    /// The JSON of an apply that failed with `e`; with `pending` (the
+    /// session) a response that could not be used names the session.
+    pub fn of(e: &Error, pending: Option<&str>) -> ApplyRefused {
         let parse = match e {
             Error::Apply(mend_apply::ApplyError::Parse(p)) => Some(p),
             _ => None,
         };
-        let no_edits = parse.map(|p| matches!(p, mend_core::Error::NoEdits));
-        let refused = |held, error| ApplyRefused {
-            ok: false,
-            written: false,
-            held,
-            error,
-            no_edits,
-            kind: e.changed().map(|_| "changed".to_owned()),
-        };
-        match (pending, parse) {
-            (Some(session), Some(p)) => Some(refused(
+        let mut error = e.failure();
+        let held = match (pending, parse) {
+            (Some(session), Some(_)) => {
+                error.session = Some(session.to_owned());
                 Some(Held {
                     pending: session.to_owned(),
                     held: None,
-                }),
-                Refusal::Report(ErrorReport {
-                    kind: if no_edits == Some(true) {
-                        "no_edits"
-                    } else {
-                        "parse"
-                    }
-                    .into(),
-                    message: p.to_string(),
-                    session: Some(session.to_owned()),
-                    path: None,
-                }),
-            )),
-            (Some(_), None) => Some(refused(None, Refusal::Report(e.report()))),
-            (None, _) if e.is_refusal() => Some(refused(None, Refusal::Text(e.to_string()))),
-            (None, _) => None,
+                })
+            }
+            _ => None,
+        };
+        ApplyRefused {
+            held,
+            no_edits: parse.map(|p| matches!(p, mend_core::Error::NoEdits)),
+            ..ApplyRefused::failed(error)
         }
     }
 
-    /// A usage error (with `--pending --json`).
-    pub fn usage(message: &str) -> ApplyRefused {
+    /// An apply that failed before the service ran (a usage error, input
+    /// that could not be read).
+    pub fn failed(error: Failure) -> ApplyRefused {
         ApplyRefused {
             ok: false,
             written: false,
             held: None,
-            error: Refusal::Report(crate::usage(message)),
+            kind: (error.kind == Kind::Changed).then(|| error.kind.name().to_owned()),
+            error,
             no_edits: None,
-            kind: None,
         }
     }
 }
@@ -326,12 +303,4 @@ impl ParseJson {
             ),
         }
     }
-}
-
-/// Any command's failure with `--json`: `{"error": {"kind", "message",
-/// "session"?, "path"?}}`.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct Failed {
-    /// What went wrong.
-    pub error: ErrorReport,
 }

@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use mend_pending::{Accepted, Against, HunkGuard, Session, StatusReport};
+use mend_pending::{Accepted, Against, HunkGuard, Session};
 use mend_workspace::{Lock, Recovery, Workspace};
 use serde::Serialize;
 
 use crate::Error;
 use crate::apply::pending_lock;
+use crate::review::{FileDiff, ReviewFile, Selection};
 
 /// Who acts on which session.
 #[derive(Debug, Clone)]
@@ -24,22 +25,12 @@ pub struct Actor<'a> {
     pub merge: Option<mend_merge::Policy>,
 }
 
-/// Which hunks of one file an action takes.
-#[derive(Debug, Clone, Default)]
-pub struct Hunks {
-    /// Hunk numbers, from 1, as a diff showed them (none: whole files).
-    pub numbers: Vec<usize>,
-    /// The version of the file's proposal they were read from; without
-    /// it, the last recorded diff of the file must still be current.
-    pub seen: Option<String>,
-}
-
-impl Hunks {
-    fn guard(&self) -> HunkGuard<'_> {
-        self.seen
-            .as_deref()
-            .map_or(HunkGuard::LastDiff, HunkGuard::Version)
-    }
+/// How an action on hunks knows their numbers: from the `seen` version
+/// when the selection names one, else from the last recorded diff.
+fn guard(sel: &Selection) -> HunkGuard<'_> {
+    sel.seen
+        .as_deref()
+        .map_or(HunkGuard::LastDiff, HunkGuard::Version)
 }
 
 /// A pending action.
@@ -51,20 +42,13 @@ pub enum Action {
     Status,
     /// Write outputs (all when no path is given), or hunks of one file.
     Accept {
-        /// Files (none: all with an output).
-        paths: Vec<String>,
-        /// Just these hunks.
-        hunks: Hunks,
+        /// Files (none: all with an output), or hunks of one.
+        selection: Selection,
         /// Write conflict markers instead of refusing.
         markers: bool,
     },
-    /// Drop outputs, or hunks of one file.
-    Reject {
-        /// Files (none: all with an output).
-        paths: Vec<String>,
-        /// Just these hunks.
-        hunks: Hunks,
-    },
+    /// Drop outputs (all when no path is given), or hunks of one file.
+    Reject(Selection),
     /// Make the files as they are the context, carrying outputs over.
     Sync(Vec<String>),
     /// A unified diff of the outputs, hunks numbered; recorded as shown.
@@ -91,7 +75,7 @@ impl Action {
             Action::Add(_) => "add",
             Action::Status => "status",
             Action::Accept { .. } => "accept",
-            Action::Reject { .. } => "reject",
+            Action::Reject(_) => "reject",
             Action::Sync(_) => "sync",
             Action::Diff { .. } => "diff",
             Action::Output(_) => "output",
@@ -109,7 +93,7 @@ pub enum Outcome {
     /// `add`: the files added.
     Added(Vec<String>),
     /// `status`.
-    Status(StatusReport),
+    Status(Status),
     /// `accept`: `{"accepted": [{"path", "how"}]}`.
     Accepted {
         /// What was done to each file.
@@ -163,14 +147,44 @@ pub struct Skipped {
     pub why: String,
 }
 
+/// A session's files as the review model has them: what `mend pending
+/// status --json`, MCP's `pending_status` and the editor's
+/// `pending/status` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Status {
+    /// The session.
+    pub session: String,
+    /// Its files, in path order, each with its hunk count and the version
+    /// an action on its hunks takes as `seen`.
+    pub files: Vec<ReviewFile>,
+    /// The requests coming into the session now, each as its command and
+    /// process id: while there is one, accept, reject, sync, add and drop
+    /// are refused. Left out when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streaming: Vec<String>,
+}
+
+impl From<mend_pending::StatusReport> for Status {
+    fn from(r: mend_pending::StatusReport) -> Status {
+        Status {
+            session: r.session,
+            files: r.files.into_iter().map(ReviewFile::from).collect(),
+            streaming: r.streaming,
+        }
+    }
+}
+
 /// A diff of the outputs: each numbered file after a `# PATH: version ID`
-/// line, and the versions by path (what `--seen` takes).
+/// line, the versions by path (what `--seen` takes), and the files with
+/// their hunks as data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Diff {
     /// The diff text.
     pub diff: String,
     /// Each numbered file's version.
     pub versions: BTreeMap<String, String>,
+    /// Each file's diff, in path order.
+    pub files: Vec<FileDiff>,
 }
 
 /// Runs `action` on the actor's session.
@@ -235,12 +249,8 @@ fn run(
     action: Action,
 ) -> Result<Outcome, Error> {
     Ok(match action {
-        Action::Status => Outcome::Status(s.report()?),
-        Action::Accept {
-            paths,
-            hunks,
-            markers,
-        } => {
+        Action::Status => Outcome::Status(s.report()?.into()),
+        Action::Accept { selection, markers } => {
             let taken;
             let lock = match held {
                 Some(lock) => lock,
@@ -249,11 +259,12 @@ fn run(
                     &taken
                 }
             };
-            let accepted = s.accept_with(lock, &paths, &hunks.numbers, markers, hunks.guard())?;
+            let sel = &selection;
+            let accepted = s.accept_with(lock, &sel.paths, &sel.hunks, markers, guard(sel))?;
             Outcome::Accepted { accepted }
         }
-        Action::Reject { paths, hunks } => Outcome::Rejected {
-            rejected: s.reject_with(&paths, &hunks.numbers, hunks.guard())?,
+        Action::Reject(sel) => Outcome::Rejected {
+            rejected: s.reject_with(&sel.paths, &sel.hunks, guard(&sel))?,
         },
         Action::Sync(paths) => {
             let done = s.sync(&paths)?;
@@ -299,31 +310,89 @@ fn existing<'w>(ws: &'w Workspace, who: &Actor<'_>, holder: &str) -> Result<Sess
 fn diff(s: &Session<'_>, paths: &[String], against: Against) -> Result<Diff, Error> {
     let mut text = String::new();
     let mut versions = BTreeMap::new();
+    let mut files = Vec::new();
+    let status = s.status()?;
     for f in s.diff_files(paths, against, true)? {
-        if let Some(v) = f.version {
+        if let Some(v) = &f.version {
             let path = mend_core::text::escape_controls(&f.path);
             text.push_str(&format!("# {path}: version {v}\n"));
-            versions.insert(f.path, v);
+            versions.insert(f.path.clone(), v.clone());
         }
         text.push_str(&f.text);
+        if let Some(line) = status.iter().find(|l| l.path == f.path) {
+            let mut file = ReviewFile::from(line.clone());
+            // Against the file now, the hunks are numbered only while it
+            // is as the model saw it; the count is the diff's.
+            file.hunks = if f.version.is_some() {
+                f.hunks.len()
+            } else {
+                0
+            };
+            files.push(FileDiff::pending(file, f));
+        }
     }
     Ok(Diff {
         diff: text,
         versions,
+        files,
     })
 }
 
 /// The session's files and letters, an empty list when there is no such
 /// session yet (MCP's `pending_status`: a model is not refused for asking
 /// before proposing).
-pub fn status_or_empty(ws: &Workspace, session: &str) -> Result<StatusReport, Error> {
+pub fn status_or_empty(ws: &Workspace, session: &str) -> Result<Status, Error> {
     match Session::existing(ws, session) {
-        Ok(s) => Ok(s.report()?),
-        Err(mend_pending::Error::NoSession(_)) => Ok(StatusReport {
+        Ok(s) => Ok(s.report()?.into()),
+        Err(mend_pending::Error::NoSession(_)) => Ok(Status {
             session: session.to_owned(),
             files: Vec::new(),
             streaming: Vec::new(),
         }),
         Err(e) => Err(e.into()),
     }
+}
+
+/// One file as a review screen shows it: its diff from the context
+/// (`None` when it has no output) and, when accepting it would merge with
+/// local changes, the merge's text and its conflict count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// The file and its hunks.
+    pub diff: Option<FileDiff>,
+    /// The three-way merge an accept would write.
+    pub merge: Option<(String, usize)>,
+}
+
+/// How `path` of the session shows now (nothing is recorded as shown).
+pub fn shown(s: &Session<'_>, path: &str) -> Result<Shown, mend_pending::Error> {
+    let status = s.status()?;
+    let diff = s
+        .diff_files(&[path.to_owned()], Against::Context, false)?
+        .into_iter()
+        .next()
+        .and_then(|d| {
+            let line = status.iter().find(|l| l.path == d.path)?;
+            Some(FileDiff::pending(ReviewFile::from(line.clone()), d))
+        });
+    Ok(Shown {
+        diff,
+        merge: s.merge_preview(path)?,
+    })
+}
+
+/// [`shown`] of `path` in the named session.
+pub fn show(ws: &Workspace, session: &str, path: &str) -> Result<Shown, Error> {
+    Ok(shown(&Session::existing(ws, session)?, path)?)
+}
+
+/// The session's index file, which every change to the session replaces:
+/// what a screen watches (see [`crate::review::stamp`]).
+pub fn index_path(ws: &Workspace, session: &str) -> Result<std::path::PathBuf, Error> {
+    Ok(Session::existing(ws, session)?.index_path())
+}
+
+/// The requests coming into the session now (see [`Status::streaming`]).
+pub fn streaming(ws: &Workspace, session: &str) -> Result<Vec<String>, Error> {
+    Ok(Session::existing(ws, session)?.streaming()?)
 }

@@ -1,6 +1,7 @@
-//! Multi-root routing: which project root a path belongs to.
+//! The one root rule, and multi-root routing: which project root a
+//! path belongs to.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mend_core::EditOp;
 use mend_core::formats::{Entry, Parsed};
@@ -95,5 +96,54 @@ impl Roots {
                         .join(", ")
                 ))
             })
+    }
+}
+
+/// The root a command run in `dir` acts on when no `--root` names one:
+/// the git worktree holding `dir`, so one worktree has one root (one
+/// `.mend`, one turn) wherever in it a command runs, as agents' hooks
+/// find it; `dir` itself outside git.
+pub fn worktree_of(dir: &Path) -> PathBuf {
+    git2::Repository::discover(dir)
+        .ok()
+        .and_then(|r| r.workdir().map(Path::to_path_buf))
+        .unwrap_or_else(|| dir.to_path_buf())
+}
+
+/// The root every command and the editor act on: `given` (`--root`, an
+/// editor's `initialize`), else the worktree holding the current folder
+/// (see [`worktree_of`]). A current folder that is gone is `.`, which
+/// opening the root then refuses.
+pub fn root(given: Option<&Path>) -> PathBuf {
+    if let Some(r) = given {
+        return r.to_path_buf();
+    }
+    std::env::current_dir().map_or_else(|_| PathBuf::from("."), |cwd| worktree_of(&cwd))
+}
+
+/// The workspace of `root`, opened with `opts`: the one way a front-end
+/// reaches a root's files, pending sessions and `.mend`.
+pub fn open(root: &Path, opts: mend_workspace::Options) -> Result<Workspace, Error> {
+    Ok(Workspace::open(root, opts)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_of_a_folder_is_its_worktree_or_itself_outside_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        let sub = repo.join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::create_dir_all(plain.join("c")).unwrap();
+        git2::Repository::init(&repo).unwrap();
+        let same = |a: &Path, b: &Path| a.canonicalize().unwrap() == b.canonicalize().unwrap();
+        assert!(same(&worktree_of(&sub), &repo));
+        assert!(same(&worktree_of(&repo), &repo));
+        assert_eq!(worktree_of(&plain.join("c")), plain.join("c"));
+        assert_eq!(root(Some(&sub)), sub, "--root overrides");
     }
 }

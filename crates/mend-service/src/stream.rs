@@ -12,6 +12,18 @@ use mend_workspace::Workspace;
 
 use crate::Error;
 
+/// The file holding a model's response (`mend apply FILE`), opened for
+/// reading; it is the caller's input, not a project file.
+pub fn open_response(path: &std::path::Path) -> Result<std::fs::File, Error> {
+    std::fs::File::open(path).map_err(|source| Error::Io {
+        what: format!(
+            "cannot read input {}",
+            mend_core::text::escape_controls(&path.to_string_lossy())
+        ),
+        source,
+    })
+}
+
 /// A response, parsed whole or as it streamed in.
 pub struct Streamed {
     /// The parsed response, or why it holds no edits.

@@ -9,14 +9,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use mend_checkpoint::turn::{
-    BeginOptions, Begun, Ended, Selection, TurnAccepted, TurnDiff, TurnFile, TurnRejected,
-    TurnStatus, TurnSummary, TurnUndone, Turns,
+    BeginOptions, Begun, Ended, HeadMoved, IgnoredFile, Selection, TurnAccepted, TurnInfo,
+    TurnRejected, TurnSummary, TurnUndone, Turns,
 };
 use mend_core::report::Status;
 use mend_core::text::escape_controls as esc;
 use serde::Serialize;
 
 use crate::Error;
+use crate::review::{FileDiff, ReviewFile};
 
 /// A turn action.
 #[derive(Debug, Clone)]
@@ -83,14 +84,43 @@ pub enum Outcome {
     Ended(Ended),
 }
 
-/// The root of a turn command run in `dir` without `--root`: the git
-/// worktree holding `dir`, so one worktree has one turn wherever in it a
-/// command runs (agents' hooks find it the same way); `dir` outside git.
+/// `status`'s outcome: the turn's files as the review model has them.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnStatus {
+    /// The open turn.
+    pub turn: TurnInfo,
+    /// Set when HEAD moved during the turn; the changes are still those
+    /// since the turn's start.
+    pub head_moved: Option<HeadMoved>,
+    /// What changed since the start (less what was accepted), by path.
+    pub files: Vec<ReviewFile>,
+    /// With `--ignored`: ignored files modified since the turn began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<Vec<IgnoredFile>>,
+}
+
+/// `diff`'s outcome: each file with its numbered hunks.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TurnDiff {
+    /// The open turn.
+    pub turn: TurnInfo,
+    /// Set when HEAD moved during the turn.
+    pub head_moved: Option<HeadMoved>,
+    /// The files' diffs.
+    pub files: Vec<FileDiff>,
+}
+
+/// The root of a turn command run in `dir` without `--root`: the one
+/// root rule's (see [`crate::roots::worktree_of`]).
 pub fn default_root(dir: &Path) -> std::path::PathBuf {
-    git2::Repository::discover(dir)
-        .ok()
-        .and_then(|r| r.workdir().map(Path::to_path_buf))
-        .unwrap_or_else(|| dir.to_path_buf())
+    crate::roots::worktree_of(dir)
+}
+
+/// The open turn's state file of `root`, which every turn action that
+/// changes the turn replaces: what a screen watches (see
+/// [`crate::review::stamp`]).
+pub fn state_path(root: &Path) -> std::path::PathBuf {
+    mend_checkpoint::turn::state_path(root)
 }
 
 /// Runs `action` on the turn of `root`, waiting at most `lock_timeout`
@@ -120,9 +150,24 @@ pub fn run(
 ) -> Result<Outcome, Error> {
     Ok(match action {
         Action::Begin(opts) => Outcome::Begun(turns.begin(opts, progress)?),
-        Action::Status { ignored } => Outcome::Status(turns.status(*ignored)?),
+        Action::Status { ignored } => {
+            let s = turns.status(*ignored)?;
+            Outcome::Status(TurnStatus {
+                files: s.files.iter().map(ReviewFile::from).collect(),
+                turn: s.turn,
+                head_moved: s.head_moved,
+                ignored: s.ignored,
+            })
+        }
         Action::Summary => Outcome::Summary(turns.summary()?),
-        Action::Diff(paths) => Outcome::Diff(turns.diff(paths)?),
+        Action::Diff(paths) => {
+            let d = turns.diff(paths)?;
+            Outcome::Diff(TurnDiff {
+                turn: d.turn,
+                head_moved: d.head_moved,
+                files: d.files.into_iter().map(FileDiff::from).collect(),
+            })
+        }
         Action::Reject(sel) => Outcome::Rejected(turns.reject(sel)?),
         Action::Accept(sel) => Outcome::Accepted(turns.accept(sel)?),
         Action::Undo => Outcome::Undone(turns.undo()?),
@@ -177,18 +222,19 @@ fn ended(e: &Ended) -> String {
 }
 
 /// One line per changed file: its letter, path and what else to know.
-pub fn file_line(f: &TurnFile) -> String {
+pub fn file_line(f: &ReviewFile) -> String {
     let mut line = format!("{} {}", f.status, esc(&f.path));
     if let Some(from) = &f.from {
         let _ = write!(line, " (from {})", esc(from));
     }
     let mut notes = Vec::new();
-    if let Some(c) = &f.change {
+    let content = f.content.as_ref();
+    if let Some(c) = content.and_then(|c| c.change.as_ref()) {
         notes.push(c.clone());
     }
-    if f.binary || f.large {
-        let what = if f.large { "large" } else { "binary" };
-        notes.push(match (f.size_before, f.size) {
+    if let Some(c) = content.filter(|c| c.binary || c.large) {
+        let what = if c.large { "large" } else { "binary" };
+        notes.push(match (c.size_before, c.size) {
             (Some(b), Some(n)) => format!("{what}, {b} → {n} bytes"),
             (_, Some(n)) => format!("{what}, {n} bytes"),
             _ => what.to_owned(),

@@ -12,37 +12,19 @@
 //! filesystem without events) or without a watcher at all, the snapshot
 //! is a full scan, as it always is when the library doubts the hint.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use mend_checkpoint::turn::Turns;
-use mend_checkpoint::{Checkpoints, CreateOptions, Hint, Scan, StateId};
+use mend_checkpoint::{Checkpoints, CreateOptions, Hint, OpenOptions, StateId};
 use mend_watch::Watcher;
-use serde::{Deserialize, Serialize};
 
 use crate::Error;
+use crate::call::{Call, ScanKind};
 use crate::checkpoint::CreateResult;
-
-/// How a checkpoint's snapshot looked at the worktree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ScanKind {
-    /// Every file was examined.
-    Full,
-    /// Only the paths a watcher saw change were examined.
-    Narrowed,
-}
-
-impl ScanKind {
-    /// The kind of a library scan.
-    pub fn of(scan: &Scan) -> ScanKind {
-        match scan {
-            Scan::Narrowed { .. } => ScanKind::Narrowed,
-            _ => ScanKind::Full,
-        }
-    }
-}
+use crate::daemon::ask;
 
 /// The last snapshot, paired with the token taken right before it.
 #[derive(Debug, Clone, Copy)]
@@ -91,20 +73,32 @@ impl Held {
 }
 
 /// A root's checkpoints with the watcher that narrows them: the
-/// process's own, or (the editor's) one lent at each call.
+/// process's own, or (the editor's) one lent at each call. Every turn and
+/// checkpoint action of every front-end goes through one, so which of
+/// them snapshot, and whether a daemon is asked first, is decided here
+/// once ([`Watched::turn`], [`Watched::create`]).
 pub struct Watched {
     root: PathBuf,
     watcher: Option<Watcher>,
+    /// Ask the daemon serving the root to take a create's or a begin's
+    /// snapshot first (every holder but the daemon's own).
+    asks: bool,
+    /// Say how a snapshot scanned only when a daemon could have narrowed
+    /// it (a command's holder, which watches nothing itself).
+    once: bool,
     held: Mutex<Held>,
 }
 
 impl Watched {
     /// A holder for `root` with its own watcher; `None` (watching failed,
-    /// or was not wanted) means full scans.
+    /// or was not wanted) means full scans. It asks no daemon (it is the
+    /// daemon's, or a test's).
     pub fn new(root: &Path, watcher: Option<Watcher>) -> Watched {
         Watched {
             root: root.to_path_buf(),
             watcher,
+            asks: false,
+            once: false,
             held: Mutex::new(Held {
                 turns: None,
                 last: None,
@@ -126,6 +120,22 @@ impl Watched {
         Watched::new(root, watcher)
     }
 
+    /// A holder for one command's call (`mend checkpoint`, `mend turn`):
+    /// no watcher, so a create or a begin asks the daemon serving the
+    /// root first, and scans in full without one.
+    pub fn once(root: &Path) -> Watched {
+        let mut w = Watched::new(root, None).asking();
+        w.once = true;
+        w
+    }
+
+    /// The holder, asking the daemon serving its root to take a create's
+    /// or a begin's snapshot first.
+    pub fn asking(mut self) -> Watched {
+        self.asks = true;
+        self
+    }
+
     /// The root.
     pub fn root(&self) -> &Path {
         &self.root
@@ -143,25 +153,29 @@ impl Watched {
     }
 
     /// Runs `work` on the root's turns (and their checkpoints), its
-    /// snapshots narrowed by the holder's watcher or by `lent`; returns
-    /// what `work` returned and how the last snapshot it took scanned.
-    pub fn with<T>(
-        &self,
-        lent: Option<&Watcher>,
-        work: impl FnOnce(&Turns) -> Result<T, Error>,
-    ) -> Result<(T, Option<ScanKind>), Error> {
-        self.with_waiting(lent, None, work)
-    }
-
-    /// [`Watched::with`], waiting at most `lock_timeout` (default: the
-    /// workspace's 30 s) for another mend process writing in the root.
+    /// snapshots narrowed by the holder's watcher or by `lent`, waiting
+    /// at most `lock_timeout` (default: the workspace's 30 s) for another
+    /// mend process writing in the root; returns what `work` returned and
+    /// how the last snapshot it took scanned.
     pub fn with_waiting<T>(
         &self,
         lent: Option<&Watcher>,
         lock_timeout: Option<Duration>,
         work: impl FnOnce(&Turns) -> Result<T, Error>,
     ) -> Result<(T, Option<ScanKind>), Error> {
-        let watcher = lent.or(self.watcher.as_ref());
+        self.held_work(lent, lock_timeout, true, work)
+    }
+
+    /// [`Watched::with_waiting`]; the watcher is settled for a hint only
+    /// when the work may `snapshot` (a settle can take [`SETTLE`]).
+    fn held_work<T>(
+        &self,
+        lent: Option<&Watcher>,
+        lock_timeout: Option<Duration>,
+        snapshot: bool,
+        work: impl FnOnce(&Turns) -> Result<T, Error>,
+    ) -> Result<(T, Option<ScanKind>), Error> {
+        let watcher = lent.or(self.watcher.as_ref()).filter(|_| snapshot);
         let mut held = self.held();
         let held = &mut *held;
         let (turns, last) = held.open(&self.root, lock_timeout)?;
@@ -184,70 +198,174 @@ impl Watched {
         Ok((result?, Some(scan)))
     }
 
-    /// Creates a checkpoint (see [`crate::checkpoint::create`]), narrowed.
-    pub fn create(
+    /// Runs checkpoint work that takes no snapshot of its own (list,
+    /// show, diff, drop, gc) on the held checkpoints.
+    pub fn checkpoints<T>(
         &self,
-        lent: Option<&Watcher>,
-        opts: &CreateOptions,
-        dry_run: bool,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<CreateResult, Error> {
-        self.create_in(lent, None, opts, dry_run, progress)
-    }
-
-    /// [`Watched::create`] with the holder's own watcher, waiting at most
-    /// `lock_timeout` for the workspace lock (see [`Watched::with_waiting`]).
-    pub fn create_waiting(
-        &self,
-        lock_timeout: Option<Duration>,
-        opts: &CreateOptions,
-        dry_run: bool,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<CreateResult, Error> {
-        self.create_in(None, lock_timeout, opts, dry_run, progress)
-    }
-
-    fn create_in(
-        &self,
-        lent: Option<&Watcher>,
-        lock_timeout: Option<Duration>,
-        opts: &CreateOptions,
-        dry_run: bool,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<CreateResult, Error> {
-        let (mut made, scan) = self.with_waiting(lent, lock_timeout, |t| {
-            crate::checkpoint::create(t.checkpoints(), opts, dry_run, progress)
+        call: &Call<'_>,
+        work: impl FnOnce(&Checkpoints) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let (t, _) = self.held_work(call.lent, call.lock_timeout, false, |t| {
+            work(t.checkpoints())
         })?;
-        made.scan = scan;
-        Ok(made)
+        Ok(t)
     }
 }
 
 impl Watched {
-    /// Runs a turn action (see [`crate::turn::act`]); `begin` and
-    /// `reject` checkpoint, narrowed.
+    /// Creates a checkpoint (see [`crate::checkpoint::create`]), narrowed:
+    /// by the daemon serving the root when the holder asks one, else
+    /// here. A first checkpoint allowed more than the defaults (`open`:
+    /// forced, more files) is taken by a fresh open, in full.
+    pub fn create(
+        &self,
+        call: &mut Call<'_>,
+        opts: &CreateOptions,
+        open: &OpenOptions,
+        dry_run: bool,
+    ) -> Result<CreateResult, Error> {
+        if !is_default(open) {
+            let mut cps = Checkpoints::open_with(&self.root, open)?;
+            cps.set_lock_timeout(call.wait())?;
+            return crate::checkpoint::create(&cps, opts, dry_run, &mut *call.progress);
+        }
+        let mut lock_timeout = call.lock_timeout;
+        let mut asked_scan = None;
+        if self.asks && !dry_run {
+            let wait = call.wait();
+            let asked = ask::by_daemon(&self.root, call, wait, |c, wait, progress| {
+                c.checkpoint(opts, false, wait, progress)
+            })?;
+            match asked {
+                Ok(made) => {
+                    ask::said(call, made.scan);
+                    return Ok(made);
+                }
+                Err(here) => (asked_scan, lock_timeout) = (here.scan, Some(here.lock_timeout)),
+            }
+        }
+        let progress = &mut *call.progress;
+        let (mut made, scan) = self.with_waiting(call.lent, lock_timeout, |t| {
+            crate::checkpoint::create(t.checkpoints(), opts, dry_run, progress)
+        })?;
+        made.scan = if self.once { asked_scan } else { scan };
+        Ok(made)
+    }
+
+    /// Runs a turn action (see [`crate::turn::run`]) on the held turns;
+    /// `begin`, `reject` and `undo` checkpoint, narrowed. A `begin` is
+    /// asked of the daemon serving the root first when the holder asks
+    /// one; a forced `begin` opens what the held checkpoints refused.
     pub fn turn(
         &self,
-        lent: Option<&Watcher>,
+        call: &mut Call<'_>,
         action: &crate::turn::Action,
-        progress: &mut dyn FnMut(usize),
     ) -> Result<(crate::turn::Outcome, Option<ScanKind>), Error> {
-        self.with(lent, |t| crate::turn::run(t, action, progress))
+        use crate::turn::{Action, Outcome};
+        let mut lock_timeout = call.lock_timeout;
+        match action {
+            Action::Begin(opts) if opts.force => {
+                let turns = Turns::open_forced(&self.root, call.wait(), true)?;
+                let outcome = crate::turn::run(&turns, action, &mut *call.progress)?;
+                return Ok((outcome, None));
+            }
+            Action::Begin(opts) if self.asks => {
+                let wait = call.wait();
+                let asked = ask::by_daemon(&self.root, call, wait, |c, wait, progress| {
+                    c.turn_begin(opts, wait, progress)
+                })?;
+                match asked {
+                    Ok((begun, scan)) => {
+                        ask::said(call, scan);
+                        return Ok((Outcome::Begun(begun), scan));
+                    }
+                    Err(here) => lock_timeout = Some(here.lock_timeout),
+                }
+            }
+            _ => {}
+        }
+        let progress = &mut *call.progress;
+        self.held_work(call.lent, lock_timeout, snapshots(action), |t| {
+            crate::turn::run(t, action, progress)
+        })
     }
 
     /// Restores a checkpoint (see [`crate::checkpoint::restore`]); its
     /// safety checkpoint is narrowed.
     pub fn restore(
         &self,
-        lent: Option<&Watcher>,
+        call: &Call<'_>,
         id: &str,
         opts: &mend_checkpoint::RestoreOptions,
         review: bool,
     ) -> Result<mend_checkpoint::Restored, Error> {
-        let (restored, _) = self.with(lent, |t| {
+        let (restored, _) = self.with_waiting(call.lent, call.lock_timeout, |t| {
             crate::checkpoint::restore(t.checkpoints(), id, opts, review)
         })?;
         Ok(restored)
+    }
+}
+
+/// Whether a turn action takes a snapshot: a begin (the turn's start), a
+/// reject and an undo (their safety checkpoints). Only these settle the
+/// watcher for a hint.
+fn snapshots(action: &crate::turn::Action) -> bool {
+    use crate::turn::Action;
+    matches!(action, Action::Begin(_) | Action::Reject(_) | Action::Undo)
+}
+
+/// Whether `open` allows a first checkpoint no more than the defaults,
+/// which the held checkpoints were opened with.
+fn is_default(open: &OpenOptions) -> bool {
+    let d = OpenOptions::default();
+    open.force == d.force && open.max_files == d.max_files
+}
+
+/// Each root's holder, made (and its watcher started) at the first call
+/// there: one per process, whichever front-end serves it (`mend mcp`'s
+/// roots, `mend editor`'s, `mend daemon`'s).
+pub struct Registry {
+    /// Start a watcher of each root's own (`mend mcp --no-watch`, and the
+    /// editor, which lends its buffers' at each call, say not to).
+    watch: bool,
+    /// Ask the daemon serving a root first (all but the daemon itself).
+    asks: bool,
+    held: Mutex<HashMap<PathBuf, Arc<Watched>>>,
+}
+
+impl Registry {
+    /// A front-end's registry: watching each root itself when `watch`,
+    /// and asking the daemon serving a root first.
+    pub fn new(watch: bool) -> Registry {
+        Registry {
+            watch,
+            asks: true,
+            held: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The daemon's own: it watches, and asks no daemon.
+    pub fn daemon() -> Registry {
+        Registry {
+            watch: true,
+            asks: false,
+            held: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The holder of `root`, made on first use.
+    pub fn get(&self, root: &Path) -> Arc<Watched> {
+        let mut all = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let w = all.entry(root.to_path_buf()).or_insert_with(|| {
+            let mut w = if self.watch {
+                Watched::watching(root)
+            } else {
+                Watched::new(root, None)
+            };
+            w.asks = self.asks;
+            Arc::new(w)
+        });
+        Arc::clone(w)
     }
 }
 

@@ -8,7 +8,8 @@ use mend_core::formats::Format;
 use mend_service::apply::{Applier, ApplyRequest, Destination};
 use mend_service::files::Window;
 use mend_service::outcome::{ApplyJson, ApplyRefused, EditResult};
-use mend_service::pending::{Action, Actor, Hunks};
+use mend_service::pending::{Action, Actor};
+use mend_service::review::Selection;
 use mend_service::stream::Streamed;
 use mend_workspace::{Options, Workspace};
 
@@ -112,7 +113,7 @@ fn a_stale_expectation_is_refused_with_nothing_written() {
     assert!(!bad.is_refusal());
     expect(
         "usage_refused",
-        &json(&ApplyRefused::usage(&bad.to_string())),
+        &json(&ApplyRefused::failed(mend_service::usage(&bad.to_string()))),
     );
 }
 
@@ -127,13 +128,10 @@ fn a_response_without_edits_is_refused_in_both_destinations() {
     )
     .unwrap_err();
     assert!(e.is_refusal());
-    expect(
-        "no_edits_refused",
-        &json(&ApplyRefused::of(&e, None).unwrap()),
-    );
+    expect("no_edits_refused", &json(&ApplyRefused::of(&e, None)));
     let e = apply(&ws, SESSION, ApplyRequest::default(), "prose only\n").unwrap_err();
     assert!(e.is_refusal());
-    let pending = ApplyRefused::of(&e, Some("s")).unwrap();
+    let pending = ApplyRefused::of(&e, Some("s"));
     expect("no_edits_refused_pending", &json(&pending));
 }
 
@@ -162,16 +160,15 @@ fn a_proposal_is_held_and_every_pending_action_answers_its_shape() {
     expect("pending_diff", &diff);
     expect(
         "pending_reject",
-        &act(Action::Reject {
+        &act(Action::Reject(Selection {
             paths: vec!["b.txt".into()],
-            hunks: Hunks::default(),
-        }),
+            ..Selection::default()
+        })),
     );
     expect(
         "pending_accept",
         &act(Action::Accept {
-            paths: Vec::new(),
-            hunks: Hunks::default(),
+            selection: Selection::default(),
             markers: false,
         }),
     );
@@ -201,13 +198,12 @@ fn a_busy_session_lock_is_a_refusal_with_kind_busy() {
         merge: None,
     };
     let accept = Action::Accept {
-        paths: Vec::new(),
-        hunks: Hunks::default(),
+        selection: Selection::default(),
         markers: false,
     };
     let e = mend_service::pending::act(&ws, &who, accept).unwrap_err();
     assert!(e.is_refusal(), "{e}");
-    assert_eq!(e.report().kind, "busy");
+    assert_eq!(e.failure().kind, mend_service::Kind::Busy);
     // A plain apply waits for the lock as an error, not a refusal.
     let e = apply(
         &ws,
@@ -317,5 +313,5 @@ fn every_turn_action_answers_its_shape() {
     expect("turn_end", &plain(json(&run(Turn::End))));
     let refused = act(d, &Turn::Status { ignored: false }, wait, &mut |_| {}).unwrap_err();
     assert!(refused.is_refusal(), "{refused}");
-    expect("turn_refused", &json(&refused.report()));
+    expect("turn_refused", &json(&refused.failure()));
 }

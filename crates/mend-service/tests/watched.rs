@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use mend_checkpoint::{Checkpoints, CreateOptions};
-use mend_service::{ScanKind, Watched};
+use mend_service::{Call, ScanKind, Watched};
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -30,7 +30,13 @@ fn holder() -> (tempfile::TempDir, Watched) {
 
 /// Creates a checkpoint through `held`; its id and how it scanned.
 fn create(held: &Watched) -> Result<(String, Option<ScanKind>), mend_service::Error> {
-    let made = held.create(None, &CreateOptions::default(), false, &mut |_| {})?;
+    let mut call = Call::new(None, None);
+    let made = held.create(
+        &mut call,
+        &CreateOptions::default(),
+        &Default::default(),
+        false,
+    )?;
     let id = made.checkpoint.expect("not a dry run").id;
     Ok((id, made.scan))
 }

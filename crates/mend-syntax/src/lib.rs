@@ -7,11 +7,16 @@
 //! already broken is reported only for what the edits broke. Each finding
 //! names the edit whose replacement contains or precedes it.
 //!
+//! A long-running caller keeps the parse a check returns ([`Base`]) and
+//! hands it to the check of the next edit of that text ([`check_from`]):
+//! tree-sitter then reparses only what the edit changed.
+//!
 //! Pure, like mend-core: texts in, findings out (its `clippy.toml` bans
 //! filesystem, process, clock and network calls). The grammars are behind
 //! the default `grammars` feature; without it no file is checked.
 
 mod languages;
+mod reparse;
 mod sites;
 
 use mend_core::diff::{DiffOp, line_ops};
@@ -80,37 +85,164 @@ pub fn parse(lang: Language, text: &str) -> Option<Parsed> {
     Some(Parsed { tree, clean })
 }
 
+/// [`parse`] of `new`, reached from `from`, the parse of `old`, by
+/// incremental reparse: only what differs between the texts is parsed
+/// again. A reparse with any error is done again from scratch, so `clean`
+/// and every tree it reports clean are the from-scratch parse's (as in
+/// [`check_from`]).
+pub fn parse_from(lang: Language, old: &str, from: &Parsed, new: &str) -> Option<Parsed> {
+    if new.len() > MAX_BYTES || languages::unreadable(lang, new).is_some() {
+        return None;
+    }
+    let mut tree = from.tree.clone();
+    for e in reparse::input_edits(old, new) {
+        tree.edit(&e);
+    }
+    if let Some(t) = sites::reparse(lang, new, &tree)
+        && sites::errors_of(lang, &t, new).is_empty()
+    {
+        return Some(Parsed {
+            tree: t,
+            clean: true,
+        });
+    }
+    parse(lang, new)
+}
+
 /// Checks the planned text `new` of `path` against `old`, the text before
 /// the edits (`None` for a file the edits create).
 pub fn check(path: &str, old: Option<&str>, new: &str, edits: &[EditSpan]) -> Check {
+    check_from(path, old, None, new, edits).0
+}
+
+/// The parse of one text as a check left it: its tree and its errors,
+/// kept by a long-running caller so that the check of the next edit to
+/// that text parses only what the edit changed (see [`check_from`]).
+#[derive(Debug, Clone)]
+pub struct Base {
+    lang: Language,
+    /// The length of the text it is the parse of, a guard against a base
+    /// handed in for another text.
+    len: usize,
+    tree: Tree,
+    errors: Vec<Site>,
+}
+
+impl Base {
+    /// The grammar it was parsed with.
+    pub fn language(&self) -> Language {
+        self.lang
+    }
+
+    /// The length in bytes of the text it is the parse of (a tree takes
+    /// memory in proportion).
+    pub fn text_len(&self) -> usize {
+        self.len
+    }
+}
+
+/// [`check`], reaching the tree of `new` from `base`, the parse of `old` a
+/// previous check returned, by tree-sitter's incremental reparse: only what
+/// the edits changed is parsed again. Without a base (or with one of
+/// another language or length) `new` is parsed from scratch.
+///
+/// The findings are the from-scratch check's: a reparse is trusted only
+/// when it gives a tree without any error; when it has one, `new` is parsed
+/// again from scratch, so every finding (and what the file's old errors
+/// excuse) comes from the same parse as [`check`]'s. The caller must give
+/// the base of exactly `old`, found by the text's content hash.
+///
+/// Returns the check and the parse of `new`, the base of the check of the
+/// next edit to it (`None` when `new` was not parsed).
+pub fn check_from(
+    path: &str,
+    old: Option<&str>,
+    base: Option<&Base>,
+    new: &str,
+    edits: &[EditSpan],
+) -> (Check, Option<Base>) {
+    let lang = match checkable(path, old, new) {
+        Ok(lang) => lang,
+        Err(why) => return (Check::Unchecked(why), None),
+    };
+    let base = base.filter(|b| b.lang == lang && old.is_some_and(|o| o.len() == b.len));
+    let no_tree = || Check::Unchecked(format!("the {} parser gave no tree", lang.name()));
+    let Some(after) = parse_new(lang, old, base, new) else {
+        return (no_tree(), None);
+    };
+    let check = if after.errors.is_empty() {
+        Check::Clean {
+            language: lang.name(),
+        }
+    } else {
+        let before = match (base, old) {
+            (Some(b), _) => Some(b.errors.clone()),
+            (None, Some(o)) => sites::errors(lang, o),
+            (None, None) => Some(Vec::new()),
+        };
+        match before {
+            Some(before) => compare(path, lang, old, new, &before, &after.errors, edits),
+            None => no_tree(),
+        }
+    };
+    (check, Some(after))
+}
+
+/// The language of `path`, if its texts can be checked; else why not.
+fn checkable(path: &str, old: Option<&str>, new: &str) -> Result<Language, String> {
     let Some(lang) = language_for(path) else {
-        return Check::Unchecked(languages::no_grammar_reason(path));
+        return Err(languages::no_grammar_reason(path));
     };
     if new.len() > MAX_BYTES || old.is_some_and(|o| o.len() > MAX_BYTES) {
-        return Check::Unchecked(format!("larger than {} MiB", MAX_BYTES >> 20));
+        return Err(format!("larger than {} MiB", MAX_BYTES >> 20));
     }
     if let Some(why) = [Some(new), old]
         .into_iter()
         .flatten()
         .find_map(|t| languages::unreadable(lang, t))
     {
-        return Check::Unchecked(why);
+        return Err(why);
     }
-    let Some(after) = sites::errors(lang, new) else {
-        return Check::Unchecked(format!("the {} parser gave no tree", lang.name()));
+    Ok(lang)
+}
+
+/// The parse of `new`: reached from `base` (the parse of `old`) when it
+/// has one and the reparse gives no error, else from scratch.
+fn parse_new(lang: Language, old: Option<&str>, base: Option<&Base>, new: &str) -> Option<Base> {
+    let made = |tree: Tree| {
+        let errors = sites::errors_of(lang, &tree, new);
+        Base {
+            lang,
+            len: new.len(),
+            tree,
+            errors,
+        }
     };
-    if after.is_empty() {
-        return Check::Clean {
-            language: lang.name(),
-        };
+    if let (Some(b), Some(o)) = (base, old) {
+        let mut tree = b.tree.clone();
+        for e in reparse::input_edits(o, new) {
+            tree.edit(&e);
+        }
+        if let Some(reparsed) = sites::reparse(lang, new, &tree).map(made)
+            && reparsed.errors.is_empty()
+        {
+            return Some(reparsed);
+        }
     }
-    let before = match old {
-        Some(o) => match sites::errors(lang, o) {
-            Some(b) => b,
-            None => return Check::Unchecked(format!("the {} parser gave no tree", lang.name())),
-        },
-        None => Vec::new(),
-    };
+    sites::parse(lang, new).map(made)
+}
+
+/// The findings: the errors of the new text (`after`) that the text before
+/// (whose errors are `before`) did not have where the edits moved them.
+fn compare(
+    path: &str,
+    lang: Language,
+    old: Option<&str>,
+    new: &str,
+    before: &[Site],
+    after: &[Site],
+    edits: &[EditSpan],
+) -> Check {
     let map = LineMap::new(old.unwrap_or(""), new);
     // In a file that was already broken, the parser's recovery from the
     // old error can move when anything changes: there only errors on or

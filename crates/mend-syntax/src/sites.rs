@@ -33,6 +33,14 @@ pub(crate) fn parse(lang: Language, text: &str) -> Option<Tree> {
     parser.parse(text, None)
 }
 
+/// The tree of `text`, reusing `old`: the tree of the text before, already
+/// told where it changed ([`Tree::edit`]).
+pub(crate) fn reparse(lang: Language, text: &str, old: &Tree) -> Option<Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&lang.grammar()?).ok()?;
+    parser.parse(text, Some(old))
+}
+
 /// The errors of `tree`, the parse of `text`, in document order.
 pub(crate) fn errors_of(lang: Language, tree: &Tree, text: &str) -> Vec<Site> {
     let mut out = Vec::new();
@@ -95,6 +103,10 @@ fn css_strings(text: &str, out: &mut Vec<Site>) {
 /// block"), and a statement of a block that starts its own line at another
 /// column than the block's first ("unexpected indent", or an unindent that
 /// matches no outer level).
+///
+/// Only nodes that can hold a block or a clause are entered (and any
+/// with an error below it), so the walk skips the expressions that are
+/// most of a tree.
 fn python_layout(root: Node<'_>, text: &str, out: &mut Vec<Site>) {
     let mut cursor = root.walk();
     loop {
@@ -108,7 +120,8 @@ fn python_layout(root: Node<'_>, text: &str, out: &mut Vec<Site>) {
             | "finally_clause" => clause_layout(node, text, out),
             _ => {}
         }
-        if cursor.goto_first_child() {
+        if (PYTHON_HOLDERS.contains(&node.kind()) || node.has_error()) && cursor.goto_first_child()
+        {
             continue;
         }
         while !cursor.goto_next_sibling() {
@@ -118,6 +131,30 @@ fn python_layout(root: Node<'_>, text: &str, out: &mut Vec<Site>) {
         }
     }
 }
+
+/// The Python node kinds that can hold a block or a clause, at any depth,
+/// in a tree without errors: every other kind holds only expressions,
+/// names and simple statements (the grammar's node types say so; a test
+/// derives this list from them).
+const PYTHON_HOLDERS: &[&str] = &[
+    "block",
+    "case_clause",
+    "class_definition",
+    "decorated_definition",
+    "elif_clause",
+    "else_clause",
+    "except_clause",
+    "except_group_clause",
+    "finally_clause",
+    "for_statement",
+    "function_definition",
+    "if_statement",
+    "match_statement",
+    "module",
+    "try_statement",
+    "while_statement",
+    "with_statement",
+];
 
 fn block_layout(block: Node<'_>, text: &str, out: &mut Vec<Site>) {
     let mut cursor = block.walk();
@@ -246,4 +283,86 @@ fn first_token(node: Node<'_>, text: &str) -> Option<String> {
     } else {
         cut
     })
+}
+
+#[cfg(all(test, feature = "grammars"))]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// The kinds that can hold a block or a clause, from the grammar's
+    /// node types: the least set closed under "has a child of a kind in
+    /// it", supertypes read as their subtypes.
+    #[test]
+    fn the_python_holders_are_what_the_grammar_says() {
+        let types: Vec<serde_json::Value> =
+            serde_json::from_str(tree_sitter_python::NODE_TYPES).expect("node types are JSON");
+        let name = |v: &serde_json::Value| v["type"].as_str().unwrap_or_default().to_owned();
+        let subtypes: BTreeMap<String, Vec<String>> = types
+            .iter()
+            .filter_map(|t| {
+                Some((
+                    name(t),
+                    t["subtypes"].as_array()?.iter().map(name).collect(),
+                ))
+            })
+            .collect();
+        let expand = |k: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            let mut todo = vec![k.to_owned()];
+            while let Some(k) = todo.pop() {
+                match subtypes.get(&k) {
+                    Some(s) => todo.extend(s.iter().cloned()),
+                    None => out.push(k),
+                }
+            }
+            out
+        };
+        let children: BTreeMap<String, BTreeSet<String>> = types
+            .iter()
+            .map(|t| {
+                let mut kids = BTreeSet::new();
+                let fields = t["fields"].as_object().into_iter().flat_map(|f| f.values());
+                for list in fields.chain([&t["children"]]) {
+                    for k in list["types"].as_array().into_iter().flatten() {
+                        kids.extend(expand(&name(k)));
+                    }
+                }
+                (name(t), kids)
+            })
+            .collect();
+        let mut holders: BTreeSet<String> = BTreeSet::new();
+        let targets = [
+            "block",
+            "module",
+            "else_clause",
+            "elif_clause",
+            "except_clause",
+            "except_group_clause",
+            "finally_clause",
+        ];
+        loop {
+            let more: Vec<String> = children
+                .iter()
+                .filter(|(k, kids)| {
+                    !holders.contains(*k)
+                        && kids
+                            .iter()
+                            .any(|c| targets.contains(&c.as_str()) || holders.contains(c))
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            holders.extend(more);
+        }
+        // A kind this grammar version lacks is harmless in the list; every
+        // kind the grammar has that can hold one must be in it.
+        for h in &holders {
+            assert!(
+                super::PYTHON_HOLDERS.contains(&h.as_str()),
+                "{h} can hold a block"
+            );
+        }
+    }
 }

@@ -1,9 +1,10 @@
 //! Properties of the check over arbitrary code-like text in every
 //! language: it never panics, an edit that changes nothing never has a
-//! finding, and an edit far from a file's old errors is not blamed for
-//! them.
+//! finding, an edit far from a file's old errors is not blamed for
+//! them, and a check reached by incremental reparse gives exactly the
+//! from-scratch check's result.
 
-use mend_syntax::{Check, EditSpan, check};
+use mend_syntax::{Base, Check, EditSpan, check, check_from};
 use proptest::prelude::*;
 
 const PATHS: &[&str] = &[
@@ -67,5 +68,147 @@ fn bash_text_that_crashed_the_grammar_is_not_parsed() {
         assert!(matches!(r, Check::Unchecked(_)), "{r:?}");
         let r = check("run.sh", Some("echo\n"), text, &[]);
         assert!(matches!(r, Check::Unchecked(_)), "{r:?}");
+    }
+}
+
+/// Lines of mostly valid code in three languages, so that most edits leave
+/// a clean file and the incremental reparse is what decides.
+fn statements(ext: &str) -> Vec<&'static str> {
+    match ext {
+        "py" => vec![
+            "def f(x):\n",
+            "    return x\n",
+            "    if x:\n",
+            "        pass\n",
+            "x = [1, 2]\n",
+            "class A:\n",
+            "    y = 1\n",
+            "    else:\n",
+            "print(\"a\")\n",
+            "\n",
+            "# note\n",
+            "    for i in x:\n",
+            "try:\n",
+            "except E:\n",
+            "  z = (\n",
+            ")\n",
+        ],
+        "js" => vec![
+            "function f(x) {\n",
+            "  return x;\n",
+            "}\n",
+            "if (x) {\n",
+            "} else {\n",
+            "const a = [1, 2];\n",
+            "let s = \"s\";\n",
+            "\n",
+            "// note\n",
+            "f(a, (b) => b);\n",
+        ],
+        _ => vec![
+            "fn f(x: u8) -> u8 {\n",
+            "    x\n",
+            "}\n",
+            "    if x > 1 {\n",
+            "    }\n",
+            "struct A { b: u8 }\n",
+            "let s = \"s\";\n",
+            "\n",
+            "// note\n",
+            "impl A {\n",
+        ],
+    }
+}
+
+/// One edit of a text of pool lines: a line replaced, inserted or removed.
+#[derive(Debug, Clone)]
+struct LineEdit {
+    at: usize,
+    remove: bool,
+    insert: Option<usize>,
+}
+
+fn edit_lines(lines: &mut Vec<&'static str>, pool: &[&'static str], e: &LineEdit) {
+    let at = e.at % (lines.len() + 1);
+    if e.remove && at < lines.len() {
+        lines.remove(at);
+    }
+    if let Some(i) = e.insert {
+        lines.insert(at.min(lines.len()), pool[i % pool.len()]);
+    }
+}
+
+fn line_edit() -> impl Strategy<Value = LineEdit> {
+    (0..200usize, any::<bool>(), prop::option::of(0..100usize))
+        .prop_map(|(at, remove, insert)| LineEdit { at, remove, insert })
+}
+
+/// Checks `new` against `old` both ways: reached from `base` and from
+/// scratch; they must agree. Returns the base of `new`.
+fn both_ways(
+    path: &str,
+    old: &str,
+    base: Option<&Base>,
+    new: &str,
+) -> Result<Option<Base>, TestCaseError> {
+    let span = [EditSpan {
+        index: 0,
+        lines: None,
+    }];
+    let (incremental, next) = check_from(path, Some(old), base, new, &span);
+    let scratch = check(path, Some(old), new, &span);
+    prop_assert_eq!(
+        &incremental,
+        &scratch,
+        "{}\n--- old:\n{}\n--- new:\n{}",
+        path,
+        old,
+        new
+    );
+    Ok(next)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A run of line edits, each checked from the last one's tree.
+    #[test]
+    fn incremental_checks_match_the_from_scratch_check(
+        ext in prop::sample::select(vec!["py", "js", "rs"]),
+        start in prop::collection::vec(0..100usize, 0..40),
+        edits in prop::collection::vec(line_edit(), 1..6),
+    ) {
+        let pool = statements(ext);
+        let path = format!("a.{ext}");
+        let mut lines: Vec<&'static str> = start.iter().map(|&i| pool[i % pool.len()]).collect();
+        let mut text = lines.concat();
+        let mut base = check_from(&path, None, None, &text, &[]).1;
+        for e in &edits {
+            edit_lines(&mut lines, &pool, e);
+            let new = lines.concat();
+            base = both_ways(&path, &text, base.as_ref(), &new)?;
+            text = new;
+        }
+    }
+
+    /// The same over arbitrary code-like text in every language, edited at
+    /// any byte range.
+    #[test]
+    fn incremental_checks_match_on_any_text(
+        path in prop::sample::select(PATHS),
+        text in code(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0..20usize, code()), 1..4),
+    ) {
+        let mut text = text;
+        let mut base = check_from(path, None, None, &text, &[]).1;
+        for (at, len, with) in edits {
+            let start = at.index(text.len() + 1);
+            let start = (0..=start).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let end = (start + len).min(text.len());
+            let end = (end..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+            let new = format!("{}{}{}", &text[..start], &with[..with.len().min(40)], &text[end..]);
+            base = both_ways(path, &text, base.as_ref(), &new)?;
+            text = new;
+        }
     }
 }

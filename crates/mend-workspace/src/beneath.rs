@@ -245,7 +245,7 @@ impl PrivateDir {
         }
     }
 
-    fn unsealed(&self, rel: &str, why: Option<crate::trust::Unsealed>) -> Error {
+    fn unsealed(&self, rel: &str, why: Option<crate::error::Unsealed>) -> Error {
         Error::Unsealed {
             path: self.shown(rel),
             why,

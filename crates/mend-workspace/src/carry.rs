@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crate::cas::{self, Expect, Refused, Source, Swapped};
 use crate::error::Error;
 use crate::files;
-use crate::txn::{self, Op};
+use crate::op::{self, Op};
 
 /// One operation carried out, and what undoing it needs.
 pub(crate) enum Done {
@@ -63,9 +63,9 @@ fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
 pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result<Done, Failed> {
     let Some(expect) = expect else {
         match op {
-            Op::Put { .. } => txn::put(root, op)?,
-            Op::Delete { target, .. } => txn::delete(root, target)?,
-            Op::RemoveDir { target } => txn::remove_dir(root, target, false)?,
+            Op::Put { .. } => op::put(root, op)?,
+            Op::Delete { target, .. } => op::delete(root, target)?,
+            Op::RemoveDir { target } => op::remove_dir(root, target, false)?,
         }
         return Ok(Done::Final);
     };
@@ -95,11 +95,11 @@ pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result
             if !expect.holds(&root.join(target)).unwrap_or(false) {
                 return Err(Failed::Changed(target.clone()));
             }
-            txn::delete(root, target)?;
+            op::delete(root, target)?;
             Ok(Done::Final)
         }
         Op::RemoveDir { target } => {
-            txn::remove_dir(root, target, false)?;
+            op::remove_dir(root, target, false)?;
             Ok(Done::Final)
         }
     }
@@ -149,7 +149,7 @@ fn put_in_place(target: PathBuf, temp: &Path, rel: &str, expect: &Expect) -> Res
         let _ = fs::remove_file(temp);
         return Err(Failed::Changed(rel.to_owned()));
     }
-    txn::install(&target, temp, true)?;
+    op::install(&target, temp, true)?;
     Ok(Done::InPlace { target, old })
 }
 
@@ -184,7 +184,7 @@ pub(crate) fn undo(root: &Path, done: &[Done], later: &[Op]) -> Result<(), Error
     for op in later {
         if let Op::Put { temp, link, .. } = op {
             let p = root.join(temp);
-            if txn::is_staged(&p, *link) {
+            if op::is_staged(&p, *link) {
                 fs::remove_file(&p).map_err(io(format!("removing {}", p.display())))?;
             }
         }

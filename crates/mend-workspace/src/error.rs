@@ -218,7 +218,7 @@ pub enum Error {
         /// Where, relative to the root (`.mend/turn.json`).
         path: String,
         /// Why it failed; `None` when the folder has no seal at all.
-        why: Option<crate::trust::Unsealed>,
+        why: Option<Unsealed>,
     },
     /// Something inside a folder mend keeps its own files in is not what
     /// mend made there: a symbolic link, or a file where a folder belongs.
@@ -313,5 +313,29 @@ impl Error {
             context: context.into(),
             cause,
         }
+    }
+}
+
+/// Why a state file's seal did not verify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsealed {
+    /// It carries no seal: an earlier version of mend wrote it, or
+    /// something else did.
+    Missing,
+    /// It carries a seal, but not this `.mend`'s for this file: it was
+    /// changed since mend wrote it, or brought from elsewhere.
+    Foreign,
+}
+
+impl std::fmt::Display for Unsealed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Unsealed::Missing => {
+                "carries no seal of mend's (an earlier version of mend wrote it, or something else did)"
+            }
+            Unsealed::Foreign => {
+                "does not carry this folder's seal (it was changed after mend wrote it, or brought from elsewhere)"
+            }
+        })
     }
 }

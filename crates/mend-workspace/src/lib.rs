@@ -58,6 +58,7 @@ mod error;
 mod files;
 mod found;
 mod holder;
+mod op;
 mod path;
 mod private;
 mod replaceable;
@@ -74,10 +75,10 @@ pub use mend_core::ContentHash;
 
 pub use beneath::{EntryKind, PrivateDir};
 pub use encoding::Encoding;
-pub use error::{Error, PathRule};
+pub use error::{Error, PathRule, Unsealed};
 pub use path::reserved;
 pub use private::{DAEMON_DIR, DAEMON_SOCKET};
-pub use trust::{Seal, Unsealed};
+pub use trust::Seal;
 pub use txn::{Became, Kept, Lost, Recovery, Why};
 
 /// Workspace settings.

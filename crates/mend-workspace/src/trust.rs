@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::error::Error;
+use crate::error::{Error, Unsealed};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -87,30 +87,6 @@ pub struct Seal(Key);
 impl std::fmt::Debug for Seal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Seal(..)")
-    }
-}
-
-/// Why a state file's seal did not verify.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unsealed {
-    /// It carries no seal: an earlier version of mend wrote it, or
-    /// something else did.
-    Missing,
-    /// It carries a seal, but not this `.mend`'s for this file: it was
-    /// changed since mend wrote it, or brought from elsewhere.
-    Foreign,
-}
-
-impl std::fmt::Display for Unsealed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Unsealed::Missing => {
-                "carries no seal of mend's (an earlier version of mend wrote it, or something else did)"
-            }
-            Unsealed::Foreign => {
-                "does not carry this folder's seal (it was changed after mend wrote it, or brought from elsewhere)"
-            }
-        })
     }
 }
 

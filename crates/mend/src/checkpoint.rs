@@ -1,12 +1,14 @@
 //! `mend checkpoint …`, and the progress bar of a checkpoint's snapshot.
 
-use std::cell::RefCell;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use anyhow::Context as _;
-use mend_checkpoint::{Checkpoint, Checkpoints, CreateOptions};
+use mend_checkpoint::{Checkpoint, CreateOptions};
+use mend_service::checkpoint;
+use mend_service::{Call, Watched};
+
+use crate::progress::Progress;
 
 /// `mend checkpoint` subcommands.
 #[derive(clap::Subcommand, Debug)]
@@ -101,9 +103,7 @@ impl CheckpointArgs {
     /// The root: `--root`, else the worktree holding the current folder
     /// (as turns find it), else the current folder.
     fn root(&self) -> PathBuf {
-        self.root
-            .clone()
-            .unwrap_or_else(crate::daemon::default_root)
+        mend_service::root(self.root.as_deref())
     }
 
     /// How long to wait for the root's lock: `--lock-timeout`, else the
@@ -132,52 +132,6 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     n.checked_mul(unit_secs)
         .map(Duration::from_secs)
         .ok_or_else(|| format!("`{s}` is longer than mend can count; give a shorter age"))
-}
-
-/// A progress bar on standard error for a checkpoint's snapshot, shown
-/// once it has taken more than a second.
-pub(crate) struct Progress {
-    start: Instant,
-    bar: RefCell<Option<indicatif::ProgressBar>>,
-}
-
-impl Default for Progress {
-    fn default() -> Self {
-        Progress {
-            start: Instant::now(),
-            bar: RefCell::new(None),
-        }
-    }
-}
-
-impl Progress {
-    /// `n` files examined so far.
-    pub(crate) fn tick(&self, n: usize) {
-        let mut bar = self.bar.borrow_mut();
-        if bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
-            let b = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::stderr(),
-            );
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} checkpoint: {pos} files examined",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            );
-            *bar = Some(b);
-        }
-        if let Some(b) = bar.as_ref() {
-            b.set_position(n as u64);
-        }
-    }
-
-    /// The snapshot is done.
-    pub(crate) fn clear(&self) {
-        if let Some(b) = self.bar.borrow_mut().take() {
-            b.finish_and_clear();
-        }
-    }
 }
 
 fn line(c: &Checkpoint) -> String {
@@ -213,10 +167,9 @@ fn each<T: serde::Serialize>(
     Ok(())
 }
 
-/// The root's checkpoints, with what `create`'s flags allow a first
-/// checkpoint to cover.
-fn open(args: &CheckpointArgs) -> anyhow::Result<Checkpoints> {
-    let opts = match &args.command {
+/// The options of a first checkpoint `create`'s flags allow.
+fn open_options(command: &CheckpointCommand) -> mend_checkpoint::OpenOptions {
+    match command {
         CheckpointCommand::Create {
             force, max_files, ..
         } => mend_checkpoint::OpenOptions {
@@ -224,102 +177,53 @@ fn open(args: &CheckpointArgs) -> anyhow::Result<Checkpoints> {
             max_files: *max_files,
         },
         _ => mend_checkpoint::OpenOptions::default(),
-    };
-    let mut cps = open_at(&args.root(), &opts)?;
-    cps.set_lock_timeout(args.lock_timeout())?;
-    Ok(cps)
-}
-
-fn open_at(root: &Path, opts: &mend_checkpoint::OpenOptions) -> anyhow::Result<Checkpoints> {
-    Checkpoints::open_with(root, opts)
-        .with_context(|| format!("cannot open checkpoints of {}", root.display()))
-}
-
-/// `create` with the default open options (which a daemon's checkpoints
-/// were opened with): its options, and `--verbose`.
-fn plain_create(command: &CheckpointCommand) -> Option<(CreateOptions, bool)> {
-    let CheckpointCommand::Create {
-        label,
-        anchor,
-        max_file_bytes,
-        force: false,
-        max_files: mend_checkpoint::DEFAULT_MAX_FILES,
-        verbose,
-    } = command
-    else {
-        return None;
-    };
-    let opts = CreateOptions {
-        label: label.clone(),
-        anchor: anchor.clone(),
-        max_file_bytes: *max_file_bytes,
-    };
-    Some((opts, *verbose))
+    }
 }
 
 /// Runs `mend checkpoint …`. A refusal (a home directory or filesystem
 /// root, too many files for a first checkpoint) exits 1, as refusals do
-/// everywhere; nothing was written.
+/// everywhere; nothing was written. With --json, a refusal is also its
+/// JSON document, `{"error": Failure}` (an error's is printed by `main`).
 pub(crate) fn run(args: &CheckpointArgs) -> anyhow::Result<u8> {
-    match run_command(args) {
-        Err(e) if is_refusal(&e) => {
-            // With --json, a service's refusal is also its JSON document
-            // (a restore refused as `changed`, say).
-            if args.json
-                && let Some(s) = e.downcast_ref::<mend_service::Error>()
-            {
-                let failed = mend_service::outcome::Failed { error: s.report() };
-                json(&mut std::io::stdout().lock(), &failed)?;
-            }
-            let _ = writeln!(std::io::stderr(), "mend: {e:#}");
-            Ok(crate::EXIT_FAILED)
-        }
-        result => result,
+    let e = match run_command(args) {
+        Err(e) => e,
+        done => return done,
+    };
+    let classified = crate::failure::classify(&e);
+    // An error's JSON is printed where every command's is.
+    if !classified.refusal {
+        return Err(e);
     }
-}
-
-/// Whether a checkpoint command's error is a refusal, not a failure.
-fn is_refusal(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<mend_checkpoint::Error>()
-        .is_some_and(mend_checkpoint::Error::is_refusal)
-        || e.downcast_ref::<mend_service::Error>()
-            .is_some_and(mend_service::Error::is_refusal)
+    if args.json {
+        crate::failure::print_json(&mut std::io::stdout().lock(), classified.failure)?;
+    }
+    let _ = writeln!(std::io::stderr(), "mend: {e:#}");
+    Ok(crate::EXIT_FAILED)
 }
 
 fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
-    if let Some((opts, verbose)) = plain_create(&args.command) {
-        return create_asking(args, &opts, verbose);
-    }
-    let cps = open(args)?;
+    let watched = Watched::once(&args.root());
+    let call = Call::new(None, Some(args.lock_timeout()));
     let mut out = std::io::stdout().lock();
     let out = &mut out;
     match &args.command {
-        CheckpointCommand::Create {
-            label,
-            anchor,
-            max_file_bytes,
-            ..
-        } => {
-            let opts = CreateOptions {
-                label: label.clone(),
-                anchor: anchor.clone(),
-                max_file_bytes: *max_file_bytes,
-            };
-            create(out, &cps, &opts, args.json, None)?;
-        }
+        CheckpointCommand::Create { .. } => create(out, &watched, args)?,
         CheckpointCommand::List => {
-            let all = mend_service::checkpoint::list(&cps)?.checkpoints;
+            let all = watched.checkpoints(&call, checkpoint::list)?.checkpoints;
             each(out, args.json, &all, line)?;
         }
-        CheckpointCommand::Show { id } => each(out, args.json, &cps.show(id)?, |c| {
-            format!("{} {}", c.status, esc(&c.path))
-        })?,
+        CheckpointCommand::Show { id } => {
+            let changes = watched.checkpoints(&call, |c| checkpoint::show(c, id))?;
+            each(out, args.json, &changes, |c| {
+                format!("{} {}", c.status, esc(&c.path))
+            })?;
+        }
         CheckpointCommand::Diff { id } => {
-            let diff = cps.diff(id)?;
+            let diff = watched.checkpoints(&call, |c| checkpoint::diff(c, id))?;
             if args.json {
-                json(out, &mend_service::checkpoint::DiffResult { diff })?;
+                json(out, &diff)?;
             } else {
-                write!(out, "{diff}")?;
+                write!(out, "{}", diff.diff)?;
             }
         }
         CheckpointCommand::Restore {
@@ -333,7 +237,7 @@ fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
                 prune_later: *prune_later,
                 force: *force,
             };
-            let r = mend_service::checkpoint::restore(&cps, id, &opts, false)?;
+            let r = watched.restore(&call, id, &opts, false)?;
             if args.json {
                 json(out, &r)?;
             } else {
@@ -341,7 +245,7 @@ fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
             }
         }
         CheckpointCommand::Drop { id } => {
-            let c = cps.drop(id)?;
+            let c = watched.checkpoints(&call, |c| checkpoint::drop(c, id))?;
             if args.json {
                 json(out, &c)?;
             } else {
@@ -349,56 +253,44 @@ fn run_command(args: &CheckpointArgs) -> anyhow::Result<u8> {
             }
         }
         CheckpointCommand::Gc { keep, older_than } => {
-            let dropped = mend_service::checkpoint::gc(&cps, *keep, *older_than)?;
+            let dropped = watched.checkpoints(&call, |c| checkpoint::gc(c, *keep, *older_than))?;
             each(out, args.json, &dropped, |c| format!("dropped {}", line(c)))?;
         }
     }
     Ok(0)
 }
 
-/// `mend checkpoint create` with the default open options: done by a
-/// daemon serving the root when one answers (its snapshot state is in
-/// memory and its watcher knows what changed), else scanned in full here,
-/// waiting for the lock only as long as the daemon did not.
-fn create_asking(args: &CheckpointArgs, opts: &CreateOptions, verbose: bool) -> anyhow::Result<u8> {
-    use crate::daemon::ByDaemon;
-    let root = args.root();
-    let wait = args.lock_timeout();
-    let asked = crate::daemon::by_daemon(&root, verbose, wait, |client, wait, progress| {
-        client.checkpoint(opts, false, wait, progress)
-    });
-    let (scan, wait) = match asked {
-        ByDaemon::Done(made) => {
-            crate::daemon::said(made.scan, verbose);
-            print_created(&mut std::io::stdout().lock(), &made, args.json)?;
-            return Ok(0);
-        }
-        ByDaemon::Refused(e) => {
-            let _ = writeln!(std::io::stderr(), "mend: {}", e.message);
-            return Ok(crate::EXIT_FAILED);
-        }
-        ByDaemon::Here { scan, lock_timeout } => (scan, lock_timeout),
-    };
-    let mut cps = open_at(&root, &mend_checkpoint::OpenOptions::default())?;
-    cps.set_lock_timeout(wait)?;
-    create(&mut std::io::stdout().lock(), &cps, opts, args.json, scan)?;
-    Ok(0)
-}
-
-/// `mend checkpoint create`, with a progress bar; `scan` is said in its
-/// JSON when a daemon could have narrowed it.
+/// `mend checkpoint create`, with a progress bar: taken by a daemon
+/// serving the root when one answers and the flags allow no more than
+/// its checkpoints do, else scanned in full here.
 fn create(
     out: &mut impl std::io::Write,
-    cps: &Checkpoints,
-    opts: &CreateOptions,
-    as_json: bool,
-    scan: Option<mend_service::ScanKind>,
+    watched: &Watched,
+    args: &CheckpointArgs,
 ) -> anyhow::Result<()> {
+    let CheckpointCommand::Create {
+        label,
+        anchor,
+        max_file_bytes,
+        verbose,
+        ..
+    } = &args.command
+    else {
+        return Ok(());
+    };
+    let opts = CreateOptions {
+        label: label.clone(),
+        anchor: anchor.clone(),
+        max_file_bytes: *max_file_bytes,
+    };
     let progress = Progress::default();
-    let mut made = mend_service::checkpoint::create(cps, opts, false, &mut |n| progress.tick(n))?;
+    let mut call = Call::new(None, Some(args.lock_timeout()))
+        .progress(|n| progress.tick(n))
+        .notes(crate::progress::note(*verbose));
+    let made = watched.create(&mut call, &opts, &open_options(&args.command), false);
+    drop(call);
     progress.clear();
-    made.scan = scan;
-    print_created(out, &made, as_json)
+    print_created(out, &made?, args.json)
 }
 
 /// A created checkpoint, as JSON or for a person; outside git, where it
@@ -409,14 +301,16 @@ fn print_created(
     as_json: bool,
 ) -> anyhow::Result<()> {
     if let Some(store) = &made.store {
-        // Outside git a checkpoint still works, and says where it went.
-        let root = store
-            .strip_suffix("/.mend/shadow.git")
-            .unwrap_or(store.as_str());
+        // Outside git a checkpoint still works, and says where it went:
+        // in the root's `.mend`, two levels above the store.
+        let root = std::path::Path::new(store)
+            .parent()
+            .and_then(std::path::Path::parent)
+            .map_or(store.clone(), |r| r.to_string_lossy().into_owned());
         let _ = writeln!(
             std::io::stderr(),
             "mend: {} is no git repository; its checkpoints are kept in {}",
-            esc(root),
+            esc(&root),
             esc(store)
         );
     }

@@ -6,9 +6,11 @@
 mod checkpoint;
 mod daemon;
 mod editor;
+mod failure;
 mod mcp;
 mod merge;
 mod pending;
+mod progress;
 mod review;
 mod turn;
 
@@ -69,17 +71,19 @@ enum Command {
     /// Finish a transaction that a killed mend left unfinished (every
     /// command that writes does this first).
     Recover {
-        /// Workspace root.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
+        /// Workspace root [default: the git worktree holding the current
+        /// folder, else the current folder].
+        #[arg(long)]
+        root: Option<PathBuf>,
     },
     /// Print the content hash of files, to pass back later as
     /// `apply --expect PATH=HASH`; mend remembers the content so a stale
     /// edit can be shown what changed.
     Hash {
-        /// Workspace root.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
+        /// Workspace root [default: the git worktree holding the current
+        /// folder, else the current folder].
+        #[arg(long)]
+        root: Option<PathBuf>,
         /// Files, relative to the root.
         #[arg(required = true)]
         paths: Vec<String>,
@@ -132,8 +136,8 @@ enum Command {
     /// buffer, merge the change into one with unsaved edits, or write
     /// conflict markers. See docs/editor-protocol.md.
     Editor {
-        /// Workspace root when `initialize` names none (default: the
-        /// current directory).
+        /// Workspace root when `initialize` names none (default: the git
+        /// worktree holding the current folder, else the current folder).
         #[arg(long)]
         root: Option<PathBuf>,
         /// How dirty buffers are merged with the file: `git` (git's merge
@@ -146,8 +150,9 @@ enum Command {
     /// Serve mend's tools to an agent over the Model Context Protocol
     /// (stdio).
     Mcp {
-        /// Project roots the tools may touch (default: the current
-        /// directory); relative paths resolve against the first.
+        /// Project roots the tools may touch (default: the git worktree
+        /// holding the current folder, else the current folder); relative
+        /// paths resolve against the first.
         #[arg(long)]
         root: Vec<PathBuf>,
         /// Serve only these tools (comma-separated), hiding the rest from
@@ -191,9 +196,11 @@ enum Command {
 
 #[derive(clap::Args, Debug)]
 struct ApplyArgs {
-    /// Workspace root; every path in the edits is relative to it.
-    #[arg(long, default_value = ".")]
-    root: PathBuf,
+    /// Workspace root; every path in the edits is relative to it
+    /// [default: the git worktree holding the current folder, else the
+    /// current folder].
+    #[arg(long)]
+    root: Option<PathBuf>,
     /// Edit format of the input; `auto` decides per block.
     #[arg(long, value_parser = parser::<Format>(), default_value = "auto")]
     format: Format,
@@ -259,6 +266,17 @@ struct ParseArgs {
     input: Option<PathBuf>,
 }
 
+/// A server applies edit after edit to the same files: it keeps the syntax
+/// check's parses, so each check reparses only what the edit changed.
+fn keep_parses_in_servers(command: &Command) {
+    if matches!(
+        command,
+        Command::Mcp { .. } | Command::Editor { .. } | Command::Daemon(_)
+    ) {
+        mend_service::apply::keep_syntax_trees();
+    }
+}
+
 fn main() -> ExitCode {
     let parsed = Cli::try_parse();
     if let Err(e) = &parsed
@@ -284,12 +302,13 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    keep_parses_in_servers(&cli.command);
     let result = match cli.command {
         Command::Apply(args) => run_apply(&args),
         Command::Parse(args) => run_parse(&args),
         Command::Prompt { format } => print(&formats::prompt::prompt(format)).map(|()| EXIT_OK),
         Command::Schema { format } => run_schema(format),
-        Command::Recover { root } => run_recover(&root),
+        Command::Recover { root } => run_recover(&mend_service::root(root.as_deref())),
         Command::Merge(args) => {
             return match merge::run_merge(&args) {
                 Ok(code) => ExitCode::from(code),
@@ -318,7 +337,7 @@ fn main() -> ExitCode {
             syntax,
             !no_watch,
         ),
-        Command::Hash { root, paths } => run_hash(&root, &paths),
+        Command::Hash { root, paths } => run_hash(&mend_service::root(root.as_deref()), &paths),
         Command::Editor { root, merge } => editor::run(root.as_deref(), merge),
     };
     match result {
@@ -328,14 +347,30 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::from(EXIT_OK),
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "mend: {e:#}");
+            // A command that answers in JSON answers its errors too.
+            if let Some(command) = json_errors() {
+                let _ = error_json(&mut std::io::stdout().lock(), &e, command == "apply");
+            }
             ExitCode::from(EXIT_USAGE)
         }
     }
 }
 
+/// An error that ended a `--json` command, as its one JSON document.
+fn error_json(out: &mut impl std::io::Write, e: &anyhow::Error, apply: bool) -> anyhow::Result<()> {
+    let failure = failure::classify(e).failure;
+    if apply {
+        let refused = ApplyRefused::failed(failure);
+        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
+        Ok(())
+    } else {
+        failure::print_json(out, failure)
+    }
+}
+
 /// Which command asks for every outcome as JSON, so that its usage
-/// errors are JSON too: `mend pending … --json` and `mend apply --pending
-/// --json`.
+/// errors are JSON too: `mend pending … --json`, `mend turn … --json`,
+/// `mend checkpoint … --json` and `mend apply --json`.
 fn json_errors() -> Option<&'static str> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let has = |flag: &str| args.iter().any(|a| a == flag);
@@ -344,28 +379,30 @@ fn json_errors() -> Option<&'static str> {
         .find(|a| !a.to_string_lossy().starts_with('-'))?;
     if !has("--json") {
         None
-    } else if command == "pending" || command == "turn" {
+    } else if command == "pending" || command == "turn" || command == "checkpoint" {
         Some("pending")
-    } else if command == "apply" && has("--pending") {
+    } else if command == "apply" {
         Some("apply")
     } else {
         None
     }
 }
 
-/// A usage error as the one JSON document of `mend pending --json` and
-/// `mend apply --pending --json`: `{"error": {"kind": "usage", …}}`, with
-/// `"ok": false, "written": false` for `apply`.
+/// A usage error as the one JSON document of a command's `--json`:
+/// `{"error": {"kind": "usage", …}}`, with `"ok": false, "written":
+/// false` for `apply`.
 fn usage_json(out: &mut impl std::io::Write, message: &str, apply: bool) -> anyhow::Result<()> {
-    let text = if apply {
-        mend_service::to_json(&ApplyRefused::usage(message))?
+    let usage = mend_service::usage(message);
+    if apply {
+        writeln!(
+            out,
+            "{}",
+            mend_service::to_json(&ApplyRefused::failed(usage))?
+        )?;
+        Ok(())
     } else {
-        mend_service::to_json(&mend_service::outcome::Failed {
-            error: mend_service::usage(message),
-        })?
-    };
-    writeln!(out, "{text}")?;
-    Ok(())
+        failure::print_json(out, usage)
+    }
 }
 
 /// Text from files, made safe for a terminal: when standard output is
@@ -404,11 +441,7 @@ fn decode(bytes: Vec<u8>) -> anyhow::Result<String> {
 
 fn open_input(input: Option<&PathBuf>) -> anyhow::Result<Box<dyn Read>> {
     match input {
-        Some(p) if p.as_os_str() != "-" => {
-            Ok(Box::new(std::fs::File::open(p).with_context(|| {
-                format!("cannot read input {}", p.display())
-            })?))
-        }
+        Some(p) if p.as_os_str() != "-" => Ok(Box::new(mend_service::stream::open_response(p)?)),
         _ => {
             let stdin = std::io::stdin();
             if stdin.is_terminal() {
@@ -459,7 +492,7 @@ fn run_parse(args: &ParseArgs) -> anyhow::Result<u8> {
 }
 
 fn open_workspace(root: &std::path::Path, opts: Options) -> anyhow::Result<Workspace> {
-    Workspace::open(root, opts)
+    mend_service::roots::open(root, opts)
         .map(prepared)
         .with_context(|| format!("cannot open root {}", root.display()))
 }
@@ -485,7 +518,7 @@ pub(crate) fn prepared(mut ws: Workspace) -> Workspace {
 
 fn run_recover(root: &std::path::Path) -> anyhow::Result<u8> {
     // Told on standard output below, not by a reporter.
-    let ws = Workspace::open(root, Options::default())
+    let ws = mend_service::roots::open(root, Options::default())
         .with_context(|| format!("cannot open root {}", root.display()))?;
     let (_lock, recovered) = mend_service::lock_recovered(&ws)?;
     let msg = match recovered {
@@ -523,7 +556,7 @@ fn run_hash(root: &std::path::Path, paths: &[String]) -> anyhow::Result<u8> {
 
 fn run_apply(args: &ApplyArgs) -> anyhow::Result<u8> {
     let mut ws = open_workspace(
-        &args.root,
+        &mend_service::root(args.root.as_deref()),
         Options {
             max_bytes: args.max_bytes,
             lock_timeout: std::time::Duration::from_secs(args.lock_timeout),
@@ -544,7 +577,7 @@ fn commit_step_delay(ms: Option<u64>) -> Option<std::time::Duration> {
 
 /// `mend apply`: argument mapping, one service call, the report printed.
 fn apply(ws: &Workspace, args: &ApplyArgs, out: &mut impl std::io::Write) -> anyhow::Result<u8> {
-    let progress = checkpoint::Progress::default();
+    let progress = progress::Progress::default();
     let made = |cp: &mend_checkpoint::Checkpoint| {
         progress.clear();
         let _ = writeln!(
@@ -614,36 +647,41 @@ fn destination(args: &ApplyArgs) -> Destination<'_> {
 }
 
 /// A failed `mend apply`: a refusal (no usable edits, a refused change
-/// set, a session's refusal) exits 1 with its message on standard output,
-/// or its JSON; anything else is an error (2). With `--pending --json`,
-/// every failure is one JSON document.
+/// set, a session's refusal) exits 1 with its message on standard output;
+/// anything else is an error (2). With `--json`, every failure is one JSON
+/// document, `{"ok": false, "written": false, "error": Failure, …}`.
 fn apply_failed(
     out: &mut impl std::io::Write,
     args: &ApplyArgs,
     e: anyhow::Error,
 ) -> anyhow::Result<u8> {
     let pending = args.pending.then_some(args.session.as_str());
-    let Some(service) = e.downcast_ref::<mend_service::Error>() else {
-        return pending::fail(out, args.json && args.pending, e, true);
-    };
-    if let mend_service::Error::Usage(message) = service
-        && args.json
-        && args.pending
-    {
-        usage_json(out, message, true)?;
-        return Ok(EXIT_USAGE);
+    if args.json {
+        let classified = failure::classify(&e);
+        let service = e
+            .chain()
+            .find_map(|c| c.downcast_ref::<mend_service::Error>());
+        let code = classified.code();
+        let refused = match service {
+            Some(s) => {
+                // The message as classified: an error's whole chain.
+                let mut refused = ApplyRefused::of(s, pending);
+                refused.error.message = classified.failure.message;
+                refused
+            }
+            None => ApplyRefused::failed(classified.failure),
+        };
+        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
+        return Ok(code);
     }
+    let Some(service) = e.downcast_ref::<mend_service::Error>() else {
+        return pending::fail(out, false, e, true);
+    };
     let code = if service.is_refusal() {
         EXIT_FAILED
     } else {
         EXIT_USAGE
     };
-    if args.json
-        && let Some(refused) = ApplyRefused::of(service, pending)
-    {
-        writeln!(out, "{}", mend_service::to_json(&refused)?)?;
-        return Ok(code);
-    }
     match service {
         mend_service::Error::Apply(mend_apply::ApplyError::Commit(c))
             if code == EXIT_FAILED && pending.is_none() =>

@@ -7,17 +7,19 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use mend_core::text::escape_controls as esc;
-use mend_pending::{Against, ErrorReport};
+use mend_pending::Against;
 use mend_service::choice::parser;
-use mend_service::pending::{Action, Actor, Hunks, Outcome};
+use mend_service::pending::{Action, Actor, Outcome};
+use mend_service::review::Selection;
 use mend_workspace::{Options, Workspace};
 
 /// `mend pending` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct PendingArgs {
-    /// Workspace root.
-    #[arg(long, default_value = ".", global = true)]
-    root: PathBuf,
+    /// Workspace root [default: the git worktree holding the current
+    /// folder, else the current folder].
+    #[arg(long, global = true)]
+    root: Option<PathBuf>,
     /// The session (default `default`).
     #[arg(long, default_value = mend_pending::DEFAULT_SESSION, global = true)]
     session: String,
@@ -140,9 +142,10 @@ pub(crate) fn run(args: &PendingArgs) -> anyhow::Result<u8> {
         lock_timeout: Duration::from_secs(args.lock_timeout),
         ..Options::default()
     };
-    let result = Workspace::open(&args.root, opts)
+    let root = mend_service::root(args.root.as_deref());
+    let result = mend_service::roots::open(&root, opts)
         .map(crate::prepared)
-        .with_context(|| format!("cannot open {}", args.root.display()))
+        .with_context(|| format!("cannot open {}", root.display()))
         .and_then(|mut ws| {
             ws.pause_commits(args.commit_step_delay_ms.map(Duration::from_millis));
             act(&ws, args, &mut out)
@@ -156,7 +159,7 @@ pub(crate) fn run(args: &PendingArgs) -> anyhow::Result<u8> {
 /// A failed `mend pending`, `mend review` or `mend apply --pending`: a
 /// refusal a person can act on exits 1, with its message on standard
 /// output; anything else is an error (2). With `json`, either is printed
-/// as `{"error": …}` (and, for `apply`, beside `"ok": false` and
+/// as `{"error": Failure}` (and, for `apply`, beside `"ok": false` and
 /// `"written": false`).
 pub(crate) fn fail(
     out: &mut impl std::io::Write,
@@ -164,62 +167,29 @@ pub(crate) fn fail(
     e: anyhow::Error,
     apply: bool,
 ) -> anyhow::Result<u8> {
-    let known = classify(&e);
-    let code = if known.as_ref().is_some_and(|k| k.0) {
-        crate::EXIT_FAILED
-    } else {
-        crate::EXIT_USAGE
-    };
+    let classified = crate::failure::classify(&e);
+    let code = classified.code();
     if json {
-        let error = match known {
-            Some((_, report, _)) => report,
-            None => ErrorReport {
-                kind: "error".into(),
-                message: format!("{e:#}"),
-                session: None,
-                path: None,
-            },
-        };
-        let text = if apply {
-            let kind = (error.kind == "changed").then(|| error.kind.clone());
-            let refused = mend_service::outcome::ApplyRefused {
-                ok: false,
-                written: false,
-                held: None,
-                error: mend_service::outcome::Refusal::Report(error),
-                no_edits: None,
-                kind,
-            };
-            mend_service::to_json(&refused)?
+        if apply {
+            let refused = mend_service::outcome::ApplyRefused::failed(classified.failure);
+            writeln!(out, "{}", mend_service::to_json(&refused)?)?;
         } else {
-            mend_service::to_json(&mend_service::outcome::Failed { error })?
-        };
-        writeln!(out, "{text}")?;
+            crate::failure::print_json(out, classified.failure)?;
+        }
         return Ok(code);
     }
-    match known {
-        Some((true, _, message)) => {
-            writeln!(out, "mend: {message}")?;
-            Ok(code)
-        }
-        _ => Err(e),
+    if classified.refusal {
+        writeln!(out, "mend: {}", classified.failure.message)?;
+        return Ok(code);
     }
-}
-
-/// A service's or a session's error: whether it is a refusal, its
-/// report, and its message.
-fn classify(e: &anyhow::Error) -> Option<(bool, ErrorReport, String)> {
-    if let Some(s) = e.downcast_ref::<mend_service::Error>() {
-        return Some((s.is_refusal(), s.report(), s.to_string()));
-    }
-    let p = e.downcast_ref::<mend_pending::Error>()?;
-    Some((p.is_refusal(), p.report(), p.to_string()))
+    Err(e)
 }
 
 /// The subcommand as a service action.
 fn action(command: &PendingCommand) -> Action {
-    let hunks = |numbers: &[usize], seen: &Option<String>| Hunks {
-        numbers: numbers.to_vec(),
+    let selection = |paths: &[String], numbers: &[usize], seen: &Option<String>| Selection {
+        paths: paths.to_vec(),
+        hunks: numbers.to_vec(),
         seen: seen.clone(),
     };
     match command {
@@ -231,18 +201,14 @@ fn action(command: &PendingCommand) -> Action {
             seen,
             markers,
         } => Action::Accept {
-            paths: paths.clone(),
-            hunks: hunks(numbers, seen),
+            selection: selection(paths, numbers, seen),
             markers: *markers,
         },
         PendingCommand::Reject {
             paths,
             hunks: numbers,
             seen,
-        } => Action::Reject {
-            paths: paths.clone(),
-            hunks: hunks(numbers, seen),
-        },
+        } => Action::Reject(selection(paths, numbers, seen)),
         PendingCommand::Sync { paths } => Action::Sync(paths.clone()),
         PendingCommand::Diff { paths, against } => Action::Diff {
             paths: paths.clone(),
@@ -315,7 +281,7 @@ fn print(out: &mut impl std::io::Write, outcome: &Outcome) -> anyhow::Result<()>
 
 fn status(
     out: &mut impl std::io::Write,
-    report: &mend_pending::StatusReport,
+    report: &mend_service::pending::Status,
 ) -> anyhow::Result<()> {
     for f in &report.files {
         let to =

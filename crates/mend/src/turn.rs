@@ -8,8 +8,11 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use mend_checkpoint::turn::{BeginOptions, Selection};
+use mend_service::turn::Action;
 use mend_service::turn::hook::{self, Agent};
-use mend_service::turn::{Action, act};
+use mend_service::{Call, Watched};
+
+use crate::progress::Progress;
 
 /// How long a hook waits for the workspace lock, in seconds, unless
 /// `--lock-timeout` says otherwise: an agent waits for its hook.
@@ -137,7 +140,7 @@ impl TurnArgs {
         let Ok(cwd) = std::env::current_dir() else {
             return (PathBuf::from("."), Place::Root);
         };
-        let root = mend_service::turn::default_root(&cwd);
+        let root = mend_service::roots::worktree_of(&cwd);
         let sub = match (cwd.canonicalize(), root.canonicalize()) {
             (Ok(c), Ok(r)) => c.strip_prefix(&r).map(Path::to_path_buf).ok(),
             _ => None,
@@ -186,11 +189,12 @@ impl Place {
     }
 }
 
-/// Runs `mend turn …`.
+/// Runs `mend turn …`: the action through the service's `Watched`,
+/// which has a daemon serving the root take a begin's snapshot.
 pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
     let secs = |default| Duration::from_secs(args.lock_timeout.unwrap_or(default));
-    let mut timeout = secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
     let (root, place) = args.place();
+    let mut verbose = false;
     let action = match &args.command {
         TurnCommand::Hook { agent, input } => {
             let timeout = secs(HOOK_LOCK_TIMEOUT_SECS);
@@ -200,23 +204,15 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
             label,
             session,
             force,
-            verbose,
+            verbose: v,
         } => {
-            let opts = BeginOptions {
+            verbose = *v;
+            Action::Begin(BeginOptions {
                 label: label.clone(),
                 session: session.clone(),
                 agent: None,
                 force: *force,
-            };
-            // A forced begin opens what the daemon's checkpoints refused.
-            if !*force {
-                match begin_by_daemon(&root, args.json, &opts, *verbose, timeout)? {
-                    Ok(code) => return Ok(code),
-                    // Whatever is left of the lock wait.
-                    Err(left) => timeout = left,
-                }
-            }
-            Action::Begin(opts)
+            })
         }
         TurnCommand::Status { ignored } => Action::Status { ignored: *ignored },
         TurnCommand::Diff { paths } => Action::Diff(place.paths(paths)),
@@ -226,11 +222,16 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
         TurnCommand::End => Action::End,
     };
     let mut out = std::io::stdout().lock();
-    let progress = crate::checkpoint::Progress::default();
-    let result = act(&root, &action, timeout, &mut |n| progress.tick(n));
+    let progress = Progress::default();
+    let timeout = secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
+    let mut call = Call::new(None, Some(timeout))
+        .progress(|n| progress.tick(n))
+        .notes(crate::progress::note(verbose));
+    let result = Watched::once(&root).turn(&mut call, &action);
+    drop(call);
     progress.clear();
     match result {
-        Ok(outcome) => {
+        Ok((outcome, _)) => {
             if args.json {
                 writeln!(out, "{}", mend_service::to_json(&outcome)?)?;
             } else {
@@ -240,50 +241,6 @@ pub(crate) fn run(args: &TurnArgs) -> anyhow::Result<u8> {
         }
         Err(e) => crate::pending::fail(&mut out, args.json, e.into(), false),
     }
-}
-
-/// `turn begin` done (or refused) by a daemon serving the root, printed
-/// as the CLI prints it; `Err` with what is left of the lock wait when no
-/// daemon did it (the caller scans in full).
-fn begin_by_daemon(
-    root: &Path,
-    json: bool,
-    opts: &BeginOptions,
-    verbose: bool,
-    timeout: Duration,
-) -> anyhow::Result<Result<u8, Duration>> {
-    use crate::daemon::ByDaemon;
-    let asked = crate::daemon::by_daemon(root, verbose, timeout, |client, wait, progress| {
-        client.turn_begin(opts, wait, progress)
-    });
-    let mut out = std::io::stdout().lock();
-    let (begun, scan) = match asked {
-        ByDaemon::Done(done) => done,
-        ByDaemon::Here { lock_timeout, .. } => return Ok(Err(lock_timeout)),
-        ByDaemon::Refused(e) => {
-            if json {
-                let error = mend_pending::ErrorReport {
-                    kind: e.kind.unwrap_or_else(|| "error".into()),
-                    message: e.message,
-                    session: None,
-                    path: None,
-                };
-                let failed = mend_service::outcome::Failed { error };
-                writeln!(out, "{}", mend_service::to_json(&failed)?)?;
-            } else {
-                writeln!(out, "mend: {}", e.message)?;
-            }
-            return Ok(Ok(crate::EXIT_FAILED));
-        }
-    };
-    crate::daemon::said(scan, verbose);
-    let outcome = mend_service::turn::Outcome::Begun(begun);
-    if json {
-        writeln!(out, "{}", mend_service::to_json(&outcome)?)?;
-    } else {
-        write!(out, "{}", outcome.text())?;
-    }
-    Ok(Ok(crate::EXIT_OK))
 }
 
 /// `mend turn hook AGENT`: exit 0 whatever happens.

@@ -336,6 +336,76 @@ function cases.diff_local_opens_a_diff_split()
   eq(true, vim.wo[local_win].diff and vim.wo[out_win].diff, 'both windows in diff mode')
 end
 
+function cases.turn_panel_reverts_the_hunk_under_the_cursor()
+  local path = start(numbered(20))
+  require('mend').commands()
+  local dir = vim.fn.fnamemodify(path, ':h')
+  sh('cd "$1" && "$2" turn begin >/dev/null', dir, mend_bin)
+  local changed = numbered(20)
+  changed[2], changed[18] = 'agent 2', 'agent 18'
+  write_file(path, text_of(changed))
+  vim.cmd('MendReview turn')
+  local panel = vim.api.nvim_get_current_buf()
+  local want = {
+    'M  file.txt',
+    '@@ -1,5 +1,5 @@ hunk 1', ' line 1', '-line 2', '+agent 2', ' line 3', ' line 4', ' line 5',
+    '@@ -15,6 +15,6 @@ hunk 2', ' line 15', ' line 16', ' line 17', '-line 18', '+agent 18',
+    ' line 19', ' line 20',
+  }
+  wait_for('the panel to show both hunks', function()
+    return vim.deep_equal(vim.api.nvim_buf_get_lines(panel, 0, -1, false), want)
+  end)
+  -- On a line of hunk 2, `r` reverts that hunk alone.
+  vim.api.nvim_win_set_cursor(0, { 14, 0 })
+  vim.api.nvim_feedkeys('r', 'x', false)
+  changed[18] = 'line 18'
+  wait_for('hunk 2 to be reverted', function()
+    return vim.deep_equal(vim.fn.readfile(path), changed)
+  end)
+end
+
+--- Keys come from setup({ keys }), and the panel colours letters and
+--- hunk headers.
+function cases.turn_panel_keys_are_configurable_and_highlighted()
+  local path = start(numbered(20))
+  require('mend').setup({ cmd = { mend_bin, 'editor' }, root = client.root, keys = { reject = 'X', accept_file = false } })
+  local dir = vim.fn.fnamemodify(path, ':h')
+  sh('cd "$1" && "$2" turn begin >/dev/null', dir, mend_bin)
+  local changed = numbered(20)
+  changed[2], changed[18] = 'agent 2', 'agent 18'
+  write_file(path, text_of(changed))
+  vim.cmd('Mend turn')
+  local panel = vim.api.nvim_get_current_buf()
+  wait_for('the panel', function() return #vim.api.nvim_buf_get_lines(panel, 0, -1, false) > 10 end)
+  local maps = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_keymap(panel, 'n')) do
+    maps[m.lhs] = true
+  end
+  eq(true, maps.X, 'the configured reject key')
+  eq(nil, maps.r, 'the default reject key is gone')
+  eq(nil, maps.p, 'accept_file = false has no key')
+  eq(true, maps.a, 'other defaults stay')
+  local groups = {}
+  local ns = vim.api.nvim_create_namespace('mend.panel')
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(panel, ns, 0, -1, { details = true })) do
+    groups[m[2]] = m[4].hl_group
+  end
+  eq({ [0] = 'MendLetterM', [1] = 'MendHunkHeader', [8] = 'MendHunkHeader' }, groups, 'highlights by row')
+  eq({ default = true, link = 'DiffChange' }, vim.api.nvim_get_hl(0, { name = 'MendLetterM' }), 'MendLetterM')
+  vim.api.nvim_win_set_cursor(0, { 14, 0 })
+  vim.api.nvim_feedkeys('X', 'x', false)
+  changed[18] = 'line 18'
+  wait_for('hunk 2 to be reverted by X', function()
+    return vim.deep_equal(vim.fn.readfile(path), changed)
+  end)
+end
+
+function cases.bad_keys_are_refused_by_setup()
+  local notes = capture_notes()
+  eq(false, require('mend').setup({ cmd = { mend_bin, 'editor' }, keys = { nonsense = 'z' } }), 'setup')
+  eq(true, notes[#notes].msg:find('keys', 1, true) ~= nil, 'the message names keys: ' .. notes[#notes].msg)
+end
+
 -- Setup, health and the server's state ---------------------------------
 
 local function errors_in(notes)
@@ -569,6 +639,48 @@ function cases.the_default_merge_settles_nothing()
   write_file(path, text_of(agent))
   wait_for('the conflict', function() return vim.b[buf].mend_conflict == true end)
   eq(nil, vim.b[buf].mend_resolved, 'b:mend_resolved')
+end
+
+function cases.mend_command_completes_and_dispatches()
+  local notes = capture_notes()
+  start(numbered(3))
+  eq({ 'difflocal', 'dismiss', 'review', 'status', 'turn' }, vim.fn.getcompletion('Mend ', 'cmdline'),
+    'subcommands')
+  eq({ 'difflocal', 'dismiss' }, vim.fn.getcompletion('Mend d', 'cmdline'), 'subcommands after d')
+  eq({ 'turn' }, vim.fn.getcompletion('Mend review ', 'cmdline'), 'after review')
+  vim.cmd('Mend bogus')
+  expect_in(notes[#notes].msg, ':Mend takes a subcommand: difflocal, dismiss, review, status, turn', 'the refusal')
+  vim.cmd('Mend status')
+  for _, c in ipairs({ 'MendStatus', 'MendReview', 'MendDiffLocal', 'MendDismiss' }) do
+    eq(2, vim.fn.exists(':' .. c), 'the alias :' .. c)
+  end
+end
+
+function cases.b_mend_status_follows_the_buffer()
+  local path, buf = enter_conflict()
+  eq('[mend: conflict]', vim.b[buf].mend_status, 'b:mend_status in conflict')
+  eq(require('mend').statusline(), vim.b[buf].mend_status, 'the same as statusline()')
+  vim.api.nvim_buf_set_lines(buf, 0, -1, true, numbered(10))
+  vim.cmd.write()
+  eq('', vim.b[buf].mend_status, 'b:mend_status after :w')
+  local _ = path
+end
+
+function cases.root_defaults_to_the_worktree()
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir .. '/sub', 'p')
+  sh('cd "$1" && git init -q', dir)
+  vim.cmd.cd(dir .. '/sub')
+  require('mend').setup({ cmd = { mend_bin, 'editor' } })
+  client = require('mend.client')
+  wait_for('the server to start', function() return client.initialized end)
+  eq(vim.fn.resolve(dir), vim.fn.resolve(client.root), 'the root')
+end
+
+function cases.errors_name_their_kind()
+  client = require('mend.client')
+  eq('busy here [busy]', client.describe({ message = 'busy here', data = { kind = 'busy' } }), 'with a kind')
+  eq('plain', client.describe({ message = 'plain' }), 'without')
 end
 
 --- The plugin's autocommands (their groups are named mend...).

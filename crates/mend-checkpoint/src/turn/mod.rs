@@ -28,8 +28,15 @@ pub(crate) mod state;
 mod undo;
 
 pub use act::Selection;
+
+/// Where the open turn's state file of `root` is, for a screen that
+/// watches its metadata to know when to look again (nothing reads it by
+/// this path: [`Turns`] reads it through the workspace).
+pub fn state_path(root: &Path) -> std::path::PathBuf {
+    root.join(".mend").join(state::FILE)
+}
 pub use report::{
-    Acted, Begun, Ended, FileDiff, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
+    Acted, Begun, ChangeDiff, Ended, HeadMoved, IgnoredFile, TurnAccepted, TurnDiff, TurnFile,
     TurnInfo, TurnRejected, TurnStatus, TurnSummary, TurnUndone,
 };
 
@@ -42,9 +49,7 @@ use crate::{Checkpoint, Checkpoints, CreateOptions, Error, Skipped, git};
 use changes::Entry;
 use state::{Held, State};
 
-/// Where an open turn's hold ref lives (see `Turns::hold`), beside the
-/// checkpoints' refs and never listed among them.
-pub(crate) const HOLD_PREFIX: &str = "refs/mend/turns/";
+use crate::store::HOLD_PREFIX;
 
 /// Files larger than this are listed with their sizes, never diffed.
 pub const DIFF_LIMIT: u64 = 1024 * 1024;

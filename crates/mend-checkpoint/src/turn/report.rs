@@ -130,15 +130,19 @@ pub struct TurnSummary {
     pub letters: Vec<(Status, usize)>,
 }
 
-/// One file's diff.
+/// One changed file's diff.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct FileDiff {
+pub struct ChangeDiff {
     /// The file, as `status` lists it.
     #[serde(flatten)]
     pub file: TurnFile,
     /// Its unified diff, hunks numbered (`hunk k`) as `--hunk` takes them;
     /// for a file without a text diff, a line saying why.
     pub diff: String,
+    /// Its hunks as data, numbered as `diff` shows them (none without a
+    /// text diff).
+    #[serde(skip)]
+    pub shown: Vec<mend_core::diff::DiffHunk>,
 }
 
 /// `diff`'s outcome.
@@ -149,7 +153,7 @@ pub struct TurnDiff {
     /// Set when HEAD moved during the turn.
     pub head_moved: Option<HeadMoved>,
     /// The files' diffs.
-    pub files: Vec<FileDiff>,
+    pub files: Vec<ChangeDiff>,
 }
 
 /// What `reject` or `accept` did to one file.
@@ -286,7 +290,7 @@ impl Turns {
 
     /// An entry's diff, and the fingerprints of its hunks (`None` when it
     /// has no text diff).
-    pub(super) fn file_diff(&self, e: &Entry) -> Result<(FileDiff, Option<Vec<String>>), Error> {
+    pub(super) fn file_diff(&self, e: &Entry) -> Result<(ChangeDiff, Option<Vec<String>>), Error> {
         let (old, new) = self.sides(e)?;
         let file = file(e, &old, &new);
         let Some((old, new)) = texts(e, &old, &new) else {
@@ -316,7 +320,14 @@ impl Turns {
                 diff.push_str(&format!(" ({sizes})"));
             }
             diff.push('\n');
-            return Ok((FileDiff { file, diff }, None));
+            return Ok((
+                ChangeDiff {
+                    file,
+                    diff,
+                    shown: Vec::new(),
+                },
+                None,
+            ));
         };
         let from = e.from.as_deref().unwrap_or(&e.path);
         let mut diff = String::new();
@@ -328,12 +339,17 @@ impl Turns {
                 e.path, o.1, n.1
             ));
         }
-        diff.push_str(&hunks::render_file(
+        let shown = mend_core::diff::render_file(
             (from, e.old.map(|_| old.as_str())),
             (&e.path, e.new.map(|_| new.as_str())),
             true,
-        ));
-        Ok((FileDiff { file, diff }, Some(fingerprints(&old, &new))))
+        );
+        diff.push_str(&shown.text());
+        let shown = shown.hunks;
+        Ok((
+            ChangeDiff { file, diff, shown },
+            Some(fingerprints(&old, &new)),
+        ))
     }
 }
 

@@ -40,7 +40,11 @@ fn refused(turns: &Turns) {
         turns.status(false).unwrap_err(),
         turns.diff(&[]).unwrap_err(),
     ] {
-        assert_eq!(e.turn_kind(), Some("corrupt"), "{e}");
+        assert!(
+            matches!(e, mend_checkpoint::Error::TurnCorrupt { .. }),
+            "{e}"
+        );
+        assert!(e.is_refusal(), "{e}");
         let msg = e.to_string();
         assert!(msg.contains(".mend/turn.json"), "{msg}");
         assert!(msg.contains("mend turn end"), "{msg}");

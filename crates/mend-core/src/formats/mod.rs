@@ -32,7 +32,7 @@ mod block;
 pub mod edit_block;
 mod event;
 mod fence;
-mod format;
+pub(crate) mod format;
 mod json;
 mod path;
 pub mod prompt;

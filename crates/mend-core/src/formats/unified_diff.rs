@@ -81,7 +81,7 @@ impl Hunk {
 }
 
 #[derive(Default)]
-struct FileDiff {
+struct FilePatch {
     start: usize,
     git: bool,
     old: Option<String>,
@@ -100,7 +100,7 @@ struct FileDiff {
 /// A diff being read: one or more file sections.
 pub(crate) struct Block {
     open: usize,
-    file: FileDiff,
+    file: FilePatch,
     lines: usize,
     /// A line inside a hunk that is no hunk line, held until the next
     /// line says whether the diff ended there or was hard-wrapped.
@@ -174,7 +174,7 @@ impl Block {
     pub(crate) fn from_git(n: usize, line: &str) -> Self {
         let mut b = Block {
             open: n,
-            file: FileDiff::default(),
+            file: FilePatch::default(),
             lines: 0,
             held: None,
         };
@@ -186,9 +186,9 @@ impl Block {
     pub(crate) fn from_headers(pn: usize, minus: &str, n: usize, plus: &str) -> Self {
         let mut b = Block {
             open: pn,
-            file: FileDiff {
+            file: FilePatch {
                 start: pn,
-                ..FileDiff::default()
+                ..FilePatch::default()
             },
             lines: 0,
             held: None,
@@ -201,10 +201,10 @@ impl Block {
     }
 
     fn begin_git(&mut self, n: usize, line: &str) {
-        self.file = FileDiff {
+        self.file = FilePatch {
             start: n,
             git: true,
-            ..FileDiff::default()
+            ..FilePatch::default()
         };
         self.file.text.push(line.to_owned());
         let rest = line.trim_start_matches("diff --git ").trim();
@@ -277,9 +277,9 @@ impl Block {
         if self.in_hunk() || self.file.old.is_some() && !self.file.git {
             // The next file's headers.
             out = self.finish_file();
-            self.file = FileDiff {
+            self.file = FilePatch {
                 start: n,
-                ..FileDiff::default()
+                ..FilePatch::default()
             };
         }
         self.file.text.push(line.to_owned());
@@ -473,7 +473,7 @@ impl BlockParser for Block {
     }
 }
 
-impl FileDiff {
+impl FilePatch {
     /// Records an extended header's value.
     fn extended_header(&mut self, n: usize, header: &str, value: &str) {
         let v = value.to_owned();

@@ -61,12 +61,15 @@ fn glues(hay: &str, range: Range<usize>, old: &str, new: &str) -> bool {
 
 /// The starts of `old` (found `len` bytes long) in `hay` that a
 /// replacement with `new` may take: none that cuts a word in two where
-/// `old` spans lines, or glues new text onto a line.
+/// `old` or `new` spans lines, or glues new text onto a line.
 fn usable(hay: &str, hits: Vec<usize>, len: usize, old: &str, new: &str) -> Vec<usize> {
     hits.into_iter()
         .filter(|&o| {
             let range = o..o + len;
-            let cut = old.contains('\n') && cuts_word(hay, range.clone());
+            // Either side spanning a line break makes it an edit of whole
+            // lines, where a word cut in two is a slip, not a target.
+            let lines = old.contains('\n') || new.contains('\n');
+            let cut = lines && cuts_word(hay, range.clone());
             !cut && !glues(hay, range, old, new)
         })
         .collect()
@@ -635,6 +638,37 @@ mod tests {
             &text_edit("\u{2018}x\u{2019}", "\u{2018}y\u{2019}", true),
         );
         assert_eq!(p.content.as_deref(), Some("a = 'y'\nb = 'y'\n"));
+    }
+
+    /// A one-line `old_string` that stops inside a word, with a
+    /// replacement that adds a line: a slip for the whole line (`items`
+    /// typed `item`), never a substring to cut the word at.
+    #[test]
+    fn a_cut_word_with_a_replacement_of_lines_is_not_taken() {
+        let text = "let a = 1;\n    // render the items\nlet b = 2;\n";
+        let e = text_edit("    // render the item", "    // render the item\n", false);
+        let p = crate::plan_file(
+            "a.rs",
+            Some(text),
+            &[(0, &e)],
+            &crate::PlanOptions::default(),
+        );
+        assert_ne!(
+            p.content.as_deref(),
+            Some("let a = 1;\n    // render the item\ns\nlet b = 2;\n")
+        );
+        // A word edit inside one line is still a substring edit.
+        let e = text_edit("items", "things", false);
+        let p = crate::plan_file(
+            "a.rs",
+            Some(text),
+            &[(0, &e)],
+            &crate::PlanOptions::default(),
+        );
+        assert_eq!(
+            p.content.as_deref(),
+            Some("let a = 1;\n    // render the things\nlet b = 2;\n")
+        );
     }
 
     #[test]

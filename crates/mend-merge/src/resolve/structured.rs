@@ -74,19 +74,23 @@ impl Resolver for StructuredResolver {
         if answers.iter().all(Option::is_none) {
             return answers;
         }
-        keep_parsing(self.language, &inputs, conflicts, answers)
+        keep_parsing(self.language, (&inputs, &trees), conflicts, answers)
     }
 }
 
-/// The three parses, each of a whole input.
+/// The three parses, each of a whole input, with the text of ours (the
+/// merged file's parse is reached from it).
 struct Trees {
     base: Parsed,
     ours: Parsed,
     theirs: Parsed,
+    ours_text: String,
 }
 
 impl Trees {
-    /// The inputs' trees, when all three parse without errors.
+    /// The inputs' trees, when all three parse without errors. Base is
+    /// parsed once; ours and theirs are reached from it by incremental
+    /// reparse, parsing only what each side changed.
     fn parse(lang: Language, inputs: &Inputs<'_>) -> Option<Trees> {
         let size = |lines: &[&[u8]]| lines.iter().map(|l| l.len()).sum::<usize>();
         if [inputs.base, inputs.ours, inputs.theirs]
@@ -95,15 +99,22 @@ impl Trees {
         {
             return None;
         }
-        let one = |lines: &[&[u8]]| -> Option<Parsed> {
-            let text = String::from_utf8(lines.concat()).ok()?;
-            mend_syntax::parse(lang, &text).filter(|p| p.clean)
-        };
+        let text = |lines: &[&[u8]]| String::from_utf8(lines.concat()).ok();
+        let (b, o, t) = (text(inputs.base)?, text(inputs.ours)?, text(inputs.theirs)?);
+        let base = mend_syntax::parse(lang, &b).filter(|p| p.clean)?;
+        let side = |s: &str| mend_syntax::parse_from(lang, &b, &base, s).filter(|p| p.clean);
+        let (ours, theirs) = (side(&o)?, side(&t)?);
         Some(Trees {
-            base: one(inputs.base)?,
-            ours: one(inputs.ours)?,
-            theirs: one(inputs.theirs)?,
+            base,
+            ours,
+            theirs,
+            ours_text: o,
         })
+    }
+
+    /// Whether `text` parses without errors, reached from ours' parse.
+    fn parses(&self, lang: Language, text: &str) -> bool {
+        mend_syntax::parse_from(lang, &self.ours_text, &self.ours, text).is_some_and(|p| p.clean)
     }
 }
 
@@ -762,15 +773,12 @@ const MAX_CONFLICTS: usize = 200;
 /// kept if they still parse together.
 fn keep_parsing(
     lang: Language,
-    inputs: &Inputs<'_>,
+    (inputs, trees): (&Inputs<'_>, &Trees),
     conflicts: &[Conflict],
     mut answers: Vec<Option<Vec<u8>>>,
 ) -> Vec<Option<Vec<u8>>> {
     let parses = |answers: &[Option<Vec<u8>>]| -> bool {
-        String::from_utf8(merged(inputs, conflicts, answers))
-            .ok()
-            .and_then(|t| mend_syntax::parse(lang, &t))
-            .is_some_and(|p| p.clean)
+        String::from_utf8(merged(inputs, conflicts, answers)).is_ok_and(|t| trees.parses(lang, &t))
     };
     if parses(&answers) {
         return answers;

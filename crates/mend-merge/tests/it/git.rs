@@ -526,3 +526,82 @@ fn unified_diff_hunks_join_as_git_joins() {
         failures[..failures.len().min(3)].join("\n")
     );
 }
+
+/// Random texts of a few repeated lines (so many diffs are minimal and
+/// the tie-breaking matters), as base and a version with up to three
+/// spans replaced, with or without a final newline. Lines start with a
+/// digit or a brace, so git adds no function name to a hunk header, and
+/// stay under 1,024 bytes, below `git diff`'s tail trimming.
+fn shown_case() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+    use proptest::prelude::*;
+    let line = prop_oneof![
+        Just("1".to_owned()),
+        Just("2 two".to_owned()),
+        Just("}".to_owned()),
+        Just(String::new()),
+        "[0-9]{1,3}",
+    ];
+    let lines = move || prop::collection::vec(line.clone(), 0..40);
+    let edit = (any::<prop::sample::Index>(), 0usize..5, lines());
+    (
+        lines(),
+        prop::collection::vec(edit, 0..4),
+        any::<(bool, bool)>(),
+    )
+        .prop_map(|(base, edits, (nl_old, nl_new))| {
+            let mut new = base.clone();
+            for (at, len, put) in edits {
+                let a = at.index(new.len() + 1);
+                let end = (a + len).min(new.len());
+                new.splice(a..end, put.into_iter().take(6));
+            }
+            let join = |l: &[String], nl: bool| {
+                let mut s = l.join("\n");
+                if nl && !l.is_empty() {
+                    s.push('\n');
+                }
+                s
+            };
+            (join(&base, nl_old), join(&new, nl_new))
+        })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// The diff mend shows (`mend_core::diff::render_file`: dry runs,
+    /// `mend diff`, stale files, pending and turn diffs) is `git diff`'s,
+    /// byte for byte from the first hunk on: the same changed lines, the
+    /// same three lines of context, hunks joined where git joins them.
+    #[test]
+    fn the_shown_diff_is_git_diffs((old, new) in shown_case()) {
+        if !git_available() {
+            return Ok(());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a"), &old).unwrap();
+        std::fs::write(dir.path().join("b"), &new).unwrap();
+        let out = Command::new("git")
+            .current_dir(dir.path())
+            .args([
+                "diff",
+                "--no-index",
+                "--no-indent-heuristic",
+                "--diff-algorithm=myers",
+                "--no-color",
+                "-U3",
+                "a",
+                "b",
+            ])
+            .output()
+            .unwrap();
+        let git = String::from_utf8_lossy(&out.stdout).into_owned();
+        let shown = mend_core::diff::render_file(("a", Some(&old)), ("b", Some(&new)), false);
+        let ours = shown.text();
+        let from_hunks = |d: &str| d.find("@@").map(|at| d[at..].to_owned());
+        proptest::prop_assert_eq!(from_hunks(&git), from_hunks(&ours));
+        // The hunks as data are the text's hunks.
+        let count = ours.lines().filter(|l| l.starts_with("@@ ")).count();
+        proptest::prop_assert_eq!(shown.hunks.len(), count);
+    }
+}

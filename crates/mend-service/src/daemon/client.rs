@@ -10,14 +10,14 @@ use std::time::Duration;
 use mend_checkpoint::CreateOptions;
 use mend_checkpoint::turn::{BeginOptions, Begun};
 use mend_workspace::Workspace;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::place::Place;
-use super::wire::{self, Answer, Line, Request, WireError};
+use super::wire::{self, Answer, Began, Begin, Create, Line, Request, Status, WireError};
 use crate::Error;
+use crate::call::ScanKind;
 use crate::checkpoint::CreateResult;
-use crate::watched::ScanKind;
 
 /// How long a client waits for a daemon to answer `status` before doing
 /// the work itself.
@@ -28,62 +28,6 @@ pub const CONNECT_WAIT: Duration = Duration::from_millis(100);
 /// wait, a first full scan of a large tree), so silence this long means
 /// it hangs, and the command does the work itself.
 pub const SILENCE: Duration = Duration::from_secs(5);
-
-/// `status`'s answer.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Status {
-    /// The daemon's process id.
-    pub pid: u32,
-    /// The root it serves (canonical).
-    pub root: String,
-    /// This run of the daemon (tokens of `changes` belong to it).
-    pub instance: String,
-    /// When it started, in seconds since the Unix epoch.
-    pub started: u64,
-    /// The watcher's change token, when the root is watched.
-    pub token: Option<u64>,
-    /// Whether the root is watched (otherwise checkpoints scan in full).
-    pub watching: bool,
-}
-
-/// `checkpoint`'s parameters.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Create {
-    pub(crate) label: Option<String>,
-    pub(crate) anchor: Option<String>,
-    pub(crate) max_file_bytes: Option<u64>,
-    #[serde(default)]
-    pub(crate) dry_run: bool,
-    /// Send progress lines while working.
-    #[serde(default)]
-    pub(crate) progress: bool,
-    /// How long to wait for the workspace lock (default 30 s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) lock_timeout_ms: Option<u64>,
-}
-
-/// `turn_begin`'s parameters.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Begin {
-    pub(crate) label: Option<String>,
-    pub(crate) session: Option<String>,
-    pub(crate) agent: Option<String>,
-    /// Send progress lines while working.
-    #[serde(default)]
-    pub(crate) progress: bool,
-    /// How long to wait for the workspace lock (default 30 s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) lock_timeout_ms: Option<u64>,
-}
-
-/// `turn_begin`'s answer.
-#[derive(Deserialize)]
-struct Began {
-    begun: Begun,
-    scan: Option<ScanKind>,
-}
 
 /// What a client found at a root.
 pub enum Found {
@@ -155,7 +99,7 @@ impl Client {
         };
         // A socket served by another user (planted through a group-writable
         // `.mend`) could answer anything: the command scans itself.
-        if !super::serve::same_user(&stream) {
+        if !wire::same_user(&stream) {
             return Ok(Found::Silent);
         }
         let mut client = Client {

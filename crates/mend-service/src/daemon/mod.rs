@@ -11,10 +11,12 @@
 //! itself with a full scan ([`Client`]); so does one whose daemon goes
 //! silent at work ([`SILENCE`]) or dies there.
 
+pub(crate) mod ask;
 mod client;
 mod place;
 mod serve;
 pub mod wire;
 
-pub use client::{CONNECT_WAIT, Client, Fallback, Found, SILENCE, Status, lock_holder};
+pub use client::{CONNECT_WAIT, Client, Fallback, Found, SILENCE, lock_holder};
 pub use serve::Daemon;
+pub use wire::Status;

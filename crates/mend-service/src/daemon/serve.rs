@@ -14,11 +14,13 @@ use mend_workspace::Workspace;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::client::{Begin, Create, Status};
 use super::place::Place;
-use super::wire::{self, Answer, Line, Request, WireError};
+use super::wire::{
+    self, Answer, Began, Begin, Create, Line, Request, Status, WireError, same_user,
+};
 use crate::Error;
-use crate::watched::Watched;
+use crate::call::Call;
+use crate::watched::{Registry, Watched};
 
 /// Connections served at once; more are answered `busy` and closed.
 const MAX_CONNECTIONS: usize = 32;
@@ -52,7 +54,7 @@ pub struct Daemon {
 
 /// What every connection's thread shares.
 struct Shared {
-    watched: Watched,
+    watched: Arc<Watched>,
     /// This run of the daemon: tokens of another run mean nothing here.
     instance: String,
     started: u64,
@@ -67,8 +69,8 @@ impl Daemon {
     /// watching and binds the socket.
     pub fn start(root: &Path) -> Result<Daemon, Error> {
         let ws = Workspace::open(root, mend_workspace::Options::default())?;
-        let watched = Watched::watching(ws.root());
-        watched.with(None, |_| Ok(()))?;
+        let watched = Registry::daemon().get(ws.root());
+        watched.with_waiting(None, None, |_| Ok(()))?;
         let place = Place::create(&ws)?;
         let lock = place.lock()?;
         // Under the lock, whatever is at the socket's name was left by a
@@ -198,12 +200,6 @@ fn connection(state: &Shared, stream: &UnixStream, socket: &Path) {
     state.connections.fetch_sub(1, Ordering::SeqCst);
 }
 
-/// Whether the peer runs as this process's user.
-pub(super) fn same_user(stream: &UnixStream) -> bool {
-    rustix::net::sockopt::socket_peercred(stream)
-        .is_ok_and(|cred| cred.uid == rustix::process::getuid())
-}
-
 /// One request line's answer; `out` carries progress while it works.
 fn request(state: &Shared, text: &[u8], out: &UnixStream) -> Answer {
     let req: Request = match serde_json::from_slice(text) {
@@ -243,13 +239,11 @@ fn params<P: for<'de> Deserialize<'de> + Default>(method: &str, v: Value) -> Res
         .map_err(|e| WireError::new("bad_params", format!("{method}: {e}; see docs/daemon.md")))
 }
 
+/// A failed request's error, carrying the failure as the CLI's JSON
+/// gives it.
 fn failed(e: &Error) -> WireError {
-    if e.is_refusal() {
-        // The kind the CLI's JSON gives the same refusal.
-        WireError::new("refused", crate::chain(e)).kind(&e.report().kind)
-    } else {
-        WireError::new("failed", crate::chain(e))
-    }
+    let code = if e.is_refusal() { "refused" } else { "failed" };
+    WireError::new(code, crate::chain(e)).failure(e.failure())
 }
 
 fn value(v: &impl serde::Serialize) -> Result<Value, WireError> {
@@ -307,7 +301,8 @@ fn method(state: &Shared, name: &str, p: Value, beats: Beats<'_>) -> Result<Valu
             };
             let wait = p.lock_timeout_ms.map(Duration::from_millis);
             during(p.progress, &mut |tick| {
-                let made = watched.create_waiting(wait, &opts, p.dry_run, &mut |n| tick(n));
+                let mut call = Call::new(None, wait).progress(tick);
+                let made = watched.create(&mut call, &opts, &Default::default(), p.dry_run);
                 value(&made.map_err(|e| failed(&e))?)
             })
         }
@@ -322,10 +317,13 @@ fn method(state: &Shared, name: &str, p: Value, beats: Beats<'_>) -> Result<Valu
             };
             let wait = p.lock_timeout_ms.map(Duration::from_millis);
             during(p.progress, &mut |tick| {
-                let (begun, scan) = watched
-                    .with_waiting(None, wait, |t| Ok(t.begin(&opts, &mut |n| tick(n))?))
-                    .map_err(|e| failed(&e))?;
-                value(&json!({"begun": begun, "scan": scan}))
+                let mut call = Call::new(None, wait).progress(tick);
+                let action = crate::turn::Action::Begin(opts.clone());
+                let (outcome, scan) = watched.turn(&mut call, &action).map_err(|e| failed(&e))?;
+                let crate::turn::Outcome::Begun(begun) = outcome else {
+                    return Err(WireError::new("failed", "a begin did not begin a turn"));
+                };
+                value(&Began { begun, scan })
             })
         }
         "stop" => {

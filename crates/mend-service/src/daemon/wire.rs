@@ -3,8 +3,12 @@
 
 use std::io::{BufRead, Write};
 
+use mend_checkpoint::turn::Begun;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::call::ScanKind;
+use crate::failure::{Failure, Kind};
 
 /// The protocol's version, in every request and answer as `"v"`.
 pub const VERSION: u64 = 1;
@@ -15,6 +19,62 @@ pub const MAX_REQUEST: usize = 64 * 1024;
 
 /// The longest answer line a client reads.
 pub const MAX_ANSWER: usize = 64 << 20;
+
+/// `status`'s answer.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Status {
+    /// The daemon's process id.
+    pub pid: u32,
+    /// The root it serves (canonical).
+    pub root: String,
+    /// This run of the daemon (tokens of `changes` belong to it).
+    pub instance: String,
+    /// When it started, in seconds since the Unix epoch.
+    pub started: u64,
+    /// The watcher's change token, when the root is watched.
+    pub token: Option<u64>,
+    /// Whether the root is watched (otherwise checkpoints scan in full).
+    pub watching: bool,
+}
+
+/// `checkpoint`'s parameters.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Create {
+    pub(crate) label: Option<String>,
+    pub(crate) anchor: Option<String>,
+    pub(crate) max_file_bytes: Option<u64>,
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+    /// Send progress lines while working.
+    #[serde(default)]
+    pub(crate) progress: bool,
+    /// How long to wait for the workspace lock (default 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lock_timeout_ms: Option<u64>,
+}
+
+/// `turn_begin`'s parameters.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Begin {
+    pub(crate) label: Option<String>,
+    pub(crate) session: Option<String>,
+    pub(crate) agent: Option<String>,
+    /// Send progress lines while working.
+    #[serde(default)]
+    pub(crate) progress: bool,
+    /// How long to wait for the workspace lock (default 30 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lock_timeout_ms: Option<u64>,
+}
+
+/// `turn_begin`'s answer.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Began {
+    pub(crate) begun: Begun,
+    pub(crate) scan: Option<ScanKind>,
+}
 
 /// A request: `{"v": 1, "id": any, "method": "...", "params": {...}}`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -64,6 +124,11 @@ pub struct WireError {
     /// refusal (`error`, or a turn's `no_turn`, `refused`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// For `refused` and `failed`: the failure in the shape every
+    /// front-end reports (its `kind` is the one above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Boxed: an error stays small where it is passed by value.
+    pub failure: Option<Box<Failure>>,
 }
 
 impl WireError {
@@ -73,13 +138,31 @@ impl WireError {
             code: code.to_owned(),
             message: message.into(),
             kind: None,
+            failure: None,
         }
     }
 
-    /// The error with the kind of refusal it is.
-    pub fn kind(mut self, kind: &str) -> WireError {
-        self.kind = Some(kind.to_owned());
+    /// The error carrying `failure`, and its kind.
+    pub fn failure(mut self, failure: Failure) -> WireError {
+        self.kind = Some(failure.kind.name().to_owned());
+        self.failure = Some(Box::new(failure));
         self
+    }
+
+    /// The failure the daemon reported, or one made of the code and
+    /// message (a protocol error, or a daemon that sent none).
+    pub fn into_failure(self) -> Failure {
+        match self.failure {
+            Some(f) => *f,
+            None => {
+                let kind = match self.code.as_str() {
+                    "refused" => self.kind.as_deref().and_then(Kind::named),
+                    "failed" => Some(Kind::Error),
+                    _ => Some(Kind::Protocol),
+                };
+                Failure::new(kind.unwrap_or(Kind::Error), self.message)
+            }
+        }
     }
 }
 
@@ -166,6 +249,13 @@ pub fn write_line(w: &mut impl Write, value: &impl Serialize) -> std::io::Result
     w.flush()
 }
 
+/// Whether the peer runs as this process's user: the daemon serves its
+/// own user only, and a client trusts no other user's daemon.
+pub(crate) fn same_user(stream: &std::os::unix::net::UnixStream) -> bool {
+    rustix::net::sockopt::socket_peercred(stream)
+        .is_ok_and(|cred| cred.uid == rustix::process::getuid())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +269,27 @@ mod tests {
                 l => out.push(l),
             }
         }
+    }
+
+    /// A refusal carries the failure whole; an answer from a daemon that
+    /// sent none, or a kind this mend does not know, still reads as one.
+    #[test]
+    fn an_error_carries_its_failure_across_the_wire() {
+        let failure = Failure::new(Kind::NoTurn, "no turn is open");
+        let sent = WireError::new("refused", "no turn is open").failure(failure.clone());
+        let text = serde_json::to_string(&Answer::to(Value::Null, Err(sent))).unwrap();
+        let got: Answer = serde_json::from_str(&text).unwrap();
+        let error = got.error.unwrap();
+        assert_eq!(error.kind.as_deref(), Some("no_turn"));
+        assert_eq!(error.into_failure(), failure);
+        let old = r#"{"code":"refused","message":"m","kind":"corrupt"}"#;
+        let old: WireError = serde_json::from_str(old).unwrap();
+        assert_eq!(old.into_failure(), Failure::new(Kind::Corrupt, "m"));
+        let newer = r#"{"code":"refused","message":"m","failure":{"kind":"from_the_future","message":"m"}}"#;
+        let newer: WireError = serde_json::from_str(newer).unwrap();
+        assert_eq!(newer.into_failure().kind, Kind::Error);
+        let bad = WireError::new("bad_params", "x").into_failure();
+        assert_eq!(bad.kind, Kind::Protocol);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::time::Duration;
 use mend_checkpoint::turn::BeginOptions;
 use serde_json::Value;
 
-use super::{Action, Outcome, act, summary_line};
+use super::{Action, Outcome, summary_line};
 
 /// The agents whose hooks mend understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,23 +274,12 @@ fn step(
         // many large files.
         Step::Status => Action::Summary,
     };
-    // A daemon serving the root takes the turn's start checkpoint with
-    // only the paths its watcher saw change; without one, a full scan.
-    // Its refusal came after it waited for the lock: not waited again.
-    let asked = std::time::Instant::now();
-    if let Action::Begin(opts) = &action
-        && let Ok(Some(mut daemon)) =
-            crate::daemon::Client::connect(&root, crate::daemon::CONNECT_WAIT)
-                .map(crate::daemon::Found::serving)
-    {
-        match daemon.turn_begin(opts, lock_timeout, &mut |_| {}) {
-            Ok(_) => return Ok(elsewhere.map(|n| format!("mend: {n}"))),
-            Err(crate::daemon::Fallback::Refused(e)) => return Err(e.message),
-            Err(_) => {}
-        }
-    }
-    let lock_timeout = lock_timeout.saturating_sub(asked.elapsed());
-    match act(&root, &action, lock_timeout, &mut |_| {}) {
+    // Through the root's holder, as every front-end's turn: a daemon
+    // serving the root takes the turn's start checkpoint with only the
+    // paths its watcher saw change (its refusal came after it waited for
+    // the lock: not waited again); without one, a full scan.
+    let mut call = crate::Call::new(None, Some(lock_timeout));
+    match crate::Watched::once(&root).turn(&mut call, &action).map(|(o, _)| o) {
         Ok(Outcome::Summary(s)) => {
             let line = whose(summary_line(&s), &s.turn, session.as_deref());
             Ok(Some(match elsewhere {

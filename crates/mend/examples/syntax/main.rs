@@ -15,8 +15,13 @@
 //!     [--files N] [--show LANGUAGE]
 //! ```
 //!
+//! Every edit is also checked as a server checks it, reparsing from the
+//! parse of the text before (`mend_syntax::check_from`); its result must be
+//! the from-scratch check's, exactly.
+//!
 //! `--check` exits non-zero when more than 0.5% of the correct edits get a
-//! finding, or fewer than 95% of either kind of broken edit do. `--files`
+//! finding, or fewer than 95% of either kind of broken edit do, or when an
+//! incremental check differs from the from-scratch one. `--files`
 //! caps the files per language (default 200); `--show` prints that
 //! language's false findings and misses.
 #![expect(
@@ -104,11 +109,21 @@ fn finds(path: &str, old: &str, new: &str, line: Option<usize>) -> Option<String
             end: l + 1,
         }),
     };
-    match mend_syntax::check(path, Some(old), new, &[span]) {
+    let scratch = mend_syntax::check(path, Some(old), new, &[span]);
+    let base = mend_syntax::check_from(path, None, None, old, &[]).1;
+    let incremental = mend_syntax::check_from(path, Some(old), base.as_ref(), new, &[span]).0;
+    if incremental != scratch {
+        DIFFERENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        println!("INCREMENTAL CHECK DIFFERS in {path}:\n{incremental:?}\n{scratch:?}");
+    }
+    match scratch {
         Check::Findings(f) => Some(mend_core::report::syntax::render_findings(&f, "FINDING")),
         _ => None,
     }
 }
+
+/// Edits whose incremental check differed from the from-scratch one.
+static DIFFERENT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Measures one file, adding to `t`; prints what `show` asks for.
 fn measure(path: &str, old: &str, newer: Option<&str>, t: &mut Tally, show: bool) {
@@ -207,7 +222,9 @@ fn report(table: &BTreeMap<&str, Tally>, check: bool) -> std::process::ExitCode 
     println!(
         "\ncorrect edits with a finding: {false_rate:.2}% (at most 0.5%); dropped brackets found: {b:.1}%, broken strings found: {s:.1}% (at least 95% each)"
     );
-    if check && (false_rate > 0.5 || b < 95.0 || s < 95.0) {
+    let different = DIFFERENT.load(std::sync::atomic::Ordering::Relaxed);
+    println!("incremental checks that differ from the from-scratch check: {different} (must be 0)");
+    if check && (false_rate > 0.5 || b < 95.0 || s < 95.0 || different > 0) {
         return std::process::ExitCode::FAILURE;
     }
     std::process::ExitCode::SUCCESS

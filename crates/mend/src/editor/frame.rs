@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, Read, Write};
 
 use crossbeam_channel::{Receiver, Sender};
+use mend_service::{Failure, Kind};
 use serde_json::{Value, json};
 
 /// JSON-RPC: the body is not JSON (or not UTF-8).
@@ -470,13 +471,19 @@ fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
-/// A JSON-RPC error object.
+/// A JSON-RPC error object. Its `data` is the failure in the shape every
+/// front-end reports (`{"kind", "message", …}`): the one given, or one
+/// whose kind the code implies.
 pub(super) fn error(code: i32, message: &str, data: Option<Value>) -> Value {
-    let mut e = json!({"code": code, "message": message});
-    if let Some(data) = data {
-        e["data"] = data;
-    }
-    e
+    let data = data.unwrap_or_else(|| {
+        let kind = match code {
+            super::INVALID_PARAMS => Kind::Usage,
+            super::REFUSED => Kind::Refused,
+            _ => Kind::Protocol,
+        };
+        json!(Failure::new(kind, message))
+    });
+    json!({"code": code, "message": message, "data": data})
 }
 
 /// A response's JSON text, echoing `id` as it was sent.

@@ -22,10 +22,8 @@ mod worker;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use crossbeam_channel::{Receiver, Sender, select};
 use mend_watch::{Buffers, Options};
-use mend_workspace::Workspace;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -68,6 +66,19 @@ impl<E: std::fmt::Display> From<E> for Failure {
     }
 }
 
+/// A service error as the editor answers it: refused, with its failure
+/// as `data` (`{"kind", "message", "session"?, "path"?, "holder"?}`); a
+/// lock held past the wait is kind `busy`, whichever lock it was.
+fn refused(e: &mend_service::Error) -> Failure {
+    let failure = e.failure();
+    let data = serde_json::to_value(&failure).unwrap_or_else(|_| json!({"kind": "error"}));
+    Failure {
+        code: REFUSED,
+        message: failure.message,
+        data: Some(data),
+    }
+}
+
 type Answer = Result<Value, Failure>;
 
 /// An answer as a response's `result` or `error`.
@@ -93,10 +104,9 @@ struct Server {
 
 /// Runs the server until the editor sends `exit` or closes stdin.
 pub(crate) fn run(root: Option<&Path>, policy: mend_merge::Policy) -> anyhow::Result<u8> {
-    let default_root = match root {
-        Some(r) => r.to_path_buf(),
-        None => std::env::current_dir().context("cannot read the working directory")?,
-    };
+    // The one root rule: `--root`, else the worktree holding the current
+    // folder; `initialize` may name another.
+    let default_root = mend_service::root(root);
     let incoming = frame::reader(std::io::stdin(), FRAME_LIMIT);
     let (out, writer) = frame::writer(std::io::stdout());
     let mut server = Server {
@@ -220,7 +230,10 @@ impl Server {
         let root = p
             .root
             .map_or_else(|| self.default_root.clone(), PathBuf::from);
-        let ws = crate::prepared(Workspace::open(&root, mend_workspace::Options::default())?);
+        let ws = crate::prepared(mend_service::roots::open(
+            &root,
+            mend_workspace::Options::default(),
+        )?);
         let mut buffers = Buffers::start(ws.root(), Options::default())?;
         buffers.set_policy(p.merge.unwrap_or(self.policy));
         let root = buffers.root().to_path_buf();
@@ -229,7 +242,8 @@ impl Server {
             pending: p
                 .session
                 .unwrap_or_else(|| mend_pending::DEFAULT_SESSION.into()),
-            watched: mend_service::Watched::new(&root, None),
+            // The buffers' watcher is lent at each call.
+            watched: mend_service::Registry::new(false).get(&root),
             watcher: buffers.shared_watcher(),
         };
         let worker = worker::Worker::start(ctx, self.out.clone())?;

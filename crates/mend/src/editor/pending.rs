@@ -4,12 +4,12 @@
 
 use mend_pending::Against;
 use mend_service::choice::Choice;
-use mend_service::pending::{Action, Actor, Hunks};
+use mend_service::pending::{Action, Actor};
+use mend_service::review::Selection;
 use mend_workspace::Workspace;
 use serde::Deserialize;
 
-use super::worker::refused;
-use super::{Answer, Failure, Request, params};
+use super::{Answer, Failure, Request, params, refused};
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -23,7 +23,7 @@ struct Select {
     /// Hunk numbers, from 1, of one file.
     hunks: Vec<usize>,
     /// The version of the file's proposal the hunk numbers were read from
-    /// (`pending/diff`'s `versions`); without it, the last `pending/diff`
+    /// (its `version` in `pending/status` or `pending/diff`); without it, the last `pending/diff`
     /// of the file (or `mend pending diff`) must still be current.
     seen: Option<String>,
     /// `accept`: write conflict markers instead of refusing.
@@ -34,8 +34,9 @@ struct Select {
 
 /// The request as a service action.
 fn action(method: &str, p: Select) -> Result<Action, Failure> {
-    let hunks = Hunks {
-        numbers: p.hunks,
+    let selection = Selection {
+        paths: p.paths,
+        hunks: p.hunks,
         seen: p.seen,
     };
     Ok(match method {
@@ -52,7 +53,7 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
                 })?,
             };
             Action::Diff {
-                paths: p.paths,
+                paths: selection.paths,
                 against,
             }
         }
@@ -62,15 +63,11 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
             })?)
         }
         "pending/accept" => Action::Accept {
-            paths: p.paths,
-            hunks,
+            selection,
             markers: p.markers,
         },
-        "pending/reject" => Action::Reject {
-            paths: p.paths,
-            hunks,
-        },
-        "pending/sync" => Action::Sync(p.paths),
+        "pending/reject" => Action::Reject(selection),
+        "pending/sync" => Action::Sync(selection.paths),
         m => {
             return Err(Failure::new(
                 super::METHOD_NOT_FOUND,

@@ -4,13 +4,12 @@
 use std::time::Duration;
 
 use mend_checkpoint::turn::{BeginOptions, Selection};
-use mend_service::Watched;
 use mend_service::turn::Action;
+use mend_service::{Call, Watched};
 use mend_watch::Watcher;
 use serde::Deserialize;
 
-use super::worker::refused;
-use super::{Answer, Failure, Request, params};
+use super::{Answer, Failure, Request, params, refused};
 
 #[derive(Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
@@ -58,8 +57,8 @@ fn action(method: &str, p: Select) -> Result<Action, Failure> {
     })
 }
 
-/// A `turn/*` request, waiting at most `wait` for the workspace lock;
-/// `begin` and `reject` checkpoint through the session's holder, narrowed
+/// A `turn/*` request, waiting at most `wait` for the workspace lock,
+/// through the root's holder (which decides what checkpoints), narrowed
 /// by the buffers' watcher.
 pub(super) fn dispatch(
     watched: &Watched,
@@ -68,18 +67,9 @@ pub(super) fn dispatch(
     req: &Request,
 ) -> Answer {
     let action = action(&req.method, params(req)?)?;
-    let outcome = match action {
-        Action::Begin(_) | Action::Reject(_) | Action::Undo => {
-            watched
-                .with_waiting(Some(watcher), Some(wait), |t| {
-                    mend_service::turn::run(t, &action, &mut |_| {})
-                })
-                .map_err(|e| refused(&e))?
-                .0
-        }
-        _ => mend_service::turn::act(watched.root(), &action, wait, &mut |_| {})
-            .map_err(|e| refused(&e))?,
-    };
+    let (outcome, _) = watched
+        .turn(&mut Call::new(Some(watcher), Some(wait)), &action)
+        .map_err(|e| refused(&e))?;
     Ok(mend_service::to_value(&outcome)?)
 }
 
@@ -107,11 +97,13 @@ pub(super) fn checkpoint(
         anchor: p.anchor,
         ..Default::default()
     };
-    let (mut made, scan) = watched
-        .with_waiting(Some(watcher), Some(wait), |t| {
-            mend_service::checkpoint::create(t.checkpoints(), &opts, false, &mut |_| {})
-        })
+    let made = watched
+        .create(
+            &mut Call::new(Some(watcher), Some(wait)),
+            &opts,
+            &Default::default(),
+            false,
+        )
         .map_err(|e| refused(&e))?;
-    made.scan = scan;
     Ok(mend_service::to_value(&made)?)
 }

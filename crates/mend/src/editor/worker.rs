@@ -15,9 +15,9 @@ use crossbeam_channel::Sender;
 use mend_service::Watched;
 use mend_watch::Watcher;
 use mend_workspace::Workspace;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Answer, Failure, INVALID_PARAMS, REFUSED, Request, frame, pending, reply, turn};
+use super::{Answer, Failure, INVALID_PARAMS, Request, frame, pending, reply, turn};
 
 /// JSON-RPC: the server failed.
 const INTERNAL_ERROR: i32 = -32603;
@@ -41,7 +41,7 @@ pub(super) struct Context {
     pub ws: Workspace,
     /// The pending session named at `initialize`.
     pub pending: String,
-    pub watched: Watched,
+    pub watched: Arc<Watched>,
     pub watcher: Arc<Watcher>,
 }
 
@@ -106,7 +106,7 @@ impl Context {
         if req.method.starts_with("pending/") {
             let mut opts = self.ws.options().clone();
             opts.lock_timeout = wait;
-            let ws = crate::prepared(Workspace::open(self.ws.root(), opts)?);
+            let ws = crate::prepared(mend_service::roots::open(self.ws.root(), opts)?);
             pending::dispatch(&ws, &self.pending, &req)
         } else if req.method == "checkpoint/create" {
             turn::checkpoint(&self.watched, &self.watcher, wait, &req)
@@ -136,31 +136,4 @@ fn waiting(req: &Request) -> Result<(Duration, Request), Failure> {
         },
     };
     Ok((wait, req))
-}
-
-/// A service error as the editor answers it: refused, with the error's
-/// report as `data` (`{"kind", "message", "session"?, "path"?}`); a lock
-/// held past the wait is kind `busy`, whichever lock it was.
-pub(super) fn refused(e: &mend_service::Error) -> Failure {
-    let mut report = e.report();
-    if locked(e) {
-        report.kind = "busy".into();
-    }
-    let data = serde_json::to_value(&report).unwrap_or_else(|_| json!({"kind": "error"}));
-    Failure {
-        code: REFUSED,
-        message: report.message,
-        data: Some(data),
-    }
-}
-
-/// Whether `e` is the workspace lock held by another process.
-fn locked(e: &mend_service::Error) -> bool {
-    use mend_workspace::Error::Locked;
-    matches!(
-        e,
-        mend_service::Error::Workspace(Locked { .. })
-            | mend_service::Error::Checkpoint(mend_checkpoint::Error::Workspace(Locked { .. }))
-            | mend_service::Error::Pending(mend_pending::Error::Workspace(Locked { .. }))
-    )
 }

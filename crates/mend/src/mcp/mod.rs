@@ -25,15 +25,26 @@ use mend_service::checkpoint::{CreateResult, ListResult};
 use mend_service::files::{ReadResult, Window};
 use mend_service::outcome::EditResult;
 use mend_service::stream::Streamed;
-use mend_service::{Roots, Watched};
+use mend_service::{Failure, Kind, Registry, Roots, Watched};
 use mend_workspace::{Options, Workspace};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use strict::{Strict, saturating};
 
 use mend_core::report::syntax::SyntaxPolicy;
+
+/// What the server tells a client about when to use which tool.
+const INSTRUCTIONS: &str = "mend edits this project's files and reviews what changed. Use its tools instead of shell edits (sed, heredocs) and built-in file writes: a match must be unique or the edit is refused, never guessed, every call writes all its edits or none, and line endings, BOMs and encodings are kept.
+
+Reading and editing: read_file returns a file and its `version`. edit_file replaces exact text (pass the read's version as `expected_version` to be refused if the file changed since); modify_file replaces regions between anchor lines; write_file writes a new file or a whole rewrite; apply_patch takes a `*** Begin Patch` envelope; apply_edits takes edits in any format mend reads (SEARCH/REPLACE blocks, unified diffs, whole files in fences, edit JSON), even mixed. Every writing tool takes `dry_run` to see the diff first.
+
+Undoing: checkpoint_create snapshots the project before risky work; checkpoint_list shows the ids; checkpoint_restore goes back to one (the state before is checkpointed first). turn_begin at the start of a task; turn_status and turn_diff then show every change made since, by any tool or command; turn_reject puts back files or numbered hunks; turn_undo undoes the last reject.
+
+Review mode (`mend mcp --pending`): writing tools hold their changes for a person instead of writing; pending_status lists them.
+
+A failed call is an error result whose text says what to send or do instead, and whose structured content is {kind, message, path?, session?, holder?}: `edit_failed` (fix the edits as the text says), `changed` (read the file again), `busy` (try again shortly), `no_turn`, `no_checkpoint`, `usage` and others (see docs/exit-codes.md).";
 
 /// What names this server in a session's lock in review mode.
 const HOLDER: &str = "mend mcp --pending";
@@ -49,11 +60,9 @@ pub(crate) struct MendServer {
     /// The syntax check of calls that do not choose one.
     syntax: SyntaxPolicy,
     /// Each root's checkpoints and the watcher that narrows their
-    /// snapshots, made at the first call that checkpoints there.
-    watched: Arc<std::sync::Mutex<HashMap<PathBuf, Arc<Watched>>>>,
-    /// Watch the roots (`--no-watch` says not to: every checkpoint scans
-    /// in full).
-    watch: bool,
+    /// snapshots (unless `--no-watch`), made at the first turn or
+    /// checkpoint call there; a daemon serving the root is asked first.
+    watched: Arc<Registry>,
 }
 
 /// A writing call's options.
@@ -70,6 +79,12 @@ impl Call {
             syntax,
         }
     }
+}
+
+/// A response that could not be read as edits, as the service's error
+/// (kind `no_edits` or `parse`).
+fn parse_failed(e: mend_core::Error) -> mend_service::Error {
+    mend_apply::ApplyError::Parse(e).into()
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -275,8 +290,70 @@ struct CheckpointListArgs {
     root: Option<String>,
 }
 
-fn failure(s: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(s.into())])
+/// A failed call: `isError`, the failure as structured content (its
+/// `kind` for a client to act on), and its message as the text a model
+/// reads.
+fn failed(failure: &Failure) -> CallToolResult {
+    let text = failure.message.clone();
+    let mut r = match serde_json::to_value(failure) {
+        Ok(v) => CallToolResult::structured_error(v),
+        Err(_) => CallToolResult::error(Vec::new()),
+    };
+    r.content = vec![ContentBlock::text(text)];
+    r
+}
+
+/// A call refused for `kind`, with `message`.
+fn refused(kind: Kind, message: impl Into<String>) -> CallToolResult {
+    failed(&Failure::new(kind, message))
+}
+
+/// A service error as a failed call, its message naming MCP tools where
+/// it names the CLI commands they stand for.
+fn service_failed(e: &mend_service::Error) -> CallToolResult {
+    let mut failure = e.failure();
+    failure.message = naming_tools(&failure.message);
+    failed(&failure)
+}
+
+/// The CLI commands an MCP tool does the work of, as a model calls it.
+const TOOLS_FOR_COMMANDS: [(&str, &str); 9] = [
+    ("mend checkpoint list", "checkpoint_list"),
+    ("mend checkpoint create", "checkpoint_create"),
+    ("mend checkpoint restore", "checkpoint_restore"),
+    ("mend turn begin", "turn_begin"),
+    ("mend turn status", "turn_status"),
+    ("mend turn diff", "turn_diff"),
+    ("mend turn reject", "turn_reject"),
+    ("mend turn undo", "turn_undo"),
+    ("mend pending status", "pending_status"),
+];
+
+/// `message` with each quoted CLI command an MCP tool does the work of
+/// (`` `mend checkpoint list` ``, with any arguments) named as that tool
+/// (`` `checkpoint_list` ``): a model over MCP calls tools, and may have
+/// no shell. Commands with no tool (a person's `mend pending accept`)
+/// are kept.
+fn naming_tools(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        let quoted = &rest[open + 1..open + 1 + len];
+        let tool = TOOLS_FOR_COMMANDS.iter().find(|(command, _)| {
+            quoted
+                .strip_prefix(command)
+                .is_some_and(|args| args.is_empty() || args.starts_with(' '))
+        });
+        out.push_str(&rest[..open + 1]);
+        out.push_str(tool.map_or(quoted, |(_, t)| t));
+        out.push('`');
+        rest = &rest[open + len + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A successful result carrying `outcome` as structured content, and as
@@ -287,11 +364,17 @@ fn structured<T: serde::Serialize>(outcome: &T) -> CallToolResult {
         mend_service::to_json(outcome),
     ) {
         (Ok(v), Ok(t)) => (v, t),
-        (Err(e), _) | (_, Err(e)) => return failure(e.to_string()),
+        (Err(e), _) | (_, Err(e)) => return service_failed(&e),
     };
     let mut r = CallToolResult::structured(value);
     r.content = vec![ContentBlock::text(text)];
     r
+}
+
+/// A blocking task that did not finish (it panicked, or the runtime is
+/// shutting down).
+fn internal(e: &tokio::task::JoinError) -> CallToolResult {
+    refused(Kind::Error, format!("internal error: {e}"))
 }
 
 /// The answer of blocking work: its outcome, or its error as a failed
@@ -301,8 +384,8 @@ async fn answer<T: serde::Serialize>(
 ) -> CallToolResult {
     match work.await {
         Ok(Ok(v)) => structured(&v),
-        Ok(Err(e)) => failure(e.to_string()),
-        Err(e) => failure(format!("internal error: {e}")),
+        Ok(Err(e)) => service_failed(&e),
+        Err(e) => internal(&e),
     }
 }
 
@@ -316,13 +399,14 @@ impl MendServer {
         watch: bool,
     ) -> anyhow::Result<Self> {
         let roots = if roots.is_empty() {
-            vec![PathBuf::from(".")]
+            // The one root rule: the worktree holding the current folder.
+            vec![mend_service::root(None)]
         } else {
             roots.to_vec()
         };
         let mut ws = roots
             .iter()
-            .map(|r| Workspace::open(r, Options::default()).map(crate::prepared))
+            .map(|r| mend_service::roots::open(r, Options::default()).map(crate::prepared))
             .collect::<Result<Vec<_>, _>>()?;
         let first = ws.remove(0);
         let mut tool_router = Self::tool_router() + Self::turn_router();
@@ -344,15 +428,14 @@ impl MendServer {
         }
         if let Some(name) = pending {
             // A bad name fails at start, not on the first call.
-            mend_pending::Session::open(&first, name)?;
+            mend_service::apply::open_session(&first, name)?;
         }
         Ok(MendServer {
             roots: Arc::new(Roots::new(first, ws)),
             tool_router,
             pending: pending.map(Arc::from),
             syntax,
-            watched: Arc::default(),
-            watch,
+            watched: Arc::new(Registry::new(watch)),
         })
     }
 
@@ -388,10 +471,10 @@ impl MendServer {
         match work.await {
             Ok(Ok(applied)) => match EditResult::of(applied) {
                 Ok(result) => structured(&result),
-                Err(why) => failure(why),
+                Err(why) => refused(Kind::EditFailed, why),
             },
-            Ok(Err(e)) => failure(e.to_string()),
-            Err(e) => failure(format!("internal error: {e}")),
+            Ok(Err(e)) => service_failed(&e),
+            Err(e) => internal(&e),
         }
     }
 
@@ -421,6 +504,7 @@ impl MendServer {
 impl MendServer {
     #[tool(
         description = "Read a text file. Returns its content (or the lines from `offset`, 1-based, for `limit` lines) and its `version`, a content hash: pass it as `expected_version` to edit_file so an edit is refused if the file changed since you read it.",
+        annotations(read_only_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<ReadResult>()
     )]
     async fn read_file(
@@ -429,7 +513,7 @@ impl MendServer {
     ) -> CallToolResult {
         let (ws, rel) = match self.roots.locate(&a.path) {
             Ok((ws, rel)) => (ws.clone(), rel),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         let pending = self.pending.clone();
         let window = Window {
@@ -451,6 +535,7 @@ impl MendServer {
 
     #[tool(
         description = "Replace exact text in a file. Each `old_string` must be copied exactly from the file and occur once (or set replace_all); whitespace, quote and indentation drift is tolerated only when the match stays unique. All edits apply or none. Returns the diff and the new version; on failure, the closest match and what to send instead.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn edit_file(
@@ -459,10 +544,10 @@ impl MendServer {
     ) -> CallToolResult {
         let (ws, rel) = match self.roots.locate(&a.path) {
             Ok((ws, rel)) => (ws.clone(), rel),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         if let Err(e) = schema::non_empty("edits", a.edits.len()) {
-            return failure(e);
+            return refused(Kind::Usage, e);
         }
         let edits = a
             .edits
@@ -480,6 +565,7 @@ impl MendServer {
 
     #[tool(
         description = "Replace regions of a file located by anchors: each change's `start` (1-4 lines copied from the file) through its optional `end`, replaced by `content` exactly (repeat an anchor in `content` to keep it). Anchors must match once. All changes apply or none.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn modify_file(
@@ -487,13 +573,13 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<ModifyFileArgs>>,
     ) -> CallToolResult {
         if let Err(e) = schema::non_empty("changes", a.changes.len()) {
-            return failure(e);
+            return refused(Kind::Usage, e);
         }
         let mut edits = Vec::with_capacity(a.changes.len());
         for (i, c) in a.changes.into_iter().enumerate() {
             match c.into_op() {
                 Ok(op) => edits.push(Self::edit(&a.path, op, Format::Anchored)),
-                Err(e) => return failure(format!("changes[{i}].{e}")),
+                Err(e) => return refused(Kind::Usage, format!("changes[{i}].{e}")),
             }
         }
         self.apply_routed(Ok(Self::parsed(edits)), Call::new(a.dry_run, a.syntax))
@@ -502,6 +588,7 @@ impl MendServer {
 
     #[tool(
         description = "Write the entire content of a file (a new file, or a full rewrite). The existing file's line endings and BOM are kept.",
+        annotations(read_only_hint = false, idempotent_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn write_file(
@@ -519,19 +606,21 @@ impl MendServer {
 
     #[tool(
         description = "Apply a Codex-style patch: `*** Begin Patch`, then `*** Add File: p` (+ lines), `*** Delete File: p`, or `*** Update File: p` (optional `*** Move to: q`) with chunks of ` `, `-`, `+` lines after `@@ <context line>`; `*** End Patch`. Ambiguous chunks are refused.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn apply_patch(
         &self,
         Parameters(Strict(a)): Parameters<Strict<ApplyPatchArgs>>,
     ) -> CallToolResult {
-        let parsed = formats::parse(&a.patch, Format::ApplyPatch).map_err(|e| e.to_string());
+        let parsed = formats::parse(&a.patch, Format::ApplyPatch).map_err(parse_failed);
         self.apply_routed(parsed, Call::new(a.dry_run, a.syntax))
             .await
     }
 
     #[tool(
         description = "Apply edits written in any format mend reads (SEARCH/REPLACE blocks, ««« EDIT blocks, patches, unified diffs, whole files in fences, or edit JSON), even mixed in one text; prose around them is ignored. All edits apply or none.",
+        annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
     )]
     async fn apply_edits(
@@ -541,15 +630,16 @@ impl MendServer {
         let format = match a.format.as_deref().map(str::parse::<Format>) {
             None => Format::Auto,
             Some(Ok(f)) => f,
-            Some(Err(e)) => return failure(e.to_string()),
+            Some(Err(e)) => return refused(Kind::Usage, e.to_string()),
         };
-        let parsed = formats::parse(&a.text, format).map_err(|e| e.to_string());
+        let parsed = formats::parse(&a.text, format).map_err(parse_failed);
         self.apply_routed(parsed, Call::new(a.dry_run, a.syntax))
             .await
     }
 
     #[tool(
         description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id. With dry_run, reports what it would hold instead.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<CreateResult>()
     )]
     async fn checkpoint_create(
@@ -564,14 +654,20 @@ impl MendServer {
                 ..Default::default()
             };
             let dry_run = a.dry_run.unwrap_or(false);
-            w.create(None, &opts, dry_run, &mut |_| {})
+            w.create(
+                &mut mend_service::Call::new(None, None),
+                &opts,
+                &Default::default(),
+                dry_run,
+            )
         })
         .await
     }
 
     #[tool(
         description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, ? cannot be read as text now, with a `reason`; blank unchanged). A person accepts or rejects them with `mend pending`.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_pending::StatusReport>()
+        annotations(read_only_hint = true, open_world_hint = false),
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::pending::Status>()
     )]
     async fn pending_status(
         &self,
@@ -579,7 +675,7 @@ impl MendServer {
     ) -> CallToolResult {
         let ws = match self.roots.pick(a.root.as_deref()) {
             Ok(ws) => ws.clone(),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
         let session = self
             .pending
@@ -593,20 +689,25 @@ impl MendServer {
     }
 
     #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.",
+        annotations(read_only_hint = true, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<ListResult>()
     )]
     async fn checkpoint_list(
         &self,
         Parameters(Strict(a)): Parameters<Strict<CheckpointListArgs>>,
     ) -> CallToolResult {
-        self.checkpoints(a.root.as_deref(), |cps| {
-            mend_service::checkpoint::list(&cps)
+        self.through_watched(a.root.as_deref(), |w| {
+            w.checkpoints(
+                &mend_service::Call::new(None, None),
+                mend_service::checkpoint::list,
+            )
         })
         .await
     }
 
     #[tool(
         description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them. In review mode (`mend mcp --pending`) a restore is refused, since it would write the worktree directly; a dry run still works.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::Restored>()
     )]
     async fn checkpoint_restore(
@@ -621,7 +722,7 @@ impl MendServer {
                 prune_later: a.prune_later.unwrap_or(false),
                 force: a.force.unwrap_or(false),
             };
-            w.restore(None, &a.id, &opts, review)
+            w.restore(&mend_service::Call::new(None, None), &a.id, &opts, review)
         })
         .await
     }
@@ -637,6 +738,7 @@ const NO_TURN_REJECT_IN_REVIEW: &str = "turn_reject is refused in review mode (`
 impl MendServer {
     #[tool(
         description = "Begin a turn: checkpoint the whole project as the turn's start and return the turn's id. Every change made after it, by any tool or shell command (sed, formatters, generators, git checkout, rm, mv), is then listed by turn_status and can be rejected hunk by hunk. A turn already open is ended first (its start stays a checkpoint).",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::Begun>()
     )]
     async fn turn_begin(
@@ -649,12 +751,13 @@ impl MendServer {
             agent: Some("mcp".into()),
             force: false,
         });
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 
     #[tool(
         description = "List what changed since the turn began, whoever changed it: one entry per file with its letter (M modified, A added, D deleted, R renamed, found by content, with `from`; T type or mode changed, with `change`), its size, whether it is binary or large (no diff), its number of hunks and its `version`. Says when HEAD moved during the turn.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnStatus>()
+        annotations(read_only_hint = true, open_world_hint = false),
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::turn::TurnStatus>()
     )]
     async fn turn_status(
         &self,
@@ -668,7 +771,8 @@ impl MendServer {
 
     #[tool(
         description = "The unified diff of each file changed since the turn began, its hunks numbered (`@@ … @@ hunk 2`) as turn_reject's `hunks` takes them; binary and large files get one line instead.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnDiff>()
+        annotations(read_only_hint = true, open_world_hint = false),
+        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::turn::TurnDiff>()
     )]
     async fn turn_diff(
         &self,
@@ -680,6 +784,7 @@ impl MendServer {
 
     #[tool(
         description = "Put back the turn-start content of files (an added file is removed, a deleted one recreated, a renamed one renamed back), or of some hunks of one file, touching no other byte. A safety checkpoint is made first: its id is returned; turn_undo undoes the reject, keeping every change made after it. Refused, with nothing written, when a hunk changed since turn_diff showed it. Refused in review mode.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnRejected>()
     )]
     async fn turn_reject(
@@ -687,18 +792,19 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<TurnRejectArgs>>,
     ) -> CallToolResult {
         if self.pending.is_some() {
-            return failure(NO_TURN_REJECT_IN_REVIEW);
+            return refused(Kind::Refused, NO_TURN_REJECT_IN_REVIEW);
         }
         let action = mend_service::turn::Action::Reject(mend_checkpoint::turn::Selection {
             paths: a.paths.unwrap_or_default(),
             hunks: a.hunks.unwrap_or_default(),
             seen: a.seen,
         });
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 
     #[tool(
         description = "Undo the turn's last reject (turn_reject) or accept (`mend turn accept`, the editor) exactly, path by path: each path still as the reject left it gets back what it held before; a path changed since is left as it is and listed with why, and every other change made after the reject is kept (where checkpoint_restore would rewind the whole project). A reject's undo checkpoints first. Refused in review mode.",
+        annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
         output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnUndone>()
     )]
     async fn turn_undo(
@@ -706,41 +812,40 @@ impl MendServer {
         Parameters(Strict(a)): Parameters<Strict<TurnUndoArgs>>,
     ) -> CallToolResult {
         if self.pending.is_some() {
-            return failure(NO_TURN_UNDO_IN_REVIEW);
+            return refused(Kind::Refused, NO_TURN_UNDO_IN_REVIEW);
         }
         let action = mend_service::turn::Action::Undo;
-        self.turn_watched(a.root.as_deref(), action).await
+        self.turn(a.root.as_deref(), action).await
     }
 }
 
 impl MendServer {
     /// Runs a turn action for the named root (default the first) on the
-    /// blocking pool; its outcome becomes the result.
+    /// blocking pool, through the root's holder; its outcome becomes the
+    /// result.
     async fn turn(&self, root: Option<&str>, action: mend_service::turn::Action) -> CallToolResult {
-        let root = match self.roots.pick(root) {
-            Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
-        };
-        let timeout = std::time::Duration::from_secs(mend_workspace::DEFAULT_LOCK_TIMEOUT_SECS);
-        answer(tokio::task::spawn_blocking(move || {
-            mend_service::turn::act(&root, &action, timeout, &mut |_| {})
-        }))
+        self.through_watched(root, move |w| {
+            Ok(w.turn(&mut mend_service::Call::new(None, None), &action)?.0)
+        })
         .await
     }
 
     /// Routes parsed edits to their root, then applies them.
-    async fn apply_routed(&self, parsed: Result<Parsed, String>, call: Call) -> CallToolResult {
-        let routed = parsed.and_then(|p| self.roots.route(p).map_err(|e| e.to_string()));
-        match routed {
+    async fn apply_routed(
+        &self,
+        parsed: Result<Parsed, mend_service::Error>,
+        call: Call,
+    ) -> CallToolResult {
+        match parsed.and_then(|p| self.roots.route(p)) {
             Ok((ws, p)) => self.apply(ws, p, HashMap::new(), call).await,
-            Err(e) => failure(e),
+            Err(e) => service_failed(&e),
         }
     }
 }
 
 impl MendServer {
-    /// Runs work that checkpoints on the blocking pool, through the named
-    /// root's holder (made, and its watcher started, on first use).
+    /// Runs turn or checkpoint work on the blocking pool, through the
+    /// named root's holder (made, and its watcher started, on first use).
     async fn through_watched<T: serde::Serialize + Send + 'static>(
         &self,
         root: Option<&str>,
@@ -748,56 +853,10 @@ impl MendServer {
     ) -> CallToolResult {
         let root = match self.roots.pick(root) {
             Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
+            Err(e) => return service_failed(&e),
         };
-        let (held, watch) = (Arc::clone(&self.watched), self.watch);
-        answer(tokio::task::spawn_blocking(move || {
-            let w = {
-                let mut all = held
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let w = all.entry(root.clone()).or_insert_with(|| {
-                    Arc::new(if watch {
-                        Watched::watching(&root)
-                    } else {
-                        Watched::new(&root, None)
-                    })
-                });
-                Arc::clone(w)
-            };
-            work(&w)
-        }))
-        .await
-    }
-
-    /// A turn action that checkpoints (`begin`, `reject`), through the
-    /// root's holder.
-    async fn turn_watched(
-        &self,
-        root: Option<&str>,
-        action: mend_service::turn::Action,
-    ) -> CallToolResult {
-        self.through_watched(root, move |w| Ok(w.turn(None, &action, &mut |_| {})?.0))
-            .await
-    }
-
-    /// Runs checkpoint work for the named root (default the first) on the
-    /// blocking pool; its outcome becomes the result.
-    async fn checkpoints<T: serde::Serialize + Send + 'static>(
-        &self,
-        root: Option<&str>,
-        work: impl FnOnce(mend_checkpoint::Checkpoints) -> Result<T, mend_service::Error>
-        + Send
-        + 'static,
-    ) -> CallToolResult {
-        let root = match self.roots.pick(root) {
-            Ok(ws) => ws.root().to_path_buf(),
-            Err(e) => return failure(e.to_string()),
-        };
-        answer(tokio::task::spawn_blocking(move || {
-            work(mend_checkpoint::Checkpoints::open(&root)?)
-        }))
-        .await
+        let held = Arc::clone(&self.watched);
+        answer(tokio::task::spawn_blocking(move || work(&held.get(&root)))).await
     }
 }
 
@@ -805,7 +864,19 @@ impl MendServer {
 impl ServerHandler for MendServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("mend", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
     }
+}
+
+/// The most detailed log level on stderr: warnings by default (a client
+/// shows a server's stderr to its user, and a notice on each start is
+/// noise), or what `MEND_LOG` names (`error`, `warn`, `info`, `debug`,
+/// `trace`).
+fn log_level(asked: Option<&str>) -> tracing::Level {
+    asked
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(tracing::Level::WARN)
 }
 
 /// Runs the server on stdio until standard input closes; calls in flight
@@ -820,6 +891,7 @@ pub(crate) fn run(
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .with_max_level(log_level(std::env::var("MEND_LOG").ok().as_deref()))
         .init();
     let server = MendServer::new(roots, tools, pending, syntax, watch)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -828,8 +900,12 @@ pub(crate) fn run(
     rt.block_on(async move {
         tracing::info!(roots = ?roots, "mend mcp serving on stdio");
         let io = stdio::transport();
+        // The filter bounds lines at its own limit and answers a longer
+        // one; rmcp's own (smaller) bound would drop it unanswered.
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new(io.input, io.output)
+            .with_max_line_length(usize::MAX);
         let served = async {
-            server.serve((io.input, io.output)).await?.waiting().await?;
+            server.serve(transport).await?.waiting().await?;
             anyhow::Ok(())
         }
         .await;
@@ -842,4 +918,30 @@ pub(crate) fn run(
     // commit whose caller went away still finishes.
     drop(rt);
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::naming_tools;
+
+    #[test]
+    fn quoted_commands_a_tool_does_are_named_as_the_tool() {
+        assert_eq!(
+            naming_tools("no checkpoint `x`; `mend checkpoint list` shows the ids"),
+            "no checkpoint `x`; `checkpoint_list` shows the ids"
+        );
+        assert_eq!(
+            naming_tools("(`mend turn diff src/a.rs` numbers them), or `mend turn end`"),
+            "(`turn_diff` numbers them), or `mend turn end`"
+        );
+        // A person's command, a longer command's prefix and an unclosed
+        // quote are kept.
+        for kept in [
+            "`mend pending accept` it",
+            "`mend turn diffs`",
+            "a `mend turn begin",
+        ] {
+            assert_eq!(naming_tools(kept), kept);
+        }
+    }
 }

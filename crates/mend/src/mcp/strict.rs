@@ -1,7 +1,8 @@
 //! Tool arguments are strict: an unknown field is an error, never silently
 //! ignored (a client that sends `dryRun` for `dry_run` would otherwise get a
 //! real write), and the error names the field a client most likely meant.
-//! Numbers saturate instead of failing or wrapping.
+//! Counts too large saturate instead of failing or wrapping; negative
+//! ones are refused.
 
 use std::borrow::Cow;
 
@@ -84,9 +85,10 @@ fn snake_case(s: &str) -> String {
     out
 }
 
-/// Deserializes an optional count that saturates: negative numbers become
-/// 0 and numbers past the largest `usize` (even past `u64`, which JSON
-/// carries as a float) become `usize::MAX`.
+/// Deserializes an optional count (a line number, a number of lines):
+/// numbers past the largest `usize` (even past `u64`, which JSON carries
+/// as a float) saturate to `usize::MAX`; a negative number is refused,
+/// since reading from line 1 instead would show what was not asked for.
 pub(super) fn saturating<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
     let v = Option::<serde_json::Value>::deserialize(d)?;
     let n = match v {
@@ -98,13 +100,17 @@ pub(super) fn saturating<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize
             )));
         }
     };
+    let negative = n.as_i64().is_some_and(|i| i < 0) || n.as_f64().is_some_and(|f| f < 0.0);
+    if negative {
+        return Err(D::Error::custom(format!(
+            "expected a non-negative integer, got {n}: lines are numbered from 1"
+        )));
+    }
     let value = if let Some(u) = n.as_u64() {
         usize::try_from(u).unwrap_or(usize::MAX)
-    } else if n.as_i64().is_some() {
-        0
     } else {
         let f = n.as_f64().unwrap_or(0.0);
-        if f.is_nan() || f <= 0.0 {
+        if f.is_nan() {
             0
         } else if f >= usize::MAX as f64 {
             usize::MAX
@@ -155,7 +161,6 @@ mod tests {
     fn counts_saturate() {
         for (v, want) in [
             (serde_json::json!(5), Some(5)),
-            (serde_json::json!(-3), Some(0)),
             (serde_json::json!(u64::MAX), Some(usize::MAX)),
             (serde_json::json!(1e30), Some(usize::MAX)),
             (serde_json::Value::Null, None),
@@ -164,5 +169,9 @@ mod tests {
             assert_eq!(a.limit, want);
         }
         assert!(parse(serde_json::json!({"id": "x", "limit": "7"})).is_err());
+        for negative in [serde_json::json!(-3), serde_json::json!(-0.5)] {
+            let e = parse(serde_json::json!({"id": "x", "limit": negative})).unwrap_err();
+            assert!(e.contains("non-negative"), "{e}");
+        }
     }
 }

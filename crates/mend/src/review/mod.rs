@@ -10,11 +10,12 @@ pub(crate) mod view;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use mend_pending::{Against, Session};
-use mend_service::pending::{self, Actor, Checked, Hunks, Outcome, act_unless_changed};
+use mend_pending::Session;
+use mend_service::pending::{self, Actor, Checked, Outcome, act_unless_changed};
+use mend_service::review::{Selection, Stamp};
 use mend_workspace::{Options, Workspace};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 
@@ -26,8 +27,8 @@ const POLL: Duration = Duration::from_millis(200);
 /// `mend review` arguments.
 #[derive(clap::Args, Debug)]
 pub(crate) struct ReviewArgs {
-    /// Workspace root [default: the current folder; with --turn, the git
-    /// worktree holding it, as for `mend turn`].
+    /// Workspace root [default: the git worktree holding the current
+    /// folder, else the current folder].
     #[arg(long)]
     root: Option<PathBuf>,
     /// The session to review.
@@ -48,29 +49,28 @@ pub(crate) struct ReviewArgs {
 }
 
 impl ReviewArgs {
-    /// `--root`, else the current folder, or for a turn the git worktree
-    /// holding it.
+    /// The one root rule: `--root`, else the git worktree holding the
+    /// current folder, else the current folder.
     fn root(&self) -> anyhow::Result<PathBuf> {
-        Ok(match (&self.root, self.turn) {
-            (Some(r), _) => r.clone(),
-            (None, false) => PathBuf::from("."),
-            (None, true) => mend_service::turn::default_root(&std::env::current_dir()?),
-        })
+        Ok(mend_service::root(self.root.as_deref()))
     }
+}
+
+/// The workspace at `root`, whose lock waits at most `wait` seconds.
+fn open(root: &std::path::Path, wait: u64) -> anyhow::Result<Workspace> {
+    let options = Options {
+        lock_timeout: Duration::from_secs(wait),
+        ..Options::default()
+    };
+    mend_service::roots::open(root, options)
+        .with_context(|| format!("cannot open {}", root.display()))
 }
 
 /// Runs the review screen until `q`, Esc or Ctrl-C.
 pub(crate) fn run(args: &ReviewArgs) -> anyhow::Result<u8> {
     let root = args.root()?;
-    let open = |wait: u64| {
-        let options = Options {
-            lock_timeout: Duration::from_secs(wait),
-            ..Options::default()
-        };
-        Workspace::open(&root, options).with_context(|| format!("cannot open {}", root.display()))
-    };
     // Actions wait up to --lock-timeout; reloads never wait.
-    let (ws, quick) = (open(args.lock_timeout)?, open(0)?);
+    let (ws, quick) = (open(&root, args.lock_timeout)?, open(&root, 0)?);
     // Fail before taking over the terminal, as `mend pending` does.
     let first = if args.turn {
         let mut s = State::turn();
@@ -275,32 +275,29 @@ fn attempt(
     })
 }
 
-/// A key's action as the service's.
+/// A key's action as the service's: a hunk is named with the version of
+/// the proposal the screen showed it in, as a turn's are, so it is
+/// refused once the proposal is another.
 fn to_service(action: &Action) -> Option<pending::Action> {
     let one = |p: &str| vec![p.to_owned()];
-    let hunk = |n: usize| Hunks {
-        numbers: vec![n],
-        seen: None,
+    let pick = |seen: &Seen, hunks: Vec<usize>| Selection {
+        paths: one(&seen.path),
+        seen: (!hunks.is_empty())
+            .then(|| seen.shown.version.clone())
+            .flatten(),
+        hunks,
     };
     Some(match action {
         Action::AcceptHunk(seen, n) => pending::Action::Accept {
-            paths: one(&seen.path),
-            hunks: hunk(*n),
+            selection: pick(seen, vec![*n]),
             markers: false,
         },
-        Action::RejectHunk(seen, n) => pending::Action::Reject {
-            paths: one(&seen.path),
-            hunks: hunk(*n),
-        },
+        Action::RejectHunk(seen, n) => pending::Action::Reject(pick(seen, vec![*n])),
         Action::AcceptFile(seen) | Action::AcceptMarkers(seen) => pending::Action::Accept {
-            paths: one(&seen.path),
-            hunks: Hunks::default(),
+            selection: pick(seen, Vec::new()),
             markers: matches!(action, Action::AcceptMarkers(_)),
         },
-        Action::DiscardFile(seen) => pending::Action::Reject {
-            paths: one(&seen.path),
-            hunks: Hunks::default(),
-        },
+        Action::DiscardFile(seen) => pending::Action::Reject(pick(seen, Vec::new())),
         Action::Sync(p) => pending::Action::Sync(one(p)),
         Action::Nothing | Action::Quit | Action::Select => return None,
     })
@@ -321,7 +318,7 @@ fn seen_of(action: &Action) -> Option<&Seen> {
 /// Why the action must not run: the file's diff or merge preview is no
 /// longer what the screen showed when the key was pressed.
 fn changed_since(s: &Session<'_>, seen: &Seen) -> Result<Option<String>, mend_pending::Error> {
-    let now = shown(s, &seen.path)?;
+    let now = on_screen(&pending::shown(s, &seen.path)?);
     Ok((now != seen.shown).then(|| {
         format!(
             "not done: {} changed since it was shown (another command, or an edit); look again",
@@ -332,19 +329,34 @@ fn changed_since(s: &Session<'_>, seen: &Seen) -> Result<Option<String>, mend_pe
 
 /// The diff pane's content for one file: its diff from the context and,
 /// when accepting it would merge with local changes, the merge preview.
-fn shown(s: &Session<'_>, path: &str) -> Result<Shown, mend_pending::Error> {
-    let diff = s.diff(&[path.to_owned()], Against::Context)?;
-    let Some((merged, conflicts)) = s.merge_preview(path)? else {
-        return Ok(Shown::new("", &diff, None));
+fn on_screen(now: &pending::Shown) -> Shown {
+    let (diff, cut, version) = match &now.diff {
+        Some(d) => (
+            d.diff.as_str(),
+            d.diff_hunks.as_slice(),
+            d.file.version.clone(),
+        ),
+        None => ("", &[][..], None),
     };
-    let note = match conflicts {
+    let mut shown = match &now.merge {
+        None => Shown::new("", diff, cut, None),
+        Some((merged, conflicts)) => {
+            Shown::new(&merge_note(merged, *conflicts), diff, cut, Some(*conflicts))
+        }
+    };
+    shown.version = version;
+    shown
+}
+
+/// What the pane says above a file that accepting would merge.
+fn merge_note(merged: &str, conflicts: usize) -> String {
+    match conflicts {
         0 => "changed locally: the three-way merge is clean\np accepts the merge".to_owned(),
         n => format!(
             "changed locally: the merge has {n} conflict(s)\np is refused; m writes conflict markers\n{}",
-            conflict_excerpt(&merged)
+            conflict_excerpt(merged)
         ),
-    };
-    Ok(Shown::new(&note, &diff, Some(conflicts)))
+    }
 }
 
 /// Loads the selected file into the diff pane; a file that cannot be
@@ -352,21 +364,17 @@ fn shown(s: &Session<'_>, path: &str) -> Result<Shown, mend_pending::Error> {
 /// session still works. `true` when that was because a lock is busy, so
 /// the caller looks again soon.
 fn show_selected(ws: &Workspace, s: &mut State, same_file: bool) -> anyhow::Result<bool> {
-    let session = match s.reviewed {
-        Reviewed::Session => Some(Session::existing(ws, &s.session)?),
-        Reviewed::Turn => None,
-    };
     let mut busy_now = false;
     let shown = match s.path() {
         Some(p) => {
-            let got = match &session {
-                Some(session) => shown(session, p).map_err(|e| (busy(&e), e.to_string())),
-                None => turn::shown(ws, p).map_err(|e| (self::busy_now(&e), e.to_string())),
+            let got = match s.reviewed {
+                Reviewed::Session => pending::show(ws, &s.session, p).map(|now| on_screen(&now)),
+                Reviewed::Turn => turn::shown(ws, p),
             };
-            got.unwrap_or_else(|(held, e)| {
-                busy_now = held.is_some();
+            got.unwrap_or_else(|e| {
+                busy_now = self::busy_now(&e).is_some();
                 let why = format!("cannot show {p}: {e}");
-                Shown::new(&view::wrap(&why, s.width).join("\n"), "", None)
+                Shown::new(&view::wrap(&why, s.width).join("\n"), "", &[], None)
             })
         }
         None => Shown::default(),
@@ -387,7 +395,7 @@ fn look_for_requests(ws: &Workspace, s: &mut State) {
     if s.reviewed != Reviewed::Session {
         return;
     }
-    if let Ok(now) = Session::existing(ws, &s.session).and_then(|x| x.streaming()) {
+    if let Ok(now) = pending::streaming(ws, &s.session) {
         s.streaming = now;
     }
 }
@@ -400,14 +408,19 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
         return reload_turn(ws, watch, s);
     }
     watch.was = watch.stamp(ws, s);
-    let session = Session::existing(ws, &s.session)?;
     let was = s.path().map(str::to_owned);
-    let status = match session.status() {
-        Ok(status) => status,
-        Err(e) if busy(&e).is_some() => {
+    let who = Actor {
+        session: &s.session,
+        holder: "mend review",
+        merge: None,
+    };
+    let status = match pending::act(ws, &who, pending::Action::Status) {
+        Ok(Outcome::Status(status)) => status,
+        Ok(_) => return Ok(()),
+        Err(e) if busy_now(&e).is_some() => {
             watch.again();
             if s.message.as_deref().is_none_or(|m| m.starts_with("busy: ")) {
-                s.message = busy(&e).map(|b| format!("{b}{STALE}"));
+                s.message = busy_now(&e).map(|b| format!("{b}{STALE}"));
             }
             return Ok(());
         }
@@ -416,11 +429,12 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
     if s.message.as_deref().is_some_and(|m| m.ends_with(STALE)) {
         s.message = None;
     }
-    look_for_requests(ws, s);
+    s.streaming = status.streaming;
     s.rows = status
-        .into_iter()
+        .files
+        .iter()
         .map(|f| Row {
-            path: f.path,
+            path: f.path.clone(),
             letter: f.status.letter().to_owned(),
         })
         .collect();
@@ -435,18 +449,8 @@ fn reload(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Result<()
     for r in &s.rows {
         *letters.entry(r.letter.clone()).or_insert(0) += 1;
     }
-    // File by file, so that one file that cannot be diffed leaves the
-    // others counted.
-    let hunks = s
-        .rows
-        .iter()
-        .filter_map(|r| {
-            session
-                .diff(std::slice::from_ref(&r.path), Against::Context)
-                .ok()
-        })
-        .map(|d| d.lines().filter(|l| state::starts_hunk(l)).count())
-        .sum();
+    // The status counts each file's numbered hunks.
+    let hunks = status.files.iter().map(|f| f.hunks).sum();
     s.counts = Counts {
         letters: letters.into_iter().collect(),
         hunks,
@@ -509,19 +513,6 @@ fn reload_turn(ws: &Workspace, watch: &mut Watch, s: &mut State) -> anyhow::Resu
 /// the most.
 const TURN_REFRESH: Duration = Duration::from_secs(3);
 
-/// What the watch compares: the size, times and identity of the session's
-/// index and of each file it lists (every change to a session rewrites its
-/// index, renaming a new file into place), `None` for one that is missing.
-type Stamp = Vec<Option<FileStamp>>;
-
-#[derive(Debug, PartialEq, Eq)]
-struct FileStamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    /// The inode and change time, where there are such.
-    id: (u64, i64, i64),
-}
-
 /// Watches a session for changes other commands make, by its metadata
 /// alone: cheap enough to look between keys.
 struct Watch {
@@ -538,7 +529,7 @@ struct Watch {
 impl Watch {
     fn new(ws: &Workspace, name: &str) -> anyhow::Result<Watch> {
         Ok(Watch {
-            index: Session::existing(ws, name)?.index_path(),
+            index: pending::index_path(ws, name)?,
             was: Stamp::new(),
             turn: false,
             loaded: Instant::now(),
@@ -549,7 +540,7 @@ impl Watch {
     /// A watch of the open turn: its state file and the files it lists.
     fn turn(ws: &Workspace) -> Watch {
         Watch {
-            index: ws.root().join(".mend/turn.json"),
+            index: mend_service::turn::state_path(ws.root()),
             was: Stamp::new(),
             turn: true,
             loaded: Instant::now(),
@@ -562,17 +553,7 @@ impl Watch {
     /// it; the reload after that is stable.
     fn stamp(&self, ws: &Workspace, s: &State) -> Stamp {
         let files = s.rows.iter().map(|r| ws.root().join(&r.path));
-        std::iter::once(self.index.clone())
-            .chain(files)
-            .map(|p| {
-                let m = std::fs::symlink_metadata(p).ok()?;
-                Some(FileStamp {
-                    len: m.len(),
-                    modified: m.modified().ok(),
-                    id: identity(&m),
-                })
-            })
-            .collect()
+        mend_service::review::stamp(std::iter::once(self.index.clone()).chain(files))
     }
 
     /// Makes the next look see a change, so a reload a busy lock cut
@@ -586,17 +567,6 @@ impl Watch {
     fn changed(&self, ws: &Workspace, s: &State) -> bool {
         (self.turn && self.loaded.elapsed() >= self.every) || self.stamp(ws, s) != self.was
     }
-}
-
-#[cfg(unix)]
-fn identity(m: &std::fs::Metadata) -> (u64, i64, i64) {
-    use std::os::unix::fs::MetadataExt as _;
-    (m.ino(), m.ctime(), m.ctime_nsec())
-}
-
-#[cfg(not(unix))]
-fn identity(_: &std::fs::Metadata) -> (u64, i64, i64) {
-    (0, 0, 0)
 }
 
 /// The conflicted regions of a merge, markers included.

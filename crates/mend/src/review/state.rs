@@ -6,6 +6,8 @@
 //! or a file carries exactly what the person saw: the runner refuses it if
 //! the session shows something else by then.
 
+use mend_service::review::Hunk;
+
 /// One file of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Row {
@@ -32,7 +34,8 @@ pub(crate) struct Shown {
     pub note: Vec<String>,
     /// The diff's lines.
     pub diff: Vec<String>,
-    /// Where each hunk's `@@` line is in `diff`.
+    /// Where each hunk's header is in `diff`, from the hunks the service
+    /// cut (no line of the text is read for it).
     pub hunks: Vec<usize>,
     /// When accepting the file merges it three ways: how many conflicts.
     pub merge: Option<usize>,
@@ -42,10 +45,21 @@ pub(crate) struct Shown {
 }
 
 impl Shown {
-    /// A file's note and diff, split into lines.
-    pub(crate) fn new(note: &str, diff: &str, merge: Option<usize>) -> Shown {
+    /// A file's note and diff, split into lines, with the hunks the
+    /// service cut the diff into: they are its last lines, each a header
+    /// and its lines, after the lines that name the file.
+    pub(crate) fn new(note: &str, diff: &str, cut: &[Hunk], merge: Option<usize>) -> Shown {
         let diff: Vec<String> = diff.lines().map(str::to_owned).collect();
-        let hunks = hunk_starts(&diff);
+        let body: usize = cut.iter().map(|h| 1 + h.lines.len()).sum();
+        let mut at = diff.len().saturating_sub(body);
+        let hunks = cut
+            .iter()
+            .map(|h| {
+                let start = at;
+                at += 1 + h.lines.len();
+                start
+            })
+            .collect();
         Shown {
             note: note.lines().map(str::to_owned).collect(),
             diff,
@@ -85,27 +99,18 @@ impl Shown {
             .collect()
     }
 
+    /// Whether pane line `i` is a hunk's header.
+    pub(crate) fn starts_hunk(&self, i: usize) -> bool {
+        i.checked_sub(self.note.len())
+            .is_some_and(|d| self.hunks.contains(&d))
+    }
+
     /// The pane lines hunk `n` (from 0) spans, its `@@` line first.
     pub(crate) fn hunk_span(&self, n: usize) -> Option<std::ops::Range<usize>> {
         let start = *self.hunks.get(n)?;
         let end = self.hunks.get(n + 1).copied().unwrap_or(self.diff.len());
         Some(self.note.len() + start..self.note.len() + end)
     }
-}
-
-/// Whether a diff line starts a hunk: its `@@` line (a diff's own lines
-/// start with a space, `+`, `-` or `\`, so no content line looks like one).
-pub(crate) fn starts_hunk(line: &str) -> bool {
-    line.starts_with("@@ ")
-}
-
-/// Where each hunk of a diff starts.
-fn hunk_starts(diff: &[String]) -> Vec<usize> {
-    diff.iter()
-        .enumerate()
-        .filter(|(_, l)| starts_hunk(l))
-        .map(|(i, _)| i)
-        .collect()
 }
 
 /// The session as the header sums it up.
@@ -517,6 +522,25 @@ pub(crate) fn update(s: &mut State, key: Key) -> Action {
     }
 }
 
+/// A diff's hunks read back from its text, for tests that write diffs
+/// by hand (the screen itself is given them by the service).
+#[cfg(test)]
+pub(crate) fn cut(diff: &str) -> Vec<Hunk> {
+    let mut out: Vec<Hunk> = Vec::new();
+    for l in diff.lines() {
+        if l.starts_with("@@ ") {
+            out.push(Hunk {
+                number: out.len() + 1,
+                header: l.to_owned(),
+                lines: Vec::new(),
+            });
+        } else if let Some(h) = out.last_mut() {
+            h.lines.push(l.to_owned());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,7 +556,7 @@ mod tests {
             })
             .collect();
         let mut s = State::new("default", rows);
-        s.show(Shown::new("", DIFF, None), false);
+        s.show(Shown::new("", DIFF, &cut(DIFF), None), false);
         s.fit(3, 20);
         s
     }
@@ -562,12 +586,20 @@ mod tests {
     fn another_file_starts_at_its_first_hunk_and_the_same_file_keeps_its_place() {
         let mut s = state();
         s.hunk = 2;
-        s.show(Shown::new("", DIFF, None), true);
+        s.show(Shown::new("", DIFF, &cut(DIFF), None), true);
         assert_eq!(s.hunk, 2);
-        s.show(Shown::new("", DIFF, None), false);
+        s.show(Shown::new("", DIFF, &cut(DIFF), None), false);
         assert_eq!((s.hunk, s.scroll), (0, 0));
         s.hunk = 2;
-        s.show(Shown::new("", "@@ -1 +1 @@\n-a\n+b\n", None), true);
+        s.show(
+            Shown::new(
+                "",
+                "@@ -1 +1 @@\n-a\n+b\n",
+                &cut("@@ -1 +1 @@\n-a\n+b\n"),
+                None,
+            ),
+            true,
+        );
         assert_eq!(s.hunk, 0, "clamped to the hunks there are");
     }
 
@@ -580,7 +612,10 @@ mod tests {
         update(&mut s, Key::Char('n'));
         assert_eq!((s.hunk, s.scroll), (1, 4));
         let without_first = DIFF.replace("@@ -1,2 +1,2 @@ hunk 1\n-one\n+ONE\n two\n", "");
-        s.show(Shown::new("", &without_first, None), true);
+        s.show(
+            Shown::new("", &without_first, &cut(&without_first), None),
+            true,
+        );
         assert_eq!(s.hunk, 0);
         assert_eq!(s.shown.changes(0), ["-five", "+FIVE"]);
         assert_eq!(s.scroll, 0, "the view moved up with it");
@@ -639,7 +674,7 @@ mod tests {
         diff.push_str(&" same\n".repeat(100_000));
         diff.push_str("@@ -100002 +100002 @@\n-c\n+d\n");
         let mut s = state();
-        s.show(Shown::new("", &diff, None), false);
+        s.show(Shown::new("", &diff, &cut(&diff), None), false);
         s.fit(3, 10);
         update(&mut s, Key::Char('n'));
         assert_eq!(s.hunk, 1);
@@ -705,14 +740,14 @@ mod tests {
     #[test]
     fn a_hunk_off_screen_or_missing_is_refused() {
         let mut s = state();
-        s.show(Shown::new("", "", None), false);
+        s.show(Shown::new("", "", &cut(""), None), false);
         assert_eq!(update(&mut s, Key::Char('a')), Action::Nothing);
         assert_eq!(
             s.message.as_deref(),
             Some("a.txt has no hunks to pick; p and x act on the whole file")
         );
         let note = "line\n".repeat(30);
-        s.show(Shown::new(&note, DIFF, Some(0)), false);
+        s.show(Shown::new(&note, DIFF, &cut(DIFF), Some(0)), false);
         assert_eq!(s.scroll, 0);
         assert!(!s.hunk_in_view(), "a new file shows its note first");
         assert_eq!(update(&mut s, Key::Char('a')), Action::Nothing);
@@ -734,7 +769,7 @@ mod tests {
         assert_eq!(update(&mut s, Key::Char('m')), Action::Nothing);
         assert!(s.confirm.is_none());
         assert!(s.message.as_deref().unwrap().contains("(~M)"));
-        s.show(Shown::new("merge note", DIFF, Some(1)), true);
+        s.show(Shown::new("merge note", DIFF, &cut(DIFF), Some(1)), true);
         assert_eq!(update(&mut s, Key::Char('m')), Action::Nothing);
         assert!(s.message.as_deref().unwrap().contains("y writes"));
         assert_eq!(update(&mut s, Key::Char('n')), Action::Nothing);
@@ -755,7 +790,7 @@ mod tests {
     fn a_turn_has_no_markers_or_sync() {
         let mut s = State::turn();
         s.rows = state().rows;
-        s.show(Shown::new("", DIFF, None), false);
+        s.show(Shown::new("", DIFF, &cut(DIFF), None), false);
         s.fit(3, 20);
         assert_eq!(update(&mut s, Key::Char('m')), Action::Nothing);
         assert!(s.confirm.is_none());

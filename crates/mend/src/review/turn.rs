@@ -6,7 +6,7 @@
 //! showed, so that an action on a file that changed since is refused and
 //! nothing is written.
 
-use mend_checkpoint::turn::{Selection, TurnFile};
+use mend_service::review::{ReviewFile, Selection};
 use mend_service::turn::{Action as TurnAction, Outcome, act};
 use mend_workspace::Workspace;
 
@@ -51,12 +51,12 @@ pub(super) fn shown(ws: &Workspace, path: &str) -> Result<Shown, mend_service::E
     let Some(f) = d.files.iter().find(|f| f.file.path == path) else {
         return Ok(Shown::default());
     };
-    let mut shown = Shown::new(&note(&f.file), &f.diff, None);
-    shown.version = Some(f.file.version.clone());
+    let mut shown = Shown::new(&note(&f.file), &f.diff, &f.diff_hunks, None);
+    shown.version.clone_from(&f.file.version);
     Ok(shown)
 }
 
-fn note(f: &TurnFile) -> String {
+fn note(f: &ReviewFile) -> String {
     let mut note = String::new();
     if let Some(from) = &f.from {
         note.push_str(&format!(
@@ -64,7 +64,7 @@ fn note(f: &TurnFile) -> String {
             mend_core::text::escape_controls(from)
         ));
     }
-    if let Some(change) = &f.change {
+    if let Some(change) = f.content.as_ref().and_then(|c| c.change.as_ref()) {
         note.push_str(&format!("{change}; x undoes it\n"));
     }
     note

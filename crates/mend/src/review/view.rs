@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
-use super::state::{Pane, Reviewed, State, starts_hunk};
+use super::state::{Pane, Reviewed, State};
 
 const KEYS: &str = "j/k move  tab pane  n/N hunk  a/r hunk  p/x file  m markers  u sync  ? help";
 
@@ -290,7 +290,7 @@ fn diff_pane(s: &State, area: Rect, style: &dyn Fn(Color) -> Style) -> Paragraph
                 return Line::from(Span::styled(expand_tabs(l), style(Color::Magenta)));
             }
             let text = diff_text(l);
-            if starts_hunk(l) {
+            if s.shown.starts_hunk(i) {
                 let mark = if Some(i) == selected { "▶ " } else { "  " };
                 Line::from(Span::styled(format!("{mark}{text}"), style(Color::Cyan)))
             } else if l.starts_with('+') && !l.starts_with("+++") {
@@ -376,7 +376,10 @@ mod tests {
             hunks: 4,
         };
         fit(&mut s, 80, 16);
-        s.show(Shown::new("", DIFF, None), false);
+        s.show(
+            Shown::new("", DIFF, &crate::review::state::cut(DIFF), None),
+            false,
+        );
         s
     }
 
@@ -407,7 +410,10 @@ mod tests {
         let mut s = state();
         update(&mut s, Key::Char('j'));
         let note = "changed locally: the merge has 1 conflict(s)\np is refused; m writes conflict markers\n<<<<<<< local\ntwo by hand\n=======\nTWO\n>>>>>>> proposal";
-        s.show(Shown::new(note, DIFF, Some(1)), false);
+        s.show(
+            Shown::new(note, DIFF, &crate::review::state::cut(DIFF), Some(1)),
+            false,
+        );
         insta::assert_snapshot!(screen(&mut s));
     }
 
@@ -427,7 +433,10 @@ mod tests {
         let mut s = State::new("default", rows(&list));
         s.counts.letters = vec![("M".into(), 30)];
         fit(&mut s, 80, 16);
-        s.show(Shown::new("", DIFF, None), false);
+        s.show(
+            Shown::new("", DIFF, &crate::review::state::cut(DIFF), None),
+            false,
+        );
         for _ in 0..20 {
             update(&mut s, Key::Down);
         }
@@ -444,7 +453,10 @@ mod tests {
         }
         diff.push_str("@@ -70002,2 +70002,2 @@ hunk 2\n-c\n+d\n end\n");
         let mut s = state();
-        s.show(Shown::new("", &diff, None), false);
+        s.show(
+            Shown::new("", &diff, &crate::review::state::cut(&diff), None),
+            false,
+        );
         update(&mut s, Key::Char('n'));
         insta::assert_snapshot!(screen(&mut s));
     }
@@ -456,7 +468,10 @@ mod tests {
         let mut s = State::new("default", rows(&[("a\tb.txt", "M")]));
         fit(&mut s, 80, 12);
         let diff = "--- a/a\tb.txt\n+++ b/a\tb.txt\n@@ -1,2 +1,2 @@ fn\tmain\n-\tx = 1;\n+\tx = 2;\n \tab\tc\n";
-        s.show(Shown::new("", diff, None), false);
+        s.show(
+            Shown::new("", diff, &crate::review::state::cut(diff), None),
+            false,
+        );
         insta::assert_snapshot!(screen_of(&mut s, 80, 12));
         assert_eq!(expand_tabs("ab\tc\t\td"), "ab      c               d");
         assert_eq!(
@@ -472,7 +487,10 @@ mod tests {
     fn a_long_message_wraps_in_the_status_area() {
         let mut s = state();
         update(&mut s, Key::Char('j'));
-        s.show(Shown::new("", DIFF, Some(1)), false);
+        s.show(
+            Shown::new("", DIFF, &crate::review::state::cut(DIFF), Some(1)),
+            false,
+        );
         s.message = Some("refused: g.txt: your changes and the proposal overlap (1 conflict(s), starting at line(s) 2 of the merge); nothing was written. Accept with --markers to write git conflict markers, sync, or reject the output. Here: m writes the markers, after you confirm".into());
         insta::assert_snapshot!(screen(&mut s));
     }
@@ -493,7 +511,10 @@ mod tests {
         update(&mut s, Key::Char('j'));
         let note =
             "changed locally: the merge has 1 conflict(s)\np is refused; m writes conflict markers";
-        s.show(Shown::new(note, DIFF, Some(1)), false);
+        s.show(
+            Shown::new(note, DIFF, &crate::review::state::cut(DIFF), Some(1)),
+            false,
+        );
         update(&mut s, Key::Char('m'));
         insta::assert_snapshot!(screen(&mut s));
     }

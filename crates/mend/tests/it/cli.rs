@@ -210,3 +210,32 @@ fn a_reader_that_stops_early_is_not_a_failure() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0", "{out:?}");
     assert!(out.stderr.is_empty(), "{out:?}");
 }
+
+/// One root rule: without `--root`, `mend apply` in a subfolder of a git
+/// worktree acts on the worktree (the edits' paths are relative to it),
+/// and makes no `.mend` in the subfolder; `--root` still overrides.
+#[test]
+fn apply_in_a_subfolder_acts_on_the_worktree() {
+    let dir = crate::support::repo(&[("a.txt", "old\n"), ("sub/b.txt", "old\n")]);
+    let sub = dir.path().join("sub");
+    let out = run_mend(&sub, &["apply"], Some(EDIT.as_bytes()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"new\n");
+    assert_eq!(std::fs::read(sub.join("b.txt")).unwrap(), b"old\n");
+    assert!(
+        !sub.join("a.txt").exists(),
+        "a.txt was made in the subfolder"
+    );
+    assert!(!sub.join(".mend").exists(), "sub/.mend was made");
+
+    let edit_b = EDIT.replace("a.txt", "b.txt");
+    let out = run_mend(&sub, &["apply", "--root", "."], Some(edit_b.as_bytes()));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(std::fs::read(sub.join("b.txt")).unwrap(), b"new\n");
+}

@@ -353,6 +353,26 @@ fn mcp_checkpoint_create_is_narrowed_and_equals_a_full_scan() {
     assert_eq!(plain.call("checkpoint_create", &json!({}))["scan"], "full");
 }
 
+/// MCP asks a running daemon too: even without a watcher of its own
+/// (`--no-watch`), its checkpoints are the daemon's, narrowed, in the
+/// store the CLI lists.
+#[test]
+fn mcp_has_a_running_daemon_checkpoint() {
+    let dir = project();
+    let d = dir.path();
+    let _daemon = Daemon::start(d);
+    assert_eq!(create(d)["scan"], "full");
+    let mut mcp = Mcp::start(d, &["--no-watch"]);
+    for round in 0..2 {
+        change(d, round);
+        let made = mcp.call("checkpoint_create", &json!({"label": format!("r{round}")}));
+        assert_eq!(made["scan"], "narrowed", "round {round}: {made}");
+        assert_eq!(tree_of(d, made["commit"].as_str().unwrap()), git_tree(d));
+        let listed = ok(&run_mend(d, &["checkpoint", "list", "--json"], None));
+        assert_eq!(listed[0]["id"], made["id"], "{listed}");
+    }
+}
+
 #[test]
 fn editor_checkpoint_create_is_narrowed_and_equals_a_full_scan() {
     let dir = project();
@@ -475,7 +495,9 @@ fn a_daemon_checkpoints_in_the_store_the_cli_opens_now() {
     std::fs::create_dir(d.join(".git")).unwrap();
     let out = run_mend(d, &["checkpoint", "create", "--json"], None);
     assert_ne!(out.status.code(), Some(0), "{out:?}");
-    assert!(out.stdout.is_empty(), "{out:?}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "error", "{said}");
+    assert!(said.get("id").is_none(), "{said}");
 }
 
 /// What a fake daemon does with the work it is asked for.

@@ -93,9 +93,12 @@ fn row_a_file_changed_while_apply_writes_exits_1_as_changed() {
     let out = raced_at_the_rename(d, &["apply", "--json", &r]);
     assert_eq!(code(&out), Some(1), "{out:?}");
     let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["error"]["kind"], "changed", "{said}");
+    assert_eq!(said["error"]["path"], "f.txt", "{said}");
+    // The field that said it before every failure had a kind stays.
     assert_eq!(said["kind"], "changed", "{said}");
     assert!(
-        said["error"]
+        said["error"]["message"]
             .as_str()
             .unwrap()
             .contains("f.txt: changed while mend was writing"),
@@ -272,4 +275,112 @@ fn row_a_root_that_cannot_be_used_exits_2() {
     let r = response(d, &search_replace("f.txt", "one", "ONE"));
     let out = mend(d, &["apply", "--root", "f.txt", &r]);
     assert_eq!(code(&out), Some(2), "{out:?}");
+}
+
+/// The codes `docs/exit-codes.md` gives `kind` in its Kinds table.
+fn documented(kind: &str) -> Vec<i32> {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/exit-codes.md");
+    let doc = std::fs::read_to_string(doc).unwrap();
+    let row = doc
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{kind}` |")))
+        .unwrap_or_else(|| panic!("`{kind}` is not in the Kinds table"));
+    let cell = row.split('|').nth(2).unwrap();
+    cell.split('/').map(|c| c.trim().parse().unwrap()).collect()
+}
+
+/// Each kind of failure the CLI reports, met for real: `--json` prints
+/// `{"error": {"kind", "message", …}}` for it, refusal or error, and the
+/// command exits with the code the Kinds table gives the kind.
+#[test]
+fn every_kind_the_cli_reports_exits_as_its_row() {
+    let dir = crate::support::repo(&[("f.txt", "one\ntwo\n"), ("g.txt", "three\n")]);
+    let d = dir.path();
+    let two = search_replace("f.txt", "one", "ONE") + &search_replace("g.txt", "three", "3");
+    let named = |name: &str, text: &str| {
+        let p = d.join(".git").join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let two = named("two.md", &two);
+    assert_eq!(code(&mend(d, &["apply", "--pending", &two])), Some(0));
+    assert_eq!(code(&mend(d, &["turn", "begin"])), Some(0));
+    let prose = named("prose.md", "Nothing to change here.\n");
+    let ok = named("ok.md", &search_replace("f.txt", "one", "ONE"));
+    let grows = named(
+        "grows.md",
+        &search_replace("f.txt", "one", &"long ".repeat(20)),
+    );
+    let onto = "*** Begin Patch\n*** Update File: f.txt\n*** Move to: g.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+    let onto = named("onto.txt", onto);
+    let cut = named("cut.json", r#"{"path": "#);
+    let rows: [(&str, &[&str]); 15] = [
+        ("no_edits", &["apply", "--json", &prose]),
+        (
+            "parse",
+            &["apply", "--json", "--format", "str-replace", &cut],
+        ),
+        ("collision", &["apply", "--json", &onto]),
+        ("usage", &["apply", "--json", "--no-such-flag", &ok]),
+        ("error", &["apply", "--json", "--root", "f.txt", &ok]),
+        (
+            "too_large",
+            &["apply", "--json", "--max-bytes", "20", &grows],
+        ),
+        (
+            "no_session",
+            &["pending", "--json", "--session", "nope", "accept"],
+        ),
+        (
+            "bad_session",
+            &["pending", "--json", "--session", ".x", "status"],
+        ),
+        ("nothing", &["pending", "--json", "reject", "absent.txt"]),
+        (
+            "no_hunk",
+            &["pending", "--json", "accept", "f.txt", "--hunk", "9"],
+        ),
+        (
+            "hunks_of_one_file",
+            &["pending", "--json", "accept", "--hunk", "1"],
+        ),
+        ("usage", &["pending", "--json", "accept", "--no-such-flag"]),
+        ("refused", &["turn", "--json", "reject", "f.txt"]),
+        (
+            "no_checkpoint",
+            &["checkpoint", "--json", "restore", "deadbeef"],
+        ),
+        (
+            "usage",
+            &["checkpoint", "--json", "restore", "--no-such-flag"],
+        ),
+    ];
+    for (kind, args) in rows {
+        let out = mend(d, args);
+        let said: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {out:?}"));
+        assert_eq!(said["error"]["kind"], kind, "{args:?}: {said}");
+        assert!(
+            said["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{said}"
+        );
+        let code = code(&out).unwrap();
+        assert!(
+            documented(kind).contains(&code),
+            "{args:?}: exit {code}: {said}"
+        );
+    }
+    assert_eq!(code(&mend(d, &["turn", "end"])), Some(0));
+    let out = mend(d, &["turn", "--json", "status"]);
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (code(&out), &said["error"]["kind"]),
+        (Some(1), &serde_json::json!("no_turn")),
+        "{said}"
+    );
+    // Nothing any of them refused was written.
+    assert_eq!(std::fs::read(d.join("f.txt")).unwrap(), b"one\ntwo\n");
+    assert_eq!(std::fs::read(d.join("g.txt")).unwrap(), b"three\n");
 }

@@ -508,7 +508,7 @@ fn mcp_review_mode_reads_and_edits_a_rename_target() {
     assert_eq!(results[3][0]["structured"]["content"], "ONE\nTWO\n");
     assert_eq!(
         results[4][0]["structured"]["files"],
-        serde_json::json!([{"path": "f.txt", "status": "R", "to": "moved.txt"}])
+        serde_json::json!([{"path": "f.txt", "status": "R", "from": "f.txt", "to": "moved.txt", "hunks": 0}])
     );
     assert!(!d.join("moved.txt").exists());
 }
@@ -540,11 +540,16 @@ fn mcp_pending_status_survives_an_unreadable_file() {
     );
     let s = &status[0][0];
     assert_eq!(s["error"], false, "{s}");
+    // The readable file keeps its hunk count and version; the other says
+    // why in its note (and `reason`, as older clients read it).
+    let version = s["structured"]["files"][0]["version"].clone();
+    assert!(version.is_string(), "{s}");
+    let why = "it is a directory, not a regular file";
     assert_eq!(
         s["structured"]["files"],
         serde_json::json!([
-            {"path": "a.txt", "status": "M"},
-            {"path": "b.txt", "status": "?", "reason": "it is a directory, not a regular file"},
+            {"path": "a.txt", "status": "M", "hunks": 1, "version": version},
+            {"path": "b.txt", "status": "?", "hunks": 0, "note": why, "reason": why},
         ])
     );
     let cli = crate::run_mend(
@@ -555,9 +560,14 @@ fn mcp_pending_status_survives_an_unreadable_file() {
     let cli: serde_json::Value = serde_json::from_slice(&cli.stdout).unwrap();
     assert_eq!(cli, s["structured"]);
     // What a call held is in the same shape.
+    let held = &results[1][0]["structured"]["held"];
+    let version = held["files"][0]["version"].clone();
+    assert!(version.is_string(), "{held}");
     assert_eq!(
-        results[1][0]["structured"]["held"],
-        serde_json::json!({"session": "review", "files": [{"path": "b.txt", "status": "M"}]})
+        *held,
+        serde_json::json!({"session": "review", "files": [
+            {"path": "b.txt", "status": "M", "hunks": 1, "version": version}
+        ]})
     );
 }
 
@@ -801,4 +811,295 @@ fn edit_file_new_string_artifacts_never_reach_the_file() {
         std::fs::read_to_string(d.join("q.py")).unwrap(),
         "say('hi')\nsay('bye')\n"
     );
+}
+
+/// `mend mcp` spoken to line by line, without an SDK: what a client sees
+/// on the wire.
+struct Raw {
+    child: std::process::Child,
+    input: Option<std::process::ChildStdin>,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Raw {
+    /// A server for `root`, initialized.
+    fn start(root: &Path, extra: &[&str]) -> (Raw, serde_json::Value) {
+        let mut child = Command::new(mend_bin())
+            .args(["mcp", "--root"])
+            .arg(root)
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut raw = Raw {
+            input: child.stdin.take(),
+            out: std::io::BufReader::new(child.stdout.take().unwrap()),
+            child,
+        };
+        let init = raw.request(
+            0,
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        raw.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        (raw, init)
+    }
+
+    fn send(&mut self, msg: &serde_json::Value) {
+        self.send_line(msg.to_string().as_bytes());
+    }
+
+    fn send_line(&mut self, bytes: &[u8]) {
+        use std::io::Write as _;
+        let input = self.input.as_mut().unwrap();
+        input.write_all(bytes).unwrap();
+        input.write_all(b"\n").unwrap();
+        input.flush().unwrap();
+    }
+
+    /// The reply to request `id`.
+    fn reply(&mut self, id: impl Into<serde_json::Value>) -> serde_json::Value {
+        use std::io::BufRead as _;
+        let id = id.into();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.out.read_line(&mut line).unwrap() > 0,
+                "no reply to {id}"
+            );
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: serde_json::Value) -> serde_json::Value {
+        let mut msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method});
+        msg["params"] = params;
+        self.send(&msg);
+        self.reply(id)
+    }
+
+    /// A tool call's result.
+    fn call(&mut self, id: u64, tool: &str, args: serde_json::Value) -> serde_json::Value {
+        let mut params = serde_json::json!({"name": tool});
+        params["arguments"] = args;
+        let reply = self.request(id, "tools/call", params);
+        assert!(reply.get("error").is_none(), "{tool}: {reply}");
+        reply["result"].clone()
+    }
+
+    /// Closes standard input; returns what the server wrote on stderr.
+    fn finish(mut self) -> String {
+        drop(self.input.take());
+        let out = self.child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}
+
+/// The server names itself `mend` with the crate's version, says when to
+/// use which tool, marks the read-only tools, the destructive ones and the
+/// idempotent one, and logs nothing on stderr by default.
+#[test]
+fn mcp_names_itself_and_annotates_its_tools() {
+    let dir = git_repo(1);
+    let (mut raw, init) = Raw::start(dir.path(), &[]);
+    let info = &init["result"]["serverInfo"];
+    assert_eq!(info["name"], "mend", "{init}");
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"), "{init}");
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    for tool in [
+        "read_file",
+        "edit_file",
+        "checkpoint_create",
+        "turn_begin",
+        "turn_reject",
+    ] {
+        assert!(instructions.contains(tool), "{tool}: {instructions}");
+    }
+    let tools = raw.request(1, "tools/list", serde_json::json!({}));
+    let hints = |name: &str| {
+        let tool = tools["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no tool {name}"));
+        tool["annotations"].clone()
+    };
+    for name in [
+        "read_file",
+        "checkpoint_list",
+        "pending_status",
+        "turn_status",
+        "turn_diff",
+    ] {
+        assert_eq!(hints(name)["readOnlyHint"], true, "{name}");
+    }
+    for name in ["checkpoint_restore", "turn_reject"] {
+        let h = hints(name);
+        assert_eq!(
+            (&h["readOnlyHint"], &h["destructiveHint"]),
+            (&serde_json::json!(false), &serde_json::json!(true)),
+            "{name}"
+        );
+    }
+    for name in [
+        "edit_file",
+        "apply_edits",
+        "checkpoint_create",
+        "turn_begin",
+    ] {
+        assert_eq!(hints(name)["readOnlyHint"], false, "{name}");
+        assert_eq!(hints(name)["idempotentHint"], false, "{name}");
+    }
+    assert_eq!(hints("write_file")["idempotentHint"], true);
+    assert_eq!(hints("checkpoint_create")["destructiveHint"], false);
+    let stderr = raw.finish();
+    assert!(!stderr.contains("INFO"), "{stderr}");
+}
+
+/// Every failed call is `isError`, its text the message and its
+/// structured content the failure with its kind; messages name MCP tools
+/// (`checkpoint_list`), never the CLI commands they stand for.
+#[test]
+fn mcp_failures_carry_their_kind_as_structured_content() {
+    let dir = git_repo(1);
+    let d = dir.path();
+    let (mut raw, _) = Raw::start(d, &[]);
+    let sr = "f0.txt\n<<<<<<< SEARCH\nnot there\n=======\nx\n>>>>>>> REPLACE\n";
+    let rows = [
+        (
+            "read_file",
+            serde_json::json!({"path": "missing.txt"}),
+            "not_found",
+            "File not found",
+        ),
+        (
+            "read_file",
+            serde_json::json!({"path": "/etc/hostname"}),
+            "roots",
+            "outside",
+        ),
+        (
+            "checkpoint_restore",
+            serde_json::json!({"id": "deadbeef"}),
+            "no_checkpoint",
+            "`checkpoint_list`",
+        ),
+        (
+            "turn_status",
+            serde_json::json!({}),
+            "no_turn",
+            "`turn_begin`",
+        ),
+        (
+            "apply_edits",
+            serde_json::json!({"text": sr}),
+            "edit_failed",
+            "not there",
+        ),
+        (
+            "apply_edits",
+            serde_json::json!({"text": "prose only\n"}),
+            "no_edits",
+            "no edits found",
+        ),
+        (
+            "apply_edits",
+            serde_json::json!({"text": sr, "format": "nope"}),
+            "usage",
+            "nope",
+        ),
+        (
+            "edit_file",
+            serde_json::json!({"path": "f0.txt", "edits": []}),
+            "usage",
+            "edits",
+        ),
+    ];
+    for (i, (tool, args, kind, says)) in rows.into_iter().enumerate() {
+        let r = raw.call(10 + i as u64, tool, args);
+        let failure = &r["structuredContent"];
+        assert_eq!(r["isError"], true, "{tool}: {r}");
+        assert_eq!(failure["kind"], kind, "{tool}: {r}");
+        assert_eq!(r["content"][0]["text"], failure["message"], "{tool}: {r}");
+        let text = failure["message"].as_str().unwrap();
+        assert!(text.contains(says), "{tool}: {text}");
+        assert!(
+            !text.contains("`mend checkpoint") && !text.contains("`mend turn"),
+            "{text}"
+        );
+    }
+    // A turn with nothing changed: rejecting a path is refused.
+    assert_eq!(
+        raw.call(30, "turn_begin", serde_json::json!({}))["isError"],
+        false
+    );
+    let r = raw.call(31, "turn_reject", serde_json::json!({"paths": ["f0.txt"]}));
+    assert_eq!(
+        (&r["isError"], &r["structuredContent"]["kind"]),
+        (&serde_json::json!(true), &serde_json::json!("refused")),
+        "{r}"
+    );
+    // A negative offset is refused, not read as line 1.
+    let r = raw.request(
+        40,
+        "tools/call",
+        serde_json::json!({"name": "read_file", "arguments": {"path": "f0.txt", "offset": -1}}),
+    );
+    let said = r.to_string();
+    assert!(
+        said.contains("non-negative") && !said.contains("base 0"),
+        "{said}"
+    );
+    raw.finish();
+}
+
+/// A request of 17 MiB (past rmcp's own 16 MiB bound, which drops a line
+/// unanswered) is served; one over mend's limit is answered to its id,
+/// however late in the message the id comes, with an error naming the
+/// limit; the server goes on.
+#[test]
+fn a_17_mib_request_is_answered_and_one_over_the_limit_is_refused_to_its_id() {
+    let dir = git_repo(0);
+    let d = dir.path();
+    let (mut raw, _) = Raw::start(d, &[]);
+    let content = "0123456789abcde\n".repeat(17 << 16);
+    let r = raw.call(
+        1,
+        "write_file",
+        serde_json::json!({"path": "big.txt", "content": content}),
+    );
+    assert_eq!(r["isError"], false, "{}", &r.to_string()[..200]);
+    assert_eq!(
+        std::fs::metadata(d.join("big.txt")).unwrap().len(),
+        17 << 20
+    );
+    // Over the limit, the id last (as some clients order keys).
+    let mut line = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_file","arguments":{"path":"huge.txt","content":""#.to_vec();
+    line.resize(line.len() + (65 << 20), b'x');
+    line.extend_from_slice(br#""}},"id":"late"}"#);
+    raw.send_line(&line);
+    drop(line);
+    let r = raw.reply("late");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("limit of {} bytes", 64 << 20)),
+        "{message}"
+    );
+    assert_eq!(r["error"]["data"]["kind"], "protocol", "{r}");
+    assert!(!d.join("huge.txt").exists());
+    let r = raw.call(
+        8,
+        "read_file",
+        serde_json::json!({"path": "big.txt", "limit": 1}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    raw.finish();
 }

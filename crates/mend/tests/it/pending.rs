@@ -486,9 +486,15 @@ fn apply_pending_json_names_the_session_and_what_was_held() {
     assert_eq!(held["dry_run"], false, "{held}");
     assert_eq!(held["written"], false, "{held}");
     assert_eq!(held["pending"], "s1", "{held}");
+    // Each file with its hunk count and the version a hunk action takes
+    // back as `seen`.
+    let version = held["held"]["files"][0]["version"].clone();
+    assert!(version.as_str().is_some_and(|v| v.len() == 12), "{held}");
     assert_eq!(
         held["held"],
-        serde_json::json!({"session": "s1", "files": [{"path": "f.txt", "status": "M"}]})
+        serde_json::json!({"session": "s1", "files": [
+            {"path": "f.txt", "status": "M", "hunks": 1, "version": version}
+        ]})
     );
     let failed = json(
         d,

@@ -482,3 +482,298 @@ fn formats_depend_one_way() {
         found.join("\n")
     );
 }
+
+/// No module circle in any crate: a module that reaches another through
+/// `crate::…` or `super::…` paths (in `use` or in code, test modules
+/// aside) depends on it, and no module depends on itself through others.
+/// A circle is two modules that are one in disguise, or a type in the
+/// wrong one; the fix is to move what both need where both can reach it.
+#[test]
+fn modules_depend_without_circles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut found = Vec::new();
+    let mut crates = 0;
+    for krate in std::fs::read_dir(root.join("crates")).unwrap_or_else(|e| panic!("crates: {e}")) {
+        let src = krate
+            .unwrap_or_else(|e| panic!("crates: {e}"))
+            .path()
+            .join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        crates += 1;
+        let graph = modules::graph(&src);
+        for circle in modules::circles(&graph) {
+            let name = relative(&root, &src);
+            found.push(format!("{name}: {}", circle.join(" -> ")));
+        }
+    }
+    assert!(crates >= 10, "only {crates} crates found");
+    assert!(found.is_empty(), "module circles:\n{}", found.join("\n"));
+}
+
+/// The module graph of a crate, read from its sources' paths.
+mod modules {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+
+    /// Each module (`a::b`, `""` for the crate root) and the modules its
+    /// `crate::`/`super::` paths reach.
+    pub type Graph = BTreeMap<String, BTreeSet<String>>;
+
+    /// The module a source file is, from its path under `src`.
+    fn module_of(rel: &Path) -> Option<String> {
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.first().is_some_and(|p| p == "bin") {
+            return None;
+        }
+        let last = parts.pop()?;
+        let stem = last.strip_suffix(".rs")?;
+        if !["mod", "lib", "main"].contains(&stem) {
+            parts.push(stem.to_owned());
+        }
+        Some(parts.join("::"))
+    }
+
+    fn walk(dir: &Path, src: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .path();
+            if path.is_dir() {
+                walk(&path, src, out);
+                continue;
+            }
+            let rel = path.strip_prefix(src).unwrap_or(&path);
+            if let Some(m) = module_of(rel) {
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                out.insert(m, text);
+            }
+        }
+    }
+
+    /// The text of a module without its tests and its comments.
+    fn code(text: &str) -> String {
+        let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+        text.lines()
+            .map(|l| l.split("//").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The paths a module names after `crate::` or `super::`: each as
+    /// the segments after the prefix, a `use` group split into its
+    /// members; `super` climbs from `module`.
+    fn paths(module: &str, code: &str) -> Vec<Vec<String>> {
+        let here: Vec<&str> = module.split("::").filter(|s| !s.is_empty()).collect();
+        let mut out = Vec::new();
+        let words = code
+            .replace("{", " { ")
+            .replace("}", " } ")
+            .replace(",", " , ");
+        let mut rest = words.as_str();
+        while let Some(at) = rest
+            .find("crate::")
+            .into_iter()
+            .chain(rest.find("super::"))
+            .min()
+        {
+            let before = rest[..at].chars().next_back();
+            let tail = &rest[at..];
+            rest = &rest[at + 7..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut base: Vec<String> = Vec::new();
+            let mut t = tail;
+            if t.starts_with("crate::") {
+                t = &t[7..];
+            } else {
+                let mut up = 0;
+                while let Some(r) = t.strip_prefix("super::") {
+                    up += 1;
+                    t = r;
+                }
+                let keep = here.len().saturating_sub(up);
+                base = here[..keep].iter().map(|s| (*s).to_owned()).collect();
+            }
+            out.extend(expand(base, t.trim_start()));
+        }
+        out
+    }
+
+    /// `a::b::{c, d::e}` after a prefix, as whole paths.
+    fn expand(mut base: Vec<String>, text: &str) -> Vec<Vec<String>> {
+        let ident = |s: &str| -> String {
+            s.chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        };
+        let mut t = text;
+        loop {
+            if let Some(group) = t.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                return group[..end]
+                    .split(',')
+                    .map(|m| {
+                        let mut p = base.clone();
+                        p.extend(
+                            m.split("::")
+                                .map(|s| ident(s.trim()))
+                                .filter(|s| !s.is_empty()),
+                        );
+                        p
+                    })
+                    .collect();
+            }
+            let word = ident(t);
+            if word.is_empty() {
+                return vec![base];
+            }
+            base.push(word.clone());
+            t = &t[word.len()..];
+            match t.strip_prefix("::") {
+                Some(r) => t = r.trim_start(),
+                None => return vec![base],
+            }
+        }
+    }
+
+    /// The crate's module graph.
+    pub fn graph(src: &Path) -> Graph {
+        let mut texts = BTreeMap::new();
+        walk(src, src, &mut texts);
+        let mut graph = Graph::new();
+        for (module, text) in &texts {
+            let mut reached = BTreeSet::new();
+            for mut path in paths(module, &code(text)) {
+                // The longest prefix that is a module.
+                while !path.is_empty() && !texts.contains_key(&path.join("::")) {
+                    path.pop();
+                }
+                let target = path.join("::");
+                if &target != module {
+                    reached.insert(target);
+                }
+            }
+            graph.insert(module.clone(), reached);
+        }
+        graph
+    }
+
+    /// Each circle, as the modules around it (the first repeated last).
+    pub fn circles(graph: &Graph) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        let mut done = BTreeSet::new();
+        for start in graph.keys() {
+            let mut path = vec![start.clone()];
+            if let Some(circle) = around(graph, start, &mut path, &mut BTreeSet::new()) {
+                let key: BTreeSet<String> = circle.iter().cloned().collect();
+                if done.insert(key.into_iter().collect::<Vec<_>>()) {
+                    out.push(circle);
+                }
+            }
+        }
+        out
+    }
+
+    /// A path from the last module of `path` back to `start`, if any.
+    fn around(
+        graph: &Graph,
+        start: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        let at = path.last()?.clone();
+        for next in graph.get(&at).into_iter().flatten() {
+            if next == start {
+                let mut circle = path.clone();
+                circle.push(start.to_owned());
+                return Some(circle);
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if let Some(c) = around(graph, start, path, seen) {
+                    return Some(c);
+                }
+                path.pop();
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn paths_are_read_with_their_groups_and_supers() {
+        let code = "use crate::a::{b, c::d};\nuse super::e::F;\nfn f() { crate::g::h(); }";
+        let got = paths("x::y", code);
+        let want: Vec<Vec<&str>> = vec![
+            vec!["a", "b"],
+            vec!["a", "c", "d"],
+            vec!["x", "e", "F"],
+            vec!["g", "h"],
+        ];
+        assert_eq!(got, want);
+    }
+}
+
+/// Binary files still to be routed through the service's review model
+/// (issue 42, part 2): listed one by one so that no other file opens a
+/// store; a listed file that no longer does fails the test.
+const STORES_TO_ROUTE: &[&str] = &[];
+
+/// The binary is glue: outside tests it opens no store, reads no project
+/// file and names no path under `.mend`; the service does those, with
+/// the one root rule.
+#[test]
+fn the_binary_opens_no_store() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let banned = [
+        "Workspace::open",
+        "Session::existing",
+        "Session::open",
+        "Checkpoints::open",
+        "Turns::open",
+        "std::fs::",
+        "\".mend/",
+    ];
+    let mut found = Vec::new();
+    let mut still = Vec::new();
+    let mut checked = 0;
+    for path in library_sources(&root) {
+        let name = relative(&root, &path);
+        if !name.starts_with("crates/mend/src/") {
+            continue;
+        }
+        checked += 1;
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let hits: Vec<String> = code
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim_start().starts_with("//"))
+            .filter(|(_, l)| banned.iter().any(|b| l.contains(b)))
+            .map(|(n, l)| format!("{name}:{}: {}", n + 1, l.trim()))
+            .collect();
+        if STORES_TO_ROUTE.contains(&name.as_str()) {
+            if hits.is_empty() {
+                still.push(name);
+            }
+        } else {
+            found.extend(hits);
+        }
+    }
+    assert!(checked >= 10, "only {checked} binary sources found");
+    assert!(
+        still.is_empty(),
+        "these files open no store any more; take them off STORES_TO_ROUTE: {still:?}"
+    );
+    assert!(
+        found.is_empty(),
+        "the binary opens stores itself; call the service instead:\n{}",
+        found.join("\n")
+    );
+}

@@ -39,8 +39,29 @@ local function warn(msg, level)
   vim.notify('mend: ' .. msg, level or vim.log.levels.WARN)
 end
 
+--- Functions called after the server's state changes (dead, hung, root
+--- lost or back), before the statuslines are redrawn.
+M.status_listeners = {}
+
 local function redraw()
+  for _, f in ipairs(M.status_listeners) do
+    pcall(f)
+  end
   pcall(vim.cmd.redrawstatus, { bang = true })
+end
+
+--- A server error as a person reads it: its message, and its kind
+--- (`error.data.kind`, such as `changed` or `busy`) when it has one.
+function M.describe(err)
+  if type(err) ~= 'table' then
+    return tostring(err)
+  end
+  local msg = err.message or vim.inspect(err)
+  local kind = type(err.data) == 'table' and err.data.kind or nil
+  if type(kind) == 'string' then
+    return msg .. ' [' .. kind .. ']'
+  end
+  return msg
 end
 
 M.on('root/lost', function(params)
@@ -56,6 +77,14 @@ M.on('root/restored', function(params)
     vim.log.levels.INFO)
   redraw()
 end)
+
+--- The root when setup() names none: the git worktree holding the current
+--- folder (its `.git` is a folder, or a file in a linked worktree), or the
+--- folder itself outside git, as `mend` chooses it.
+function M.default_root()
+  local cwd = vim.fn.getcwd()
+  return vim.fs.root(cwd, '.git') or cwd
+end
 
 --- The root as an absolute path without a trailing slash.
 function M.normalize_root(root)
@@ -130,7 +159,7 @@ function M.start(config)
     return true
   end
   M.timeout = config.timeout or M.timeout
-  M.root = M.normalize_root(config.root or vim.fn.getcwd())
+  M.root = M.normalize_root(config.root or M.default_root())
   M.server_info, M.last_error, dead, M.root_lost = nil, nil, false, false
   if vim.fn.executable(config.cmd[1]) ~= 1 then
     return failed(config.cmd[1] .. ' is not executable; install mend or pass setup({ cmd = { ... } })')
@@ -166,7 +195,7 @@ function M.start(config)
   conn, M.rpc = c, rpc
   M.request('initialize', { root = M.root, session = config.session }, function(err, result)
     if err then
-      warn('initialize: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      warn('initialize: ' .. M.describe(err), vim.log.levels.ERROR)
     else
       M.initialized = true
       M.server_info = type(result) == 'table' and result.serverInfo or nil
@@ -231,7 +260,7 @@ function M.request(method, params, callback)
       end
       answered(req)
       if err then
-        M.last_error = method .. ': ' .. (err.message or vim.inspect(err))
+        M.last_error = method .. ': ' .. M.describe(err)
         if not callback then
           warn(M.last_error)
         end

@@ -5,11 +5,12 @@ local M = {}
 
 ---@class mend.Config
 ---@field cmd string[] The server command (default `{ 'mend', 'editor' }`).
----@field root string? The workspace root (default: the current directory).
+---@field root string? The workspace root (default: the git worktree holding the current directory, or the directory itself outside git).
 ---@field session string? The pending-changes session for :MendReview.
 ---@field timeout integer? Milliseconds before an unanswered request marks the server hung (default 5000).
+---@field keys table<string, string|false>? The review panels' keys by action (see :help mend-keys).
 local defaults = { cmd = { 'mend', 'editor' }, timeout = 5000 }
-local known = { cmd = true, root = true, session = true, timeout = true }
+local known = { cmd = true, root = true, session = true, timeout = true, keys = true }
 
 M.config = vim.deepcopy(defaults)
 
@@ -48,6 +49,22 @@ local function is_timeout(v)
   return v == nil or (type(v) == 'number' and v > 0)
 end
 
+local function is_keys(v)
+  if v == nil then
+    return true
+  end
+  if type(v) ~= 'table' then
+    return false
+  end
+  local actions = require('mend.panel').default_keys
+  for action, key in pairs(v) do
+    if actions[action] == nil or not (type(key) == 'string' and key ~= '' or key == false) then
+      return false
+    end
+  end
+  return true
+end
+
 --- Raises an error naming the first bad option.
 local function validate(opts)
   if type(opts) ~= 'table' then
@@ -55,13 +72,15 @@ local function validate(opts)
   end
   for key in pairs(opts) do
     if not known[key] then
-      error('unknown option ' .. vim.inspect(key) .. '; the options are cmd, root, session and timeout', 0)
+      error('unknown option ' .. vim.inspect(key) .. '; the options are cmd, root, session, timeout and keys', 0)
     end
   end
   check('cmd', opts.cmd, is_cmd, 'a non-empty list of strings, such as { "mend", "editor" }')
   check('root', opts.root, 'string')
   check('session', opts.session, 'string')
   check('timeout', opts.timeout, is_timeout, 'a number of milliseconds above 0')
+  check('keys', opts.keys, is_keys, 'a table of action = key (a string, or false for none); actions: '
+    .. table.concat(vim.tbl_keys(require('mend.panel').default_keys), ', '))
 end
 
 --- Why `root` cannot be the workspace root, or nil when it can.
@@ -84,7 +103,7 @@ local function same_server(config)
   return client.status().state == 'running'
     and vim.deep_equal(old.cmd, config.cmd)
     and old.session == config.session
-    and client.root == client.normalize_root(config.root or vim.fn.getcwd())
+    and client.root == client.normalize_root(config.root or client.default_root())
 end
 
 --- Starts `mend editor` and reports every buffer under the root to it.
@@ -103,7 +122,7 @@ function M.setup(opts)
     return false
   end
   local config = vim.tbl_extend('force', vim.deepcopy(defaults), opts)
-  local problem = root_problem(config.root or vim.fn.getcwd())
+  local problem = root_problem(config.root or require('mend.client').default_root())
   if problem then
     notify_error(problem)
     return false
@@ -131,20 +150,64 @@ end
 --- the current buffer is in conflict mode, `[mend: deleted]` when its file
 --- is gone, else empty.
 function M.statusline()
-  local status = require('mend.client').status()
-  local state = status.state
-  if state == 'dead' or state == 'hung' then
-    return '[mend: ' .. state .. ']'
-  elseif status.root_lost then
-    return '[mend: root lost]'
-  end
-  return require('mend.sync').statusline(vim.api.nvim_get_current_buf())
+  return require('mend.sync').status_of(vim.api.nvim_get_current_buf())
 end
 
---- Defines the user commands (setup() and plugin/mend.lua call this).
+--- The subcommands of :Mend, each with what it does.
+local subcommands = {
+  status = function() require('mend.review').status() end,
+  review = function(arg)
+    if arg == 'turn' then
+      require('mend.turn').open()
+    elseif arg == nil then
+      require('mend.review').open()
+    else
+      vim.notify('mend: :Mend review takes nothing (the pending session) or `turn`', vim.log.levels.ERROR)
+    end
+  end,
+  turn = function() require('mend.turn').open() end,
+  difflocal = function() require('mend.review').diff_local() end,
+  dismiss = function() require('mend.sync').dismiss(vim.api.nvim_get_current_buf()) end,
+}
+
+--- Completes :Mend's arguments: a subcommand, then `turn` after review.
+local function complete(lead, line)
+  local words = vim.split(vim.trim(line), '%s+')
+  local done = #words - (line:match('%s$') and 0 or 1)
+  local choices = {}
+  if done == 1 then
+    choices = vim.tbl_keys(subcommands)
+  elseif done == 2 and words[2] == 'review' then
+    choices = { 'turn' }
+  end
+  table.sort(choices)
+  return vim.tbl_filter(function(c) return vim.startswith(c, lead) end, choices)
+end
+
+local function mend_command(o)
+  local sub, arg = o.fargs[1], o.fargs[2]
+  local run = sub and subcommands[sub]
+  if not run then
+    local names = vim.tbl_keys(subcommands)
+    table.sort(names)
+    vim.notify('mend: :Mend takes a subcommand: ' .. table.concat(names, ', '), vim.log.levels.ERROR)
+    return
+  end
+  run(arg)
+end
+
+--- Defines the user commands (setup() and plugin/mend.lua call this):
+--- :Mend with its subcommands, and the older :MendStatus, :MendReview,
+--- :MendDiffLocal and :MendDismiss as aliases.
 function M.commands()
   local cmd = vim.api.nvim_create_user_command
   local function review() return require('mend.review') end
+  cmd('Mend', mend_command, {
+    desc = 'mend: status, review [turn], turn, difflocal, dismiss',
+    nargs = '+',
+    complete = complete,
+    force = true,
+  })
   cmd('MendStatus', function() review().status() end,
     { desc = 'mend: buffers and pending files', force = true })
   cmd('MendReview', function(o)
@@ -173,6 +236,13 @@ function M.highlights()
   local function define()
     vim.api.nvim_set_hl(0, 'MendConflict', { link = 'DiffText', default = true })
     vim.api.nvim_set_hl(0, 'MendResolved', { link = 'DiffChange', default = true })
+    for group, link in pairs({
+      MendLetterM = 'DiffChange', MendLetterA = 'DiffAdd', MendLetterD = 'DiffDelete',
+      MendLetterR = 'DiffText', MendLetterT = 'WarningMsg', MendLetterOther = 'Comment',
+      MendHunkHeader = 'Statement',
+    }) do
+      vim.api.nvim_set_hl(0, group, { link = link, default = true })
+    end
   end
   define()
   vim.api.nvim_create_autocmd('ColorScheme', {

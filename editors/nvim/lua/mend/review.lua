@@ -31,7 +31,7 @@ function M.status()
   end
   client.request('editor/status', vim.empty_dict(), function(err, st)
     if err then
-      return say(err.message, vim.log.levels.ERROR)
+      return say(client.describe(err), vim.log.levels.ERROR)
     end
     local lines = { 'root ' .. st.root }
     for _, b in ipairs(st.buffers) do
@@ -66,10 +66,16 @@ local function render(files)
     local to = f.to and (' -> ' .. f.to) or ''
     table.insert(lines, string.format('%-2s %s%s%s', f.status, f.path, to, unreadable(f)))
   end
+  local kinds = {}
+  for i = 1, #lines do
+    kinds[i] = 'file'
+  end
   if #lines == 0 then
     lines = { '(no pending files)' }
+    kinds = {}
   end
   panels.set_lines(panel.buf, lines)
+  panels.highlight(panel.buf, lines, kinds)
 end
 
 function M.refresh()
@@ -90,7 +96,7 @@ local function act(method, verb)
     end
     client.request(method, { paths = { f.path } }, function(err)
       if err then
-        return say(err.message, vim.log.levels.WARN)
+        return say(client.describe(err), vim.log.levels.WARN)
       end
       say(verb .. ' ' .. f.path)
       M.refresh()
@@ -105,7 +111,7 @@ local function show_diff()
   end
   client.request('pending/diff', { paths = { f.path } }, function(err, res)
     if err then
-      return say(err.message, vim.log.levels.WARN)
+      return say(client.describe(err), vim.log.levels.WARN)
     end
     vim.cmd('botright new')
     local buf = vim.api.nvim_get_current_buf()
@@ -127,11 +133,11 @@ function M.open()
   end
   if not (panel.buf and vim.api.nvim_buf_is_valid(panel.buf)) then
     panel.buf = panels.create('mend://review', 'mendreview', {
-      { 'p', act('pending/accept', 'applied'), 'mend: apply the output' },
-      { 'x', act('pending/reject', 'discarded'), 'mend: discard the output' },
-      { 'u', act('pending/sync', 'synced'), 'mend: take the file as it is as the context' },
-      { 'gd', show_diff, 'mend: diff of the output' },
-      { 'R', M.refresh, 'mend: refresh' },
+      { 'accept_file', act('pending/accept', 'applied'), 'mend: apply the output' },
+      { 'reject_file', act('pending/reject', 'discarded'), 'mend: discard the output' },
+      { 'sync', act('pending/sync', 'synced'), 'mend: take the file as it is as the context' },
+      { 'diff', show_diff, 'mend: diff of the output' },
+      { 'refresh', M.refresh, 'mend: refresh' },
     })
   end
   panels.show(panel.buf, 40)
@@ -149,7 +155,7 @@ function M.diff_local()
   local path = vim.api.nvim_buf_get_name(local_buf)
   client.request('pending/output', { path = path }, function(err, res)
     if err then
-      return say(err.message, vim.log.levels.WARN)
+      return say(client.describe(err), vim.log.levels.WARN)
     end
     if res.text == nil or res.text == vim.NIL then
       return say(res.path .. ': the output deletes or renames the file; use :MendReview')

@@ -162,6 +162,37 @@ local function sha256(data)
   return data and vim.fn.sha256(data) or nil
 end
 
+-- Status ---------------------------------------------------------------
+
+--- The statusline item of `buf`: the server's state first (dead, hung,
+--- root lost), then the buffer's (conflict, deleted, settled regions).
+function M.status_of(buf)
+  local status = client.status()
+  if status.state == 'dead' or status.state == 'hung' then
+    return '[mend: ' .. status.state .. ']'
+  elseif status.root_lost then
+    return '[mend: root lost]'
+  end
+  return M.statusline(buf)
+end
+
+--- Keeps `b:mend_status` (what |mend.statusline()| says for the buffer)
+--- up to date, for statuslines that read variables.
+local function refresh_status(buf)
+  if vim.api.nvim_buf_is_valid(buf) then
+    vim.b[buf].mend_status = M.status_of(buf)
+  end
+end
+
+--- Refreshes `b:mend_status` of every attached buffer.
+function M.refresh_statuses()
+  for buf in pairs(bufs) do
+    refresh_status(buf)
+  end
+end
+
+table.insert(client.status_listeners, function() M.refresh_statuses() end)
+
 -- Conflict mode --------------------------------------------------------
 
 local FLAG = '%#ErrorMsg# mend: conflict %* resolve the <<<<<<< markers, then :w '
@@ -191,6 +222,7 @@ local function enter_conflict(buf, regions)
   bufs[buf].conflict = true
   vim.b[buf].mend_conflict = true
   set_winbars(buf, true)
+  refresh_status(buf)
 end
 
 local function leave_conflict(buf)
@@ -200,6 +232,7 @@ local function leave_conflict(buf)
   end
   vim.b[buf].mend_conflict = false
   set_winbars(buf, false)
+  refresh_status(buf)
 end
 
 -- Settled regions ------------------------------------------------------
@@ -227,6 +260,7 @@ local function mark_resolved(buf, regions)
   end
   table.sort(names)
   vim.b[buf].mend_resolved = (vim.b[buf].mend_resolved or 0) + #regions
+  refresh_status(buf)
   vim.notify('mend: ' .. bufs[buf].rel .. ': settled ' .. table.concat(names, ', ')
     .. ' where git would conflict; check the highlighted lines, then :w or :MendDismiss',
     vim.log.levels.WARN)
@@ -238,9 +272,11 @@ function M.dismiss(buf)
   if vim.api.nvim_buf_is_valid(buf) then
     vim.api.nvim_buf_clear_namespace(buf, resolved_ns, 0, -1)
     vim.b[buf].mend_resolved = nil
+    refresh_status(buf)
   end
 end
 
+--- The buffer's own statusline item (see |mend.statusline()|).
 function M.statusline(buf)
   local b = bufs[buf]
   if b and b.conflict and b.held then
@@ -559,6 +595,7 @@ local function on_change(kind)
     end
     b.deleted = false
     vim.b[buf].mend_deleted = false
+    refresh_status(buf)
     if kind == 'reload' then
       vim.bo[buf].modified = false
     elseif kind == 'conflict' then
@@ -595,6 +632,7 @@ client.on('buffer/deleted', function(params)
   end
   b.deleted = true
   vim.b[buf].mend_deleted = true
+  refresh_status(buf)
   -- Unsaved, so quitting asks; :w recreates the file.
   vim.bo[buf].modified = true
   report(buf)
@@ -683,6 +721,7 @@ client.on('buffer/skipped', function(params)
   if params.reason == 'conflict' then
     -- Merged once the markers are gone; until then :w does not overwrite it.
     b.held = true
+    refresh_status(buf)
   end
   vim.notify('mend: ' .. params.path .. ': ' .. (params.message or params.reason),
     vim.log.levels.WARN)
@@ -707,6 +746,7 @@ function M.attach(buf)
     base, b.disk = kept.base, sha256(kept.base)
   end
   set_base(buf, base)
+  refresh_status(buf)
   -- Neovim would otherwise read the file again on its own when a clean
   -- buffer's file changes, at any moment, half-written or not.
   vim.bo[buf].autoread = false
@@ -716,7 +756,7 @@ function M.attach(buf)
     disk = dirty and base or nil,
   }, function(err, result)
     if err then
-      vim.notify('mend: ' .. b.rel .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.WARN)
+      vim.notify('mend: ' .. b.rel .. ': ' .. client.describe(err), vim.log.levels.WARN)
     elseif result and bufs[buf] == b then
       b.id = result.buffer
     end
@@ -745,6 +785,7 @@ function M.attach(buf)
     b.deleted = false
     b.held = false
     vim.b[buf].mend_deleted = false
+    refresh_status(buf)
     b.sent = version(buf)
     local text = read_file(b.path) or M.text(buf)
     b.disk = sha256(text)

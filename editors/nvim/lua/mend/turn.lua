@@ -25,22 +25,36 @@ local function file_line(f)
   return line
 end
 
---- Each file's line, then its diff from the first hunk on (or the line
---- saying why it has none); `panel.lines[i]` is `{ file, hunk }`, hunk
---- nil on a file's line.
+--- Each file's line, the lines naming what else changed (a rename, a
+--- mode), then its hunks as the server cut them (`diff_hunks`: number,
+--- header, lines); a file without a text diff gets the line saying why.
+--- `panel.lines[i]` is `{ file, hunk }`, hunk nil outside a hunk.
 local function render(res)
   local lines, at = {}, {}
+  local function put(line, f, hunk)
+    table.insert(lines, line)
+    table.insert(at, { file = f, hunk = hunk })
+  end
   for _, f in ipairs(res.files) do
-    table.insert(lines, file_line(f))
-    table.insert(at, { file = f })
-    local hunk, started = nil, false
-    for _, l in ipairs(vim.split(f.diff, '\n', { plain = true, trimempty = true })) do
-      if vim.startswith(l, '@@ ') then
-        hunk, started = (hunk or 0) + 1, true
+    put(file_line(f), f)
+    local hunks = f.diff_hunks or {}
+    -- The hunks are the diff's last lines; the ones before them name
+    -- the file.
+    local text = vim.split(f.diff, '\n', { plain = true, trimempty = true })
+    local body = 0
+    for _, h in ipairs(hunks) do
+      body = body + 1 + #h.lines
+    end
+    for i = 1, #text - body do
+      local l = text[i]
+      if #hunks == 0 or not (vim.startswith(l, '--- ') or vim.startswith(l, '+++ ')) then
+        put(l, f)
       end
-      if started or not (vim.startswith(l, '--- ') or vim.startswith(l, '+++ ')) then
-        table.insert(lines, l)
-        table.insert(at, { file = f, hunk = hunk })
+    end
+    for _, h in ipairs(hunks) do
+      put(h.header .. ' hunk ' .. h.number, f, h.number)
+      for _, l in ipairs(h.lines) do
+        put(l, f, h.number)
       end
     end
   end
@@ -49,6 +63,15 @@ local function render(res)
   end
   panel.lines = at
   panels.set_lines(panel.buf, lines)
+  local kinds = {}
+  for i, a in ipairs(at) do
+    if a.hunk == nil and lines[i] == file_line(a.file) then
+      kinds[i] = 'file'
+    elseif a.hunk ~= nil and vim.startswith(lines[i], '@@') and (i == 1 or at[i - 1].hunk ~= a.hunk) then
+      kinds[i] = 'hunk'
+    end
+  end
+  panels.highlight(panel.buf, lines, kinds)
 end
 
 --- Loads the turn's diffs into the panel (they are recorded as shown).
@@ -81,7 +104,7 @@ local function act(method, hunk, verb)
     end
     client.request(method, params, function(err, res)
       if err then
-        say(err.message, vim.log.levels.WARN)
+        say(client.describe(err), vim.log.levels.WARN)
         return M.refresh()
       end
       local undo = ''
@@ -104,11 +127,11 @@ function M.open()
   end
   if not (panel.buf and vim.api.nvim_buf_is_valid(panel.buf)) then
     panel.buf = panels.create('mend://turn', 'diff', {
-      { 'a', act('turn/accept', true, 'accepted'), 'mend: accept the hunk (reviewed)' },
-      { 'r', act('turn/reject', true, 'reverted'), 'mend: revert the hunk to the turn\'s start' },
-      { 'p', act('turn/accept', false, 'accepted'), 'mend: accept the file (reviewed)' },
-      { 'x', act('turn/reject', false, 'reverted'), 'mend: revert the file to the turn\'s start' },
-      { 'R', M.refresh, 'mend: refresh' },
+      { 'accept', act('turn/accept', true, 'accepted'), 'mend: accept the hunk (reviewed)' },
+      { 'reject', act('turn/reject', true, 'reverted'), 'mend: revert the hunk to the turn\'s start' },
+      { 'accept_file', act('turn/accept', false, 'accepted'), 'mend: accept the file (reviewed)' },
+      { 'reject_file', act('turn/reject', false, 'reverted'), 'mend: revert the file to the turn\'s start' },
+      { 'refresh', M.refresh, 'mend: refresh' },
     })
   end
   panels.show(panel.buf, 60)

@@ -6,6 +6,7 @@
 mod actors;
 pub(crate) mod client;
 mod dirty_open;
+mod failures;
 mod locks;
 mod paths;
 mod renames;

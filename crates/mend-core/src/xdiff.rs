@@ -21,10 +21,26 @@
 //!
 //! The facts are git's (xdiff/xprepare.c, xdiffi.c); the code is written
 //! here, in the crate's terms.
+//!
+//! `mend-merge` merges by it, and every diff mend shows a person is cut
+//! from it ([`crate::diff::render_file`]), so a hunk is the same hunk in a
+//! dry run, a pending session, a turn and `git diff`.
 
 use rustc_hash::FxHashMap;
 
-use crate::Change;
+/// One change of a side against the base: base lines `b..b + blen`
+/// became side lines `s..s + slen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Change {
+    /// First base line changed.
+    pub b: usize,
+    /// How many base lines.
+    pub blen: usize,
+    /// First side line replacing them.
+    pub s: usize,
+    /// How many side lines.
+    pub slen: usize,
+}
 
 /// Lines occurring at least this often in the other file (or √n, if
 /// smaller) may be set aside as too common to anchor the diff.
@@ -54,7 +70,7 @@ fn bogosqrt(mut n: usize) -> usize {
 }
 
 /// The changes that turn `before` into `after`, as git's diff finds them.
-pub(crate) fn diff(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
+pub fn diff(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
     let mut classes = Classes::default();
     let mut one = Side::new(classes.add(before, 0));
     let mut two = Side::new(classes.add(after, 1));
