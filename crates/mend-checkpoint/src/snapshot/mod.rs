@@ -48,11 +48,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use std::io::Read as _;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd as _, BorrowedFd};
 
 use git2::{ObjectType, Oid, Repository, Tree};
 use rayon::prelude::*;
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, openat, readlinkat, statat};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, openat, readlinkat, statat};
 
 use crate::{Error, Skipped, git};
 use objects::{Loose, Store};
@@ -240,6 +240,9 @@ const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOFOLLOW)
     .union(OFlags::NONBLOCK);
 
+/// The buffer one folder is listed through (`getdents64`).
+const LISTING_BYTES: usize = 64 * 1024;
+
 /// The bytes of the file `name` in the folder `dirfd`, or a link's target.
 fn read_at(dirfd: BorrowedFd<'_>, name: &OsStr, link: bool) -> std::io::Result<Vec<u8>> {
     if link {
@@ -342,33 +345,45 @@ impl<'a> Ctx<'a> {
 
     /// Lists a folder (open as `fd`) and walks it, subfolders in
     /// parallel. Everything below is reached relative to the folder's
-    /// descriptor, so the kernel never walks a whole path again.
+    /// descriptor, so the kernel never walks a whole path again. `None`
+    /// for a nested repository: a folder below the root whose listing
+    /// has a `.git` (found in the listing, so a folder costs no `lstat`
+    /// of a `.git` that is almost never there).
     fn dir(
         &self,
         rel: &[u8],
-        fd: OwnedFd,
+        fd: BorrowedFd<'_>,
         abs: &Path,
         rules: &Rules,
-    ) -> Result<Listing<'a>, Error> {
+    ) -> Result<Option<Listing<'a>>, Error> {
         // Over the limit: every branch of the walk stops where it is.
         if self.over.load(Ordering::Relaxed) {
             return Err(self.too_many());
         }
         let listing_err = || io(format!("listing {}", abs.display()));
-        let mut dir = Dir::new(fd).map_err(|e| listing_err()(e.into()))?;
         // Every name in one buffer: one allocation per folder, not per file.
         let mut buf = Vec::new();
         let mut names = Vec::new();
-        while let Some(e) = dir.read() {
-            let e = e.map_err(|e| listing_err()(e.into()))?;
-            let n = e.file_name().to_bytes();
-            if n != b"." && n != b".." {
-                names.push((buf.len()..buf.len() + n.len(), e.file_type()));
-                buf.extend_from_slice(n);
+        {
+            // Room for a few thousand entries per `getdents`, so a usual
+            // folder is listed in one call and the empty one that ends it.
+            let mut space = Vec::with_capacity(LISTING_BYTES);
+            let mut dir = RawDir::new(fd, space.spare_capacity_mut());
+            while let Some(e) = dir.next() {
+                let e = e.map_err(|e| listing_err()(e.into()))?;
+                let n = e.file_name().to_bytes();
+                if n != b"." && n != b".." {
+                    names.push((buf.len()..buf.len() + n.len(), e.file_type()));
+                    buf.extend_from_slice(n);
+                }
             }
         }
-        let dirfd = dir.fd().map_err(|e| listing_err()(e.into()))?;
-        let has_rules = names.iter().any(|(n, _)| &buf[n.clone()] == b".gitignore");
+        let named = |name: &[u8]| names.iter().any(|(n, _)| &buf[n.clone()] == name);
+        if !rel.is_empty() && named(b".git") {
+            return Ok(None);
+        }
+        let has_rules = named(b".gitignore");
+        let dirfd = fd;
         let rules = if !rel.is_empty() && has_rules {
             rules.child(abs)
         } else {
@@ -402,7 +417,7 @@ impl<'a> Ctx<'a> {
                 None => {}
             }
         }
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// One entry of a folder; `path` is a buffer to spell its path in.
@@ -447,18 +462,17 @@ impl<'a> Ctx<'a> {
                 let Ok(fd) = openat(dirfd, os, flags, Mode::empty()) else {
                     return Ok(None);
                 };
-                if statat(&fd, ".git", AtFlags::SYMLINK_NOFOLLOW).is_ok() {
-                    return Ok(Some(Err(Skipped {
+                match self.dir(child_rel, fd.as_fd(), &child_abs(), rules)? {
+                    Some(dir) => Ok(Some(Ok(Item::Dir {
+                        name: name.to_vec(),
+                        dir,
+                    }))),
+                    None => Ok(Some(Err(Skipped {
                         path: shown(child_rel),
                         reason: "nested repository".into(),
                         stamp: None,
-                    })));
+                    }))),
                 }
-                let dir = self.dir(child_rel, fd, &child_abs(), rules)?;
-                Ok(Some(Ok(Item::Dir {
-                    name: name.to_vec(),
-                    dir,
-                })))
             }
             FileType::RegularFile | FileType::Symlink => {
                 if !rules.is_empty() && rules.is_ignored(&child_abs(), false) {
@@ -897,7 +911,10 @@ fn trees<'a>(w: &Walk<'_>, ctx: &'a Ctx<'a>) -> Result<Built<'a>, Error> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let fd = rustix::fs::open(&ctx.root, flags, Mode::empty())
         .map_err(|e| io(format!("opening {}", ctx.root.display()))(e.into()))?;
-    let listing = ctx.dir(b"", fd, &ctx.root, &rules)?;
+    // The root is never a nested repository: its listing is always one.
+    let listing = ctx
+        .dir(b"", fd.as_fd(), &ctx.root, &rules)?
+        .unwrap_or_default();
     let mut trees = Trees {
         repo,
         ctx,

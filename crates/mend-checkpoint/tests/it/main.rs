@@ -301,6 +301,26 @@ fn large_files_and_nested_repositories_are_skipped_and_listed() {
 }
 
 #[test]
+fn a_folder_with_a_git_file_is_a_nested_repository() {
+    // A submodule's or linked worktree's `.git` is a file naming its
+    // repository: the folder is skipped as a nested repository all the
+    // same, found in its listing whatever the entry's type.
+    let dir = repo();
+    let d = dir.path();
+    put(d, "deps/sub/.git", b"gitdir: ../../.git/modules/sub\n");
+    put(d, "deps/sub/lib.c", b"int y;\n");
+    put(d, "deps/plain/lib.c", b"int z;\n");
+    let cps = Checkpoints::open(d).unwrap();
+    let cp = cps.create(&CreateOptions::default(), &mut |_| {}).unwrap();
+    let skipped: Vec<(&str, &str)> = cp
+        .skipped
+        .iter()
+        .map(|s| (s.path.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(skipped, [("deps/sub", "nested repository")]);
+}
+
+#[test]
 fn metadata_round_trips_through_git_trailers() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
