@@ -207,7 +207,7 @@ fn turn_hunk_refusals_are_unseen_and_no_hunk() {
     };
     let hunk9 = ["turn", "reject", "--json", "f.txt", "--hunk", "9"];
     assert_eq!(refusal(&hunk9), ("no_hunk".into(), "f.txt".into()));
-    put(d, "f.txt", &edited.replace("line 4\n", "person 4\n"));
+    put(d, "f.txt", edited.replace("line 4\n", "person 4\n"));
     let hunk1 = ["turn", "reject", "--json", "f.txt", "--hunk", "1"];
     assert_eq!(refusal(&hunk1), ("unseen".into(), "f.txt".into()));
     let seen = [
