@@ -455,8 +455,12 @@ fn open_input(input: Option<&PathBuf>) -> anyhow::Result<Box<dyn Read>> {
 }
 
 fn read_input(input: Option<&PathBuf>) -> anyhow::Result<String> {
+    read_all(open_input(input)?)
+}
+
+fn read_all(mut reader: Box<dyn Read>) -> anyhow::Result<String> {
     let mut buf = Vec::new();
-    open_input(input)?
+    reader
         .read_to_end(&mut buf)
         .context("cannot read the input")?;
     decode(buf)
@@ -599,11 +603,13 @@ fn apply(ws: &Workspace, args: &ApplyArgs, out: &mut impl std::io::Write) -> any
         stage: args.stage,
         ..ApplyRequest::default()
     };
+    // Opened before anything is made: a response that cannot be opened
+    // leaves no pending session behind.
+    let mut reader = open_input(args.input.as_ref())?;
     let applier = Applier::new(ws, destination(args), req)?;
     // Standard input is read first, without the lock: a slow producer must
     // not block other writers.
     let mut input = if args.stream {
-        let mut reader = open_input(args.input.as_ref())?;
         applier.stream(&mut reader, args.format, &mut |index, line| {
             if args.json || index >= mend_core::report::CAPS.listed_edits {
                 return Ok(());
@@ -612,7 +618,7 @@ fn apply(ws: &Workspace, args: &ApplyArgs, out: &mut impl std::io::Write) -> any
             out.flush()
         })?
     } else {
-        Streamed::text(read_input(args.input.as_ref())?, args.format)
+        Streamed::text(read_all(reader)?, args.format)
     };
     let streamed = std::mem::take(&mut input.lines);
     let applied = applier.finish(input)?;

@@ -985,3 +985,19 @@ fn a_streamed_proposal_checks_blocks_against_the_session() {
     assert!(!text(&out).contains("FAILED"), "{}", text(&out));
     assert!(text(&out).starts_with("applied"), "{}", text(&out));
 }
+
+/// A response file that cannot be opened fails before anything is made:
+/// no empty session is left to answer the next `pending accept`.
+#[test]
+fn an_unreadable_response_leaves_no_session() {
+    let dir = ten(&["f.txt"]);
+    let d = dir.path();
+    let out = run_mend(d, &["apply", "--pending", "--json", "missing.md"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let list = run_mend(d, &["pending", "list", "--json"], None);
+    let v: serde_json::Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(v["sessions"], serde_json::json!([]), "{v}");
+    let accept = run_mend(d, &["pending", "accept", "--json"], None);
+    assert_eq!(accept.status.code(), Some(1), "{}", text(&accept));
+    assert!(text(&accept).contains("no_session"), "{}", text(&accept));
+}
