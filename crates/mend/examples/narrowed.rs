@@ -18,39 +18,17 @@
 // A measurement tool: its output is the report.
 #![allow(clippy::print_stdout)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use mend_test_support::serve::{Daemon, Mcp};
-use mend_test_support::{git, run_mend};
-
-fn file(d: &Path, i: usize) -> PathBuf {
-    let f = i / 50;
-    d.join(format!("pkg{}/mod{}/file{i}.rs", f / 20, f % 20))
-}
-
-fn build(n: usize) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let d = dir.path();
-    for i in 0..n {
-        let p = file(d, i);
-        std::fs::create_dir_all(p.parent().expect("a folder")).expect("mkdir");
-        std::fs::write(p, format!("pub fn f{i}() -> u32 {{ {i} }}\n")).expect("write");
-    }
-    git(d, &["init", "-q", "."]);
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "init"]);
-    git(d, &["status", "--porcelain"]);
-    // The new files' write-back would otherwise slow the first rounds.
-    let _ = Command::new("sync").status();
-    dir
-}
+use mend_test_support::{committed_files, rewrite_scale_file, run_mend};
 
 fn touch10(d: &Path, n: usize, round: usize) {
     for k in 0..10 {
         let i = (k * 1999 + round * 7) % n;
-        std::fs::write(file(d, i), format!("pub fn f{i}() -> u32 {{ {round} }}\n")).expect("write");
+        rewrite_scale_file(d, i, round);
     }
 }
 
@@ -85,7 +63,7 @@ fn main() {
     let n = arg(&args, "--files", 200_000);
     let rounds = arg(&args, "--rounds", 10);
     println!("building {n} files…");
-    let dir = build(n);
+    let dir = committed_files(n);
     let d = dir.path();
     let mut round = 0;
     let mut next = || {

@@ -26,35 +26,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mend_test_support::{git, mend_bin};
-
-fn file(d: &Path, i: usize) -> PathBuf {
-    let f = i / 50;
-    d.join(format!("pkg{}/mod{}/file{i}.rs", f / 20, f % 20))
-}
-
-fn build(n: usize) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let d = dir.path();
-    for i in 0..n {
-        let p = file(d, i);
-        std::fs::create_dir_all(p.parent().expect("a folder")).expect("mkdir");
-        std::fs::write(p, format!("pub fn f{i}() -> u32 {{ {i} }}\n")).expect("write");
-    }
-    git(d, &["init", "-q", "."]);
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "init"]);
-    // The new files' write-back would otherwise slow the first rounds.
-    let _ = Command::new("sync").status();
-    dir
-}
+use mend_test_support::{committed_files, mend_bin, rewrite_scale_file};
 
 /// Rewrites `changed` files spread over the tree (the same ones each time,
 /// so each command sees the same work every round).
 fn change(d: &Path, n: usize, changed: usize, round: usize) {
     for k in 0..changed {
         let i = (k * 1999 + 7) % n;
-        std::fs::write(file(d, i), format!("pub fn f{i}() -> u32 {{ {round} }}\n")).expect("write");
+        rewrite_scale_file(d, i, round);
     }
 }
 
@@ -119,7 +98,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .map(PathBuf::from);
     println!("building {n} files…");
-    let dir = build(n);
+    let dir = committed_files(n);
     let d = dir.path();
     let jobs = jobs(&mend_bin(), baseline.as_deref());
     run(d, &mend_bin(), &["turn", "begin"]);
