@@ -14,12 +14,10 @@
 //! and the transaction's content for it set aside.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::cas::{self, Expect, Refused, Source, Swapped};
 use crate::error::Error;
-use crate::files;
 use crate::op::{self, Op};
 
 /// One operation carried out, and what undoing it needs.
@@ -31,8 +29,6 @@ pub(crate) enum Done {
         temp: PathBuf,
         how: Swapped,
     },
-    /// A file with other hard links, written in place over `old`.
-    InPlace { target: PathBuf, old: Vec<u8> },
     /// A deletion whose entry waits at `hold`.
     Held { target: PathBuf, hold: PathBuf },
     /// Done with nothing kept to undo it (no expectation was given: a
@@ -70,12 +66,10 @@ pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result
         return Ok(Done::Final);
     };
     match op {
-        Op::Put {
-            target,
-            temp,
-            in_place,
-            ..
-        } => put(root, (target, temp), *in_place, expect),
+        // Every put replaces its target, a hard-linked file too: its
+        // other names may be under `.git` or outside the root. (A journal
+        // of an older mend that wrote in place is finished by recovery.)
+        Op::Put { target, temp, .. } => put(root, (target, temp), expect),
         Op::Delete {
             target,
             hold: Some(hold),
@@ -106,16 +100,8 @@ pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result
 }
 
 /// Puts one staged content in place while its target is unchanged.
-fn put(
-    root: &Path,
-    (rel, temp_rel): (&str, &str),
-    in_place: bool,
-    expect: &Expect,
-) -> Result<Done, Failed> {
+fn put(root: &Path, (rel, temp_rel): (&str, &str), expect: &Expect) -> Result<Done, Failed> {
     let (target, temp) = (root.join(rel), root.join(temp_rel));
-    if in_place && fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
-        return put_in_place(target, &temp, rel, expect);
-    }
     // A folder the commit makes (one replacing a file, or a new one) is
     // made now, after the deletions.
     if let Some(dir) = target.parent()
@@ -133,26 +119,6 @@ fn put(
     }
 }
 
-/// A file with other hard links is written in place (so they see the
-/// edit): checked, its bytes kept for an undo, then overwritten. Nothing
-/// can hold what a concurrent writer puts into it during the copy.
-fn put_in_place(target: PathBuf, temp: &Path, rel: &str, expect: &Expect) -> Result<Done, Failed> {
-    let old = files::read_regular(&target, u64::MAX, true)
-        .map_err(|e| Error::io(format!("reading {}", target.display()), e.into_io()))?;
-    let holds = expect
-        .holds(&target)
-        .map_err(io(format!("reading {}", target.display())))?;
-    let read = crate::found::Found::File {
-        hash: crate::ContentHash::of(&old),
-    };
-    if !holds || read != *expect.found() {
-        let _ = fs::remove_file(temp);
-        return Err(Failed::Changed(rel.to_owned()));
-    }
-    op::install(&target, temp, true)?;
-    Ok(Done::InPlace { target, old })
-}
-
 /// Undoes what was carried out, newest first, and removes what later
 /// operations staged: the transaction leaves nothing behind.
 pub(crate) fn undo(root: &Path, done: &[Done], later: &[Op]) -> Result<(), Error> {
@@ -168,13 +134,6 @@ pub(crate) fn undo(root: &Path, done: &[Done], later: &[Op]) -> Result<(), Error
                     // Renamed over without a swap: what it replaced is gone.
                     Swapped::Renamed => {}
                 }
-            }
-            Done::InPlace { target, old } => {
-                let mut f = files::open_for_overwrite(target)
-                    .map_err(io(format!("opening {}", target.display())))?;
-                f.write_all(old)
-                    .and_then(|()| f.sync_all())
-                    .map_err(io(format!("writing {} back", target.display())))?;
             }
             Done::Held { target, hold } => cas::unhold(target, hold)
                 .map_err(io(format!("putting {} back", target.display())))?,

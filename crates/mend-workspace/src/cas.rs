@@ -142,11 +142,6 @@ impl Expect {
         Ok(Some(Expect { stamp, found, racy }))
     }
 
-    /// What the target held when planned.
-    pub(crate) fn found(&self) -> &Found {
-        &self.found
-    }
-
     /// Whether nothing may be at the target.
     pub(crate) fn absent(&self) -> bool {
         self.stamp.is_none()
