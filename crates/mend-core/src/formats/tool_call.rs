@@ -281,6 +281,8 @@ fn line_count(t: &str) -> Option<usize> {
 /// call announced: models miscount by a line or two, a file stopped early
 /// misses a large part.
 fn cut_short(have: usize, said: usize) -> bool {
+    // Widened: a model (or a fuzzer) may claim any count up to usize::MAX.
+    let (have, said) = (have as u128, said as u128);
     said >= have + 5 && have * 5 < said * 4
 }
 
@@ -314,6 +316,17 @@ mod tests {
             written(t),
             vec![("a.md".into(), "# A\n```\nx\n```\n".into())]
         );
+    }
+
+    #[test]
+    fn a_line_count_near_usize_max_refuses_without_overflow() {
+        let t = format!(
+            "<write_to_file>\n<path>a.txt</path>\n<content>\nx\n</content>\n<line_count>{}</line_count>\n</write_to_file>\n",
+            usize::MAX
+        );
+        let got = written(&t);
+        assert_eq!(got[0].0, "malformed");
+        assert!(got[0].1.contains("but its <content> holds 1"), "{got:?}");
     }
 
     #[test]

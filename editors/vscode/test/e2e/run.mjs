@@ -40,6 +40,12 @@ function serverPid(dir) {
   return undefined;
 }
 
+/** Every `mend editor` process, for a failure message. */
+function editorProcesses() {
+  const ps = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return ps.split('\n').filter((l) => l.includes(' editor --root '));
+}
+
 function expectFile(dir, name, want) {
   return until(`${name} to hold ${JSON.stringify(want)}`, () => read(dir, name) === want, 15000, 50).catch((e) => {
     throw new Error(`${e.message}; it holds ${JSON.stringify(read(dir, name))}`);
@@ -183,13 +189,18 @@ const scenarios = {
     await w.key('Ctrl+End');
     await w.page.keyboard.type('# kept');
     await w.waitShown('# kept');
-    const pid = await until('the mend editor process', () => serverPid(dir));
+    // A settled server first: code-server may hand the settings over after
+    // activation, and the extension then starts its servers once more.
+    await w.waitStatus(/mend(?!:)/, 30000);
+    const pid = await until('the mend editor process', () => serverPid(dir), 30000);
     process.kill(pid, 'SIGKILL');
     await w.waitStatus(/mend: dead|mend: starting/, 5000).catch(() => {});
     agentWrite(path.join(dir, 'a.py'), A_PY.replace('import os', 'import os  # agent'));
     await until('a new server', () => {
       const p = serverPid(dir);
       return p !== undefined && p !== pid;
+    }, 30000).catch((e) => {
+      throw new Error(`${e.message}; mend processes: ${JSON.stringify(editorProcesses())}`);
     });
     await w.waitShown('import os  # agent');
     await w.waitShown('# kept');
