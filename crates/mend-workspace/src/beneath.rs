@@ -510,6 +510,19 @@ impl PrivateDir {
     /// beside it, synced, renamed over it (a link there is replaced, never
     /// written through), and the folder synced.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), Error> {
+        self.replace(rel, bytes, true)
+    }
+
+    /// [`PrivateDir::write_sealed`] for a cache: replaced atomically but
+    /// not synced, so a crash may leave the old file, or an empty or torn
+    /// one, which fails its seal and reads as missing. For what can always
+    /// be found again; never for state.
+    pub fn write_sealed_cache(&self, rel: &str, purpose: &str, body: &[u8]) -> Result<(), Error> {
+        let seal = self.seal.as_ref().ok_or_else(|| self.unsealed(rel, None))?;
+        self.replace(rel, &seal.wrap(purpose, body), false)
+    }
+
+    fn replace(&self, rel: &str, bytes: &[u8], durable: bool) -> Result<(), Error> {
         let (base, name) = self.parent(rel)?;
         let aside = format!("{name}.{}.new", files::unique());
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
@@ -526,10 +539,13 @@ impl PrivateDir {
             e
         };
         f.write_all(bytes)
-            .and_then(|()| f.sync_all())
+            .and_then(|()| if durable { f.sync_all() } else { Ok(()) })
             .map_err(|e| undo(self.io(rel, "writing", e)))?;
         rustix::fs::renameat(base.fd(), &*aside, base.fd(), name)
             .map_err(|e| undo(self.fail(rel, "writing", e, Want::File)))?;
+        if !durable {
+            return Ok(());
+        }
         rustix::fs::fsync(base.fd()).map_err(|e| self.io(rel, "syncing the folder of", e.into()))
     }
 
