@@ -489,15 +489,18 @@ impl PrivateDir {
     }
 
     /// Opens the regular file `rel` for writing, creating it when missing
-    /// and keeping its bytes (a lock file), or appending when `append`.
+    /// and keeping its bytes (a lock file, open for reading too), or
+    /// appending when `append`.
     pub fn open_write(&self, rel: &str, create: bool, append: bool) -> Result<File, Error> {
         let (base, name) = self.parent(rel)?;
-        let mut flags = OFlags::WRONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut flags = OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         if create {
             flags |= OFlags::CREATE;
         }
         if append {
-            flags |= OFlags::APPEND;
+            flags |= OFlags::APPEND | OFlags::WRONLY;
+        } else {
+            flags |= OFlags::RDWR;
         }
         let fd = rustix::fs::openat(base.fd(), name, flags, Mode::from_raw_mode(0o666))
             .map_err(|e| self.fail(rel, "opening", e, Want::File))?;
