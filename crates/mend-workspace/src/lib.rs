@@ -511,7 +511,7 @@ impl Workspace {
         if !same {
             let _ = file
                 .set_len(0)
-                .and_then(|()| (&file).write_all_at(said.as_bytes(), 0));
+                .and_then(|()| file.write_all_at(said.as_bytes(), 0));
         }
         let recovered = self.finish_interrupted(&dir)?;
         Ok(Lock {
@@ -575,7 +575,7 @@ impl Workspace {
                 }
             }
         }
-        let done = txn::recover(&self.root, &dir, self.key()?)?;
+        let done = txn::recover(&self.root, dir, self.key()?)?;
         if let (Some(r), Some(report)) = (&done, &self.reporter.0) {
             report(r);
         }
