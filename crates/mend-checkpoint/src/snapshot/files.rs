@@ -15,7 +15,57 @@ use std::hash::BuildHasher as _;
 use git2::Oid;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use super::state::{Record, Stat};
+/// What a file looked like when its object id was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stat {
+    pub mode: u32,
+    pub size: u64,
+    pub mtime: (i64, i64),
+    pub ctime: (i64, i64),
+    pub ino: u64,
+    pub dev: u64,
+}
+
+impl Stat {
+    /// From `statat`.
+    pub(crate) fn from_raw(s: &rustix::fs::Stat) -> Stat {
+        Stat {
+            mode: s.st_mode,
+            size: s.st_size.max(0) as u64,
+            mtime: (s.st_mtime, s.st_mtime_nsec as i64),
+            ctime: (s.st_ctime, s.st_ctime_nsec as i64),
+            ino: s.st_ino,
+            dev: s.st_dev,
+        }
+    }
+
+    #[cfg(unix)]
+    pub(crate) fn of(m: &std::fs::Metadata) -> Stat {
+        use std::os::unix::fs::MetadataExt as _;
+        Stat {
+            mode: m.mode(),
+            size: m.size(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+            ino: m.ino(),
+            dev: m.dev(),
+        }
+    }
+}
+
+/// One file of the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Record {
+    pub stat: Stat,
+    pub oid: Oid,
+    /// Modified so close to when it was examined that a later change in
+    /// the same clock tick would keep its stat data: hash it again.
+    pub racy: bool,
+    /// It had more than one name when examined: a write through another
+    /// name (perhaps outside the worktree) reaches no watched folder, so a
+    /// narrowed snapshot examines it again.
+    pub linked: bool,
+}
 
 /// A stored record's bytes after its path: mode, size, the two times
 /// (four numbers), inode and device (8 bytes each), the id and the flags.
