@@ -23,6 +23,7 @@ use mend_core::{
 use mend_workspace::{Base, Change, ContentHash, Lock, Snapshot, Workspace};
 
 mod incremental;
+mod outlines;
 mod trees;
 pub use incremental::run_text;
 pub use trees::keep_syntax_trees;
@@ -339,7 +340,7 @@ fn conclude(
     }
     let (syntax, syntax_unchecked) = match opts.syntax {
         SyntaxPolicy::Off => Default::default(),
-        _ => check_syntax(plans, spans),
+        _ => check_syntax(ws, plans, spans),
     };
     let syntax_refused = opts.syntax == SyntaxPolicy::Refuse && !syntax.is_empty();
     ok &= !syntax_refused;
@@ -381,11 +382,13 @@ fn write_if(
 
 /// The syntax check of every file whose content the plans change.
 fn check_syntax(
+    ws: &Workspace,
     plans: &[(Snapshot, FilePlan)],
     spans: &[Vec<mend_syntax::EditSpan>],
 ) -> (Vec<SyntaxFinding>, Vec<SyntaxUnchecked>) {
     let mut findings = Vec::new();
     let mut unchecked = Vec::new();
+    let mut disk = outlines_for(ws, plans);
     for ((snap, plan), edits) in plans.iter().zip(spans) {
         let old = snap.text().map(|f| f.text.as_str());
         let Some(new) = plan.content.as_deref().filter(|n| Some(*n) != old) else {
@@ -393,7 +396,7 @@ fn check_syntax(
         };
         // A renamed file is checked as what it becomes.
         let path = plan.new_path.as_deref().unwrap_or(&snap.rel);
-        match check_kept(path, snap, new, edits) {
+        match check_kept(path, snap, new, edits, disk.as_mut()) {
             mend_syntax::Check::Clean { .. } => {}
             mend_syntax::Check::Findings(f) => findings.extend(f),
             mend_syntax::Check::Unchecked(reason) => unchecked.push(SyntaxUnchecked {
@@ -402,37 +405,97 @@ fn check_syntax(
             }),
         }
     }
+    if let Some(d) = disk {
+        d.save();
+    }
     (findings, unchecked)
 }
 
-/// The syntax check of `new`, planned from `snap`: reparsed from the kept
-/// parse of the text before when the process keeps parses (see
-/// [`keep_syntax_trees`]), and keeping the parse of `new` for the next edit.
+/// The outlines kept in `.mend/`, for a process that keeps no parses of
+/// its own (a server keeps them in memory) and checks an edit of a file in
+/// a language that has them; `None` otherwise, or without a `.mend/`.
+fn outlines_for(ws: &Workspace, plans: &[(Snapshot, FilePlan)]) -> Option<outlines::Outlines> {
+    let outlined = |p: &(Snapshot, FilePlan)| {
+        let path = p.1.new_path.as_deref().unwrap_or(&p.0.rel);
+        p.0.text().is_some()
+            && mend_syntax::language_for(path).is_some_and(mend_syntax::Language::has_outlines)
+    };
+    if trees::kept().is_some() || !plans.iter().any(outlined) {
+        return None;
+    }
+    let dir = ws.existing_private_dir().ok().flatten()?;
+    Some(outlines::Outlines::open(dir))
+}
+
+/// Parses are kept by the hash of their text; a UTF-8 file's hash is that
+/// of its text already (its BOM stays in the text).
+fn text_hash(f: &mend_workspace::TextFile) -> ContentHash {
+    match f.encoding {
+        mend_workspace::Encoding::Utf8 => f.hash,
+        _ => ContentHash::of(f.text.as_bytes()),
+    }
+}
+
+/// The syntax check of `new`, planned from `snap`, from the best base of
+/// the text before there is: the parse a server kept (see
+/// [`keep_syntax_trees`]), or the outline a process before kept in
+/// `.mend/` (`disk`); the parse or outline of `new` is kept the same way
+/// for the next edit.
 fn check_kept(
     path: &str,
     snap: &Snapshot,
     new: &str,
     edits: &[mend_syntax::EditSpan],
+    disk: Option<&mut outlines::Outlines>,
 ) -> mend_syntax::Check {
     let old = snap.text();
-    let Some((kept, lang)) = trees::kept().zip(mend_syntax::language_for(path)) else {
+    let lang = mend_syntax::language_for(path);
+    if let Some((kept, lang)) = trees::kept().zip(lang) {
+        return check_in_memory(kept, lang, path, old, new, edits);
+    }
+    let (Some(disk), Some(f), Some(lang)) = (disk, old, lang) else {
         return mend_syntax::check(path, old.map(|f| f.text.as_str()), new, edits);
     };
-    let lock = |k: &'static std::sync::Mutex<trees::Trees>| {
-        // A panic elsewhere while it was held leaves only a cache behind.
-        k.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    if !lang.has_outlines() {
+        return mend_syntax::check(path, Some(&f.text), new, edits);
+    }
+    let hash = text_hash(f);
+    // Without an outline of the text before, it is parsed whole (as the
+    // text after would be), so the edit itself parses only its statements
+    // and the next process finds the outline.
+    let base = disk.get(&hash).or_else(|| {
+        let b = mend_syntax::base_of(path, &f.text)?;
+        if let Some(o) = b.outline() {
+            disk.put(hash, o);
+        }
+        Some(b)
+    });
+    let (check, parsed) = mend_syntax::check_from(path, Some(&f.text), base.as_ref(), new, edits);
+    if let Some(o) = parsed.as_ref().and_then(mend_syntax::Base::outline) {
+        disk.put(ContentHash::of(new.as_bytes()), o);
+    }
+    check
+}
+
+/// [`check_kept`] from the parses this process keeps.
+fn check_in_memory(
+    kept: &'static std::sync::Mutex<trees::Trees>,
+    lang: mend_syntax::Language,
+    path: &str,
+    old: Option<&mend_workspace::TextFile>,
+    new: &str,
+    edits: &[mend_syntax::EditSpan],
+) -> mend_syntax::Check {
+    // A panic elsewhere while it was held leaves only a cache behind.
+    let lock = || {
+        kept.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     };
-    // Parses are kept by the hash of their text; a UTF-8 file's hash is
-    // that of its text already (its BOM stays in the text).
-    let text_hash = |f: &mend_workspace::TextFile| match f.encoding {
-        mend_workspace::Encoding::Utf8 => f.hash,
-        _ => ContentHash::of(f.text.as_bytes()),
-    };
-    let base = old.and_then(|f| lock(kept).get(&text_hash(f), lang));
+    let base = old.and_then(|f| lock().get(&text_hash(f), lang));
     let old = old.map(|f| f.text.as_str());
     let (check, parsed) = mend_syntax::check_from(path, old, base.as_ref(), new, edits);
     if let Some(p) = parsed {
-        lock(kept).put(ContentHash::of(new.as_bytes()), p);
+        lock().put(ContentHash::of(new.as_bytes()), p);
     }
     check
 }

@@ -5,7 +5,10 @@
 //!   case);
 //! - `broken`: the edit drops a closing bracket (two parses, the text
 //!   before included, and the findings mapped through a line diff);
-//! - `broken_everywhere`: a file with an error on every line, edited.
+//! - `broken_everywhere`: a file with an error on every line, edited;
+//! - `*_from_outline`: the next edit of a text whose base a check kept
+//!   (a server, or `.mend/outlines`): the clean edit parses only the
+//!   function it touched.
 //!
 //! Run: `cargo bench -p mend-syntax --bench check`
 
@@ -115,4 +118,24 @@ fn broken_everywhere_javascript(bencher: divan::Bencher<'_, '_>, lines: usize) {
     let old: String = (0..lines).map(|i| format!("let x{i} = (;\n")).collect();
     let new = format!("{old}let y = (;\n");
     bencher.bench(|| check("src/app.js", Some(&old), &new, &[]));
+}
+
+/// The check of a kept text's next edit, from its kept base: its outline
+/// (the edited function parsed alone), and, for the broken edit, the whole
+/// parse it falls back to.
+fn run_from(bencher: divan::Bencher<'_, '_>, lang: &str, lines: usize, broken: bool) {
+    let (path, old, line) = source(lang, lines);
+    let new = edited(&old, line, broken);
+    let base = mend_syntax::base_of(&path, &old).unwrap();
+    bencher.bench(|| mend_syntax::check_from(&path, Some(&old), Some(&base), &new, &[]));
+}
+
+#[divan::bench(args = SIZES, sample_count = 10)]
+fn clean_python_from_outline(bencher: divan::Bencher<'_, '_>, lines: usize) {
+    run_from(bencher, "py", lines, false);
+}
+
+#[divan::bench(args = SIZES, sample_count = 10)]
+fn broken_python_from_outline(bencher: divan::Bencher<'_, '_>, lines: usize) {
+    run_from(bencher, "py", lines, true);
 }

@@ -16,6 +16,7 @@
 //! the default `grammars` feature; without it no file is checked.
 
 mod languages;
+mod outline;
 mod reparse;
 mod sites;
 
@@ -24,6 +25,7 @@ use mend_core::report::LineSpan;
 use mend_core::report::syntax::{SyntaxFinding, excerpt};
 
 pub use languages::{Language, language_for};
+pub use outline::Outline;
 use sites::Site;
 /// The tree-sitter types a [`Parsed`] tree is read with.
 pub use tree_sitter::{Node, Tree};
@@ -115,20 +117,36 @@ pub fn check(path: &str, old: Option<&str>, new: &str, edits: &[EditSpan]) -> Ch
     check_from(path, old, None, new, edits).0
 }
 
-/// The parse of one text as a check left it: its tree and its errors,
-/// kept by a long-running caller so that the check of the next edit to
-/// that text parses only what the edit changed (see [`check_from`]).
+/// The parse of one text as a check left it: its tree and its errors, or,
+/// for a text without errors, its [`Outline`]. Kept by a caller, it lets
+/// the check of the next edit to that text parse only what the edit
+/// changed (see [`check_from`]).
 #[derive(Debug, Clone)]
 pub struct Base {
     lang: Language,
     /// The length of the text it is the parse of, a guard against a base
     /// handed in for another text.
     len: usize,
-    tree: Tree,
+    /// The whole tree, when the text was parsed whole.
+    tree: Option<Tree>,
     errors: Vec<Site>,
+    /// Where a text without errors may be cut (see [`Outline`]).
+    outline: Option<Outline>,
 }
 
 impl Base {
+    /// The base of a text without errors known only by its outline (one
+    /// kept between processes).
+    pub fn from_outline(outline: Outline) -> Base {
+        Base {
+            lang: outline.language(),
+            len: outline.text_len(),
+            tree: None,
+            errors: Vec::new(),
+            outline: Some(outline),
+        }
+    }
+
     /// The grammar it was parsed with.
     pub fn language(&self) -> Language {
         self.lang
@@ -139,21 +157,65 @@ impl Base {
     pub fn text_len(&self) -> usize {
         self.len
     }
+
+    /// Its outline, when the text has no error and its language has one.
+    pub fn outline(&self) -> Option<&Outline> {
+        self.outline.as_ref()
+    }
+
+    /// Whether it holds the whole text's tree: false when the check parsed
+    /// only the statements an edit touched (or the base came from an
+    /// outline alone).
+    pub fn is_whole_parse(&self) -> bool {
+        self.tree.is_some()
+    }
+}
+
+/// The base of `text`, parsed whole: what a caller that keeps outlines
+/// between processes reads a text it has none for with, so that the check
+/// of the edit parses only the edited statements of the new text. `None`
+/// when `path` is not checked or the text cannot be parsed.
+pub fn base_of(path: &str, text: &str) -> Option<Base> {
+    let lang = checkable(path, None, text).ok()?;
+    let tree = sites::parse(lang, text)?;
+    Some(based(lang, tree, text))
+}
+
+/// The base of `text` from its whole parse `tree`.
+fn based(lang: Language, tree: Tree, text: &str) -> Base {
+    let errors = sites::errors_of(lang, &tree, text);
+    let outline = if errors.is_empty() {
+        outline::of(lang, &tree, text)
+    } else {
+        None
+    };
+    Base {
+        lang,
+        len: text.len(),
+        tree: Some(tree),
+        errors,
+        outline,
+    }
 }
 
 /// [`check`], reaching the tree of `new` from `base`, the parse of `old` a
-/// previous check returned, by tree-sitter's incremental reparse: only what
-/// the edits changed is parsed again. Without a base (or with one of
-/// another language or length) `new` is parsed from scratch.
+/// previous check returned, so that only what the edits changed is parsed
+/// again. Without a base (or with one of another language or length) `new`
+/// is parsed from scratch.
 ///
-/// The findings are the from-scratch check's: a reparse is trusted only
-/// when it gives a tree without any error; when it has one, `new` is parsed
-/// again from scratch, so every finding (and what the file's old errors
-/// excuse) comes from the same parse as [`check`]'s. The caller must give
-/// the base of exactly `old`, found by the text's content hash.
+/// - A base with an [`Outline`] (a text without errors, in a language that
+///   has one): the statements of `new` the edits touched are parsed alone;
+///   when they have no error, `new` has none (see [`Outline`]).
+/// - A base with a tree: tree-sitter's incremental reparse, trusted only
+///   when it gives a tree without any error.
 ///
-/// Returns the check and the parse of `new`, the base of the check of the
-/// next edit to it (`None` when `new` was not parsed).
+/// Whenever those do not show `new` clean, `new` is parsed again from
+/// scratch, so every finding (and what the file's old errors excuse) comes
+/// from the same parse as [`check`]'s. The caller must give the base of
+/// exactly `old`, found by the text's content hash.
+///
+/// Returns the check and the base of the check of the next edit to `new`
+/// (`None` when `new` was not parsed).
 pub fn check_from(
     path: &str,
     old: Option<&str>,
@@ -166,14 +228,21 @@ pub fn check_from(
         Err(why) => return (Check::Unchecked(why), None),
     };
     let base = base.filter(|b| b.lang == lang && old.is_some_and(|o| o.len() == b.len));
+    let clean = || Check::Clean {
+        language: lang.name(),
+    };
+    if let (Some(b), Some(o)) = (base, old)
+        && let Some(outline) = &b.outline
+        && let Some(next) = outline::by_pieces(lang, o, outline, new)
+    {
+        return (clean(), Some(Base::from_outline(next)));
+    }
     let no_tree = || Check::Unchecked(format!("the {} parser gave no tree", lang.name()));
     let Some(after) = parse_new(lang, old, base, new) else {
         return (no_tree(), None);
     };
     let check = if after.errors.is_empty() {
-        Check::Clean {
-            language: lang.name(),
-        }
+        clean()
     } else {
         let before = match (base, old) {
             (Some(b), _) => Some(b.errors.clone()),
@@ -207,29 +276,20 @@ fn checkable(path: &str, old: Option<&str>, new: &str) -> Result<Language, Strin
 }
 
 /// The parse of `new`: reached from `base` (the parse of `old`) when it
-/// has one and the reparse gives no error, else from scratch.
+/// has a tree and the reparse gives no error, else from scratch.
 fn parse_new(lang: Language, old: Option<&str>, base: Option<&Base>, new: &str) -> Option<Base> {
-    let made = |tree: Tree| {
-        let errors = sites::errors_of(lang, &tree, new);
-        Base {
-            lang,
-            len: new.len(),
-            tree,
-            errors,
-        }
-    };
-    if let (Some(b), Some(o)) = (base, old) {
-        let mut tree = b.tree.clone();
+    if let (Some(tree), Some(o)) = (base.and_then(|b| b.tree.as_ref()), old) {
+        let mut tree = tree.clone();
         for e in reparse::input_edits(o, new) {
             tree.edit(&e);
         }
-        if let Some(reparsed) = sites::reparse(lang, new, &tree).map(made)
+        if let Some(reparsed) = sites::reparse(lang, new, &tree).map(|t| based(lang, t, new))
             && reparsed.errors.is_empty()
         {
             return Some(reparsed);
         }
     }
-    sites::parse(lang, new).map(made)
+    sites::parse(lang, new).map(|t| based(lang, t, new))
 }
 
 /// The findings: the errors of the new text (`after`) that the text before

@@ -212,3 +212,181 @@ proptest! {
         }
     }
 }
+
+/// Whole Python statements that parse alone, some with lines at column 0
+/// that are not statements (inside a string, after a backslash), so that a
+/// text built of them has cuts only where statements start.
+const PY_BLOCKS: &[&str] = &[
+    "def f():\n    return 1\n",
+    "@dec\ndef g():\n    pass\n",
+    "class A:\n    x = 1\n",
+    "if x:\n    pass\nelse:\n    pass\n",
+    "try:\n    a()\nexcept E:\n    pass\nfinally:\n    b()\n",
+    "s = \"\"\"\ntext\ndef h():\n\"\"\"\n",
+    "x = 1 + \\\n2\n",
+    "y = (\n1,\n)\n",
+    "# comment\n",
+    "\n",
+    "a = 1; b = 2\n",
+    "for i in x:\n    # c\n    pass\n# after\n",
+    "match x:\n    case 1:\n        pass\n",
+    "z = 1\r\n",
+    "while y:\n    break\nelse:\n    pass\n",
+];
+
+/// Lines an edit brings in: continuations of the statement before, lines
+/// that open what the next line closes, stray indentation.
+const PY_LINES: &[&str] = &[
+    "def f():\n",
+    "    return 1\n",
+    "@dec\n",
+    "class A:\n",
+    "    pass\n",
+    "else:\n",
+    "elif x:\n",
+    "except E:\n",
+    "finally:\n",
+    "if x:\n",
+    "try:\n",
+    "x = 1 \\\n",
+    "    + 2\n",
+    "s = \"\"\"\n",
+    "\"\"\"\n",
+    "y = (\n",
+    ")\n",
+    "# c\n",
+    "    # c\n",
+    "\n",
+    "a = 1; b = 2\n",
+    "x = 1\r\n",
+    "print('a')\n",
+    "match x:\n",
+    "    case 1:\n",
+    "        pass\n",
+    "\\\n",
+    "for i in x:\n",
+    "\tpass\n",
+    "   \n",
+    "z = 2 \\\r\n",
+    "t = '''\n",
+    "'''\n",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// A text of whole statements, edited line by line again and again:
+    /// the check that parses only the edited statements (the base's
+    /// outline) gives exactly the from-scratch check's result.
+    #[test]
+    fn checks_of_edited_statements_match_the_from_scratch_check(
+        blocks in prop::collection::vec(0..PY_BLOCKS.len(), 20..80),
+        edits in prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                0..3usize,
+                prop::collection::vec(0..PY_LINES.len() + PY_BLOCKS.len(), 0..3),
+            ),
+            1..6,
+        ),
+    ) {
+        let mut text: String = blocks.iter().map(|&b| PY_BLOCKS[b]).collect();
+        let mut base = check_from("a.py", None, None, &text, &[]).1;
+        for (at, remove, insert) in edits {
+            let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+            let at = at.index(lines.len() + 1);
+            let end = (at + remove).min(lines.len());
+            // Lines that may break the text, or whole statements that may
+            // land inside another.
+            let added: Vec<&str> = insert
+                .iter()
+                .map(|&i| PY_LINES.get(i).copied().unwrap_or_else(|| PY_BLOCKS[i - PY_LINES.len()]))
+                .collect();
+            lines.splice(at..end, added);
+            let new = lines.concat();
+            base = both_ways("a.py", &text, base.as_ref(), &new)?;
+            text = new;
+        }
+    }
+}
+
+/// An outline survives the bytes it is kept as, and bytes that are not one
+/// are refused.
+#[test]
+fn outlines_round_trip_through_bytes() {
+    let text = "import os\n\n\ndef f():\n    return 1\n\n\nx = f()\n";
+    let base = mend_syntax::base_of("a.py", text).unwrap();
+    let outline = base.outline().unwrap();
+    let bytes = outline.to_bytes();
+    assert_eq!(String::from_utf8_lossy(&bytes), "python 44 12,36");
+    assert_eq!(
+        mend_syntax::Outline::from_bytes(&bytes).as_ref(),
+        Some(outline)
+    );
+    for bad in [
+        "",
+        "rust 47 12",
+        "python 47 39,12",
+        "python x 1",
+        "python 47 1 2",
+    ] {
+        assert_eq!(
+            mend_syntax::Outline::from_bytes(bad.as_bytes()),
+            None,
+            "{bad}"
+        );
+    }
+    // A text with an error has no outline, nor does a language without one.
+    assert!(
+        mend_syntax::base_of("a.py", "def f(:\n")
+            .unwrap()
+            .outline()
+            .is_none()
+    );
+    assert!(
+        mend_syntax::base_of("a.js", "f();\n")
+            .unwrap()
+            .outline()
+            .is_none()
+    );
+}
+
+/// An edit inside one function of a clean file is decided by parsing that
+/// function alone; one that breaks it, or one whose piece is most of the
+/// file, by the whole parse, with the whole parse's findings.
+#[test]
+fn an_edit_of_one_function_parses_that_function_alone() {
+    let text: String = (0..50)
+        .map(|i| format!("def f{i}(x):\n    return g(x, {i})\n\n\n"))
+        .collect();
+    let span = [EditSpan {
+        index: 0,
+        lines: None,
+    }];
+    let base = mend_syntax::base_of("a.py", &text).unwrap();
+    let new = text.replace("g(x, 7)", "g(x + 1, 7)");
+    let (check, next) = check_from("a.py", Some(&text), Some(&base), &new, &span);
+    assert_eq!(check, Check::Clean { language: "python" });
+    let next = next.unwrap();
+    assert!(
+        !next.is_whole_parse(),
+        "the edited function alone was parsed"
+    );
+    assert_eq!(
+        next.outline(),
+        mend_syntax::base_of("a.py", &new).unwrap().outline()
+    );
+    // Broken: the whole parse says where.
+    let broken = new.replace("g(x + 1, 7)", "g(x + 1, 7");
+    let (check, next) = check_from("a.py", Some(&new), Some(&next), &broken, &span);
+    assert_eq!(
+        check,
+        mend_syntax::check("a.py", Some(&new), &broken, &span)
+    );
+    assert!(matches!(check, Check::Findings(_)));
+    assert!(next.unwrap().is_whole_parse());
+    // A rewrite of most of the file: one whole parse.
+    let rewritten = text.replace("return g(", "return h(");
+    let (_, next) = check_from("a.py", Some(&text), Some(&base), &rewritten, &span);
+    assert!(next.unwrap().is_whole_parse());
+}

@@ -489,15 +489,18 @@ impl PrivateDir {
     }
 
     /// Opens the regular file `rel` for writing, creating it when missing
-    /// and keeping its bytes (a lock file), or appending when `append`.
+    /// and keeping its bytes (a lock file, open for reading too), or
+    /// appending when `append`.
     pub fn open_write(&self, rel: &str, create: bool, append: bool) -> Result<File, Error> {
         let (base, name) = self.parent(rel)?;
-        let mut flags = OFlags::WRONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut flags = OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         if create {
             flags |= OFlags::CREATE;
         }
         if append {
-            flags |= OFlags::APPEND;
+            flags |= OFlags::APPEND | OFlags::WRONLY;
+        } else {
+            flags |= OFlags::RDWR;
         }
         let fd = rustix::fs::openat(base.fd(), name, flags, Mode::from_raw_mode(0o666))
             .map_err(|e| self.fail(rel, "opening", e, Want::File))?;
@@ -510,6 +513,19 @@ impl PrivateDir {
     /// beside it, synced, renamed over it (a link there is replaced, never
     /// written through), and the folder synced.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), Error> {
+        self.replace(rel, bytes, true)
+    }
+
+    /// [`PrivateDir::write_sealed`] for a cache: replaced atomically but
+    /// not synced, so a crash may leave the old file, or an empty or torn
+    /// one, which fails its seal and reads as missing. For what can always
+    /// be found again; never for state.
+    pub fn write_sealed_cache(&self, rel: &str, purpose: &str, body: &[u8]) -> Result<(), Error> {
+        let seal = self.seal.as_ref().ok_or_else(|| self.unsealed(rel, None))?;
+        self.replace(rel, &seal.wrap(purpose, body), false)
+    }
+
+    fn replace(&self, rel: &str, bytes: &[u8], durable: bool) -> Result<(), Error> {
         let (base, name) = self.parent(rel)?;
         let aside = format!("{name}.{}.new", files::unique());
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
@@ -526,10 +542,13 @@ impl PrivateDir {
             e
         };
         f.write_all(bytes)
-            .and_then(|()| f.sync_all())
+            .and_then(|()| if durable { f.sync_all() } else { Ok(()) })
             .map_err(|e| undo(self.io(rel, "writing", e)))?;
         rustix::fs::renameat(base.fd(), &*aside, base.fd(), name)
             .map_err(|e| undo(self.fail(rel, "writing", e, Want::File)))?;
+        if !durable {
+            return Ok(());
+        }
         rustix::fs::fsync(base.fd()).map_err(|e| self.io(rel, "syncing the folder of", e.into()))
     }
 

@@ -24,7 +24,7 @@ impl Workspace {
     #[doc(hidden)]
     pub fn commit_with_hook(
         &self,
-        _lock: &Lock,
+        lock: &Lock,
         changes: &[Change],
         hook: &dyn Fn(&str),
     ) -> Result<usize, Error> {
@@ -32,7 +32,13 @@ impl Workspace {
             return Ok(0);
         }
         let checked = crate::changeset::validate(self, changes)?;
-        let mend = self.private_dir()?;
+        // The `.mend` the lock was taken in, verified then; a lock of
+        // another workspace (never handed in by mend itself) gets this
+        // root's opened and verified as before.
+        let mend = match lock.dir() {
+            d if d.path() == self.root.canonical.join(".mend") => d.clone(),
+            _ => self.private_dir()?,
+        };
         let id = format!(
             "{:x}{:x}",
             std::process::id(),

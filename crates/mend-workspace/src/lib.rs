@@ -67,6 +67,7 @@ mod txn;
 
 use std::fs;
 use std::io::Write as _;
+use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -271,9 +272,20 @@ impl Change {
 #[must_use = "the lock is released when dropped"]
 pub struct Lock {
     _file: fs::File,
+    /// The `.mend` the lock is in, verified when it was taken: what the
+    /// holder's commit and recovery use, rather than opening and verifying
+    /// it again on every call.
+    dir: PrivateDir,
     /// What finishing an interrupted transaction did when the lock was
     /// taken, until [`Workspace::recover`] hands it over.
     recovered: Mutex<Option<Recovery>>,
+}
+
+impl Lock {
+    /// The `.mend` the lock is in.
+    pub(crate) fn dir(&self) -> &PrivateDir {
+        &self.dir
+    }
 }
 
 /// The bytes of `text` in `encoding`, exactly as a commit writes them.
@@ -465,7 +477,8 @@ impl Workspace {
     /// half-done write. The holder writes its command line and process id
     /// into the lock file; one that times out names it.
     pub fn lock(&self) -> Result<Lock, Error> {
-        let file = self.private_dir()?.open_write(LOCK, true, false)?;
+        let dir = self.private_dir()?;
+        let file = dir.open_write(LOCK, true, false)?;
         let start = Instant::now();
         loop {
             match file.try_lock() {
@@ -486,13 +499,24 @@ impl Workspace {
             }
         }
         // Naming the holder is a courtesy to whoever waits; failing to
-        // does not stop the command.
-        let _ = file.set_len(0).and_then(|()| {
-            (&file).write_all(format!("{} (pid {})\n", holder(), std::process::id()).as_bytes())
-        });
-        let recovered = self.finish_interrupted()?;
+        // does not stop the command. A server takes the lock for every
+        // call: when the file names it already, it is left as it is (a
+        // truncation is a journalled metadata change, and costs more than
+        // the read).
+        let said = format!("{} (pid {})\n", holder(), std::process::id());
+        let mut now = vec![0; said.len() + 1];
+        let same = file
+            .read_at(&mut now, 0)
+            .is_ok_and(|n| now[..n] == *said.as_bytes());
+        if !same {
+            let _ = file
+                .set_len(0)
+                .and_then(|()| file.write_all_at(said.as_bytes(), 0));
+        }
+        let recovered = self.finish_interrupted(&dir)?;
         Ok(Lock {
             _file: file,
+            dir,
             recovered: Mutex::new(recovered),
         })
     }
@@ -536,15 +560,13 @@ impl Workspace {
             .take();
         match earlier {
             Some(r) => Ok(Some(r)),
-            None => self.finish_interrupted(),
+            None => self.finish_interrupted(&lock.dir),
         }
     }
 
-    /// Recovery itself, told to the reporter.
-    fn finish_interrupted(&self) -> Result<Option<Recovery>, Error> {
-        let Some(dir) = private::open(&self.root.canonical, self.key()?, false)? else {
-            return Ok(None);
-        };
+    /// Recovery itself, in `dir` (the `.mend` the lock is in), told to the
+    /// reporter.
+    fn finish_interrupted(&self, dir: &PrivateDir) -> Result<Option<Recovery>, Error> {
         // A lone write a killed process staged never reached the worktree.
         if let Some(tmp) = dir.dir("tmp")? {
             for (name, kind) in tmp.list()? {
@@ -553,7 +575,7 @@ impl Workspace {
                 }
             }
         }
-        let done = txn::recover(&self.root, &dir, self.key()?)?;
+        let done = txn::recover(&self.root, dir, self.key()?)?;
         if let (Some(r), Some(report)) = (&done, &self.reporter.0) {
             report(r);
         }

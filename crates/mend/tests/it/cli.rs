@@ -239,3 +239,60 @@ fn apply_in_a_subfolder_acts_on_the_worktree() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(std::fs::read(sub.join("b.txt")).unwrap(), b"new\n");
 }
+
+/// One process after another edits a Python file: each finds the outline
+/// the one before kept in `.mend/`, and reports exactly what a process
+/// without it reports (the same text edited in a second root that never
+/// keeps one, its cache removed before each run). A cache file not sealed
+/// by mend is ignored.
+#[test]
+fn outlines_kept_between_processes_change_no_finding() {
+    let text: String = (0..200)
+        .map(|i| format!("def f{i}(x):\n    return g(x, {i})\n\n\n"))
+        .collect();
+    let kept = root_with(&[("app.py", text.as_bytes())]);
+    let fresh = root_with(&[("app.py", text.as_bytes())]);
+    let steps = [
+        ("    return g(x, 7)", "    return g(x + 1, 7)"),
+        ("    return g(x, 9)", "    return g(x, 9"),
+        ("    return g(x, 9", "    return g(x, 9)"),
+        ("def f100(x):", "def f100(x)"),
+        ("def f100(x)", "def f100(x, y):"),
+        ("    return g(x, 20)", "    if x:\n    return g(x, 20)"),
+        (
+            "    if x:\n    return g(x, 20)",
+            "    s = '''\n    return g(x, 20)",
+        ),
+        ("    s = '''\n", ""),
+    ];
+    let run = |dir: &std::path::Path, from: &str, to: &str| {
+        let edit = format!("app.py\n<<<<<<< SEARCH\n{from}\n=======\n{to}\n>>>>>>> REPLACE\n");
+        let out = run_mend(dir, &["apply", "--json", "-"], Some(edit.as_bytes()));
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["syntax"].take()
+    };
+    for (i, (from, to)) in steps.iter().enumerate() {
+        let _ = std::fs::remove_file(fresh.path().join(".mend/outlines"));
+        let with = run(kept.path(), from, to);
+        let without = run(fresh.path(), from, to);
+        assert_eq!(with, without, "step {i}: {from:?} -> {to:?}");
+        assert!(kept.path().join(".mend/outlines").exists());
+        assert_eq!(
+            std::fs::read(kept.path().join("app.py")).unwrap(),
+            std::fs::read(fresh.path().join("app.py")).unwrap()
+        );
+    }
+    // Findings were reported on the way (the steps break and mend the
+    // file), so the comparison compared something.
+    let broken = run(kept.path(), "def f3(x):", "def f3(x:");
+    assert!(broken.as_array().is_some_and(|a| !a.is_empty()), "{broken}");
+    assert_eq!(
+        run(kept.path(), "def f3(x:", "def f3(x):"),
+        serde_json::json!([])
+    );
+    // A cache file that is not mend's (not sealed by it) is ignored, and
+    // the check still finds the break.
+    std::fs::write(kept.path().join(".mend/outlines"), b"planted").unwrap();
+    let again = run(kept.path(), "def f4(x):", "def f4(x:");
+    assert!(again.as_array().is_some_and(|a| !a.is_empty()), "{again}");
+}
