@@ -204,7 +204,7 @@ fn hard_linked(
         }
         _ => (state.files.iter())
             .filter(|(_, r)| r.linked)
-            .map(|(p, _)| p.clone())
+            .map(|(p, _)| p.to_vec())
             .collect(),
     }
 }
@@ -445,13 +445,13 @@ mod tests {
             let mut held = cps.held.lock().unwrap();
             let held = held.as_mut().unwrap();
             let meta = std::fs::symlink_metadata(dir.path().join("a.txt")).unwrap();
-            let rec = held.state.files.get_mut(&b"a.txt"[..]).unwrap();
-            *rec = Record {
+            let rec = Record {
                 stat: Stat::of(&meta),
                 oid: v1,
                 racy: true,
                 linked: false,
             };
+            held.state.files.insert(b"a.txt".to_vec(), rec);
             held.racy = vec![b"a.txt".to_vec()];
         }
         let hint = Hint {

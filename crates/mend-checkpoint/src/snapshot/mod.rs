@@ -32,6 +32,7 @@
 //! again without its stat data changing, so it is marked and hashed again
 //! next time, as git does with racily clean index entries.
 
+pub(crate) mod files;
 pub(crate) mod narrow;
 mod objects;
 pub(crate) mod pack;
@@ -285,13 +286,13 @@ impl<'a> Ctx<'a> {
         let racy = is_racy(stat.mtime, self.now);
         let prev: &'a State = self.prev;
         let known = prev.files.get_key_value(rel);
-        let key = known.map(|(k, _)| k.as_slice());
+        let key = known.map(|(k, _)| k);
         if let Some((_, r)) = known
             && r.stat == stat
             && !r.racy
         {
             return Ok((
-                Record { racy, linked, ..*r },
+                Record { racy, linked, ..r },
                 !racy && linked == r.linked,
                 key,
             ));
@@ -392,9 +393,12 @@ impl<'a> Ctx<'a> {
         // Folders fan out; a folder's files go in chunks, as a task costs
         // more than an `lstat`. Each chunk spells its files' paths in one
         // buffer, copied only for a file the state does not know.
-        let (dirs, files): (Vec<_>, Vec<_>) = names
+        let (dirs, mut files): (Vec<_>, Vec<_>) = names
             .into_iter()
             .partition(|(_, ft)| *ft == FileType::Directory);
+        // By name, as the state stores them (by path): each lookup then
+        // reads the state's bytes just after the last one's.
+        files.sort_unstable_by(|(a, _), (b, _)| buf[a.clone()].cmp(&buf[b.clone()]));
         let each = |path: &mut Vec<u8>, (name, ft): (std::ops::Range<usize>, FileType)| {
             self.entry(rel, dirfd, abs, &rules, (&buf[name], ft), path)
         };
@@ -657,16 +661,19 @@ impl<'a, K: Copy> Seen<'a, K> {
         }
     }
 
-    /// The changes from the previous state's entries `prev`, and the
-    /// paths that went away.
-    fn finish(self, prev: &HashMap<Vec<u8>, K>) -> (Entries<K>, Vec<Vec<u8>>) {
+    /// The changes from the previous state's entries (`prev_len` paths,
+    /// `prev`), and the paths that went away.
+    fn finish<'p>(
+        self,
+        prev_len: usize,
+        prev: impl Iterator<Item = &'p [u8]>,
+    ) -> (Entries<K>, Vec<Vec<u8>>) {
         let mut gone = Vec::new();
-        if self.kept.len() < prev.len() {
+        if self.kept.len() < prev_len {
             let seen: rustc_hash::FxHashSet<&[u8]> = self.kept.iter().copied().collect();
             gone = prev
-                .keys()
-                .filter(|p| !seen.contains(&p[..]))
-                .cloned()
+                .filter(|p| !seen.contains(p))
+                .map(<[u8]>::to_vec)
                 .collect();
         }
         (self.changed, gone)
@@ -885,7 +892,8 @@ pub(crate) fn snapshot(w: &Walk<'_>, prev: State) -> Result<Snapshot, Error> {
         .finish()
         .map_err(io("installing the pack of new objects".into()))?;
     let count = files.count;
-    let (files, dirs) = (files.finish(&prev.files), dirs.finish(&prev.dirs));
+    let files = files.finish(prev.files.len(), prev.files.keys());
+    let dirs = dirs.finish(prev.dirs.len(), prev.dirs.keys().map(|k| &k[..]));
     drop(ctx);
     let after = prev.commit;
     let (state, changes) = next_state(prev, files, dirs);
@@ -938,16 +946,18 @@ type Delta<K> = (Entries<K>, Vec<Vec<u8>>);
 
 /// The previous state with this snapshot's changes, and the changes.
 fn next_state(mut prev: State, files: Delta<Record>, dirs: Delta<DirRecord>) -> (State, Changes) {
-    fn apply<K: Copy>(map: &mut HashMap<Vec<u8>, K>, (changed, gone): &Delta<K>) {
-        for p in gone {
-            map.remove(p);
-        }
-        for (p, v) in changed {
-            map.insert(p.clone(), *v);
-        }
+    for p in &files.1 {
+        prev.files.remove(p);
     }
-    apply(&mut prev.files, &files);
-    apply(&mut prev.dirs, &dirs);
+    for (p, v) in &files.0 {
+        prev.files.insert(p.clone(), *v);
+    }
+    for p in &dirs.1 {
+        prev.dirs.remove(p);
+    }
+    for (p, v) in &dirs.0 {
+        prev.dirs.insert(p.clone(), *v);
+    }
     let changes = Changes {
         files: files.0,
         gone_files: files.1,

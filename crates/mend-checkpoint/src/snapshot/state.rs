@@ -32,6 +32,8 @@ use std::io::Write as _;
 use git2::Oid;
 use mend_workspace::{PrivateDir, Seal};
 
+pub(crate) use super::files::{Files, Record, Stat};
+
 /// Where the state file is: its folder, held open (see
 /// `mend_workspace::PrivateDir`), and its name there. No link is followed
 /// to read, append to or replace it.
@@ -52,7 +54,7 @@ impl StateFile {
             .read(self.name, u64::MAX)
             .ok()
             .flatten()
-            .and_then(|b| State::parse(&b, &self.sealing(seal)))
+            .and_then(|b| State::parse(b, &self.sealing(seal)))
             .unwrap_or_default()
     }
 
@@ -147,58 +149,6 @@ impl Sealing<'_> {
 const WHOLE: u8 = 0;
 const CHANGES: u8 = 1;
 
-/// What a file looked like when its object id was taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stat {
-    pub mode: u32,
-    pub size: u64,
-    pub mtime: (i64, i64),
-    pub ctime: (i64, i64),
-    pub ino: u64,
-    pub dev: u64,
-}
-
-impl Stat {
-    /// From `statat`.
-    pub(crate) fn from_raw(s: &rustix::fs::Stat) -> Stat {
-        Stat {
-            mode: s.st_mode,
-            size: s.st_size.max(0) as u64,
-            mtime: (s.st_mtime, s.st_mtime_nsec as i64),
-            ctime: (s.st_ctime, s.st_ctime_nsec as i64),
-            ino: s.st_ino,
-            dev: s.st_dev,
-        }
-    }
-
-    #[cfg(unix)]
-    pub(crate) fn of(m: &std::fs::Metadata) -> Stat {
-        use std::os::unix::fs::MetadataExt as _;
-        Stat {
-            mode: m.mode(),
-            size: m.size(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
-            ino: m.ino(),
-            dev: m.dev(),
-        }
-    }
-}
-
-/// One file of the state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Record {
-    pub stat: Stat,
-    pub oid: Oid,
-    /// Modified so close to when it was examined that a later change in
-    /// the same clock tick would keep its stat data: hash it again.
-    pub racy: bool,
-    /// It had more than one name when examined: a write through another
-    /// name (perhaps outside the worktree) reaches no watched folder, so a
-    /// narrowed snapshot examines it again.
-    pub linked: bool,
-}
-
 /// A folder's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DirRecord {
@@ -211,7 +161,8 @@ pub(crate) struct DirRecord {
 /// The state of the last snapshot.
 #[derive(Debug, Default)]
 pub(crate) struct State {
-    pub files: HashMap<Vec<u8>, Record>,
+    /// Files by path, read in place (see [`Files`]).
+    pub files: Files,
     /// Folders by path (the root is the empty path). Their trees are the
     /// trees known to be stored.
     pub dirs: HashMap<Vec<u8>, DirRecord>,
@@ -350,13 +301,14 @@ fn read_record(r: &mut Reader<'_>) -> Option<(Vec<u8>, Record)> {
 }
 
 impl State {
-    fn parse(bytes: &[u8], sealing: &Sealing<'_>) -> Option<State> {
-        let mut r = Reader(bytes);
+    /// The state `bytes` hold: the first block's files indexed where
+    /// they are (see [`Files`]), the rest read as today.
+    fn parse(bytes: Vec<u8>, sealing: &Sealing<'_>) -> Option<State> {
+        let mut r = Reader(&bytes);
         if r.take(8)? != MAGIC {
             return None;
         }
-        let mut state = State::default();
-        let mut whole = None;
+        let mut blocks = Vec::new();
         let mut good = 8;
         let mut tag = None;
         // A block that fails its seal is torn (or not mend's): it and what
@@ -364,23 +316,36 @@ impl State {
         // another format.
         while let Some((block, t)) = next_block(&mut r, sealing, tag.as_ref()) {
             tag = Some(t);
-            let first = whole.is_none();
-            if (block[0] == WHOLE) != first {
+            if (block[0] == WHOLE) != blocks.is_empty() {
                 return None;
             }
-            state.apply(&block[1..])?;
-            good = bytes.len() - r.0.len();
-            whole.get_or_insert(good as u64);
+            let end = bytes.len() - r.0.len();
+            blocks.push((end - block.len(), end));
+            good = end;
+        }
+        let (whole_at, whole_end) = *blocks.first()?;
+        let mut first = Reader(&bytes[whole_at + 1..whole_end]);
+        let commit = first.oid()?;
+        let n = first.count()?;
+        let at = whole_end - first.0.len();
+        let len = bytes.len();
+        let (files, after) = Files::whole(bytes, at, n, whole_end)?;
+        let mut state = State {
+            files,
+            commit: (!commit.is_zero()).then_some(commit),
+            ..State::default()
+        };
+        let rest = state.files.bytes()[after..whole_end].to_vec();
+        state.apply_rest(&mut Reader(&rest))?;
+        for &(from, to) in &blocks[1..] {
+            let block = state.files.bytes()[from + 1..to].to_vec();
+            state.apply(&block)?;
         }
         state.disk = Some(Disk {
             // Whatever follows the last good block is garbage to write
             // over, not to append after: the length then differs.
-            len: if good == bytes.len() {
-                good as u64
-            } else {
-                u64::MAX
-            },
-            whole: whole?,
+            len: if good == len { good as u64 } else { u64::MAX },
+            whole: whole_end as u64,
             tag: Box::new(tag?),
         });
         Some(state)
@@ -404,7 +369,7 @@ impl State {
     }
 
     /// Applies one block's changes. A block is applied whole or not at
-    /// all, as its CRC was checked.
+    /// all, as its seal was checked.
     fn apply(&mut self, payload: &[u8]) -> Option<()> {
         let mut r = Reader(payload);
         let commit = r.oid()?;
@@ -415,6 +380,12 @@ impl State {
             let (p, rec) = read_record(&mut r)?;
             self.files.insert(p, rec);
         }
+        self.apply_rest(&mut r)
+    }
+
+    /// What a block holds after its files: files gone, folders, folders
+    /// gone; and nothing more.
+    fn apply_rest(&mut self, r: &mut Reader<'_>) -> Option<()> {
         for _ in 0..r.count()? {
             self.files.remove(&r.path()?);
         }
@@ -459,11 +430,18 @@ impl State {
         let (block, tag) = self.block(WHOLE, &Changes::default()).framed(sealing, None);
         out.extend(block);
         file.replace(&out)?;
+        let len = out.len();
         self.disk = Some(Disk {
-            len: out.len() as u64,
-            whole: out.len() as u64,
+            len: len as u64,
+            whole: len as u64,
             tag: Box::new(tag),
         });
+        // The files as just written, indexed in place: what a long-lived
+        // process laid over the bytes it read goes.
+        let at = MAGIC.len() + 8 + 32 + 1 + 20 + 8;
+        if let Some((files, _)) = Files::whole(out, at, self.files.len(), len) {
+            self.files = files;
+        }
         Ok(())
     }
 
@@ -473,7 +451,12 @@ impl State {
         b.0.extend_from_slice(self.commit.unwrap_or_else(Oid::zero).as_bytes());
         if kind == WHOLE {
             b.u64(self.files.len() as u64);
-            self.files.iter().for_each(|(p, r)| b.record(p, r));
+            // In path order: a folder's files lie together, so a walk that
+            // looks them up a folder at a time reads these bytes nearly in
+            // order, not a cache miss per file.
+            let mut files: Vec<(&[u8], Record)> = self.files.iter().collect();
+            files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            files.iter().for_each(|(p, r)| b.record(p, r));
             b.u64(0);
             b.u64(self.dirs.len() as u64);
             self.dirs.iter().for_each(|(p, d)| b.dir(p, d));
@@ -589,6 +572,27 @@ mod tests {
         assert_same(&file.load(), &s);
     }
 
+    /// A whole state stores its files in path order (so a walk's lookups
+    /// read it nearly in order); one read back lists them as stored.
+    #[test]
+    fn a_whole_state_is_stored_in_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, _) = place(&dir);
+        let mut s = State::default();
+        for i in (0..200u8).rev() {
+            s.files
+                .insert(format!("d{}/f{i}", i % 7).into_bytes(), rec(i));
+        }
+        file.save(&mut s, &Changes::default(), commit(1)).unwrap();
+        let back = file.load();
+        let stored: Vec<&[u8]> = back.files.keys().collect();
+        let mut sorted = stored.clone();
+        sorted.sort();
+        assert_eq!(stored.len(), 200);
+        assert_eq!(stored, sorted);
+        assert_same(&back, &s);
+    }
+
     /// Applies `changes` to `s` as a snapshot does, and saves.
     fn change(s: &mut State, file: &Sealed, changes: &Changes, c: u8) {
         s.apply_changes(changes);
@@ -681,7 +685,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let back = file.load();
         assert_same(&back, &before);
-        assert_eq!(back.files[&vec![b'f', 1]], rec(1));
+        assert_eq!(back.files.get(&[b'f', 1]), Some(rec(1)));
         // Another root's seal.
         let other = tempfile::tempdir().unwrap();
         let (theirs, their_path) = place(&other);
