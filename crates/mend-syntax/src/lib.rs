@@ -340,6 +340,7 @@ fn compare(
                 edit_number: edit.map(|i| i + 1),
                 excerpt: excerpt(new, s.line + 1),
                 new_file: old.is_none(),
+                had_errors: !was_clean,
             }
         })
         .collect();

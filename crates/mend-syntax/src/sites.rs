@@ -163,7 +163,14 @@ fn block_layout(block: Node<'_>, text: &str, out: &mut Vec<Site>) {
         .filter(|n| n.kind() != "comment" && !n.is_error() && !n.is_missing())
         .collect();
     let Some(first) = statements.first() else {
-        if block.kind() == "block" {
+        // A block holding only an error, inside one, or of a statement
+        // with one is that error's, reported once (an unclosed bracket
+        // swallowing the rest of the file leaves a block empty past the
+        // file's end).
+        let of_error = block.has_error()
+            || block.parent().is_some_and(|p| p.has_error())
+            || inside_error(block);
+        if block.kind() == "block" && !of_error {
             // Where Python reports it: the line after the header.
             out.push(Site {
                 line: block.start_position().row + 1,
@@ -190,6 +197,18 @@ fn block_layout(block: Node<'_>, text: &str, out: &mut Vec<Site>) {
             });
         }
     }
+}
+
+/// Whether `node` lies inside an error node.
+fn inside_error(node: Node<'_>) -> bool {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        if n.is_error() {
+            return true;
+        }
+        at = n.parent();
+    }
+    false
 }
 
 /// Error and missing nodes under `root`, not descending into an error

@@ -46,6 +46,9 @@ pub struct SyntaxFinding {
     pub excerpt: String,
     /// The edits create the file (there was no text before).
     pub new_file: bool,
+    /// The text before already had syntax errors: this one is new, on or
+    /// next to a changed line, but the file did not parse before either.
+    pub had_errors: bool,
 }
 
 /// A changed file the check did not look at, and why.
@@ -97,6 +100,8 @@ pub fn render_findings(findings: &[SyntaxFinding], word: &str) -> String {
         };
         let what = if f.new_file {
             "The new file does not parse."
+        } else if f.had_errors {
+            "The file did not parse before this apply either, but this error is new, on or next to a changed line."
         } else {
             "The file parsed before this apply and does not after it."
         };
@@ -177,6 +182,7 @@ mod tests {
             edit_number: Some(1),
             excerpt: "> 2 | x(\n".into(),
             new_file: false,
+            had_errors: false,
         };
         let g = SyntaxFinding {
             line: 3,

@@ -1,0 +1,6 @@
+def broken(:
+    pass
+
+
+def g(y):
+    return y * 2
