@@ -116,7 +116,13 @@ pub type Side<'a> = (&'a str, Option<&'a str>);
 pub fn git_changes(old: &str, new: &str) -> Vec<LineHunk> {
     let old: Vec<&[u8]> = lines(old).into_iter().map(str::as_bytes).collect();
     let new: Vec<&[u8]> = lines(new).into_iter().map(str::as_bytes).collect();
-    crate::xdiff::diff(&old, &new)
+    git_line_changes(&old, &new)
+}
+
+/// [`git_changes`] of texts already cut into lines (each with its line
+/// ending), as bytes.
+pub fn git_line_changes(old: &[&[u8]], new: &[&[u8]]) -> Vec<LineHunk> {
+    crate::xdiff::diff(old, new)
         .iter()
         .map(|c| LineHunk {
             start: c.b,

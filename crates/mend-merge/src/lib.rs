@@ -227,14 +227,7 @@ pub(crate) use mend_core::xdiff::Change;
 /// them. Pending changes count their hunks by it, editors get their
 /// buffers' changes from it, and tests compare it with `git diff`.
 pub fn line_hunks(before: &[u8], after: &[u8]) -> Vec<LineHunk> {
-    diff_lines(&split_lines(before), &split_lines(after))
-        .iter()
-        .map(|c| LineHunk {
-            start: c.b,
-            end: c.b + c.blen,
-            text: c.s..c.s + c.slen,
-        })
-        .collect()
+    mend_core::diff::git_line_changes(&split_lines(before), &split_lines(after))
 }
 
 /// git's Myers diff with its slider compaction, as a list of changes.

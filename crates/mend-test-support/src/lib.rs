@@ -23,4 +23,4 @@ pub use bin::{mend_bin, python, run_mend};
 pub use edits::search_replace;
 pub use files::{copy_tree, put, read_tree, read_tree_without, tree};
 pub use git::{git, git_with, repo};
-pub use scale::{committed_files, rewrite_scale_file, scale_file};
+pub use scale::{committed_files, number_arg, rewrite_scale_file, scale_file};

@@ -40,3 +40,13 @@ pub fn committed_files(n: usize) -> tempfile::TempDir {
     let _ = Command::new("sync").status();
     dir
 }
+
+/// The number after `name` in a benchmark's arguments (`--files 20000`),
+/// or `default` when it is missing or not a number.
+pub fn number_arg(args: &[String], name: &str, default: usize) -> usize {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -23,7 +23,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use mend_test_support::serve::{Daemon, Mcp};
-use mend_test_support::{committed_files, rewrite_scale_file, run_mend};
+use mend_test_support::{committed_files, number_arg, rewrite_scale_file, run_mend};
 
 fn touch10(d: &Path, n: usize, round: usize) {
     for k in 0..10 {
@@ -50,18 +50,10 @@ fn timed(mut f: impl FnMut()) -> Duration {
     start.elapsed()
 }
 
-fn arg(args: &[String], name: &str, default: usize) -> usize {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n = arg(&args, "--files", 200_000);
-    let rounds = arg(&args, "--rounds", 10);
+    let n = number_arg(&args, "--files", 200_000);
+    let rounds = number_arg(&args, "--rounds", 10);
     println!("building {n} files…");
     let dir = committed_files(n);
     let d = dir.path();

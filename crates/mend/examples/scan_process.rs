@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mend_test_support::{committed_files, mend_bin, rewrite_scale_file};
+use mend_test_support::{committed_files, mend_bin, number_arg, rewrite_scale_file};
 
 /// Rewrites `changed` files spread over the tree (the same ones each time,
 /// so each command sees the same work every round).
@@ -59,14 +59,6 @@ fn median(samples: &mut [Duration]) -> Duration {
     samples[samples.len() / 2]
 }
 
-fn arg(args: &[String], name: &str, default: usize) -> usize {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// One timed command: its label, program and arguments.
 type Job = (String, PathBuf, [&'static str; 2]);
 
@@ -89,9 +81,9 @@ fn jobs(mend: &Path, baseline: Option<&Path>) -> Vec<Job> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n = arg(&args, "--files", 20_000);
-    let rounds = arg(&args, "--rounds", 21);
-    let changed = arg(&args, "--changed", 3);
+    let n = number_arg(&args, "--files", 20_000);
+    let rounds = number_arg(&args, "--rounds", 21);
+    let changed = number_arg(&args, "--changed", 3);
     let baseline = args
         .iter()
         .position(|a| a == "--baseline")

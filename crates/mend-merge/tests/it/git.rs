@@ -13,14 +13,11 @@ use std::process::Command;
 
 use mend_merge::{Labels, LineHunk, Options, Style, merge};
 
-/// `git diff` hunks (`-a,b +c,d`, git's Myers without the indent heuristic,
-/// as merge-file uses). With no context lines, `git diff` first trims a
-/// common tail in whole 1,024-byte blocks, which changes the line counts
-/// xdiff's preparation sees and merge-file never does; so every two-way
-/// case here ends with lines that differ.
-fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<LineHunk> {
-    std::fs::write(dir.join("da"), a).unwrap();
-    std::fs::write(dir.join("db"), b).unwrap();
+/// `git diff --no-index` of two files written into `dir` under the given
+/// names, git's Myers without the indent heuristic, with `context` lines.
+fn git_diff(dir: &Path, a: (&str, &[u8]), b: (&str, &[u8]), context: usize) -> String {
+    std::fs::write(dir.join(a.0), a.1).unwrap();
+    std::fs::write(dir.join(b.0), b.1).unwrap();
     let out = Command::new("git")
         .current_dir(dir)
         .args([
@@ -29,12 +26,22 @@ fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<LineHunk> {
             "--no-indent-heuristic",
             "--diff-algorithm=myers",
             "--no-color",
-            "-U0",
-            "da",
-            "db",
+            &format!("-U{context}"),
+            a.0,
+            b.0,
         ])
         .output()
         .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `git diff` hunks (`-a,b +c,d`, git's Myers without the indent heuristic,
+/// as merge-file uses). With no context lines, `git diff` first trims a
+/// common tail in whole 1,024-byte blocks, which changes the line counts
+/// xdiff's preparation sees and merge-file never does; so every two-way
+/// case here ends with lines that differ.
+fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<LineHunk> {
+    let out = git_diff(dir, ("da", a), ("db", b), 0);
     let parse = |s: &str| -> (usize, usize) {
         let (start, len) = match s.split_once(',') {
             Some((a, b)) => (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap()),
@@ -43,8 +50,7 @@ fn git_hunks(dir: &Path, a: &[u8], b: &[u8]) -> Vec<LineHunk> {
         // -U0 numbers an empty range by the line before it.
         (if len == 0 { start } else { start - 1 }, len)
     };
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
+    out.lines()
         .filter_map(|l| l.strip_prefix("@@ -"))
         .map(|l| {
             let mut parts = l.split(' ');
@@ -579,23 +585,7 @@ proptest::proptest! {
             return Ok(());
         }
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a"), &old).unwrap();
-        std::fs::write(dir.path().join("b"), &new).unwrap();
-        let out = Command::new("git")
-            .current_dir(dir.path())
-            .args([
-                "diff",
-                "--no-index",
-                "--no-indent-heuristic",
-                "--diff-algorithm=myers",
-                "--no-color",
-                "-U3",
-                "a",
-                "b",
-            ])
-            .output()
-            .unwrap();
-        let git = String::from_utf8_lossy(&out.stdout).into_owned();
+        let git = git_diff(dir.path(), ("a", old.as_bytes()), ("b", new.as_bytes()), 3);
         let shown = mend_core::diff::render_file(("a", Some(&old)), ("b", Some(&new)), false);
         let ours = shown.text();
         let from_hunks = |d: &str| d.find("@@").map(|at| d[at..].to_owned());
