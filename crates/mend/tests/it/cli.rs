@@ -296,3 +296,71 @@ fn outlines_kept_between_processes_change_no_finding() {
     let again = run(kept.path(), "def f4(x):", "def f4(x:");
     assert!(again.as_array().is_some_and(|a| !a.is_empty()), "{again}");
 }
+
+/// Processes that share `.mend/outlines` run at once: each edits its own
+/// Python file (some edits break it, some mend it), and every report's
+/// findings are the ones the same edit gets in a root that never had a
+/// cache (the reference). Round after round, so each process reads a cache
+/// the others are rewriting.
+#[test]
+fn concurrent_processes_sharing_outlines_report_as_a_fresh_root() {
+    const FILES: usize = 4;
+    let text: String = (0..120)
+        .map(|i| format!("def f{i}(x):\n    return g(x, {i})\n\n\n"))
+        .collect();
+    let name = |k: usize| format!("m{k}.py");
+    let files: Vec<(String, &[u8])> = (0..FILES).map(|k| (name(k), text.as_bytes())).collect();
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let shared = root_with(&files);
+    let fresh = root_with(&files);
+    // Each round's edit of file k: break line `round`'s call, or mend it.
+    let edit = |k: usize, round: usize| {
+        let i = round / 2;
+        let (from, to) = if round % 2 == 0 {
+            (
+                format!("    return g(x, {i})"),
+                format!("    return g(x, {i}"),
+            )
+        } else {
+            (
+                format!("    return g(x, {i}"),
+                format!("    return g(x, {i})"),
+            )
+        };
+        format!(
+            "{}\n<<<<<<< SEARCH\n{from}\n=======\n{to}\n>>>>>>> REPLACE\n",
+            name(k)
+        )
+    };
+    let run = |dir: &std::path::Path, e: &str| {
+        let out = run_mend(dir, &["apply", "--json", "-"], Some(e.as_bytes()));
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), v["syntax"].take())
+    };
+    for round in 0..6 {
+        let got: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..FILES)
+                .map(|k| {
+                    let e = edit(k, round);
+                    let dir = shared.path();
+                    s.spawn(move || run(dir, &e))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (k, got) in got.into_iter().enumerate() {
+            let _ = std::fs::remove_file(fresh.path().join(".mend/outlines"));
+            let want = run(fresh.path(), &edit(k, round));
+            assert_eq!(got, want, "round {round}, file {k}");
+            assert_eq!(got.0, Some(0), "round {round}, file {k}: {:?}", got.1);
+            // Odd rounds mend what even rounds broke: findings only then.
+            assert_eq!(got.1.as_array().unwrap().is_empty(), round % 2 == 1);
+        }
+    }
+    for k in 0..FILES {
+        assert_eq!(
+            std::fs::read(shared.path().join(name(k))).unwrap(),
+            std::fs::read(fresh.path().join(name(k))).unwrap()
+        );
+    }
+}
