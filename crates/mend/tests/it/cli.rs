@@ -316,7 +316,7 @@ fn concurrent_processes_sharing_outlines_report_as_a_fresh_root() {
     // Each round's edit of file k: break line `round`'s call, or mend it.
     let edit = |k: usize, round: usize| {
         let i = round / 2;
-        let (from, to) = if round % 2 == 0 {
+        let (from, to) = if round.is_multiple_of(2) {
             (
                 format!("    return g(x, {i})"),
                 format!("    return g(x, {i}"),
@@ -354,7 +354,10 @@ fn concurrent_processes_sharing_outlines_report_as_a_fresh_root() {
             assert_eq!(got, want, "round {round}, file {k}");
             assert_eq!(got.0, Some(0), "round {round}, file {k}: {:?}", got.1);
             // Odd rounds mend what even rounds broke: findings only then.
-            assert_eq!(got.1.as_array().unwrap().is_empty(), round % 2 == 1);
+            assert_eq!(
+                got.1.as_array().unwrap().is_empty(),
+                !round.is_multiple_of(2)
+            );
         }
     }
     for k in 0..FILES {
