@@ -114,9 +114,7 @@ pub type Side<'a> = (&'a str, Option<&'a str>);
 /// The changed runs from `old` to `new` as git's diff finds them
 /// ([`crate::xdiff`]): what every diff shown to a person is cut from.
 pub fn git_changes(old: &str, new: &str) -> Vec<LineHunk> {
-    let old: Vec<&[u8]> = lines(old).into_iter().map(str::as_bytes).collect();
-    let new: Vec<&[u8]> = lines(new).into_iter().map(str::as_bytes).collect();
-    git_line_changes(&old, &new)
+    git_line_changes(&as_bytes(&lines(old)), &as_bytes(&lines(new)))
 }
 
 /// [`git_changes`] of texts already cut into lines (each with its line
@@ -197,8 +195,9 @@ impl Rendered {
 /// turns all write their diffs here, so a hunk and its number are the
 /// same in each and in `git diff`.
 pub fn render_file(from: Side<'_>, to: Side<'_>, numbered: bool) -> Rendered {
-    let all = git_changes(from.1.unwrap_or(""), to.1.unwrap_or(""));
-    render(from, to, &all, numbered)
+    let (old, new) = (lines(from.1.unwrap_or("")), lines(to.1.unwrap_or("")));
+    let all = git_line_changes(&as_bytes(&old), &as_bytes(&new));
+    render_lines(from, to, (&old, &new), &all, numbered)
 }
 
 /// The diff from `from` to `to` whose changed runs are `changes`: its
@@ -209,6 +208,23 @@ pub fn render_file(from: Side<'_>, to: Side<'_>, numbered: bool) -> Rendered {
 /// lines, so every output shows and `git apply` takes it. Nothing when
 /// nothing changes.
 pub fn render(from: Side<'_>, to: Side<'_>, changes: &[LineHunk], numbered: bool) -> Rendered {
+    let (old, new) = (lines(from.1.unwrap_or("")), lines(to.1.unwrap_or("")));
+    render_lines(from, to, (&old, &new), changes, numbered)
+}
+
+/// Lines as bytes, for [`git_line_changes`].
+fn as_bytes<'t>(lines: &[&'t str]) -> Vec<&'t [u8]> {
+    lines.iter().map(|l| l.as_bytes()).collect()
+}
+
+/// [`render`] of texts already cut into [`lines`].
+fn render_lines(
+    from: Side<'_>,
+    to: Side<'_>,
+    (old, new): (&[&str], &[&str]),
+    changes: &[LineHunk],
+    numbered: bool,
+) -> Rendered {
     let git = format!("diff --git a/{} b/{}\n", from.0, to.0);
     let mut out = Rendered {
         numbered,
@@ -242,8 +258,7 @@ pub fn render(from: Side<'_>, to: Side<'_>, changes: &[LineHunk], numbered: bool
         label(from, "a"),
         label(to, "b")
     ));
-    let (old, new) = (lines(from.1.unwrap_or("")), lines(to.1.unwrap_or("")));
-    for (k, h) in context_hunks(&old, &new, changes).iter().enumerate() {
+    for (k, h) in context_hunks(old, new, changes).iter().enumerate() {
         // As git writes them: a count of one is left out, and an empty
         // side is numbered after the line it follows.
         let side = |start: usize, lines: usize| match lines {
@@ -302,7 +317,17 @@ pub const CONTEXT: usize = 3;
 
 /// The lines of a text, each with its ending.
 pub fn lines(text: &str) -> Vec<&str> {
-    text.split_inclusive('\n').collect()
+    let mut out = Vec::new();
+    let mut from = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        // A newline is one byte: each cut is at a char boundary.
+        out.push(&text[from..=end]);
+        from = end + 1;
+    }
+    if from < text.len() {
+        out.push(&text[from..]);
+    }
+    out
 }
 
 /// `changes` cut into the hunks of a unified diff, in order: runs at most

@@ -71,6 +71,50 @@ fn bogosqrt(mut n: usize) -> usize {
 
 /// The changes that turn `before` into `after`, as git's diff finds them.
 pub fn diff(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
+    settled_by_ends(before, after).unwrap_or_else(|| full(before, after))
+}
+
+/// How many line pairs [`settled_by_ends`] compares at most before it
+/// leaves a change to the whole algorithm.
+const MAX_PAIRS: usize = 4096;
+
+/// The diff without its algorithm, where the common head and tail settle
+/// it: when the lines between them share no line (one side empty, or
+/// every line replaced, as most edits are), git's diff is that one change,
+/// where the trimming left it. Nothing in between can match, so every
+/// line there is changed; a group that slides while compacting comes back
+/// to line up with the other side's, and an insertion or deletion (which
+/// has nothing to line up with) rests as low as it can slide, which is
+/// where it is, the head being as long as it can be. `None` when lines
+/// in between match: the full algorithm decides where.
+///
+/// Skipping the line classes matters for large files: one edit of a
+/// 1,000-line file is diffed for every apply's report.
+fn settled_by_ends(before: &[&[u8]], after: &[&[u8]]) -> Option<Vec<Change>> {
+    let lim = before.len().min(after.len());
+    let start = (0..lim).find(|&i| before[i] != after[i]).unwrap_or(lim);
+    let rest = lim - start;
+    let tail = (0..rest)
+        .find(|&i| before[before.len() - 1 - i] != after[after.len() - 1 - i])
+        .unwrap_or(rest);
+    let one = &before[start..before.len() - tail];
+    let two = &after[start..after.len() - tail];
+    if one.is_empty() && two.is_empty() {
+        return Some(Vec::new());
+    }
+    if one.len().saturating_mul(two.len()) > MAX_PAIRS || one.iter().any(|l| two.contains(l)) {
+        return None;
+    }
+    Some(vec![Change {
+        b: start,
+        blen: one.len(),
+        s: start,
+        slen: two.len(),
+    }])
+}
+
+/// [`diff`] by git's whole algorithm.
+fn full(before: &[&[u8]], after: &[&[u8]]) -> Vec<Change> {
     let mut classes = Classes::default();
     let mut one = Side::new(classes.add(before, 0));
     let mut two = Side::new(classes.add(after, 1));
@@ -732,4 +776,75 @@ fn script(one: &[bool], two: &[bool]) -> Vec<Change> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    /// Texts of a few repeated lines, so groups slide and lines in
+    /// between often match.
+    fn texts() -> impl Strategy<Value = (Vec<Vec<u8>>, Vec<Vec<u8>>)> {
+        let line = prop_oneof![
+            Just(b"a\n".to_vec()),
+            Just(b"b\n".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"}\n".to_vec()),
+            Just(b"a".to_vec()),
+            "[c-f]{1,2}\n".prop_map(String::into_bytes),
+        ];
+        let lines = prop::collection::vec(line, 0..30);
+        (
+            lines.clone(),
+            lines,
+            any::<prop::sample::Index>(),
+            0usize..4,
+        )
+            .prop_map(|(base, put, at, gone)| {
+                // The second text: the first with a run replaced, so the
+                // two share a head and a tail, as an edit's texts do.
+                let from = at.index(base.len() + 1);
+                let to = (from + gone).min(base.len());
+                let mut new = base[..from].to_vec();
+                new.extend(put);
+                new.extend_from_slice(&base[to..]);
+                (base, new)
+            })
+    }
+
+    /// The cases the ends settle include those where a group slides:
+    /// a line replaced beside its own copy, and lines inserted after
+    /// copies of themselves.
+    #[test]
+    fn ends_settle_sliding_groups_where_git_leaves_them() {
+        let cut = |t: &'static str| -> Vec<&'static [u8]> {
+            t.split_inclusive('\n').map(str::as_bytes).collect()
+        };
+        for (old, new) in [
+            ("x\nx\ny\n", "x\nz\ny\n"),
+            ("a\nb\n", "a\nb\na\nb\n"),
+            ("a\n\n\nb\n", "a\n\nb\n"),
+            ("}\n}\n", "}\n}\n}\n"),
+        ] {
+            let (old, new) = (cut(old), cut(new));
+            let settled = super::settled_by_ends(&old, &new);
+            assert!(settled.is_some(), "{old:?} {new:?}");
+            assert_eq!(settled.unwrap(), super::full(&old, &new));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Where the ends settle a diff, it is the one the whole
+        /// algorithm finds.
+        #[test]
+        fn ends_settle_a_diff_as_the_whole_algorithm_does((old, new) in texts()) {
+            let old: Vec<&[u8]> = old.iter().map(Vec::as_slice).collect();
+            let new: Vec<&[u8]> = new.iter().map(Vec::as_slice).collect();
+            if let Some(settled) = super::settled_by_ends(&old, &new) {
+                prop_assert_eq!(settled, super::full(&old, &new));
+            }
+        }
+    }
 }
