@@ -17,7 +17,7 @@ use mend_core::report::Collector;
 use mend_core::{ApplyReport, Edit, EditOp, EditReport, Failure, FilePlanner, PlanOptions};
 use mend_workspace::{Lock, Snapshot, Workspace};
 
-use super::{ApplyError, ApplyOptions, conclude, plan_one, run_parsed, unexpected, write_if};
+use super::{ApplyError, ApplyOptions, plan_one, run_parsed, settle, unexpected};
 
 /// How much of the response is parsed at a time.
 const CHUNK: usize = 64 * 1024;
@@ -244,11 +244,7 @@ impl<'a, 'o> Run<'a, 'o> {
             }
         }
         let ok = self.collected.all_ok();
-        let (mut outcome, changes) = conclude(ws, &plans, &all_spans, ok, opts)?;
-        let refused = opts.syntax == mend_core::report::syntax::SyntaxPolicy::Refuse
-            && !outcome.syntax.is_empty();
-        outcome.ok &= !refused;
-        let write = write_if(ws, lock, outcome.ok, refused, &changes, opts)?;
+        let (outcome, write) = settle(ws, lock, &plans, &all_spans, ok, opts)?;
         Ok(outcome.report(self.collected, &self.parsed, opts.dry_run, write))
     }
 }

@@ -169,13 +169,56 @@ pub fn run_parsed(
     parsed: &Parsed,
     opts: &ApplyOptions<'_>,
 ) -> Result<ApplyReport, ApplyError> {
-    let mut planned = plan(ws, parsed, opts)?;
-    // A refusing check fails the response: nothing is written, even with
-    // `partial`.
-    let refused = opts.syntax == SyntaxPolicy::Refuse && !planned.syntax.is_empty();
-    planned.ok &= !refused;
-    let write = write_if(ws, lock, planned.ok, refused, &planned.changes, opts)?;
-    Ok(planned.into_report(parsed, opts.dry_run, write))
+    let draft = draft(ws, parsed, opts, &|rel: &str| ws.read(rel))?;
+    let (outcome, write) = settle(ws, lock, &draft.plans, &draft.spans, draft.ok, opts)?;
+    let mut collected = Collector::default();
+    for r in draft.reports {
+        collected.push(r);
+    }
+    Ok(outcome.report(collected, parsed, opts.dry_run, write))
+}
+
+/// Concludes the plans and writes their change set when the run may, as
+/// [`conclude`] then [`write_if`] would. When the check cannot stop the
+/// write (it only warns, or is off, and this is no dry run), the diffs and
+/// the syntax check are made while the write runs: the write's wait for
+/// the disk is then most of what the call costs.
+fn settle(
+    ws: &Workspace,
+    lock: &Lock,
+    plans: &[(Snapshot, FilePlan)],
+    spans: &[Vec<mend_syntax::EditSpan>],
+    ok: bool,
+    opts: &ApplyOptions<'_>,
+) -> Result<(Outcome, bool), ApplyError> {
+    let changes = changes_for(ws, plans);
+    let unstoppable = opts.syntax != SyntaxPolicy::Refuse
+        && !opts.dry_run
+        && (ok || opts.partial)
+        && !changes.is_empty();
+    if !unstoppable {
+        let (mut outcome, changes) = conclude(ws, plans, spans, ok, opts)?;
+        let refused = outcome.syntax_refused;
+        outcome.ok &= !refused;
+        let write = write_if(ws, lock, outcome.ok, refused, &changes, opts)?;
+        return Ok((outcome, write));
+    }
+    let syntax = opts.syntax;
+    let (reviewed, write) = std::thread::scope(|s| {
+        let reviewing = s.spawn(move || review(ws, plans, spans, syntax));
+        let write = write_if(ws, lock, ok, false, &changes, opts);
+        (reviewing.join(), write)
+    });
+    let (files, syntax, syntax_unchecked) =
+        reviewed.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let outcome = Outcome {
+        files,
+        syntax,
+        syntax_unchecked,
+        syntax_refused: false,
+        ok,
+    };
+    Ok((outcome, write?))
 }
 
 impl Planned {
@@ -277,13 +320,51 @@ pub fn plan_from(
     opts: &ApplyOptions<'_>,
     source: &Source<'_>,
 ) -> Result<Planned, ApplyError> {
+    let Draft {
+        reports,
+        plans,
+        spans,
+        ok,
+    } = draft(ws, parsed, opts, source)?;
+    let (outcome, changes) = conclude(ws, &plans, &spans, ok, opts)?;
+    Ok(Planned {
+        reports,
+        files: outcome.files,
+        changes,
+        plans,
+        ok: outcome.ok,
+        syntax: outcome.syntax,
+        syntax_unchecked: outcome.syntax_unchecked,
+        syntax_refused: outcome.syntax_refused,
+    })
+}
+
+/// Every file's plan, before the diffs and the syntax check.
+struct Draft {
+    /// One report per entry of the response, in order.
+    reports: Vec<EditReport>,
+    /// The files as read and their plans.
+    plans: Vec<(Snapshot, FilePlan)>,
+    /// Where each file's edits landed, for the syntax check to name them.
+    spans: Vec<Vec<mend_syntax::EditSpan>>,
+    /// Whether every edit succeeded.
+    ok: bool,
+}
+
+/// Groups the response's edits by file, reads each file once from
+/// `source` and plans its edits.
+fn draft(
+    ws: &Workspace,
+    parsed: &Parsed,
+    opts: &ApplyOptions<'_>,
+    source: &Source<'_>,
+) -> Result<Draft, ApplyError> {
     let (groups, order, mut reports) = group(ws, parsed);
     let plan_opts = PlanOptions {
         skip_after_failure: opts.partial,
         ..PlanOptions::default()
     };
     let mut plans: Vec<(Snapshot, FilePlan)> = Vec::new();
-    // Where each file's edits landed, for the syntax check to name them.
     let mut spans: Vec<Vec<mend_syntax::EditSpan>> = Vec::new();
     for key in &order {
         let edits = &groups[key];
@@ -307,16 +388,11 @@ pub fn plan_from(
     }
     reports.sort_by_key(|r| r.index);
     let ok = reports.iter().all(EditReport::is_ok) && !mend_core::report::only_snippets(&reports);
-    let (outcome, changes) = conclude(ws, &plans, &spans, ok, opts)?;
-    Ok(Planned {
+    Ok(Draft {
         reports,
-        files: outcome.files,
-        changes,
         plans,
-        ok: outcome.ok,
-        syntax: outcome.syntax,
-        syntax_unchecked: outcome.syntax_unchecked,
-        syntax_refused: outcome.syntax_refused,
+        spans,
+        ok,
     })
 }
 
@@ -330,18 +406,8 @@ fn conclude(
     mut ok: bool,
     opts: &ApplyOptions<'_>,
 ) -> Result<(Outcome, Vec<Change>), ApplyError> {
-    let mut files = Vec::new();
-    let mut changes = Vec::new();
-    for (snap, plan) in plans {
-        if let Some(summary) = summarize(snap, plan) {
-            files.push(summary);
-            changes.extend(changes_of(ws, snap, plan));
-        }
-    }
-    let (syntax, syntax_unchecked) = match opts.syntax {
-        SyntaxPolicy::Off => Default::default(),
-        _ => check_syntax(ws, plans, spans),
-    };
+    let changes = changes_for(ws, plans);
+    let (files, syntax, syntax_unchecked) = review(ws, plans, spans, opts.syntax);
     let syntax_refused = opts.syntax == SyntaxPolicy::Refuse && !syntax.is_empty();
     ok &= !syntax_refused;
     // A commit checks its change set first; a dry run checks it the same
@@ -357,6 +423,34 @@ fn conclude(
         ok,
     };
     Ok((outcome, changes))
+}
+
+/// The change set of the plans that change their file.
+fn changes_for(ws: &Workspace, plans: &[(Snapshot, FilePlan)]) -> Vec<Change> {
+    plans
+        .iter()
+        .filter(|(snap, plan)| plan.status(snap.text().map(|f| f.text.as_str())).is_some())
+        .flat_map(|(snap, plan)| changes_of(ws, snap, plan))
+        .collect()
+}
+
+/// What the plans show a reader: each changed file's summary with its
+/// diff, and the syntax check's findings and the files it did not check.
+fn review(
+    ws: &Workspace,
+    plans: &[(Snapshot, FilePlan)],
+    spans: &[Vec<mend_syntax::EditSpan>],
+    policy: SyntaxPolicy,
+) -> (Vec<FileSummary>, Vec<SyntaxFinding>, Vec<SyntaxUnchecked>) {
+    let files = plans
+        .iter()
+        .filter_map(|(snap, plan)| summarize(snap, plan))
+        .collect();
+    let (syntax, syntax_unchecked) = match policy {
+        SyntaxPolicy::Off => Default::default(),
+        _ => check_syntax(ws, plans, spans),
+    };
+    (files, syntax, syntax_unchecked)
 }
 
 /// Writes the change set when the run may (every edit succeeded, or
