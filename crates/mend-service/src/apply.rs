@@ -234,23 +234,25 @@ fn write(
             mend_apply::run_parsed(ws, &lock, &parsed, &opts)?
         }
     };
-    drop(lock);
-    if req.stage && report.written {
-        let (changed, deleted) = crate::checkpoint::stage_list(&report);
-        crate::checkpoint::stage(ws.root(), &changed, &deleted)?;
-    }
+    // Read back under the lock, so the snapshots go in the `.mend` it
+    // verified.
     let versions = if req.versions {
         read_back(&report, &|p| {
             let snap = ws.read(p)?;
             if let Some(t) = snap.text() {
                 // A version is still a version without its snapshot.
-                let _ = ws.remember(t);
+                let _ = ws.remember_locked(&lock, t);
             }
             Ok(snap)
         })
     } else {
         BTreeMap::new()
     };
+    drop(lock);
+    if req.stage && report.written {
+        let (changed, deleted) = crate::checkpoint::stage_list(&report);
+        crate::checkpoint::stage(ws.root(), &changed, &deleted)?;
+    }
     Ok(Applied {
         report,
         recovery,

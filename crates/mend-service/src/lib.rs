@@ -49,9 +49,7 @@ use mend_workspace::{Lock, Recovery, Workspace};
 /// workspace's `on_recovery` reporter). A failed recovery is an error:
 /// committing over an unfinished journal would lose it.
 pub fn lock_recovered(ws: &Workspace) -> Result<(Lock, Option<Recovery>), Error> {
-    let lock = ws.lock()?;
-    let recovered = ws.recover(&lock)?;
-    Ok((lock, recovered))
+    Ok(ws.lock_recovered()?)
 }
 
 /// An outcome's one JSON text, as every front-end prints it (pretty,

@@ -190,7 +190,7 @@ fn lands(
         Err(_) => None,
     };
     let real = if write && inode.is_some() {
-        path.canonicalize().unwrap_or(path)
+        crate::path::canonical(&ws.root.canonical, &path).unwrap_or(path)
     } else {
         // A new file, or an entry deleted as itself: its folder resolved,
         // its own name as it is.

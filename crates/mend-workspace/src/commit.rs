@@ -198,11 +198,19 @@ impl Workspace {
                 expect,
             ));
         };
+        // The bytes the check just read there hashed to the change's base:
+        // what it replaces is recorded as that, not read a third time. A
+        // write that lands meanwhile is caught by the stamps, and if they
+        // cannot tell, by the displaced file's hash, which must be this.
+        let verified = match change.base() {
+            Base::Hash(h) if !change.replaces_entry() && watched => Some(*h),
+            _ => None,
+        };
         let target = self.write_target(change, path, &rel)?;
         // The target's name is left out so a long name cannot make the
         // temporary one exceed the filesystem's limit.
         let temp = staging_dir(&self.root.canonical, &target).join(format!(".mend-{id}-{n}.tmp"));
-        let (op, staged) = self.plan_put(content, target, temp, &rel, checked)?;
+        let (op, staged) = self.plan_put(content, (target, temp), &rel, checked, verified)?;
         let expect = match &op {
             txn::Op::Put {
                 before: Some(found),
@@ -331,10 +339,10 @@ impl Workspace {
     fn plan_put(
         &self,
         content: Content<'_>,
-        target: PathBuf,
-        temp: PathBuf,
+        (target, temp): (PathBuf, PathBuf),
         rel: &str,
         checked: &Checked,
+        verified: Option<crate::ContentHash>,
     ) -> Result<(txn::Op, Staged), Error> {
         let Content {
             bytes,
@@ -350,6 +358,7 @@ impl Workspace {
         // nothing may be written, and finding them would take a scan of
         // every filesystem. They keep their bytes, as after git's checkout.
         let in_place = false;
+        let is_file = meta.is_some();
         let perms = match mode_from {
             Some(src) => fs::metadata(self.resolve(src)?)
                 .ok()
@@ -359,10 +368,10 @@ impl Workspace {
         // Recovery compares the target with this: a move onto the moved
         // file itself finds it deleted by its own transaction, so it is
         // not recorded.
-        let before = if checked.same_file.contains(rel) {
-            None
-        } else {
-            Some(found_at(&target, rel)?)
+        let before = match verified {
+            _ if checked.same_file.contains(rel) => None,
+            Some(hash) if is_file => Some(Found::File { hash }),
+            _ => Some(found_at(&target, rel)?),
         };
         let op = txn::Op::Put {
             target: self.relative(&target),

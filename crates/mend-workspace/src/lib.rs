@@ -543,6 +543,20 @@ impl Workspace {
         Ok(dir.kind(txn::JOURNAL)?.is_some())
     }
 
+    /// [`Workspace::lock`], and what finishing an interrupted transaction
+    /// did as it was taken: [`Workspace::recover`] right after taking it,
+    /// without looking again (nothing else can have left a journal in
+    /// between).
+    pub fn lock_recovered(&self) -> Result<(Lock, Option<Recovery>), Error> {
+        let lock = self.lock()?;
+        let done = lock
+            .recovered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        Ok((lock, done))
+    }
+
     /// Finishes a transaction a killed process left behind, and returns
     /// what was done since `lock` was taken (taking it finishes one
     /// already; see [`Workspace::lock`]).
@@ -585,16 +599,13 @@ impl Workspace {
     /// Keeps a copy of content a client has read, so a later stale edit can
     /// be shown what changed since. Returns its hash.
     pub fn remember(&self, file: &TextFile) -> Result<ContentHash, Error> {
-        let dir = self.private_dir()?.create_dir("snapshots")?;
-        let name = file.hash.hex();
-        if dir.kind(&name)?.is_none() {
-            // The bytes as on disk, so a recall can check them against
-            // their name.
-            let bytes = encoding::encode(&file.text, file.encoding);
-            dir.write(&name, &bytes)?;
-            prune(&dir, 256);
-        }
-        Ok(file.hash)
+        remember_in(&self.private_dir()?, file)
+    }
+
+    /// [`Workspace::remember`] while holding `lock`, in the `.mend` it
+    /// verified.
+    pub fn remember_locked(&self, lock: &Lock, file: &TextFile) -> Result<ContentHash, Error> {
+        remember_in(lock.dir(), file)
     }
 
     /// The text remembered for a hash, if any, and only if its bytes still
@@ -772,6 +783,20 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     tmp.persist(&target)
         .map_err(|e| Error::io(format!("replacing {show}"), e.error))?;
     txn::sync_dir(&dir)
+}
+
+/// [`Workspace::remember`] in the verified `.mend` `mend`.
+fn remember_in(mend: &PrivateDir, file: &TextFile) -> Result<ContentHash, Error> {
+    let dir = mend.create_dir("snapshots")?;
+    let name = file.hash.hex();
+    if dir.kind(&name)?.is_none() {
+        // The bytes as on disk, so a recall can check them against
+        // their name.
+        let bytes = encoding::encode(&file.text, file.encoding);
+        dir.write(&name, &bytes)?;
+        prune(&dir, 256);
+    }
+    Ok(file.hash)
 }
 
 /// Keeps the `keep` most recent snapshots. Only regular files named as

@@ -309,7 +309,7 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
     let mut probe = path.to_path_buf();
     loop {
         if let Ok(meta) = probe.symlink_metadata() {
-            let real = match probe.canonicalize() {
+            let real = match real_path(root, &probe, &meta) {
                 Ok(real) => real,
                 Err(e)
                     if meta.file_type().is_symlink()
@@ -350,6 +350,59 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
             return Ok(());
         }
     }
+}
+
+/// [`Path::canonicalize`] of `probe`, a path under `root`, by
+/// [`real_path`].
+pub(crate) fn canonical(root: &Path, probe: &Path) -> std::io::Result<PathBuf> {
+    real_path(root, probe, &probe.symlink_metadata()?)
+}
+
+/// `probe` with every link resolved, as [`Path::canonicalize`] gives it,
+/// cheaply where nothing on its way under `root` is a link: then it is
+/// itself, as long as `root` is still the folder it was when it was last
+/// found to resolve to itself (its device and inode, kept per process),
+/// so no link swapped in above it leads elsewhere. That costs a `stat` of
+/// the root and of each folder on the way (the entry's own, `meta`, is
+/// already taken) instead of a `readlink` of every component from `/`.
+fn real_path(root: &Path, probe: &Path, meta: &std::fs::Metadata) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::MetadataExt as _;
+    static ROOTS: std::sync::Mutex<Vec<(PathBuf, (u64, u64))>> = std::sync::Mutex::new(Vec::new());
+    let plain = |p: &Path| p.components().all(|c| matches!(c, Component::Normal(_)));
+    let Ok(rel) = probe.strip_prefix(root) else {
+        return probe.canonicalize();
+    };
+    let mut on_way = root.to_path_buf();
+    let mut names = rel.components().peekable();
+    let mut clean = !meta.file_type().is_symlink() && plain(rel);
+    while clean && let Some(name) = names.next() {
+        on_way.push(name);
+        if names.peek().is_some() {
+            clean = on_way.symlink_metadata().is_ok_and(|m| m.is_dir());
+        }
+    }
+    let now = std::fs::metadata(root).map(|m| (m.dev(), m.ino()));
+    let mut roots = ROOTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let known = roots
+        .iter()
+        .any(|(r, id)| r == root && now.as_ref().ok() == Some(id));
+    if clean && known {
+        return Ok(probe.to_path_buf());
+    }
+    if let Ok(id) = now
+        && root.canonicalize().is_ok_and(|r| r == root)
+    {
+        roots.retain(|(r, _)| r != root);
+        // A few roots per process at most (one per MCP root).
+        if roots.len() >= 64 {
+            roots.clear();
+        }
+        roots.push((root.to_path_buf(), id));
+    }
+    drop(roots);
+    probe.canonicalize()
 }
 
 #[cfg(test)]
@@ -414,5 +467,47 @@ mod tests {
         for name in [".github", ".gitignore", "git", ".mendrc", "...", "mend"] {
             assert!(reserved(name).is_none(), "{name:?}");
         }
+    }
+
+    /// The cheap resolution gives what `canonicalize` gives: through a
+    /// link inside the root, and after a folder above the root is swapped
+    /// for a link to another copy of it, where the path is refused as
+    /// `canonicalize` would have it.
+    #[cfg(unix)]
+    #[test]
+    fn resolving_cheaply_sees_links_and_a_root_moved_under_it() {
+        let base = tempfile::tempdir().unwrap();
+        let base = base.path().canonicalize().unwrap();
+        let make = |top: &str| {
+            let root = base.join(top).join("root");
+            std::fs::create_dir_all(root.join("sub")).unwrap();
+            std::fs::write(root.join("sub/f.txt"), "x\n").unwrap();
+            root
+        };
+        let root = make("a");
+        std::os::unix::fs::symlink("sub", root.join("via")).unwrap();
+        for rel in ["sub/f.txt", "via/f.txt", "sub", "via"] {
+            let probe = root.join(rel);
+            // Twice: the first call records the root, the second uses it.
+            for _ in 0..2 {
+                assert_eq!(
+                    canonical(&root, &probe).unwrap(),
+                    probe.canonicalize().unwrap(),
+                    "{rel}"
+                );
+            }
+        }
+        assert!(check_real(&root, "sub/f.txt", &root.join("sub/f.txt")).is_ok());
+        // `a` becomes a link to `b`, a copy: the same spelling now leads
+        // outside the root it was.
+        make("b");
+        std::fs::rename(base.join("a"), base.join("a-old")).unwrap();
+        std::os::unix::fs::symlink(base.join("b"), base.join("a")).unwrap();
+        let probe = root.join("sub/f.txt");
+        assert_eq!(
+            canonical(&root, &probe).unwrap(),
+            base.join("b/root/sub/f.txt")
+        );
+        assert!(check_real(&root, "sub/f.txt", &probe).is_err());
     }
 }

@@ -234,7 +234,40 @@ fn user_secret() -> Result<[u8; 32], Error> {
     }
 }
 
+/// [`read_secret_now`], kept per process while the file's stat is
+/// unchanged: every call of a server reads it (a seal, a store's key), and
+/// one `stat` is cheaper than opening and reading it. A secret replaced
+/// or removed is read anew.
 fn read_secret(path: &Path) -> Result<Option<[u8; 32]>, Error> {
+    use std::os::unix::fs::MetadataExt as _;
+    type Stamp = (u64, u64, u64, (i64, i64), (i64, i64));
+    type Kept = (std::path::PathBuf, Stamp, [u8; 32]);
+    static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+    let Ok(m) = fs::metadata(path) else {
+        return read_secret_now(path);
+    };
+    let stamp = (
+        m.dev(),
+        m.ino(),
+        m.size(),
+        (m.mtime(), m.mtime_nsec()),
+        (m.ctime(), m.ctime_nsec()),
+    );
+    let mut kept = KEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((p, st, secret)) = kept.as_ref()
+        && p == path
+        && *st == stamp
+    {
+        return Ok(Some(*secret));
+    }
+    let secret = read_secret_now(path)?;
+    *kept = secret.map(|s| (path.to_path_buf(), stamp, s));
+    Ok(secret)
+}
+
+fn read_secret_now(path: &Path) -> Result<Option<[u8; 32]>, Error> {
     match fs::read(path) {
         Ok(b) => match <[u8; 32]>::try_from(b.as_slice()) {
             Ok(s) => Ok(Some(s)),
@@ -289,6 +322,27 @@ fn private_file(path: &Path) -> Result<fs::File, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The secret kept in memory is read again once the file is replaced
+    /// or removed.
+    #[test]
+    fn a_kept_secret_follows_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secret");
+        std::fs::write(&path, [1u8; 32]).unwrap();
+        assert_eq!(read_secret(&path).unwrap(), Some([1; 32]));
+        assert_eq!(read_secret(&path).unwrap(), Some([1; 32]));
+        // Replaced by a rename (a new inode), then rewritten in place with
+        // another size: both are seen.
+        let aside = dir.path().join("aside");
+        std::fs::write(&aside, [2u8; 32]).unwrap();
+        std::fs::rename(&aside, &path).unwrap();
+        assert_eq!(read_secret(&path).unwrap(), Some([2; 32]));
+        std::fs::write(&path, [3u8; 31]).unwrap();
+        assert!(read_secret(&path).is_err());
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(read_secret(&path).unwrap(), None);
+    }
 
     #[test]
     fn sealed_files_open_only_for_their_key_and_purpose() {
