@@ -376,6 +376,26 @@ fn naming_tools(message: &str) -> String {
 
 /// A successful result carrying `outcome` as structured content, and as
 /// its JSON text beside it for clients that read text only.
+/// A tool's output schema, the serialized form of `T` (as rmcp's own
+/// `schema_for_output` gives it) with every subschema written in place:
+/// an optional object is `"type": ["object", "null"]` with its properties,
+/// not `anyOf` a `$ref` and `null`. Clients check each result against it
+/// (the Python SDK does, in Python), and resolving references there made
+/// the check of one `edit_file` result cost more than the edit.
+fn output_schema<T: schemars::JsonSchema>() -> Arc<rmcp::model::JsonObject> {
+    let settings = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|s| s.inline_subschemas = true);
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let serde_json::Value::Object(mut object) = serde_json::Value::from(schema) else {
+        unreachable!("a root schema is an object");
+    };
+    // The wrapper type's name and doc are noise to a model.
+    object.remove("title");
+    object.remove("description");
+    Arc::new(object)
+}
+
 fn structured<T: serde::Serialize>(outcome: &T) -> CallToolResult {
     let (value, text) = match (
         mend_service::to_value(outcome),
@@ -457,8 +477,11 @@ impl MendServer {
         })
     }
 
-    /// Runs edits through the service's apply on the blocking pool: into
-    /// the files, or in review mode into the pending session.
+    /// Runs edits through the service's apply: into the files, or in
+    /// review mode into the pending session. It runs on this worker thread
+    /// (its other tasks move to another), not on the blocking pool: an
+    /// edit is the call agents make most, and the hand-over to the pool
+    /// and back cost a tenth of a warm edit.
     async fn apply(
         &self,
         root: Workspace,
@@ -468,31 +491,40 @@ impl MendServer {
     ) -> CallToolResult {
         let pending = self.pending.clone();
         let syntax = call.syntax.unwrap_or(self.syntax);
-        let work = tokio::task::spawn_blocking(move || {
-            let req = ApplyRequest {
-                expect,
-                dry_run: call.dry_run,
-                syntax,
-                versions: true,
-                ..ApplyRequest::default()
-            };
-            let dest = match pending.as_deref() {
-                Some(session) => Destination::Pending {
-                    session,
-                    holder: HOLDER,
-                },
-                None => Destination::Files,
-            };
-            let applier = Applier::new(&root, dest, req)?;
-            applier.finish(Streamed::parsed(Ok(parsed)))
-        });
-        match work.await {
+        let run = move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                let req = ApplyRequest {
+                    expect,
+                    dry_run: call.dry_run,
+                    syntax,
+                    versions: true,
+                    ..ApplyRequest::default()
+                };
+                let dest = match pending.as_deref() {
+                    Some(session) => Destination::Pending {
+                        session,
+                        holder: HOLDER,
+                    },
+                    None => Destination::Files,
+                };
+                let applier = Applier::new(&root, dest, req)?;
+                applier.finish(Streamed::parsed(Ok(parsed)))
+            }))
+        };
+        let work = match tokio::runtime::Handle::current().runtime_flavor() {
+            tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(run),
+            // Only a multi-threaded runtime can hand a worker's tasks on.
+            _ => run(),
+        };
+        match work {
             Ok(Ok(applied)) => match EditResult::of(applied) {
                 Ok(result) => structured(&result),
                 Err(why) => refused(Kind::EditFailed, why),
             },
             Ok(Err(e)) => service_failed(&e),
-            Err(e) => internal(&e),
+            // As the blocking pool reports a panic: the call fails, the
+            // server stays.
+            Err(_) => refused(Kind::Error, "internal error: the edit panicked".to_owned()),
         }
     }
 
@@ -523,7 +555,7 @@ impl MendServer {
     #[tool(
         description = "Read a text file. Returns its content (or the lines from `offset`, 1-based, for `limit` lines) and its `version`, a content hash: pass it as `expected_version` to edit_file so an edit is refused if the file changed since you read it.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<ReadResult>()
+        output_schema = output_schema::<ReadResult>()
     )]
     async fn read_file(
         &self,
@@ -554,7 +586,7 @@ impl MendServer {
     #[tool(
         description = "Replace exact text in a file. Each `old_string` must be copied exactly from the file and occur once (or set replace_all); whitespace, quote and indentation drift is tolerated only when the match stays unique. All edits apply or none. Returns the diff and the new version; on failure, the closest match and what to send instead.",
         annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
+        output_schema = output_schema::<EditResult>()
     )]
     async fn edit_file(
         &self,
@@ -584,7 +616,7 @@ impl MendServer {
     #[tool(
         description = "Replace regions of a file located by anchors: each change's `start` (1-4 lines copied from the file) through its optional `end`, replaced by `content` exactly (repeat an anchor in `content` to keep it). Anchors must match once. All changes apply or none.",
         annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
+        output_schema = output_schema::<EditResult>()
     )]
     async fn modify_file(
         &self,
@@ -607,7 +639,7 @@ impl MendServer {
     #[tool(
         description = "Write the entire content of a file (a new file, or a full rewrite). The existing file's line endings and BOM are kept.",
         annotations(read_only_hint = false, idempotent_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
+        output_schema = output_schema::<EditResult>()
     )]
     async fn write_file(
         &self,
@@ -625,7 +657,7 @@ impl MendServer {
     #[tool(
         description = "Apply a Codex-style patch: `*** Begin Patch`, then `*** Add File: p` (+ lines), `*** Delete File: p`, or `*** Update File: p` (optional `*** Move to: q`) with chunks of ` `, `-`, `+` lines after `@@ <context line>`; `*** End Patch`. Ambiguous chunks are refused.",
         annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
+        output_schema = output_schema::<EditResult>()
     )]
     async fn apply_patch(
         &self,
@@ -639,7 +671,7 @@ impl MendServer {
     #[tool(
         description = "Apply edits written in any format mend reads (SEARCH/REPLACE blocks, ««« EDIT blocks, patches, unified diffs, whole files in fences, or edit JSON), even mixed in one text; prose around them is ignored. All edits apply or none.",
         annotations(read_only_hint = false, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<EditResult>()
+        output_schema = output_schema::<EditResult>()
     )]
     async fn apply_edits(
         &self,
@@ -658,7 +690,7 @@ impl MendServer {
     #[tool(
         description = "Snapshot the project (tracked and untracked, not ignored files) into a private checkpoint, without touching git's HEAD, branches, index or stash. Returns its id. With dry_run, reports what it would hold instead.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<CreateResult>()
+        output_schema = output_schema::<CreateResult>()
     )]
     async fn checkpoint_create(
         &self,
@@ -685,7 +717,7 @@ impl MendServer {
     #[tool(
         description = "List the pending changes of the review session: one entry per file with its status letter (M modified, A added, !A added over a file that now exists, D deleted, R renamed, ~ changed locally, ~M changed locally with a proposal, ? cannot be read as text now, with a `reason`; blank unchanged). A person accepts or rejects them with `mend pending`.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::pending::Status>()
+        output_schema = output_schema::<mend_service::pending::Status>()
     )]
     async fn pending_status(
         &self,
@@ -708,7 +740,7 @@ impl MendServer {
 
     #[tool(description = "List checkpoints, newest first, with their ids, labels and anchors.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<ListResult>()
+        output_schema = output_schema::<ListResult>()
     )]
     async fn checkpoint_list(
         &self,
@@ -726,7 +758,7 @@ impl MendServer {
     #[tool(
         description = "Restore the project to a checkpoint. The current state is checkpointed first (its id is returned, so the restore can be undone); ignored files are never deleted, and a file whose current content is in no checkpoint is never overwritten or deleted: the restore is refused, or with force it is copied into .mend/aside/ first. With prune_later, newer checkpoints are dropped and listed with their anchors. With dry_run, lists the changes without making them. In review mode (`mend mcp --pending`) a restore is refused, since it would write the worktree directly; a dry run still works.",
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::Restored>()
+        output_schema = output_schema::<mend_checkpoint::Restored>()
     )]
     async fn checkpoint_restore(
         &self,
@@ -757,7 +789,7 @@ impl MendServer {
     #[tool(
         description = "Begin a turn: checkpoint the whole project as the turn's start and return the turn's id. Every change made after it, by any tool or shell command (sed, formatters, generators, git checkout, rm, mv), is then listed by turn_status and can be rejected hunk by hunk. A turn already open is ended first (its start stays a checkpoint).",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::Begun>()
+        output_schema = output_schema::<mend_checkpoint::turn::Begun>()
     )]
     async fn turn_begin(
         &self,
@@ -775,7 +807,7 @@ impl MendServer {
     #[tool(
         description = "List what changed since the turn began, whoever changed it: one entry per file with its letter (M modified, A added, D deleted, R renamed, found by content, with `from`; T type or mode changed, with `change`), its size, whether it is binary or large (no diff), its number of hunks and its `version`. Says when HEAD moved during the turn.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::turn::TurnStatus>()
+        output_schema = output_schema::<mend_service::turn::TurnStatus>()
     )]
     async fn turn_status(
         &self,
@@ -790,7 +822,7 @@ impl MendServer {
     #[tool(
         description = "The unified diff of each file changed since the turn began, its hunks numbered (`@@ … @@ hunk 2`) as turn_reject's `hunks` takes them; binary and large files get one line instead.",
         annotations(read_only_hint = true, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_service::turn::TurnDiff>()
+        output_schema = output_schema::<mend_service::turn::TurnDiff>()
     )]
     async fn turn_diff(
         &self,
@@ -803,7 +835,7 @@ impl MendServer {
     #[tool(
         description = "Put back the turn-start content of files (an added file is removed, a deleted one recreated, a renamed one renamed back), or of some hunks of one file, touching no other byte. A safety checkpoint is made first: its id is returned; turn_undo undoes the reject, keeping every change made after it. Refused, with nothing written, when a hunk changed since turn_diff showed it. Refused in review mode.",
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnRejected>()
+        output_schema = output_schema::<mend_checkpoint::turn::TurnRejected>()
     )]
     async fn turn_reject(
         &self,
@@ -823,7 +855,7 @@ impl MendServer {
     #[tool(
         description = "Undo the turn's last reject (turn_reject) or accept (`mend turn accept`, the editor) exactly, path by path: each path still as the reject left it gets back what it held before; a path changed since is left as it is and listed with why, and every other change made after the reject is kept (where checkpoint_restore would rewind the whole project). A reject's undo checkpoints first. Refused in review mode.",
         annotations(read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false),
-        output_schema = rmcp::handler::server::tool::schema_for_output::<mend_checkpoint::turn::TurnUndone>()
+        output_schema = output_schema::<mend_checkpoint::turn::TurnUndone>()
     )]
     async fn turn_undo(
         &self,

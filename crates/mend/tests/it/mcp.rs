@@ -345,6 +345,9 @@ fn tools_return_typed_structured_results() {
         outputs["edit_file"]["properties"]["written"].is_object(),
         "{outputs}"
     );
+    // Written in place: a client checks every result against its schema,
+    // and resolving references made that check cost more than an edit.
+    assert!(!outputs.to_string().contains("$ref"), "{outputs}");
     for r in [&results[1][0], &results[2][0]] {
         let text: serde_json::Value = serde_json::from_str(r["text"].as_str().unwrap()).unwrap();
         assert_eq!(r["structured"], text, "{r}");
