@@ -91,14 +91,9 @@ const MAX_PAIRS: usize = 4096;
 /// Skipping the line classes matters for large files: one edit of a
 /// 1,000-line file is diffed for every apply's report.
 fn settled_by_ends(before: &[&[u8]], after: &[&[u8]]) -> Option<Vec<Change>> {
-    let lim = before.len().min(after.len());
-    let start = (0..lim).find(|&i| before[i] != after[i]).unwrap_or(lim);
-    let rest = lim - start;
-    let tail = (0..rest)
-        .find(|&i| before[before.len() - 1 - i] != after[after.len() - 1 - i])
-        .unwrap_or(rest);
-    let one = &before[start..before.len() - tail];
-    let two = &after[start..after.len() - tail];
+    let (start, end1, end2) = trim_ends(before, after);
+    let one = &before[start..end1];
+    let two = &after[start..end2];
     if one.is_empty() && two.is_empty() {
         return Some(Vec::new());
     }
@@ -208,7 +203,7 @@ impl Side {
 }
 
 /// The common head's length and each file's end before the common tail.
-fn trim_ends(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
+fn trim_ends<T: PartialEq>(a: &[T], b: &[T]) -> (usize, usize, usize) {
     let lim = a.len().min(b.len());
     let start = (0..lim).find(|&i| a[i] != b[i]).unwrap_or(lim);
     let rest = lim - start;
