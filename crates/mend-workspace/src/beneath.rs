@@ -570,13 +570,6 @@ impl PrivateDir {
             .map_err(|e| self.fail(from, "moving", e, Want::File))
     }
 
-    /// Moves `rel` out to `to`, an absolute path in the worktree (a staged
-    /// write put in place). Only `to` is resolved by path.
-    pub(crate) fn move_out(&self, rel: &str, to: &Path) -> std::io::Result<()> {
-        let (base, name) = self.parent(rel).map_err(std::io::Error::other)?;
-        rustix::fs::renameat(base.fd(), name, CWD, to).map_err(Into::into)
-    }
-
     /// Runs `f` with the descriptor of the folder holding `rel` and its
     /// last name, for a `*at` call of the caller's own.
     pub(crate) fn with_entry<R>(

@@ -150,10 +150,15 @@ impl Expect {
     /// Whether the entry at `path` is still the one planned against, its
     /// bytes hashed again when the stat cannot tell.
     pub(crate) fn holds(&self, path: &Path) -> std::io::Result<bool> {
-        if Stamp::at(path)? != self.stamp {
+        self.holds_at(Source::path(path))
+    }
+
+    /// [`Expect::holds`] of an entry named in a folder held open.
+    fn holds_at(&self, at: Source<'_>) -> std::io::Result<bool> {
+        if Stamp::in_dir(at.dir, at.name)? != self.stamp {
             return Ok(false);
         }
-        Ok(!self.racy || Found::at(path)? == self.found)
+        Ok(!self.racy || crate::found::in_dir(at.dir, at.name)? == self.found)
     }
 
     /// Whether `name` in `dir`, an entry just displaced from the target
@@ -224,18 +229,25 @@ fn unsupported(e: Errno) -> bool {
 
 /// Puts the staged `src` at `target` only while `target` is still what
 /// `expect` planned against (see the module docs).
+#[cfg(test)]
 pub(crate) fn swap_in(src: Source<'_>, target: &Path, expect: &Expect) -> Result<Swapped, Refused> {
+    swap_in_at(src, Source::path(target), expect)
+}
+
+/// [`swap_in`] of a target named in a folder held open (`target.dir`), so
+/// no link swapped into its path meanwhile can lead the rename elsewhere.
+pub(crate) fn swap_in_at(
+    src: Source<'_>,
+    target: Source<'_>,
+    expect: &Expect,
+) -> Result<Swapped, Refused> {
     let ours = Stamp::in_dir(src.dir, src.name)?
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?
         .ino;
+    let rename =
+        |flags| rustix::fs::renameat_with(src.dir, src.name, target.dir, target.name, flags);
     if expect.absent() {
-        return match rustix::fs::renameat_with(
-            src.dir,
-            src.name,
-            CWD,
-            target,
-            RenameFlags::NOREPLACE,
-        ) {
+        return match rename(RenameFlags::NOREPLACE) {
             Ok(()) => Ok(Swapped::Created { ours }),
             Err(Errno::EXIST) => Err(Refused::Changed),
             Err(e) if unsupported(e) => plain(src, target, expect),
@@ -243,10 +255,10 @@ pub(crate) fn swap_in(src: Source<'_>, target: &Path, expect: &Expect) -> Result
         };
     }
     // Cheap first: a target that visibly changed is not swapped at all.
-    if Stamp::at(target)? != expect.stamp {
+    if Stamp::in_dir(target.dir, target.name)? != expect.stamp {
         return Err(Refused::Changed);
     }
-    match rustix::fs::renameat_with(src.dir, src.name, CWD, target, RenameFlags::EXCHANGE) {
+    match rename(RenameFlags::EXCHANGE) {
         Ok(()) => {}
         Err(e) if unsupported(e) => return plain(src, target, expect),
         Err(e) => return Err(Refused::Io(e.into())),
@@ -254,7 +266,7 @@ pub(crate) fn swap_in(src: Source<'_>, target: &Path, expect: &Expect) -> Result
     if expect.displaced(src.dir, src.name)? {
         return Ok(Swapped::Exchanged { ours });
     }
-    swap_back(src, target, ours)?;
+    swap_back_at(src, target, ours)?;
     Err(Refused::Changed)
 }
 
@@ -266,8 +278,17 @@ pub(crate) fn swap_in_or_drop(
     target: &Path,
     expect: &Expect,
 ) -> Result<Swapped, Refused> {
+    swap_in_or_drop_at(src, Source::path(target), expect)
+}
+
+/// [`swap_in_or_drop`] of a target named in a folder held open.
+pub(crate) fn swap_in_or_drop_at(
+    src: Source<'_>,
+    target: Source<'_>,
+    expect: &Expect,
+) -> Result<Swapped, Refused> {
     let ours = Stamp::in_dir(src.dir, src.name)?.map(|s| s.ino);
-    let done = swap_in(src, target, expect);
+    let done = swap_in_at(src, target, expect);
     if done.is_err() && ours.is_some() && Stamp::in_dir(src.dir, src.name)?.map(|s| s.ino) == ours {
         rustix::fs::unlinkat(src.dir, src.name, AtFlags::empty()).map_err(std::io::Error::from)?;
     }
@@ -275,11 +296,12 @@ pub(crate) fn swap_in_or_drop(
 }
 
 /// Where no swap is possible: the check, then a plain rename.
-fn plain(src: Source<'_>, target: &Path, expect: &Expect) -> Result<Swapped, Refused> {
-    if !expect.holds(target)? {
+fn plain(src: Source<'_>, target: Source<'_>, expect: &Expect) -> Result<Swapped, Refused> {
+    if !expect.holds_at(target)? {
         return Err(Refused::Changed);
     }
-    rustix::fs::renameat(src.dir, src.name, CWD, target).map_err(std::io::Error::from)?;
+    rustix::fs::renameat(src.dir, src.name, target.dir, target.name)
+        .map_err(std::io::Error::from)?;
     Ok(Swapped::Renamed)
 }
 
@@ -288,10 +310,21 @@ fn plain(src: Source<'_>, target: &Path, expect: &Expect) -> Result<Swapped, Ref
 /// When someone replaced the new one since, theirs stays and the
 /// displaced entry is left at the staged name.
 pub(crate) fn swap_back(src: Source<'_>, target: &Path, ours: u64) -> std::io::Result<()> {
-    if Stamp::at(target)?.is_none_or(|s| s.ino != ours) {
+    swap_back_at(src, Source::path(target), ours)
+}
+
+/// [`swap_back`] of a target named in a folder held open.
+fn swap_back_at(src: Source<'_>, target: Source<'_>, ours: u64) -> std::io::Result<()> {
+    if Stamp::in_dir(target.dir, target.name)?.is_none_or(|s| s.ino != ours) {
         return Ok(());
     }
-    rustix::fs::renameat_with(src.dir, src.name, CWD, target, RenameFlags::EXCHANGE)?;
+    rustix::fs::renameat_with(
+        src.dir,
+        src.name,
+        target.dir,
+        target.name,
+        RenameFlags::EXCHANGE,
+    )?;
     match rustix::fs::unlinkat(src.dir, src.name, AtFlags::empty()) {
         Ok(()) | Err(Errno::NOENT) => Ok(()),
         Err(e) => Err(e.into()),

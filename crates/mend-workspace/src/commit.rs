@@ -9,6 +9,7 @@
 
 use std::fs;
 use std::io::Write as _;
+use std::os::fd::AsFd as _;
 use std::path::{Path, PathBuf};
 
 use crate::beneath::PrivateDir;
@@ -124,19 +125,29 @@ impl Workspace {
         staged.write_private(&tmp, &name).map_err(undo)?;
         hook("staged");
         let dir = target.parent().unwrap_or(&self.root.canonical);
-        if fs::symlink_metadata(dir).is_err() {
-            fs::create_dir_all(dir)
-                .map_err(|e| undo(Error::io(format!("creating {}", show()), e)))?;
-        }
-        let moved = match expect {
-            Some(x) => tmp.with_entry(&name, |dir, name| {
-                cas::swap_in_or_drop(cas::Source { dir, name }, &target, x)
-            })?,
-            None => tmp
-                .move_out(&name, &target)
-                .map(|()| Swapped::Renamed)
-                .map_err(cas::Refused::Io),
+        let (Some(file), rel) = (target.file_name(), self.relative(&target)) else {
+            return Err(undo(Error::io(
+                format!("moving {} into place", show()),
+                std::io::ErrorKind::InvalidInput.into(),
+            )));
         };
+        // The rename goes into the folder held open, reached from the
+        // root without following a link, so none swapped in since the
+        // checks can lead it out of the root.
+        let folder = self.root.open_dir(dir, &rel).map_err(undo)?;
+        let at = cas::Source {
+            dir: folder.as_fd(),
+            name: Path::new(file),
+        };
+        let moved = tmp.with_entry(&name, |dir, name| {
+            let staged = cas::Source { dir, name };
+            match expect {
+                Some(x) => cas::swap_in_or_drop_at(staged, at, x),
+                None => rustix::fs::renameat(dir, name, at.dir, at.name)
+                    .map(|()| Swapped::Renamed)
+                    .map_err(|e| cas::Refused::Io(e.into())),
+            }
+        })?;
         match moved {
             // What it displaced is what was planned against.
             Ok(Swapped::Exchanged { .. }) => drop(tmp.remove_file(&name)?),
@@ -151,7 +162,8 @@ impl Workspace {
             }
         }
         hook("applied");
-        txn::sync_dir(dir)
+        rustix::fs::fsync(&folder)
+            .map_err(|e| Error::io(format!("syncing {}", dir.display()), e.into()))
     }
 
     /// Checks one change against the disk (confinement, kind, staleness,

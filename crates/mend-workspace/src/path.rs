@@ -31,6 +31,9 @@ pub(crate) struct Root {
     /// Absolute, as given (when it differs from `canonical`), so a root given
     /// through a symlink accepts absolute paths spelled through it too.
     pub(crate) given: Option<PathBuf>,
+    /// The folder's device and inode when it was opened: a write goes into
+    /// this folder or nowhere (see [`Root::open_dir`]).
+    id: (u64, u64),
 }
 
 impl Root {
@@ -51,7 +54,71 @@ impl Root {
             .filter(|c| !matches!(c, Component::CurDir))
             .collect();
         let given = (plain && given != canonical).then_some(given);
-        Ok(Root { canonical, given })
+        let meta = std::fs::metadata(&canonical)?;
+        let id = (
+            std::os::unix::fs::MetadataExt::dev(&meta),
+            std::os::unix::fs::MetadataExt::ino(&meta),
+        );
+        Ok(Root {
+            canonical,
+            given,
+            id,
+        })
+    }
+
+    /// The folder `dir` (a path under the root, checked by [`check_real`])
+    /// held open for a write into it: reached from the root's folder one
+    /// name at a time, no link followed, each missing folder made on the
+    /// way. The paths a commit checked are only names; a folder swapped for
+    /// a link after the check (even one leading out of the root) cannot
+    /// lead the write elsewhere: it is refused (`raw` names the path).
+    pub(crate) fn open_dir(&self, dir: &Path, raw: &str) -> Result<rustix::fd::OwnedFd, Error> {
+        use rustix::fs::{Mode, OFlags};
+        let moved = |why: &str| refuse(raw, PathRule::Link, why.to_owned());
+        let real = real_dir(self, dir);
+        let Ok(rel) = real.strip_prefix(&self.canonical) else {
+            return Err(moved(
+                "goes through a symbolic link that points outside the project root",
+            ));
+        };
+        if rel
+            .components()
+            .any(|c| !matches!(c, Component::Normal(n) if reserved(&n.to_string_lossy()).is_none()))
+        {
+            return Err(moved("resolves into .git or .mend through a symbolic link"));
+        }
+        let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let io = |e: rustix::io::Errno| {
+            Error::io(format!("opening the folder of {}", escape(raw)), e.into())
+        };
+        let mut at = rustix::fs::open(&self.canonical, flags, Mode::empty()).map_err(io)?;
+        let st = rustix::fs::fstat(&at).map_err(io)?;
+        if (st.st_dev, st.st_ino) != self.id {
+            return Err(moved(
+                "the project root is no longer the folder mend opened (a folder above it was moved or swapped); nothing was written",
+            ));
+        }
+        for name in rel.components() {
+            let name = name.as_os_str();
+            let mut opened = rustix::fs::openat(&at, name, flags, Mode::empty());
+            if matches!(opened, Err(rustix::io::Errno::NOENT)) {
+                match rustix::fs::mkdirat(&at, name, Mode::from_raw_mode(0o777)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => return Err(io(e)),
+                }
+                opened = rustix::fs::openat(&at, name, flags, Mode::empty());
+            }
+            at = match opened {
+                Ok(fd) => fd,
+                Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) => {
+                    return Err(moved(
+                        "a folder on its way was replaced by a link or a file while mend was writing; nothing was written",
+                    ));
+                }
+                Err(e) => return Err(io(e)),
+            };
+        }
+        Ok(at)
     }
 
     /// The part of an absolute path under the root, in either form.
@@ -356,6 +423,25 @@ pub(crate) fn check_real(root: &Path, raw: &str, path: &Path) -> Result<(), Erro
 /// [`real_path`].
 pub(crate) fn canonical(root: &Path, probe: &Path) -> std::io::Result<PathBuf> {
     real_path(root, probe, &probe.symlink_metadata()?)
+}
+
+/// A folder under `root` with every link resolved; for one that does not
+/// exist yet, its nearest existing ancestor's, with the rest as given.
+fn real_dir(root: &Root, dir: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut d = dir;
+    loop {
+        if let Ok(real) = canonical(&root.canonical, d) {
+            return rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c));
+        }
+        match (d.parent(), d.file_name()) {
+            (Some(up), Some(name)) => {
+                rest.push(name.to_owned());
+                d = up;
+            }
+            _ => return dir.to_path_buf(),
+        }
+    }
 }
 
 /// `probe` with every link resolved, as [`Path::canonicalize`] gives it,

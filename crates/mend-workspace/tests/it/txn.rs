@@ -289,6 +289,48 @@ fn a_lone_write_survives_a_crash_at_every_step() {
     }
 }
 
+/// A folder on a lone write's way swapped for a link out of the root
+/// after the checks, before the rename (an agent racing its own write):
+/// the write is refused, nothing lands outside, and nothing is left
+/// behind. The new file and the replaced one alike.
+#[cfg(unix)]
+#[test]
+fn a_folder_swapped_for_a_link_out_during_a_write_leads_it_nowhere() {
+    for existing in [false, true] {
+        let (dir, ws) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        put(dir.path(), "sub/keep.txt", b"keep\n");
+        let base = if existing {
+            put(dir.path(), "sub/f.txt", b"old\n");
+            Base::Hash(ws.read("sub/f.txt").unwrap().text().unwrap().hash)
+        } else {
+            Base::Absent
+        };
+        let change = write_change("sub/f.txt", "new\n", base);
+        let lock = ws.lock().unwrap();
+        let root = dir.path().to_path_buf();
+        let out = ws.commit_with_hook(&lock, std::slice::from_ref(&change), &|s| {
+            if s == "staged" {
+                std::fs::rename(root.join("sub"), root.join("sub-moved")).unwrap();
+                std::os::unix::fs::symlink(outside.path(), root.join("sub")).unwrap();
+            }
+        });
+        let err = out.unwrap_err();
+        assert!(matches!(err, Error::PathRefused { .. }), "{err}");
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            0,
+            "existing {existing}: nothing lands outside"
+        );
+        let kept = std::fs::read(dir.path().join("sub-moved/f.txt")).ok();
+        assert_eq!(kept, existing.then(|| b"old\n".to_vec()));
+        let staged = std::fs::read_dir(dir.path().join(".mend/tmp"))
+            .unwrap()
+            .count();
+        assert_eq!(staged, 0, "existing {existing}: nothing staged is left");
+    }
+}
+
 /// A commit "killed" after moving one of five files into place; then a
 /// person edits one file the commit had not reached, deletes another and
 /// puts a folder where a third was. Recovery finishes only the untouched
