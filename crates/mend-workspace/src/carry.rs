@@ -56,7 +56,12 @@ fn io(context: String) -> impl FnOnce(std::io::Error) -> Error {
 
 /// Carries out one operation of a committed transaction, checking its
 /// target against `expect` first.
-pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result<Done, Failed> {
+pub(crate) fn carry_out(
+    held: &crate::path::Root,
+    op: &Op,
+    expect: Option<&Expect>,
+) -> Result<Done, Failed> {
+    let root = held.canonical.as_path();
     let Some(expect) = expect else {
         match op {
             Op::Put { .. } => op::put(root, op)?,
@@ -69,7 +74,7 @@ pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result
         // Every put replaces its target, a hard-linked file too: its
         // other names may be under `.git` or outside the root. (A journal
         // of an older mend that wrote in place is finished by recovery.)
-        Op::Put { target, temp, .. } => put(root, (target, temp), expect),
+        Op::Put { target, temp, .. } => put(held, (target, temp), expect),
         Op::Delete {
             target,
             hold: Some(hold),
@@ -100,16 +105,40 @@ pub(crate) fn carry_out(root: &Path, op: &Op, expect: Option<&Expect>) -> Result
 }
 
 /// Puts one staged content in place while its target is unchanged.
-fn put(root: &Path, (rel, temp_rel): (&str, &str), expect: &Expect) -> Result<Done, Failed> {
+fn put(
+    held: &crate::path::Root,
+    (rel, temp_rel): (&str, &str),
+    expect: &Expect,
+) -> Result<Done, Failed> {
+    let root = held.canonical.as_path();
     let (target, temp) = (root.join(rel), root.join(temp_rel));
-    // A folder the commit makes (one replacing a file, or a new one) is
-    // made now, after the deletions.
-    if let Some(dir) = target.parent()
-        && fs::symlink_metadata(dir).is_err()
-    {
-        fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
-    }
-    match cas::swap_in_or_drop(Source::path(&temp), &target, expect) {
+    // Both folders held open, reached from the root with no link
+    // followed, so a folder swapped for a link since the checks leads the
+    // rename nowhere. A folder the commit makes (one replacing a file, or
+    // a new one) is made now, after the deletions.
+    // A folder that is no longer what was checked fails the transaction
+    // as a change would: what was done is undone.
+    let entry = |p: &Path| -> Result<(rustix::fd::OwnedFd, std::ffi::OsString), Failed> {
+        let dir = p.parent().unwrap_or(root);
+        let name = p.file_name().unwrap_or_default().to_owned();
+        match held.open_dir(dir, rel) {
+            Ok(fd) => Ok((fd, name)),
+            Err(Error::PathRefused { .. }) => Err(Failed::Changed(rel.to_owned())),
+            Err(e) => Err(Failed::Io(e)),
+        }
+    };
+    let (to_dir, to_name) = entry(&target)?;
+    let (from_dir, from_name) = entry(&temp)?;
+    let (to_name, from_name) = (PathBuf::from(to_name), PathBuf::from(from_name));
+    let src = Source {
+        dir: std::os::fd::AsFd::as_fd(&from_dir),
+        name: &from_name,
+    };
+    let dst = Source {
+        dir: std::os::fd::AsFd::as_fd(&to_dir),
+        name: &to_name,
+    };
+    match cas::swap_in_or_drop_at(src, dst, expect) {
         Ok(how) => Ok(Done::Put { target, temp, how }),
         Err(Refused::Changed) => Err(Failed::Changed(rel.to_owned())),
         Err(Refused::Io(e)) => Err(Failed::Io(Error::io(

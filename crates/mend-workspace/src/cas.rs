@@ -270,18 +270,9 @@ pub(crate) fn swap_in_at(
     Err(Refused::Changed)
 }
 
-/// [`swap_in`], leaving no staged entry behind when it is refused: the
+/// [`swap_in_at`], leaving no staged entry behind when it is refused: the
 /// new content is removed, and only an entry displaced and not put back
 /// (its target was replaced again meanwhile) stays at the staged name.
-pub(crate) fn swap_in_or_drop(
-    src: Source<'_>,
-    target: &Path,
-    expect: &Expect,
-) -> Result<Swapped, Refused> {
-    swap_in_or_drop_at(src, Source::path(target), expect)
-}
-
-/// [`swap_in_or_drop`] of a target named in a folder held open.
 pub(crate) fn swap_in_or_drop_at(
     src: Source<'_>,
     target: Source<'_>,

@@ -81,13 +81,12 @@ impl Workspace {
             staged.push(s);
             expects.push(e);
         }
-        let root = self.root.canonical.clone();
         let mut next = 0;
         let mut stage = |_op: &txn::Op| -> Result<(), Error> {
             let item = staged[next].take();
             next += 1;
             match item {
-                Some(s) => s.write(&root),
+                Some(s) => s.write(&self.root),
                 None => Ok(()),
             }
         };
@@ -559,16 +558,28 @@ struct Staged {
 impl Staged {
     /// Writes and syncs the temporary file, in a folder checked to be
     /// inside the root.
-    fn write(self, root: &Path) -> Result<(), Error> {
-        let dir = self.temp.parent().unwrap_or(root);
+    fn write(self, root: &path::Root) -> Result<(), Error> {
+        let dir = self.temp.parent().unwrap_or(&root.canonical);
         let show = || esc(&self.temp.to_string_lossy()).into_owned();
-        path::check_real(root, &self.target.to_string_lossy(), dir)?;
+        let raw = self.target.to_string_lossy().into_owned();
+        path::check_real(&root.canonical, &raw, dir)?;
         if self.link {
             return make_link(&self.bytes, &self.temp)
                 .map_err(|e| Error::io(format!("creating {}", show()), e));
         }
-        let f = files::create_new(&self.temp)
-            .map_err(|e| Error::io(format!("creating {}", show()), e))?;
+        // Created in the folder held open, reached from the root with no
+        // link followed, so a folder swapped for a link since the check
+        // cannot put it outside the root.
+        let folder = root.open_dir(dir, &raw)?;
+        let name = self.temp.file_name().unwrap_or_default();
+        let flags = rustix::fs::OFlags::WRONLY
+            | rustix::fs::OFlags::CREATE
+            | rustix::fs::OFlags::EXCL
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC;
+        let f = rustix::fs::openat(&folder, name, flags, rustix::fs::Mode::from_raw_mode(0o666))
+            .map(fs::File::from)
+            .map_err(|e| Error::io(format!("creating {}", show()), e.into()))?;
         let shown = show();
         self.fill(f, &shown)
     }

@@ -326,6 +326,7 @@ pub(crate) fn run(
         state: State::Pending,
         ops: txn.ops,
     };
+    let held_root = root;
     let root = root.canonical.as_path();
     write_journal(mend, key, &journal)?;
     hook("journal-pending");
@@ -341,7 +342,7 @@ pub(crate) fn run(
     hook("journal-committed");
     let mut done = Vec::with_capacity(journal.ops.len());
     for (i, op) in journal.ops.iter().enumerate() {
-        match carry::carry_out(root, op, txn.expects.get(i).and_then(Option::as_ref)) {
+        match carry::carry_out(held_root, op, txn.expects.get(i).and_then(Option::as_ref)) {
             Ok(d) => done.push(d),
             Err(carry::Failed::Changed(path)) => {
                 carry::undo(root, &done, &journal.ops[i + 1..])?;

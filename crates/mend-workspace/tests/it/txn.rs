@@ -331,6 +331,35 @@ fn a_folder_swapped_for_a_link_out_during_a_write_leads_it_nowhere() {
     }
 }
 
+/// The same swap in a transaction of two files, after both are staged:
+/// the transaction is refused and undone, nothing lands outside.
+#[cfg(unix)]
+#[test]
+fn a_folder_swapped_for_a_link_out_during_a_transaction_leads_it_nowhere() {
+    let (dir, ws) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    put(dir.path(), "sub/keep.txt", b"keep\n");
+    put(dir.path(), "a.txt", b"a\n");
+    let a = Base::Hash(ws.read("a.txt").unwrap().text().unwrap().hash);
+    let changes = [
+        write_change("a.txt", "a2\n", a),
+        write_change("sub/f.txt", "new\n", Base::Absent),
+    ];
+    let lock = ws.lock().unwrap();
+    let root = dir.path().to_path_buf();
+    let out = ws.commit_with_hook(&lock, &changes, &|s| {
+        if s == "journal-committed" {
+            std::fs::rename(root.join("sub"), root.join("sub-moved")).unwrap();
+            std::os::unix::fs::symlink(outside.path(), root.join("sub")).unwrap();
+        }
+    });
+    let err = out.unwrap_err();
+    assert!(matches!(err, Error::Changed { .. }), "{err}");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"a\n");
+    assert!(!dir.path().join(".mend/journal.json").exists());
+}
+
 /// A commit "killed" after moving one of five files into place; then a
 /// person edits one file the commit had not reached, deletes another and
 /// puts a folder where a third was. Recovery finishes only the untouched
