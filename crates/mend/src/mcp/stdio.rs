@@ -297,9 +297,24 @@ impl IdScan {
     }
 }
 
+/// Writes one framed line to standard output and flushes it, on this
+/// worker thread: tokio's own stdout hands every write to the blocking
+/// pool and waits for it, a thread hop on every reply.
+fn put_line(line: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let write = || {
+        let mut out = std::io::stdout().lock();
+        out.write_all(line)?;
+        out.flush()
+    };
+    match tokio::runtime::Handle::current().runtime_flavor() {
+        tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(write),
+        _ => write(),
+    }
+}
+
 async fn write_output(from_server: DuplexStream, mut errors: mpsc::UnboundedReceiver<String>) {
     let mut replies = BufReader::new(from_server).lines();
-    let mut stdout = tokio::io::stdout();
     let mut errors_open = true;
     loop {
         let line = tokio::select! {
@@ -309,9 +324,8 @@ async fn write_output(from_server: DuplexStream, mut errors: mpsc::UnboundedRece
                     // rmcp is done; errors for lines it never saw were
                     // queued before its input closed.
                     while let Ok(e) = errors.try_recv() {
-                        let _ = stdout.write_all(format!("{e}\n").as_bytes()).await;
+                        let _ = put_line(format!("{e}\n").as_bytes());
                     }
-                    let _ = stdout.flush().await;
                     break;
                 }
             },
@@ -325,7 +339,7 @@ async fn write_output(from_server: DuplexStream, mut errors: mpsc::UnboundedRece
         };
         let mut framed = line.into_bytes();
         framed.push(b'\n');
-        if stdout.write_all(&framed).await.is_err() || stdout.flush().await.is_err() {
+        if put_line(&framed).is_err() {
             break;
         }
     }
