@@ -118,9 +118,9 @@ fn put(
     // a new one) is made now, after the deletions.
     // A folder that is no longer what was checked fails the transaction
     // as a change would: what was done is undone.
-    let entry = |p: &Path| -> Result<(rustix::fd::OwnedFd, std::ffi::OsString), Failed> {
+    let entry = |p: &Path| -> Result<(rustix::fd::OwnedFd, PathBuf), Failed> {
         let dir = p.parent().unwrap_or(root);
-        let name = p.file_name().unwrap_or_default().to_owned();
+        let name = PathBuf::from(p.file_name().unwrap_or_default());
         match held.open_dir(dir, rel) {
             Ok(fd) => Ok((fd, name)),
             Err(Error::PathRefused { .. }) => Err(Failed::Changed(rel.to_owned())),
@@ -129,7 +129,6 @@ fn put(
     };
     let (to_dir, to_name) = entry(&target)?;
     let (from_dir, from_name) = entry(&temp)?;
-    let (to_name, from_name) = (PathBuf::from(to_name), PathBuf::from(from_name));
     let src = Source {
         dir: std::os::fd::AsFd::as_fd(&from_dir),
         name: &from_name,

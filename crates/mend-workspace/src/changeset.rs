@@ -195,30 +195,11 @@ fn lands(
         // A new file, or an entry deleted as itself: its folder resolved,
         // its own name as it is.
         match (path.parent(), path.file_name()) {
-            (Some(dir), Some(name)) => real_dir(dir).join(name),
+            (Some(dir), Some(name)) => crate::path::real_dir(&ws.root, dir).join(name),
             _ => path,
         }
     };
     Ok(Some(Lands { inode, real, write }))
-}
-
-/// A folder with every link resolved; for one that does not exist yet, its
-/// nearest existing ancestor's, with the rest of the path as given.
-fn real_dir(dir: &Path) -> std::path::PathBuf {
-    let mut rest = Vec::new();
-    let mut d = dir;
-    loop {
-        if let Ok(real) = d.canonicalize() {
-            return rest.iter().rev().fold(real, |p, c| p.join(c));
-        }
-        match (d.parent(), d.file_name()) {
-            (Some(up), Some(name)) => {
-                rest.push(name.to_owned());
-                d = up;
-            }
-            _ => return dir.to_path_buf(),
-        }
-    }
 }
 
 /// No file is changed under two names (a symbolic link to it, a link to a

@@ -427,7 +427,7 @@ pub(crate) fn canonical(root: &Path, probe: &Path) -> std::io::Result<PathBuf> {
 
 /// A folder under `root` with every link resolved; for one that does not
 /// exist yet, its nearest existing ancestor's, with the rest as given.
-fn real_dir(root: &Root, dir: &Path) -> PathBuf {
+pub(crate) fn real_dir(root: &Root, dir: &Path) -> PathBuf {
     let mut rest = Vec::new();
     let mut d = dir;
     loop {
@@ -565,7 +565,7 @@ mod tests {
         let base = tempfile::tempdir().unwrap();
         let base = base.path().canonicalize().unwrap();
         let make = |top: &str| {
-            let root = base.join(top).join("root");
+            let root = base.join(top).join("ws");
             std::fs::create_dir_all(root.join("sub")).unwrap();
             std::fs::write(root.join("sub/f.txt"), "x\n").unwrap();
             root
@@ -592,7 +592,7 @@ mod tests {
         let probe = root.join("sub/f.txt");
         assert_eq!(
             canonical(&root, &probe).unwrap(),
-            base.join("b/root/sub/f.txt")
+            base.join("b").join("ws").join("sub").join("f.txt")
         );
         assert!(check_real(&root, "sub/f.txt", &probe).is_err());
     }
